@@ -1,0 +1,91 @@
+//! What the user wrote inside `layout!(...)`.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::parse::{Parse, ParseStream};
+use syn::{Attribute, Ident, LitInt, LitStr, Token, Visibility};
+
+/// The spec as a string literal, or as bare tokens.
+pub(crate) enum SpecInput {
+    Literal(LitStr),
+    Tokens(TokenStream),
+}
+
+/// `layout!(...)` after the facade's prefix.
+pub(crate) struct Input {
+    /// The facade's `$crate`, used for every path the expansion names.
+    pub(crate) krate: TokenStream,
+    /// `Some` for the named form `[#[attr]] [vis] struct Name = spec`.
+    pub(crate) named: Option<(Vec<Attribute>, Visibility, Ident)>,
+    pub(crate) spec: SpecInput,
+    /// `padded_dimensions = [..]`, SPEC.md §7.
+    pub(crate) padded: Option<(Vec<usize>, Span)>,
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let krate = input.step(|cursor| match cursor.token_tree() {
+            Some((tt, rest)) => Ok((TokenStream::from(tt), rest)),
+            None => Err(cursor.error("missing crate path")),
+        })?;
+        input.parse::<Token![;]>()?;
+        let named = if input.peek(Token![struct])
+            || input.peek(Token![pub])
+            || input.peek(Token![#])
+        {
+            let attrs = input.call(Attribute::parse_outer)?;
+            let vis: Visibility = input.parse()?;
+            input.parse::<Token![struct]>()?;
+            let name: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Some((attrs, vis, name))
+        } else {
+            None
+        };
+        let spec = if input.peek(LitStr) {
+            SpecInput::Literal(input.parse()?)
+        } else {
+            let mut tokens = TokenStream::new();
+            while !input.is_empty() && !input.peek(Token![,]) {
+                let tt: TokenTree = input.parse()?;
+                tokens.extend([tt]);
+            }
+            if tokens.is_empty() {
+                return Err(input.error(
+                    "expected a layout spec, as in `layout!(\"f32[3,5]{1,0:T(2,2)}\")`",
+                ));
+            }
+            SpecInput::Tokens(tokens)
+        };
+        let mut padded = None;
+        while input.parse::<Option<Token![,]>>()?.is_some() {
+            if input.is_empty() {
+                break;
+            }
+            let key: Ident = input.parse()?;
+            if key != "padded_dimensions" {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("unknown option `{key}`; the only option is `padded_dimensions = [..]`"),
+                ));
+            }
+            input.parse::<Token![=]>()?;
+            let content;
+            let bracket = syn::bracketed!(content in input);
+            let values = content.parse_terminated(LitInt::parse, Token![,])?;
+            let values = values
+                .iter()
+                .map(LitInt::base10_parse::<usize>)
+                .collect::<syn::Result<Vec<_>>>()?;
+            if padded.is_some() {
+                return Err(syn::Error::new(key.span(), "`padded_dimensions` is written twice"));
+            }
+            padded = Some((values, bracket.span.join()));
+        }
+        Ok(Input {
+            krate,
+            named,
+            spec,
+            padded,
+        })
+    }
+}

@@ -1,0 +1,273 @@
+//! Prints a folded layout as Rust: constants, and the index programs as
+//! straight-line `let`s, with shifts and masks for powers of two.
+
+use layout_runtime::{Layout, Op, Program, TileDim, Value};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ast::Input;
+
+fn lit(n: usize) -> Literal {
+    Literal::usize_unsuffixed(n)
+}
+
+fn var(step: u16) -> Ident {
+    format_ident!("v{}", step)
+}
+
+/// `let vN = ...;` for every step; `input(n)` names input `n`.
+fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStream> {
+    program
+        .steps()
+        .iter()
+        .enumerate()
+        .map(|(i, op)| {
+            let v = var(i as u16);
+            let rhs = match *op {
+                Op::Input(n) => input(n),
+                Op::Div(a, k) => {
+                    let a = var(a);
+                    if k.is_power_of_two() {
+                        let s = lit(k.trailing_zeros() as usize);
+                        quote!(#a >> #s)
+                    } else {
+                        let k = lit(k);
+                        quote!(#a / #k)
+                    }
+                }
+                Op::Mod(a, k) => {
+                    let a = var(a);
+                    if k.is_power_of_two() {
+                        let m = lit(k - 1);
+                        quote!(#a & #m)
+                    } else {
+                        let k = lit(k);
+                        quote!(#a % #k)
+                    }
+                }
+                Op::Mul(a, k) => scaled(&var(a), k),
+                Op::Add(a, b) => {
+                    let (a, b) = (var(a), var(b));
+                    quote!(#a.wrapping_add(#b))
+                }
+            };
+            quote!(let #v: usize = #rhs;)
+        })
+        .collect()
+}
+
+/// `v * k`, wrapping, as a shift when `k` is a power of two.
+fn scaled(v: &Ident, k: usize) -> TokenStream {
+    if k == 1 {
+        quote!(#v)
+    } else if k.is_power_of_two() {
+        let s = lit(k.trailing_zeros() as usize);
+        quote!((#v << #s))
+    } else {
+        let k = lit(k);
+        quote!(#v.wrapping_mul(#k))
+    }
+}
+
+fn value(v: Value) -> TokenStream {
+    match v {
+        Some(s) => {
+            let v = var(s);
+            quote!(#v)
+        }
+        None => quote!(0),
+    }
+}
+
+fn offset_body(l: &Layout) -> TokenStream {
+    let p = l.offset_program();
+    let lets = steps(p.program(), &|n| {
+        let n = lit(usize::from(n));
+        quote!(index[#n])
+    });
+    let terms: Vec<TokenStream> = p.terms().iter().map(|t| scaled(&var(t.step), t.scale)).collect();
+    let sum = match terms.split_first() {
+        None => quote!(0),
+        Some((first, rest)) => quote!(#first #(.wrapping_add(#rest))*),
+    };
+    quote!(#(#lets)* #sum)
+}
+
+fn index_of_body(l: &Layout, p: &TokenStream) -> TokenStream {
+    let inv = l.inverse_program();
+    let lets = steps(inv.program(), &|_| quote!(offset));
+    let storage = lit(inv.storage_len());
+    let checks: Vec<TokenStream> = inv
+        .checks()
+        .iter()
+        .map(|c| {
+            let (v, b) = (var(c.step), lit(c.bound));
+            quote!((#v >= #b))
+        })
+        .collect();
+    let outputs: Vec<TokenStream> = inv.outputs().iter().map(|&o| value(o)).collect();
+    let padding = if checks.is_empty() {
+        quote!()
+    } else {
+        quote!(if #(#checks)|* { return #p::None; })
+    };
+    quote! {
+        if offset >= #storage { return #p::None; }
+        #(#lets)*
+        #padding
+        #p::Some([#(#outputs),*])
+    }
+}
+
+/// Code for a valid layout: the type, its `const fn`s and the trait.
+pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
+    let krate = &input.krate;
+    let p = quote!(#krate::__private);
+    let spec = l.to_string();
+    let rank = lit(l.rank());
+    let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
+    let m2m: Vec<Literal> = l.minor_to_major().iter().map(|&d| lit(d)).collect();
+    let tiles = l.tiles().iter().map(|t| {
+        let dims = t.dims().iter().map(|d| match d {
+            TileDim::Size(n) => {
+                let n = lit(*n);
+                quote!(#p::TileDim::Size(#n))
+            }
+            TileDim::Combine => quote!(#p::TileDim::Combine),
+        });
+        quote!(&[#(#dims),*])
+    });
+    let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
+    let bits = Literal::u32_unsuffixed(l.element_bits());
+    let (len, storage_len, storage_bytes) = (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
+    let true_rank = lit(l.true_rank());
+    let tail = lit(l.tail_alignment());
+    let space = Literal::u64_unsuffixed(l.memory_space());
+    let in_range: Vec<TokenStream> = l
+        .dims()
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            let (i, d) = (lit(i), lit(d));
+            quote!((index[#i] < #d))
+        })
+        .collect();
+    let in_range = if in_range.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#in_range)&*)
+    };
+    let offset = offset_body(l);
+    let index_of = index_of_body(l, &p);
+    let doc = format!("The XLA layout `{spec}`.");
+
+    let (attrs, vis, ty) = match &input.named {
+        Some((attrs, vis, name)) => (quote!(#(#attrs)*), quote!(#vis), name.clone()),
+        None => (quote!(), quote!(), Ident::new("__XlaLayout", Span::call_site())),
+    };
+    let items = quote! {
+        #[doc = #doc]
+        #attrs
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::default::Default,
+                 ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
+        #vis struct #ty;
+
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, non_upper_case_globals)]
+        impl #ty {
+            /// The canonical spec.
+            pub const SPEC: &'static str = #spec;
+            /// The logical dims.
+            pub const DIMS: [usize; #rank] = [#(#dims),*];
+            /// Logical elements.
+            pub const LEN: usize = #len;
+            /// Storage slots, padding included.
+            pub const STORAGE_LEN: usize = #storage_len;
+            /// Storage bytes.
+            pub const STORAGE_BYTES: usize = #storage_bytes;
+
+            /// The storage offset of `index`; unspecified (never a panic) outside the dims.
+            #[inline]
+            pub const fn offset(self, index: [usize; #rank]) -> usize { #offset }
+
+            /// The storage offset of `index`, or `None` outside the dims.
+            #[inline]
+            pub const fn try_offset(self, index: [usize; #rank]) -> #p::Option<usize> {
+                if #in_range { #p::Some(self.offset(index)) } else { #p::None }
+            }
+
+            /// The logical index at `offset`, or `None` for padding or past storage.
+            #[inline]
+            pub const fn index_of(self, offset: usize) -> #p::Option<[usize; #rank]> { #index_of }
+
+            /// Logical elements.
+            pub const fn len(self) -> usize { #len }
+            /// Whether some dim is 0.
+            pub const fn is_empty(self) -> bool { #len == 0 }
+            /// Storage slots, padding and `L(n)` included.
+            pub const fn storage_len(self) -> usize { #storage_len }
+            /// Storage bytes.
+            pub const fn storage_bytes(self) -> usize { #storage_bytes }
+            /// The number of dims.
+            pub const fn rank(self) -> usize { #rank }
+            /// The number of dims greater than 1.
+            pub const fn true_rank(self) -> usize { #true_rank }
+            /// One dim's size; negative numbers count from the end.
+            pub const fn dim(self, dim: isize) -> #p::Option<usize> {
+                match #p::resolve_dim(#rank, dim) {
+                    #p::Some(d) => #p::Some(Self::DIMS[d]),
+                    #p::None => #p::None,
+                }
+            }
+            /// The same layout as a run-time `Layout`.
+            pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
+        }
+
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        impl #p::StaticLayout for #ty {
+            const SPEC: &'static str = #spec;
+            const ELEMENT_TYPE: #p::ElementType = #p::ElementType::#element;
+            const ELEMENT_BITS: u32 = #bits;
+            const RANK: usize = #rank;
+            const TRUE_RANK: usize = #true_rank;
+            const DIMS: &'static [usize] = &[#(#dims),*];
+            const MINOR_TO_MAJOR: &'static [usize] = &[#(#m2m),*];
+            const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];
+            const TAIL_ALIGNMENT: usize = #tail;
+            const MEMORY_SPACE: u64 = #space;
+            const LEN: usize = #len;
+            const STORAGE_LEN: usize = #storage_len;
+            const STORAGE_BYTES: usize = #storage_bytes;
+            type Index = [usize; #rank];
+            #[inline]
+            fn offset(self, index: [usize; #rank]) -> usize { #ty::offset(self, index) }
+            #[inline]
+            fn try_offset(self, index: [usize; #rank]) -> #p::Option<usize> { #ty::try_offset(self, index) }
+            #[inline]
+            fn index_of(self, offset: usize) -> #p::Option<[usize; #rank]> { #ty::index_of(self, offset) }
+        }
+
+        impl #p::fmt::Display for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
+        }
+
+        impl #p::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
+                f.write_str(::core::concat!("layout!(", ::core::stringify!(#spec), ")"))
+            }
+        }
+    };
+    match input.named {
+        Some(_) => items,
+        None => quote!({ #items #ty }),
+    }
+}
+
+/// After an error: a value with the same method names, so uses of it
+/// raise no second error.
+pub(crate) fn fallback(input: &Input, errors: &TokenStream) -> TokenStream {
+    let krate = &input.krate;
+    match &input.named {
+        Some((_, vis, name)) => quote!(#errors #vis type #name = #krate::__private::Invalid;),
+        None => quote!({ #errors #krate::__private::Invalid }),
+    }
+}

@@ -1,0 +1,21 @@
+//! The `layout!` procedural macro of `xla-layout`.
+//!
+//! Use it through the `xla-layout` crate, which passes its own path in so the
+//! generated code works under any dependency name. This crate has no
+//! semantics of its own: it calls `layout-runtime` to parse, validate and fold,
+//! then prints the folded programs as Rust.
+
+mod ast;
+mod emit;
+mod expand;
+mod source;
+
+use proc_macro::TokenStream;
+
+/// Expands `layout!`; see the `xla-layout` crate. Input: the facade's
+/// `$crate` path, `;`, then what the user wrote.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __layout(input: TokenStream) -> TokenStream {
+    expand::expand(input.into()).into()
+}

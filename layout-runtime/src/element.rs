@@ -1,0 +1,200 @@
+//! XLA element types: names, widths and the nearest-name suggestion.
+
+use core::fmt;
+
+macro_rules! element_types {
+    ($($variant:ident => $name:literal, $bits:literal, $min_bits:literal;)*) => {
+        /// An XLA element type, as written before the dims of a spec.
+        ///
+        /// # Examples
+        ///
+        /// ```
+        /// use layout_runtime::ElementType;
+        /// let t = ElementType::from_name("BF16").unwrap();
+        /// assert_eq!(t, ElementType::Bf16);
+        /// assert_eq!(t.bits(), 16);
+        /// assert_eq!(t.name(), "bf16");
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum ElementType {
+            $(
+                #[doc = concat!("`", $name, "`: ", stringify!($bits), " bits in storage.")]
+                $variant,
+            )*
+        }
+
+        impl ElementType {
+            /// Every element type, in XLA's order of declaration.
+            pub const ALL: &'static [ElementType] = &[$(ElementType::$variant),*];
+
+            /// The lowercase XLA name (`f32`, `bf16`, `f8e4m3fn`, ...).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// assert_eq!(layout_runtime::ElementType::Pred.name(), "pred");
+            /// ```
+            pub const fn name(self) -> &'static str {
+                match self { $(ElementType::$variant => $name),* }
+            }
+
+            /// Bits one element occupies when no `E(n)` is written (`pred` takes a byte).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use layout_runtime::ElementType;
+            /// assert_eq!(ElementType::Pred.bits(), 8);
+            /// assert_eq!(ElementType::S4.bits(), 4);
+            /// ```
+            pub const fn bits(self) -> u32 {
+                match self { $(ElementType::$variant => $bits),* }
+            }
+
+            /// The narrowest `E(n)` that still holds a value (`pred` fits in one bit).
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use layout_runtime::ElementType;
+            /// assert_eq!(ElementType::Pred.min_bits(), 1);
+            /// assert_eq!(ElementType::F32.min_bits(), 32);
+            /// ```
+            pub const fn min_bits(self) -> u32 {
+                match self { $(ElementType::$variant => $min_bits),* }
+            }
+        }
+    };
+}
+
+element_types! {
+    Pred => "pred", 8, 1;
+    S1 => "s1", 1, 1;
+    S2 => "s2", 2, 2;
+    S4 => "s4", 4, 4;
+    S8 => "s8", 8, 8;
+    S16 => "s16", 16, 16;
+    S32 => "s32", 32, 32;
+    S64 => "s64", 64, 64;
+    U1 => "u1", 1, 1;
+    U2 => "u2", 2, 2;
+    U4 => "u4", 4, 4;
+    U8 => "u8", 8, 8;
+    U16 => "u16", 16, 16;
+    U32 => "u32", 32, 32;
+    U64 => "u64", 64, 64;
+    F16 => "f16", 16, 16;
+    F32 => "f32", 32, 32;
+    Bf16 => "bf16", 16, 16;
+    F64 => "f64", 64, 64;
+    F4e2m1fn => "f4e2m1fn", 4, 4;
+    F8e3m4 => "f8e3m4", 8, 8;
+    F8e4m3 => "f8e4m3", 8, 8;
+    F8e4m3fn => "f8e4m3fn", 8, 8;
+    F8e4m3b11fnuz => "f8e4m3b11fnuz", 8, 8;
+    F8e4m3fnuz => "f8e4m3fnuz", 8, 8;
+    F8e5m2 => "f8e5m2", 8, 8;
+    F8e5m2fnuz => "f8e5m2fnuz", 8, 8;
+    F8e8m0fnu => "f8e8m0fnu", 8, 8;
+    C64 => "c64", 64, 64;
+    C128 => "c128", 128, 128;
+}
+
+/// Names XLA gives to shapes that are not arrays: they have no memory layout.
+pub(crate) const NON_ARRAY_TYPES: &[&str] = &["token", "opaque", "tuple"];
+
+impl ElementType {
+    /// Looks a name up, ignoring ASCII case.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::ElementType;
+    /// assert_eq!(ElementType::from_name("F8E4M3FN"), Some(ElementType::F8e4m3fn));
+    /// assert_eq!(ElementType::from_name("f33"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<ElementType> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|t| t.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The known name closest to `name` by edit distance, for "did you mean" hints.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::ElementType;
+    /// assert_eq!(ElementType::nearest("f33"), Some(ElementType::F32));
+    /// assert_eq!(ElementType::nearest("bfloat16"), None);
+    /// ```
+    pub fn nearest(name: &str) -> Option<ElementType> {
+        let (best, distance) = Self::ALL
+            .iter()
+            .map(|t| (*t, edit_distance(name, t.name())))
+            .min_by_key(|&(_, d)| d)?;
+        // Past a third of the name the guess is more noise than help.
+        (distance <= 1 + name.len() / 3).then_some(best)
+    }
+}
+
+impl fmt::Display for ElementType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Levenshtein distance, ASCII case-insensitive, on names short enough for a
+/// fixed row buffer (longer inputs are simply far from every name).
+fn edit_distance(a: &str, b: &str) -> usize {
+    const CAP: usize = 32;
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() >= CAP || b.len() >= CAP {
+        return usize::MAX;
+    }
+    let mut row = [0usize; CAP];
+    for (j, slot) in row.iter_mut().enumerate().take(b.len() + 1) {
+        *slot = j;
+    }
+    for i in 1..=a.len() {
+        let mut diagonal = row[0];
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(!a[i - 1].eq_ignore_ascii_case(&b[j - 1]));
+            let next = (row[j] + 1).min(row[j - 1] + 1).min(diagonal + cost);
+            diagonal = row[j];
+            row[j] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_round_trips_in_any_case() {
+        for t in ElementType::ALL {
+            assert_eq!(ElementType::from_name(t.name()), Some(*t));
+            let upper: [u8; 16] = {
+                let mut buf = [0u8; 16];
+                for (d, s) in buf.iter_mut().zip(t.name().bytes()) {
+                    *d = s.to_ascii_uppercase();
+                }
+                buf
+            };
+            let upper = core::str::from_utf8(&upper[..t.name().len()]).unwrap();
+            assert_eq!(ElementType::from_name(upper), Some(*t));
+        }
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(ElementType::nearest("bf61"), Some(ElementType::Bf16));
+        assert_eq!(ElementType::nearest("preds"), Some(ElementType::Pred));
+        assert_eq!(ElementType::nearest("zzzzzzzzz"), None);
+    }
+}

@@ -1,0 +1,517 @@
+//! Folding tiles into index programs (SPEC.md §4).
+//!
+//! The shape is stepped level by level exactly as the spec describes
+//! (prepend, combine, split into outer and inner dims). Alongside, each dim of
+//! the shape carries a symbolic value built from the inputs; algebraic rules
+//! that hold for every in-range input remove what a person would not write
+//! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
+
+use crate::error::ErrorKind;
+use crate::program::{Check, InverseProgram, Op, OffsetProgram, Program, StepId, Term, Value};
+use crate::{Tile, TileDim, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK};
+
+/// Extents of a shape, most major first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    dims: [usize; MAX_TILED_RANK],
+    len: u8,
+}
+
+impl Shape {
+    pub(crate) const EMPTY: Shape = Shape {
+        dims: [0; MAX_TILED_RANK],
+        len: 0,
+    };
+
+    /// The extents, most major first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.tiled_shape(1).unwrap().dims(), &[2, 3, 2, 2]);
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        &self.dims[..usize::from(self.len)]
+    }
+
+    /// The number of slots: the product of the extents (1 for no dims).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.tiled_shape(1).unwrap().product(), Some(24));
+    /// ```
+    pub fn product(&self) -> Option<usize> {
+        self.dims().iter().try_fold(1usize, |a, &d| a.checked_mul(d))
+    }
+
+    pub(crate) fn push(&mut self, d: usize) {
+        self.dims[usize::from(self.len)] = d;
+        self.len += 1;
+    }
+}
+
+/// What one tiling level did to the shape, kept so the inverse can undo it.
+#[derive(Clone, Copy)]
+struct Level {
+    /// Size-1 dims put in front because the tile had more dims than the shape.
+    prepended: usize,
+    /// Dims before the tiled suffix.
+    base: usize,
+    tile: Tile,
+    /// Extents of the tiled suffix before combining.
+    extents: [usize; MAX_TILE_RANK],
+}
+
+impl Level {
+    fn k(&self) -> usize {
+        self.tile.rank()
+    }
+
+    /// `(first, last)` positions in the tile of each combined group, in order,
+    /// and the group's tile extent.
+    fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        let dims = self.tile.dims();
+        let mut start = 0;
+        dims.iter().enumerate().filter_map(move |(j, d)| match d {
+            TileDim::Combine => None,
+            TileDim::Size(t) => {
+                let g = (start, j, *t);
+                start = j + 1;
+                Some(g)
+            }
+        })
+    }
+
+    fn group_extent(&self, first: usize, last: usize) -> usize {
+        // Overflow was ruled out when the shape was stepped.
+        self.extents[first..=last].iter().product()
+    }
+}
+
+/// Applies one tile to `shape`. `level` is 1-based, for messages.
+fn step(shape: &mut Shape, tile: &Tile, level: usize) -> Result<Level, ErrorKind> {
+    let k = tile.rank();
+    let len = usize::from(shape.len);
+    let prepended = k.saturating_sub(len);
+    let mut padded = Shape::EMPTY;
+    for _ in 0..prepended {
+        padded.push(1);
+    }
+    for &d in shape.dims() {
+        padded.push(d);
+    }
+    let base = usize::from(padded.len) - k;
+    let mut info = Level {
+        prepended,
+        base,
+        tile: *tile,
+        extents: [0; MAX_TILE_RANK],
+    };
+    info.extents[..k].copy_from_slice(&padded.dims()[base..]);
+    let groups = info.groups().count();
+    if base + 2 * groups > MAX_TILED_RANK {
+        return Err(ErrorKind::TiledRankTooLarge {
+            level,
+            limit: MAX_TILED_RANK,
+        });
+    }
+    let mut next = Shape::EMPTY;
+    for &d in &padded.dims()[..base] {
+        next.push(d);
+    }
+    let overflow = ErrorKind::StorageOverflow { unit: "slots" };
+    let mut inner = [0usize; MAX_TILE_RANK];
+    for (g, (first, last, t)) in info.groups().enumerate() {
+        let e = info.extents[first..=last]
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .ok_or(overflow)?;
+        next.push(e.div_ceil(t));
+        inner[g] = t;
+    }
+    for &t in &inner[..groups] {
+        next.push(t);
+    }
+    *shape = next;
+    Ok(info)
+}
+
+/// The physical shape before tiling: dims in `minor_to_major` order, most major first.
+pub(crate) fn physical(dims: &[usize], m2m: &[usize]) -> Shape {
+    let mut s = Shape::EMPTY;
+    for &d in m2m.iter().rev() {
+        s.push(dims[d]);
+    }
+    s
+}
+
+/// The shape after the first `levels` tiles.
+pub(crate) fn shape_after(
+    dims: &[usize],
+    m2m: &[usize],
+    tiles: &[Tile],
+) -> Result<Shape, ErrorKind> {
+    let mut shape = physical(dims, m2m);
+    for (i, t) in tiles.iter().enumerate() {
+        step(&mut shape, t, i + 1)?;
+    }
+    Ok(shape)
+}
+
+/// Builds steps with simplification; tracks each step's range (one past its
+/// largest value when the inputs are in range).
+struct Builder {
+    program: Program,
+    range: [usize; MAX_PROGRAM_STEPS],
+}
+
+const TOO_LARGE: ErrorKind = ErrorKind::ProgramTooLarge {
+    limit: MAX_PROGRAM_STEPS,
+};
+
+impl Builder {
+    fn new() -> Self {
+        Builder {
+            program: Program::EMPTY,
+            range: [0; MAX_PROGRAM_STEPS],
+        }
+    }
+
+    fn range(&self, v: Value) -> usize {
+        v.map_or(1, |s| self.range[usize::from(s)])
+    }
+
+    fn op(&self, v: Value) -> Option<Op> {
+        v.map(|s| self.program.get(s))
+    }
+
+    fn push(&mut self, op: Op, range: usize) -> Result<Value, ErrorKind> {
+        let id = self.program.push(op).ok_or(TOO_LARGE)?;
+        self.range[usize::from(id)] = range;
+        Ok(Some(id))
+    }
+
+    fn input(&mut self, n: usize, range: usize) -> Result<Value, ErrorKind> {
+        if range <= 1 {
+            return Ok(None);
+        }
+        self.push(Op::Input(n as u8), range)
+    }
+
+    fn div(&mut self, x: Value, t: usize) -> Result<Value, ErrorKind> {
+        let r = self.range(x);
+        let Some(xs) = x else { return Ok(None) };
+        if t == 1 {
+            return Ok(x);
+        }
+        if r <= t {
+            return Ok(None);
+        }
+        match self.op(x) {
+            Some(Op::Div(y, a)) => {
+                return match a.checked_mul(t) {
+                    Some(at) => self.div(Some(y), at),
+                    None => Ok(None),
+                };
+            }
+            Some(Op::Mul(y, k)) if k % t == 0 => return self.mul(Some(y), k / t),
+            Some(Op::Mul(y, k)) if t % k == 0 => return self.div(Some(y), t / k),
+            Some(Op::Add(a, b)) => {
+                if let Some(Op::Mul(y, k)) = self.op(Some(a)) {
+                    if k % t == 0 {
+                        // (y*k + b) / t == y*(k/t) + b/t when t divides k.
+                        let hi = self.mul(Some(y), k / t)?;
+                        let lo = self.div(Some(b), t)?;
+                        return self.add(hi, lo);
+                    }
+                    if t % k == 0 && self.range(Some(b)) <= k {
+                        return self.div(Some(y), t / k);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.push(Op::Div(xs, t), r.div_ceil(t))
+    }
+
+    fn rem(&mut self, x: Value, t: usize) -> Result<Value, ErrorKind> {
+        let r = self.range(x);
+        let Some(xs) = x else { return Ok(None) };
+        if t == 1 {
+            return Ok(None);
+        }
+        if r <= t {
+            return Ok(x);
+        }
+        match self.op(x) {
+            Some(Op::Mod(y, a)) if a % t == 0 => return self.rem(Some(y), t),
+            Some(Op::Mul(_, k)) if k % t == 0 => return Ok(None),
+            Some(Op::Mul(y, k)) if t % k == 0 => {
+                let m = self.rem(Some(y), t / k)?;
+                return self.mul(m, k);
+            }
+            Some(Op::Add(a, b)) => {
+                if let Some(Op::Mul(y, k)) = self.op(Some(a)) {
+                    if k % t == 0 {
+                        return self.rem(Some(b), t);
+                    }
+                    if t % k == 0 && self.range(Some(b)) <= k {
+                        let m = self.rem(Some(y), t / k)?;
+                        let hi = self.mul(m, k)?;
+                        return self.add(hi, Some(b));
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.push(Op::Mod(xs, t), t)
+    }
+
+    fn mul(&mut self, x: Value, k: usize) -> Result<Value, ErrorKind> {
+        let Some(xs) = x else { return Ok(None) };
+        match k {
+            0 => return Ok(None),
+            1 => return Ok(x),
+            _ => {}
+        }
+        if let Some(Op::Mul(y, a)) = self.op(x) {
+            if let Some(ak) = a.checked_mul(k) {
+                return self.mul(Some(y), ak);
+            }
+        }
+        let r = (self.range(x) - 1).saturating_mul(k).saturating_add(1);
+        self.push(Op::Mul(xs, k), r)
+    }
+
+    fn add(&mut self, x: Value, y: Value) -> Result<Value, ErrorKind> {
+        let (Some(xs), Some(ys)) = (x, y) else {
+            return Ok(x.or(y));
+        };
+        // (v / t) * t + v % t == v
+        if let (Some(Op::Mul(q, t)), Some(Op::Mod(v, t2))) = (self.op(x), self.op(y)) {
+            if t == t2 && self.op(Some(q)) == Some(Op::Div(v, t)) {
+                return Ok(Some(v));
+            }
+        }
+        let r = (self.range(x) - 1)
+            .saturating_add(self.range(y) - 1)
+            .saturating_add(1);
+        self.push(Op::Add(xs, ys), r)
+    }
+}
+
+/// Everything folding derives from a validated description.
+pub(crate) struct Folded {
+    pub(crate) offset: OffsetProgram,
+    pub(crate) inverse: InverseProgram,
+    pub(crate) storage_len: usize,
+}
+
+/// Folds a layout. Inputs are valid (checked by `validate`), except that
+/// sizes may overflow and limits may be exceeded: those are the errors here.
+pub(crate) fn fold(
+    dims: &[usize],
+    m2m: &[usize],
+    tiles: &[Tile],
+    tail_alignment: usize,
+) -> Result<Folded, ErrorKind> {
+    let overflow = ErrorKind::StorageOverflow { unit: "slots" };
+    let mut fwd = Builder::new();
+    let mut shape = physical(dims, m2m);
+    let mut values: [Value; MAX_TILED_RANK] = [None; MAX_TILED_RANK];
+    for (p, &d) in m2m.iter().rev().enumerate() {
+        values[p] = fwd.input(d, dims[d])?;
+    }
+    let mut levels = [None; crate::MAX_TILING_LEVELS];
+    for (i, tile) in tiles.iter().enumerate() {
+        let before = usize::from(shape.len);
+        let info = step(&mut shape, tile, i + 1)?;
+        let mut padded = [None; MAX_TILED_RANK];
+        padded[info.prepended..info.prepended + before].copy_from_slice(&values[..before]);
+        let mut next = [None; MAX_TILED_RANK];
+        next[..info.base].copy_from_slice(&padded[..info.base]);
+        let groups = info.groups().count();
+        for (g, (first, last, t)) in info.groups().enumerate() {
+            let mut v = padded[info.base + first];
+            for j in first + 1..=last {
+                let scaled = fwd.mul(v, info.extents[j])?;
+                v = fwd.add(scaled, padded[info.base + j])?;
+            }
+            next[info.base + g] = fwd.div(v, t)?;
+            next[info.base + groups + g] = fwd.rem(v, t)?;
+        }
+        values = next;
+        levels[i] = Some(info);
+    }
+
+    let n = usize::from(shape.len);
+    let mut strides = [0usize; MAX_TILED_RANK];
+    let mut acc = 1usize;
+    for j in (0..n).rev() {
+        strides[j] = acc;
+        acc = acc.checked_mul(shape.dims[j]).ok_or(overflow)?;
+    }
+    let storage_len = acc
+        .div_ceil(tail_alignment)
+        .checked_mul(tail_alignment)
+        .ok_or(overflow)?;
+
+    let offset = offset_program(fwd, &values[..n], &strides[..n])?;
+    let inverse = inverse_program(
+        dims,
+        m2m,
+        &shape,
+        &strides[..n],
+        &levels[..tiles.len()],
+        storage_len,
+    )?;
+    Ok(Folded {
+        offset,
+        inverse,
+        storage_len,
+    })
+}
+
+fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> Result<OffsetProgram, ErrorKind> {
+    let mut terms = [Term { step: 0, scale: 0 }; MAX_TILED_RANK];
+    let mut n = 0;
+    for (v, &s) in values.iter().zip(strides) {
+        if let Some(step) = *v {
+            terms[n] = Term { step, scale: s };
+            n += 1;
+        }
+    }
+    // Merge `(x / t) * (t*s) + (x % t) * s` into `x * s`, and like terms, until nothing changes.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        'search: for i in 0..n {
+            for j in 0..n {
+                if i == j {
+                    continue;
+                }
+                let (a, c) = (terms[i], terms[j]);
+                let merged = if a.step == c.step {
+                    a.scale.checked_add(c.scale).map(|s| Term { step: a.step, scale: s })
+                } else if let (Op::Div(x, t), Op::Mod(x2, t2)) = (b.program.get(a.step), b.program.get(c.step)) {
+                    (x == x2 && t == t2 && c.scale.checked_mul(t) == Some(a.scale))
+                        .then_some(Term { step: x, scale: c.scale })
+                } else {
+                    None
+                };
+                if let Some(m) = merged {
+                    terms[i.min(j)] = m;
+                    terms.copy_within(i.max(j) + 1..n, i.max(j));
+                    n -= 1;
+                    changed = true;
+                    break 'search;
+                }
+            }
+        }
+    }
+    let mut live = [false; MAX_PROGRAM_STEPS];
+    for t in &terms[..n] {
+        live[usize::from(t.step)] = true;
+    }
+    let remap = b.program.prune(&mut live);
+    for t in &mut terms[..n] {
+        t.step = remap[usize::from(t.step)];
+    }
+    Ok(OffsetProgram {
+        program: b.program,
+        terms,
+        n_terms: n as u8,
+    })
+}
+
+fn inverse_program(
+    dims: &[usize],
+    m2m: &[usize],
+    shape: &Shape,
+    strides: &[usize],
+    levels: &[Option<Level>],
+    storage_len: usize,
+) -> Result<InverseProgram, ErrorKind> {
+    let mut b = Builder::new();
+    let mut checks = [Check { step: 0, bound: 0 }; MAX_CHECKS];
+    let mut n_checks = 0usize;
+    let mut check = |b: &Builder, v: Value, bound: usize| -> Result<(), ErrorKind> {
+        if let Some(step) = v {
+            if b.range(v) > bound {
+                *checks.get_mut(n_checks).ok_or(TOO_LARGE)? = Check { step, bound };
+                n_checks += 1;
+            }
+        } else if bound == 0 {
+            // A zero value against a zero extent: an empty array is all padding.
+            return Ok(());
+        }
+        Ok(())
+    };
+
+    let off = b.input(0, storage_len)?;
+    let mut values: [Value; MAX_TILED_RANK] = [None; MAX_TILED_RANK];
+    for (j, (&extent, &stride)) in shape.dims().iter().zip(strides).enumerate() {
+        let q = b.div(off, stride)?;
+        values[j] = if j == 0 {
+            check(&b, q, extent)?;
+            q
+        } else {
+            b.rem(q, extent)?
+        };
+    }
+    let mut len = shape.dims().len();
+    for info in levels.iter().rev().flatten() {
+        let groups = info.groups().count();
+        let mut prev = [None; MAX_TILED_RANK];
+        prev[..info.base].copy_from_slice(&values[..info.base]);
+        for (g, (first, last, t)) in info.groups().enumerate() {
+            let outer = b.mul(values[info.base + g], t)?;
+            let mut x = b.add(outer, values[info.base + groups + g])?;
+            check(&b, x, info.group_extent(first, last))?;
+            for j in (first + 1..=last).rev() {
+                let e = info.extents[j];
+                prev[info.base + j] = b.rem(x, e)?;
+                x = b.div(x, e)?;
+            }
+            prev[info.base + first] = x;
+        }
+        let restored = info.base + info.k();
+        values = [None; MAX_TILED_RANK];
+        values[..restored - info.prepended].copy_from_slice(&prev[info.prepended..restored]);
+        len = restored - info.prepended;
+    }
+    debug_assert_eq!(len, m2m.len());
+    let mut outputs = [None; MAX_RANK];
+    for (p, &d) in m2m.iter().rev().enumerate() {
+        outputs[d] = values[p];
+    }
+    let _ = dims;
+    let mut live = [false; MAX_PROGRAM_STEPS];
+    for c in &checks[..n_checks] {
+        live[usize::from(c.step)] = true;
+    }
+    for s in outputs.iter().flatten() {
+        live[usize::from(*s)] = true;
+    }
+    let remap = b.program.prune(&mut live);
+    for c in &mut checks[..n_checks] {
+        c.step = remap[usize::from(c.step)];
+    }
+    for s in outputs.iter_mut().flatten() {
+        *s = remap[usize::from(*s)];
+    }
+    Ok(InverseProgram {
+        program: b.program,
+        checks,
+        n_checks: n_checks as u8,
+        outputs,
+        rank: m2m.len() as u8,
+        storage_len,
+    })
+}
+
+/// Unused `StepId` import guard for docs.
+const _: Option<StepId> = None;

@@ -1,0 +1,477 @@
+//! The run-time [`Layout`]: a validated, folded spec.
+
+use core::fmt;
+
+use crate::fold::{shape_after, Shape};
+use crate::program::{InverseProgram, OffsetProgram};
+use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
+
+/// A checked XLA layout with its folded index programs.
+///
+/// Made by [`parse`](crate::parse) or [`LayoutBuilder`](crate::LayoutBuilder);
+/// `layout!` values convert into one with `.runtime()`. Every method is
+/// total: none panics, whatever the input.
+///
+/// # Examples
+///
+/// ```
+/// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+/// assert_eq!(l.offset(&[1, 0]), 1);
+/// assert_eq!(l.index_of(16).as_deref(), Some(&[2, 0][..]));
+/// assert_eq!(l.storage_bytes(), 64);
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    pub(crate) element: ElementType,
+    pub(crate) rank: u8,
+    pub(crate) dims: [usize; MAX_RANK],
+    pub(crate) minor_to_major: [usize; MAX_RANK],
+    pub(crate) tiles: [Tile; MAX_TILING_LEVELS],
+    pub(crate) levels: u8,
+    pub(crate) tail_alignment: usize,
+    pub(crate) element_bits: Option<u32>,
+    pub(crate) memory_space: u64,
+    pub(crate) len: usize,
+    pub(crate) storage_len: usize,
+    pub(crate) storage_bytes: usize,
+    pub(crate) offset: OffsetProgram,
+    pub(crate) inverse: InverseProgram,
+}
+
+/// A logical index returned by value, without allocation; derefs to `[usize]`.
+///
+/// # Examples
+///
+/// ```
+/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let idx = l.index_of(17).unwrap();
+/// assert_eq!(&*idx, &[2, 3]);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Index {
+    values: [usize; MAX_RANK],
+    len: u8,
+}
+
+impl core::ops::Deref for Index {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.values[..usize::from(self.len)]
+    }
+}
+
+impl fmt::Debug for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl Layout {
+    /// The element type.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("BF16[2]").unwrap();
+    /// assert_eq!(l.element_type(), layout_runtime::ElementType::Bf16);
+    /// ```
+    pub fn element_type(&self) -> ElementType {
+        self.element
+    }
+
+    /// Bits per element in storage: `E(n)` if written, else the type's width.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
+    /// assert_eq!(layout_runtime::parse("pred[8]").unwrap().element_bits(), 8);
+    /// ```
+    pub fn element_bits(&self) -> u32 {
+        self.element_bits.unwrap_or(self.element.bits())
+    }
+
+    /// `E(n)` as written, if it was.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("s4[8]").unwrap().explicit_element_bits(), None);
+    /// ```
+    pub fn explicit_element_bits(&self) -> Option<u32> {
+        self.element_bits
+    }
+
+    /// The number of dims.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[1,5,1]").unwrap().rank(), 3);
+    /// ```
+    pub fn rank(&self) -> usize {
+        usize::from(self.rank)
+    }
+
+    /// The number of dims greater than 1.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[1,5,1]").unwrap().true_rank(), 1);
+    /// ```
+    pub fn true_rank(&self) -> usize {
+        self.dims().iter().filter(|&&d| d > 1).count()
+    }
+
+    /// The logical dims, in written order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[3,5]").unwrap().dims(), &[3, 5]);
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        &self.dims[..self.rank()]
+    }
+
+    /// One dim's size; negative numbers count from the end (-1 is the last dim).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+    /// assert_eq!(l.dim(-1), Some(4));
+    /// assert_eq!(l.dim(0), Some(2));
+    /// assert_eq!(l.dim(3), None);
+    /// ```
+    pub fn dim(&self, dim: isize) -> Option<usize> {
+        crate::resolve_dim(self.rank(), dim).map(|d| self.dims[d])
+    }
+
+    /// `minor_to_major`: dims from fastest- to slowest-varying.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[2,3,4]").unwrap().minor_to_major(), &[2, 1, 0]);
+    /// ```
+    pub fn minor_to_major(&self) -> &[usize] {
+        &self.minor_to_major[..self.rank()]
+    }
+
+    /// The tiling levels, first applied first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap();
+    /// assert_eq!(l.tiles().len(), 2);
+    /// ```
+    pub fn tiles(&self) -> &[Tile] {
+        &self.tiles[..usize::from(self.levels)]
+    }
+
+    /// `L(n)`, 1 when not written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
+    /// ```
+    pub fn tail_alignment(&self) -> usize {
+        self.tail_alignment
+    }
+
+    /// `S(n)`, 0 when not written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
+    /// ```
+    pub fn memory_space(&self) -> u64 {
+        self.memory_space
+    }
+
+    /// The number of logical elements (product of the dims).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap().len(), 15);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array has no elements (some dim is 0).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(layout_runtime::parse("f32[3,0]").unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Storage slots: padding and `L(n)` rounding included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap().storage_len(), 24);
+    /// ```
+    pub fn storage_len(&self) -> usize {
+        self.storage_len
+    }
+
+    /// Storage in bytes: `ceil(storage_len * element_bits / 8)`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(layout_runtime::parse("s4[1,1023]{1,0:T(2,1024)E(4)}").unwrap().storage_bytes(), 1024);
+    /// ```
+    pub fn storage_bytes(&self) -> usize {
+        self.storage_bytes
+    }
+
+    /// The physical shape (dims in `minor_to_major` order, most major first)
+    /// when `level` is 0, else the shape after that many tiling levels;
+    /// `None` past the last level.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// assert_eq!(l.tiled_shape(0).unwrap().dims(), &[4, 8]);
+    /// assert_eq!(l.tiled_shape(1).unwrap().dims(), &[2, 2, 2, 4]);
+    /// assert_eq!(l.tiled_shape(2).unwrap().dims(), &[2, 2, 1, 4, 2, 1]);
+    /// ```
+    pub fn tiled_shape(&self, level: usize) -> Option<Shape> {
+        let tiles = self.tiles().get(..level)?;
+        // Cannot fail: the same steps succeeded when the layout was built.
+        shape_after(self.dims(), self.minor_to_major(), tiles).ok()
+    }
+
+    /// Whether `index` has one entry per dim, each inside its dim.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]").unwrap();
+    /// assert!(l.contains(&[2, 4]));
+    /// assert!(!l.contains(&[3, 0]));
+    /// assert!(!l.contains(&[0]));
+    /// ```
+    pub fn contains(&self, index: &[usize]) -> bool {
+        index.len() == self.rank() && index.iter().zip(self.dims()).all(|(i, d)| i < d)
+    }
+
+    /// The storage offset of `index`, unchecked.
+    ///
+    /// For an index that is not [`contains`](Self::contains)ed the result is
+    /// unspecified (it may exceed storage or name another element), but it
+    /// never panics. Use [`try_offset`](Self::try_offset) to check.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
+    /// assert_eq!(l.offset(&[6, 5]), 51);
+    /// ```
+    pub fn offset(&self, index: &[usize]) -> usize {
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        self.offset.eval(index, &mut scratch)
+    }
+
+    /// The storage offset of `index`, or `None` if it is outside the dims or
+    /// has the wrong number of entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.try_offset(&[2, 3]), Some(17));
+    /// assert_eq!(l.try_offset(&[3, 0]), None);
+    /// ```
+    pub fn try_offset(&self, index: &[usize]) -> Option<usize> {
+        self.contains(index).then(|| self.offset(index))
+    }
+
+    /// The logical index stored at `offset`, or `None` for a padding slot or
+    /// an offset at or past [`storage_len`](Self::storage_len).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.index_of(17).as_deref(), Some(&[2, 3][..]));
+    /// assert_eq!(l.index_of(9), None); // padding
+    /// assert_eq!(l.index_of(24), None); // past storage
+    /// ```
+    pub fn index_of(&self, offset: usize) -> Option<Index> {
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        let mut index = Index {
+            values: [0; MAX_RANK],
+            len: self.rank,
+        };
+        self.inverse
+            .eval(offset, &mut scratch, &mut index.values)
+            .then_some(index)
+    }
+
+    /// This layout with XLA's old `padded_dimensions` (SPEC.md §7): each dim
+    /// padded to the given width, which is one tile, in physical order, over
+    /// the whole padded array.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::PaddedDimensions`](crate::ErrorKind::PaddedDimensions) if
+    /// the widths are not one per dim, a width is below its dim, or the layout
+    /// is already tiled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // [2x3] column-major padded to [3,5]: `a d 0 b e 0 c f 0 0 0 0 0 0 0`.
+    /// let l = layout_runtime::parse("f32[2,3]{0,1}").unwrap();
+    /// let p = l.with_padded_dimensions(&[3, 5]).unwrap();
+    /// assert_eq!(p.to_string(), "f32[2,3]{0,1:T(5,3)}");
+    /// assert_eq!(p.storage_len(), 15);
+    /// assert_eq!(p.offset(&[0, 1]), 3); // b
+    /// ```
+    pub fn with_padded_dimensions(&self, padded: &[usize]) -> Result<Layout, crate::ParseError> {
+        let fail = |reason| {
+            let mut e = crate::ParseError::empty();
+            e.push(crate::Error::new(
+                crate::ErrorKind::PaddedDimensions { reason },
+                crate::Span::default(),
+            ));
+            Err(e)
+        };
+        if padded.len() != self.rank() {
+            return fail("must list one width per dim");
+        }
+        if padded.iter().zip(self.dims()).any(|(p, d)| p < d) {
+            return fail("must not be narrower than the dims they pad");
+        }
+        if self.levels > 0 {
+            return fail("cannot be combined with tiles; write the tiles alone");
+        }
+        let mut tile = [crate::TileDim::Size(1); MAX_RANK];
+        for (slot, &d) in tile.iter_mut().zip(self.minor_to_major().iter().rev()) {
+            *slot = crate::TileDim::Size(padded[d]);
+        }
+        let mut b = crate::LayoutBuilder::new(self.element, self.dims())
+            .minor_to_major(self.minor_to_major())
+            .tail_alignment(self.tail_alignment)
+            .memory_space(self.memory_space);
+        if let Some(bits) = self.element_bits {
+            b = b.element_bits(bits);
+        }
+        if self.rank > 0 {
+            b = b.tile(&tile[..self.rank()]);
+        }
+        b.build()
+    }
+
+    /// The folded forward map, as `layout!` prints it in Rust.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
+    /// assert_eq!(l.offset_program().terms().len(), 2);
+    /// ```
+    pub fn offset_program(&self) -> &OffsetProgram {
+        &self.offset
+    }
+
+    /// The folded inverse map.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.inverse_program().storage_len(), 24);
+    /// ```
+    pub fn inverse_program(&self) -> &InverseProgram {
+        &self.inverse
+    }
+
+    /// Whether the layout writes a `{...}` part when printed: always, except
+    /// for an untiled scalar with nothing else to say.
+    fn prints_layout(&self) -> bool {
+        self.rank > 0
+            || self.levels > 0
+            || self.tail_alignment != 1
+            || self.element_bits.is_some()
+            || self.memory_space != 0
+    }
+}
+
+impl fmt::Display for Layout {
+    /// The canonical XLA form: lowercase type, `{}` brackets, no spaces,
+    /// attributes in XLA's order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[", self.element)?;
+        for (i, d) in self.dims().iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")?;
+        if !self.prints_layout() {
+            return Ok(());
+        }
+        f.write_str("{")?;
+        for (i, d) in self.minor_to_major().iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{d}")?;
+        }
+        let attrs = self.levels > 0
+            || self.tail_alignment != 1
+            || self.element_bits.is_some()
+            || self.memory_space != 0;
+        if attrs {
+            f.write_str(":")?;
+        }
+        if !self.tiles().is_empty() {
+            f.write_str("T")?;
+            for t in self.tiles() {
+                write!(f, "{t}")?;
+            }
+        }
+        if self.tail_alignment != 1 {
+            write!(f, "L({})", self.tail_alignment)?;
+        }
+        if let Some(bits) = self.element_bits {
+            write!(f, "E({bits})")?;
+        }
+        if self.memory_space != 0 {
+            write!(f, "S({})", self.memory_space)?;
+        }
+        f.write_str("}")
+    }
+}
+
+impl fmt::Debug for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Layout({self})")
+    }
+}
+
+impl core::str::FromStr for Layout {
+    type Err = crate::ParseError;
+
+    /// Same as [`parse`](crate::parse).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::parse(s)
+    }
+}

@@ -1,0 +1,79 @@
+//! The core of `xla-layout`: one implementation of XLA's layout language.
+//!
+//! This crate parses and validates spec strings such as
+//! `bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}`, folds their tiles into
+//! straight-line [index programs](program), and evaluates them. The
+//! `layout!` macro of the `xla-layout` crate calls the same functions at
+//! compile time, so the two can never disagree.
+//!
+//! It is `no_std` and allocates nothing: every structure has a fixed
+//! capacity, given by the limits below; exceeding one is an error that names it.
+//!
+//! # Examples
+//!
+//! ```
+//! let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+//! assert_eq!(l.offset(&[2, 3]), 17);
+//! assert_eq!(l.index_of(17).as_deref(), Some(&[2, 3][..]));
+//! assert_eq!(l.to_string(), "f32[3,5]{1,0:T(2,2)}");
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+
+mod element;
+mod error;
+mod fold;
+mod layout;
+mod lexer;
+mod parser;
+pub mod program;
+mod static_layout;
+mod tile;
+mod validate;
+
+pub use element::ElementType;
+pub use error::{Error, ErrorKind, Excerpt, ParseError, Report, Snippet, Span, MAX_ERRORS};
+pub use fold::Shape;
+pub use layout::{Index, Layout};
+pub use parser::parse;
+pub use program::{Check, InverseProgram, Op, OffsetProgram, Program, StepId, Term, Value};
+pub use static_layout::StaticLayout;
+pub use tile::{Tile, TileDim};
+pub use validate::LayoutBuilder;
+
+/// The largest rank (number of dims) of a shape.
+pub const MAX_RANK: usize = 16;
+/// The most tiling levels in one `T(...)(...)`.
+pub const MAX_TILING_LEVELS: usize = 8;
+/// The most dims in one tile.
+pub const MAX_TILE_RANK: usize = 16;
+/// The most dims the shape may reach while tiles are applied.
+pub const MAX_TILED_RANK: usize = 64;
+/// The most steps in one folded index program.
+pub const MAX_PROGRAM_STEPS: usize = 256;
+/// The most padding checks in one inverse program.
+pub const MAX_CHECKS: usize = MAX_TILING_LEVELS * MAX_TILE_RANK + 1;
+/// The widest `E(n)`, in bits.
+pub const MAX_ELEMENT_BITS: u32 = 4096;
+
+/// Resolves a dim number that may count from the end (`-1` is the last dim).
+///
+/// # Examples
+///
+/// ```
+/// assert_eq!(layout_runtime::resolve_dim(3, -1), Some(2));
+/// assert_eq!(layout_runtime::resolve_dim(3, 3), None);
+/// assert_eq!(layout_runtime::resolve_dim(3, -4), None);
+/// ```
+pub const fn resolve_dim(rank: usize, dim: isize) -> Option<usize> {
+    let d = if dim < 0 {
+        rank as isize + dim
+    } else {
+        dim
+    };
+    if d >= 0 && (d as usize) < rank {
+        Some(d as usize)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,292 @@
+//! The grammar of SPEC.md §1: text to an unchecked [`LayoutBuilder`].
+//!
+//! The parser only reads; every rule about values (ranges, permutations,
+//! limits, sizes) lives in `validate`, shared with layouts built in code.
+
+use crate::element::NON_ARRAY_TYPES;
+use crate::error::{Error, ErrorKind, ParseError, Snippet, Span};
+use crate::lexer::Lexer;
+use crate::validate::LayoutBuilder;
+use crate::{ElementType, Layout, TileDim, MAX_TILE_RANK};
+
+/// Parses and validates a spec such as `bf16[8,128]{1,0:T(8,128)(2,1)}`.
+///
+/// Accepts everything `layout!` accepts, with the same messages: the two
+/// share this function. Never panics and never allocates.
+///
+/// # Errors
+///
+/// Every mistake found, each with a byte range into `spec`; see [`ParseError`].
+///
+/// # Examples
+///
+/// ```
+/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// assert_eq!(l.offset(&[2, 3]), 17);
+/// assert_eq!(l.storage_len(), 24);
+///
+/// let err = layout_runtime::parse("f32[3,5]{1,0:T(2,0)}").unwrap_err();
+/// assert_eq!(err.first().to_string(), "tile dim `0` at level 1 must be positive or `*`");
+/// ```
+pub fn parse(spec: &str) -> Result<Layout, ParseError> {
+    let mut errors = ParseError::empty();
+    match parse_builder(spec, &mut errors) {
+        Ok(builder) => builder.build_into(errors),
+        Err(hard) => {
+            errors.push(hard);
+            Err(errors)
+        }
+    }
+}
+
+/// Reads the text; value mistakes go to `soft`, a syntax error ends the parse.
+fn parse_builder(spec: &str, soft: &mut ParseError) -> Result<LayoutBuilder, Error> {
+    let mut lx = Lexer::new(spec);
+    if let Some(span) = lx.eat(b'(') {
+        return Err(Error::new(ErrorKind::Tuple, span));
+    }
+    let Some((name, name_span)) = lx.word() else {
+        return Err(lx.unexpected("an element type such as `f32`"));
+    };
+    let element = match ElementType::from_name(name) {
+        Some(t) => t,
+        None if NON_ARRAY_TYPES.iter().any(|n| n.eq_ignore_ascii_case(name)) => {
+            return Err(Error::new(
+                ErrorKind::NotAnArray {
+                    name: Snippet::new(name),
+                },
+                name_span,
+            ));
+        }
+        None => {
+            // Keep reading: a misspelt type should not hide later mistakes.
+            soft.push(Error::new(
+                ErrorKind::UnknownElementType {
+                    name: Snippet::new(name),
+                    suggestion: ElementType::nearest(name),
+                },
+                name_span,
+            ));
+            ElementType::F32
+        }
+    };
+    let mut b = LayoutBuilder::new(element, &[]);
+    b.element_span = name_span;
+
+    lx.expect(b'[', "`[` and the dims")?;
+    parse_dims(&mut lx, &mut b, soft)?;
+
+    match lx.peek() {
+        Some(b'{') => parse_layout(&mut lx, &mut b, b'}', soft)?,
+        Some(b'<') => parse_layout(&mut lx, &mut b, b'>', soft)?,
+        Some(b',') => return Err(Error::new(ErrorKind::Tuple, lx.eat(b',').unwrap_or_default())),
+        _ => {}
+    }
+    if !lx.at_end() {
+        return Err(lx.unexpected("end of input"));
+    }
+    Ok(b)
+}
+
+fn parse_dims(lx: &mut Lexer<'_>, b: &mut LayoutBuilder, soft: &mut ParseError) -> Result<(), Error> {
+    if lx.eat(b']').is_some() {
+        return Ok(());
+    }
+    loop {
+        let start = lx.here();
+        let size = if let Some(q) = lx.eat(b'?') {
+            soft.push(Error::new(ErrorKind::DynamicDim { bounded: false }, q));
+            0
+        } else if lx.eat(b'<').is_some() {
+            lx.expect(b'=', "`<=` and a bound")?;
+            let (_, end) = lx.integer("dim bound", "the bound of the dynamic dim", usize::MAX as u128)?;
+            soft.push(Error::new(ErrorKind::DynamicDim { bounded: true }, Span::new(start, end.end)));
+            0
+        } else if lx.eat(b'-').is_some() {
+            let (_, end) = lx.integer("dim", "a dim size", u128::MAX)?;
+            soft.push(Error::new(ErrorKind::NegativeDim, Span::new(start, end.end)));
+            0
+        } else {
+            lx.integer("dim", "a dim size or `]`", usize::MAX as u128)?.0 as usize
+        };
+        b.push_dim(size, Span::new(start, lx.here()));
+        if lx.eat(b']').is_some() {
+            return Ok(());
+        }
+        lx.expect(b',', "`,` or `]`")?;
+    }
+}
+
+/// Attribute order as XLA prints it; `rank` compares positions.
+const ORDER: [&str; 4] = ["T", "L", "E", "S"];
+
+fn parse_layout(
+    lx: &mut Lexer<'_>,
+    b: &mut LayoutBuilder,
+    close: u8,
+    soft: &mut ParseError,
+) -> Result<(), Error> {
+    let (close_text, close_or_colon) = if close == b'}' {
+        ("`}`", "`,`, `:` or `}`")
+    } else {
+        ("`>`", "`,`, `:` or `>`")
+    };
+    lx.eat(if close == b'}' { b'{' } else { b'<' });
+    let m2m_start = lx.here();
+    b.set_minor_to_major_written();
+    if lx.peek().is_some_and(|c| c.is_ascii_digit()) {
+        loop {
+            let (v, span) = lx.integer("`minor_to_major` entry", "a dim number", usize::MAX as u128)?;
+            b.push_minor_to_major(v as usize, span);
+            if lx.eat(b',').is_none() {
+                break;
+            }
+        }
+    }
+    b.minor_to_major_span = Span::new(m2m_start, lx.here());
+    if lx.eat(close).is_some() {
+        return Ok(());
+    }
+    if lx.eat(b':').is_none() {
+        return Err(lx.unexpected(close_or_colon));
+    }
+    let mut last: Option<(usize, &'static str)> = None;
+    let mut seen = [false; ORDER.len()];
+    while lx.eat(close).is_none() {
+        let start = lx.here();
+        let attr = if lx.eat(b'#').is_some() {
+            "#"
+        } else if lx.eat(b'*').is_some() {
+            "*"
+        } else {
+            match lx.letters() {
+                Some((word, _)) => word,
+                None => return Err(lx.unexpected(attribute_expected(close))),
+            }
+        };
+        let name_span = Span::new(start, lx.here());
+        if let Some(rank) = ORDER.iter().position(|n| *n == attr) {
+            let name = ORDER[rank];
+            if seen[rank] {
+                soft.push(Error::new(ErrorKind::DuplicateAttribute { name }, name_span));
+            } else if let Some((prev, prev_name)) = last.filter(|(prev, _)| *prev > rank) {
+                let _ = prev;
+                soft.push(Error::new(ErrorKind::AttributeOrder { name, before: prev_name }, name_span));
+            }
+            seen[rank] = true;
+            if last.is_none_or(|(prev, _)| prev < rank) {
+                last = Some((rank, name));
+            }
+            match name {
+                "T" => parse_tiles(lx, b, soft)?,
+                "L" => {
+                    let (v, span) = paren_int(lx, "`L(n)` alignment", usize::MAX as u128)?;
+                    b.set_tail_alignment(v as usize, span);
+                }
+                "E" => {
+                    let max = u128::from(crate::MAX_ELEMENT_BITS);
+                    let (v, span) = paren_int(lx, "`E(n)` element size in bits", max)?;
+                    b.set_element_bits(v as u32, span);
+                }
+                _ => {
+                    let (v, _) = paren_int(lx, "`S(n)` memory space", i64::MAX as u128)?;
+                    b.memory_space = v as u64;
+                }
+            }
+        } else if let Some((shown, why)) = unsupported(attr) {
+            lx.expect(b'(', "`(`")?;
+            let group = lx.skip_group()?;
+            soft.push(Error::new(
+                ErrorKind::UnsupportedAttribute { name: shown, why },
+                Span::new(start, group.end),
+            ));
+        } else {
+            return Err(Error::new(
+                ErrorKind::Expected {
+                    expected: attribute_expected(close),
+                    found: Snippet::new(attr),
+                },
+                name_span,
+            ));
+        }
+    }
+    let _ = close_text;
+    Ok(())
+}
+
+fn attribute_expected(close: u8) -> &'static str {
+    if close == b'}' {
+        "an attribute (`T`, `L`, `E`, `S`) or `}`"
+    } else {
+        "an attribute (`T`, `L`, `E`, `S`) or `>`"
+    }
+}
+
+/// Constructs XLA prints that say nothing a dense offset can use, with the reason.
+fn unsupported(attr: &str) -> Option<(&'static str, &'static str)> {
+    Some(match attr {
+        "D" => ("D(...)", "dim level types describe sparse arrays, which have no dense offsets"),
+        "#" => ("#(...)", "the index type belongs to sparse arrays, which have no dense offsets"),
+        "*" => ("*(...)", "the pointer type belongs to sparse arrays, which have no dense offsets"),
+        "SC" => ("SC(...)", "split configs spread one array over several allocations, so one offset cannot name an element"),
+        "P" => ("P(...)", "a physical shape replaces the layout described here; write that shape's spec instead"),
+        "M" => ("M(...)", "dynamic shape metadata prefixes the buffer with sizes that are only known at run time"),
+        _ => return None,
+    })
+}
+
+fn paren_int(lx: &mut Lexer<'_>, what: &'static str, max: u128) -> Result<(u128, Span), Error> {
+    lx.expect(b'(', "`(`")?;
+    let (v, span) = lx.integer(what, "a number", max)?;
+    lx.expect(b')', "`)`")?;
+    Ok((v, span))
+}
+
+fn parse_tiles(lx: &mut Lexer<'_>, b: &mut LayoutBuilder, soft: &mut ParseError) -> Result<(), Error> {
+    if lx.peek() != Some(b'(') {
+        return Err(lx.unexpected("`(` and the tile dims"));
+    }
+    while let Some(open) = lx.eat(b'(') {
+        let level = b.levels() + 1;
+        let mut dims = [TileDim::Combine; MAX_TILE_RANK];
+        let mut spans = [Span::default(); MAX_TILE_RANK];
+        let mut n = 0usize;
+        if let Some(close) = lx.eat(b')') {
+            soft.push(Error::new(ErrorKind::EmptyTile { level }, Span::new(open.start, close.end)));
+            continue;
+        }
+        loop {
+            let start = lx.here();
+            let dim = if lx.eat(b'*').is_some() {
+                TileDim::Combine
+            } else if lx.eat(b'-').is_some() {
+                let (v, span) = lx.integer("tile dim", "a tile dim", u128::MAX)?;
+                soft.push(Error::new(
+                    ErrorKind::TileDimNegative { level, value: v },
+                    Span::new(start, span.end),
+                ));
+                TileDim::Size(1)
+            } else {
+                let (v, _) = lx.integer("tile dim", "a tile dim or `*`", usize::MAX as u128)?;
+                TileDim::Size(v as usize)
+            };
+            let span = Span::new(start, lx.here());
+            if n == MAX_TILE_RANK {
+                return Err(Error::new(
+                    ErrorKind::TileRankTooLarge { level, limit: MAX_TILE_RANK },
+                    span,
+                ));
+            }
+            dims[n] = dim;
+            spans[n] = span;
+            n += 1;
+            if lx.eat(b')').is_some() {
+                break;
+            }
+            lx.expect(b',', "`,` or `)`")?;
+        }
+        b.push_tile_with_spans(&dims[..n], &spans[..n], Span::new(open.start, lx.here()))
+            .map_err(|kind| Error::new(kind, Span::new(open.start, lx.here())))?;
+    }
+    Ok(())
+}

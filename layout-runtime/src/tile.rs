@@ -1,0 +1,118 @@
+//! Tiles: one level of `T(...)`.
+
+use core::fmt;
+
+use crate::MAX_TILE_RANK;
+
+/// One dim of a tile: a size, or `*`, which combines this dim into the next more minor one.
+///
+/// # Examples
+///
+/// ```
+/// use layout_runtime::TileDim;
+/// let l = layout_runtime::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
+/// assert_eq!(l.tiles()[0].dims()[0], TileDim::Combine);
+/// assert_eq!(l.tiles()[0].dims()[2], TileDim::Size(2));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileDim {
+    /// A tile extent.
+    Size(usize),
+    /// `*`: merge this dim into the next more minor dim before tiling.
+    Combine,
+}
+
+impl fmt::Display for TileDim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TileDim::Size(n) => write!(f, "{n}"),
+            TileDim::Combine => f.write_str("*"),
+        }
+    }
+}
+
+/// One tiling level, such as `(8,128)`; it applies to the most minor dims.
+///
+/// # Examples
+///
+/// ```
+/// use layout_runtime::{Tile, TileDim};
+/// let t = Tile::new(&[TileDim::Size(8), TileDim::Size(128)]).unwrap();
+/// assert_eq!(t.to_string(), "(8,128)");
+/// assert_eq!(t.rank(), 2);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tile {
+    dims: [TileDim; MAX_TILE_RANK],
+    len: u8,
+}
+
+impl Tile {
+    pub(crate) const EMPTY: Tile = Tile {
+        dims: [TileDim::Combine; MAX_TILE_RANK],
+        len: 0,
+    };
+
+    /// A tile with these dims; `None` past [`MAX_TILE_RANK`] dims.
+    ///
+    /// The values are checked when the layout is built, not here.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{Tile, TileDim};
+    /// assert!(Tile::new(&[TileDim::Size(2); 17]).is_none());
+    /// ```
+    pub fn new(dims: &[TileDim]) -> Option<Tile> {
+        if dims.len() > MAX_TILE_RANK {
+            return None;
+        }
+        let mut t = Tile::EMPTY;
+        t.dims[..dims.len()].copy_from_slice(dims);
+        t.len = dims.len() as u8;
+        Some(t)
+    }
+
+    /// The dims, most major first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
+    /// assert_eq!(l.tiles()[0].dims().len(), 2);
+    /// ```
+    pub fn dims(&self) -> &[TileDim] {
+        &self.dims[..usize::from(self.len)]
+    }
+
+    /// How many dims the tile has.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,1,1,1)}").unwrap();
+    /// assert_eq!(l.tiles()[0].rank(), 4);
+    /// ```
+    pub fn rank(&self) -> usize {
+        usize::from(self.len)
+    }
+}
+
+impl fmt::Display for Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(")?;
+        for (i, d) in self.dims().iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl fmt::Debug for Tile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}

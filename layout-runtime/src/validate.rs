@@ -1,0 +1,386 @@
+//! Validation: every rule about values, for parsed specs and for layouts
+//! built in code alike. Independent mistakes are all reported.
+
+use crate::error::{Error, ErrorKind, ParseError, Span};
+use crate::fold::fold;
+use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
+
+/// A layout described piece by piece, checked by [`build`](Self::build).
+///
+/// The parser fills one of these from text; code can fill one directly, for
+/// example to choose a tiling at run time.
+///
+/// # Examples
+///
+/// ```
+/// use layout_runtime::{ElementType, LayoutBuilder, TileDim::Size};
+/// let l = LayoutBuilder::new(ElementType::F32, &[3, 5])
+///     .tile(&[Size(2), Size(2)])
+///     .build()
+///     .unwrap();
+/// assert_eq!(l.to_string(), "f32[3,5]{1,0:T(2,2)}");
+/// ```
+#[derive(Clone, Debug)]
+pub struct LayoutBuilder {
+    pub(crate) element: ElementType,
+    pub(crate) element_span: Span,
+    rank: usize,
+    dims: [usize; MAX_RANK],
+    dim_spans: [Span; MAX_RANK],
+    m2m_written: bool,
+    m2m_count: usize,
+    m2m: [usize; MAX_RANK],
+    m2m_spans: [Span; MAX_RANK],
+    pub(crate) minor_to_major_span: Span,
+    levels: usize,
+    tiles: [Tile; MAX_TILING_LEVELS],
+    tile_spans: [[Span; MAX_TILE_RANK]; MAX_TILING_LEVELS],
+    level_spans: [Span; MAX_TILING_LEVELS],
+    too_many: Option<Error>,
+    tail_alignment: Option<(usize, Span)>,
+    element_bits: Option<(u32, Span)>,
+    pub(crate) memory_space: u64,
+}
+
+impl LayoutBuilder {
+    /// Starts a description: element type and dims, row-major and untiled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::S8, &[4, 4]).build().unwrap();
+    /// assert_eq!(l.minor_to_major(), &[1, 0]);
+    /// ```
+    pub fn new(element: ElementType, dims: &[usize]) -> Self {
+        let mut b = LayoutBuilder {
+            element,
+            element_span: Span::default(),
+            rank: 0,
+            dims: [0; MAX_RANK],
+            dim_spans: [Span::default(); MAX_RANK],
+            m2m_written: false,
+            m2m_count: 0,
+            m2m: [0; MAX_RANK],
+            m2m_spans: [Span::default(); MAX_RANK],
+            minor_to_major_span: Span::default(),
+            levels: 0,
+            tiles: [Tile::EMPTY; MAX_TILING_LEVELS],
+            tile_spans: [[Span::default(); MAX_TILE_RANK]; MAX_TILING_LEVELS],
+            level_spans: [Span::default(); MAX_TILING_LEVELS],
+            too_many: None,
+            tail_alignment: None,
+            element_bits: None,
+            memory_space: 0,
+        };
+        for &d in dims {
+            b.push_dim(d, Span::default());
+        }
+        b
+    }
+
+    pub(crate) fn push_dim(&mut self, d: usize, span: Span) {
+        if self.rank < MAX_RANK {
+            self.dims[self.rank] = d;
+            self.dim_spans[self.rank] = span;
+        } else if self.rank == MAX_RANK {
+            self.too_many
+                .get_or_insert(Error::new(ErrorKind::RankTooLarge { limit: MAX_RANK }, span));
+        }
+        self.rank += 1;
+    }
+
+    pub(crate) fn set_minor_to_major_written(&mut self) {
+        self.m2m_written = true;
+    }
+
+    pub(crate) fn push_minor_to_major(&mut self, d: usize, span: Span) {
+        if self.m2m_count < MAX_RANK {
+            self.m2m[self.m2m_count] = d;
+            self.m2m_spans[self.m2m_count] = span;
+        }
+        self.m2m_count += 1;
+    }
+
+    /// Sets `minor_to_major`, fastest-varying dim first (default: row-major).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::F32, &[10, 20]).minor_to_major(&[0, 1]).build().unwrap();
+    /// assert_eq!(l.offset(&[3, 5]), 53);
+    /// ```
+    #[must_use]
+    pub fn minor_to_major(mut self, m2m: &[usize]) -> Self {
+        self.m2m_written = true;
+        self.m2m_count = 0;
+        for &d in m2m {
+            self.push_minor_to_major(d, Span::default());
+        }
+        self
+    }
+
+    pub(crate) fn levels(&self) -> usize {
+        self.levels
+    }
+
+    pub(crate) fn push_tile_with_spans(
+        &mut self,
+        dims: &[TileDim],
+        spans: &[Span],
+        whole: Span,
+    ) -> Result<(), ErrorKind> {
+        let level = self.levels + 1;
+        if self.levels == MAX_TILING_LEVELS {
+            return Err(ErrorKind::TooManyLevels {
+                limit: MAX_TILING_LEVELS,
+            });
+        }
+        let tile = Tile::new(dims).ok_or(ErrorKind::TileRankTooLarge {
+            level,
+            limit: MAX_TILE_RANK,
+        })?;
+        self.tiles[self.levels] = tile;
+        self.tile_spans[self.levels][..spans.len()].copy_from_slice(spans);
+        self.level_spans[self.levels] = whole;
+        self.levels += 1;
+        Ok(())
+    }
+
+    /// Adds a tiling level (applied after the ones already added).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{ElementType, LayoutBuilder, TileDim::Size};
+    /// let l = LayoutBuilder::new(ElementType::Bf16, &[4, 8])
+    ///     .tile(&[Size(2), Size(4)])
+    ///     .tile(&[Size(2), Size(1)])
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(l.offset(&[1, 0]), 1);
+    /// ```
+    #[must_use]
+    pub fn tile(mut self, dims: &[TileDim]) -> Self {
+        if let Err(kind) = self.push_tile_with_spans(dims, &[], Span::default()) {
+            self.too_many.get_or_insert(Error::new(kind, Span::default()));
+        }
+        self
+    }
+
+    pub(crate) fn set_tail_alignment(&mut self, n: usize, span: Span) {
+        self.tail_alignment = Some((n, span));
+    }
+
+    /// Sets `L(n)`: storage rounds up to a multiple of `n` elements.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::F32, &[5]).tail_alignment(4).build().unwrap();
+    /// assert_eq!(l.storage_len(), 8);
+    /// ```
+    #[must_use]
+    pub fn tail_alignment(mut self, n: usize) -> Self {
+        self.set_tail_alignment(n, Span::default());
+        self
+    }
+
+    pub(crate) fn set_element_bits(&mut self, bits: u32, span: Span) {
+        self.element_bits = Some((bits, span));
+    }
+
+    /// Sets `E(n)`: each element takes `n` bits of storage.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::S4, &[64, 128]).element_bits(4).build().unwrap();
+    /// assert_eq!(l.storage_bytes(), 4096);
+    /// ```
+    #[must_use]
+    pub fn element_bits(mut self, bits: u32) -> Self {
+        self.set_element_bits(bits, Span::default());
+        self
+    }
+
+    /// Sets `S(n)`, the memory space (metadata; no effect on offsets).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::F32, &[2]).memory_space(1).build().unwrap();
+    /// assert_eq!(l.to_string(), "f32[2]{0:S(1)}");
+    /// ```
+    #[must_use]
+    pub fn memory_space(mut self, space: u64) -> Self {
+        self.memory_space = space;
+        self
+    }
+
+    /// Checks every rule and folds the layout.
+    ///
+    /// # Errors
+    ///
+    /// Every mistake found; spans are empty for values given in code.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// let err = LayoutBuilder::new(ElementType::F32, &[2, 2]).minor_to_major(&[0, 0]).build().unwrap_err();
+    /// assert_eq!(err.first().to_string(), "dim `0` appears twice in `minor_to_major`; each dim must appear exactly once");
+    /// ```
+    pub fn build(&self) -> Result<Layout, ParseError> {
+        self.build_into(ParseError::empty())
+    }
+
+    pub(crate) fn build_into(&self, mut errors: ParseError) -> Result<Layout, ParseError> {
+        if let Some(e) = self.too_many {
+            errors.push(e);
+            return Err(errors);
+        }
+        let rank = self.rank;
+        let m2m = self.check_minor_to_major(&mut errors);
+        self.check_tiles(&mut errors);
+        let tail_alignment = match self.tail_alignment {
+            Some((0, span)) => {
+                errors.push(Error::new(ErrorKind::TailAlignmentZero, span));
+                1
+            }
+            Some((n, _)) => n,
+            None => 1,
+        };
+        let element_bits = match self.element_bits {
+            Some((bits, span)) if bits != 0 && bits < self.element.min_bits() => {
+                errors.push(Error::new(
+                    ErrorKind::ElementBitsTooNarrow {
+                        bits,
+                        element: self.element,
+                    },
+                    span,
+                ));
+                None
+            }
+            // XLA reads `E(0)` as "not set".
+            Some((0, _)) | None => None,
+            Some((bits, _)) => Some(bits),
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let dims = &self.dims[..rank];
+        let tiles = &self.tiles[..self.levels];
+        let whole = Span::new(self.element_span.start, self.minor_to_major_span.end.max(self.element_span.end));
+        let folded = fold(dims, &m2m[..rank], tiles, tail_alignment).map_err(|kind| {
+            let span = match kind {
+                ErrorKind::TiledRankTooLarge { level, .. } => self.level_spans[level - 1],
+                _ => whole,
+            };
+            let mut e = ParseError::empty();
+            e.push(Error::new(kind, span));
+            e
+        })?;
+        let bits = element_bits.unwrap_or(self.element.bits());
+        let storage_bytes = (folded.storage_len as u128 * u128::from(bits))
+            .div_ceil(8)
+            .try_into()
+            .map_err(|_| {
+                let mut e = ParseError::empty();
+                e.push(Error::new(ErrorKind::StorageOverflow { unit: "bytes" }, whole));
+                e
+            })?;
+        let len = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).unwrap_or(usize::MAX);
+        Ok(Layout {
+            element: self.element,
+            rank: rank as u8,
+            dims: self.dims,
+            minor_to_major: m2m,
+            tiles: self.tiles,
+            levels: self.levels as u8,
+            tail_alignment,
+            element_bits,
+            memory_space: self.memory_space,
+            len,
+            storage_len: folded.storage_len,
+            storage_bytes,
+            offset: folded.offset,
+            inverse: folded.inverse,
+        })
+    }
+
+    /// The permutation to use; mistakes go to `errors`.
+    fn check_minor_to_major(&self, errors: &mut ParseError) -> [usize; MAX_RANK] {
+        let rank = self.rank;
+        let mut m2m = [0usize; MAX_RANK];
+        for (i, slot) in m2m.iter_mut().take(rank).enumerate() {
+            *slot = rank - 1 - i;
+        }
+        if !self.m2m_written {
+            return m2m;
+        }
+        if self.m2m_count != rank {
+            let span = if self.m2m_count > rank && rank > 0 {
+                let first_extra = self.m2m_spans.get(rank).copied().unwrap_or(self.minor_to_major_span);
+                Span::new(first_extra.start, self.minor_to_major_span.end.max(first_extra.end))
+            } else {
+                self.minor_to_major_span
+            };
+            errors.push(Error::new(
+                ErrorKind::MinorToMajorLength {
+                    found: self.m2m_count,
+                    rank,
+                },
+                span,
+            ));
+            return m2m;
+        }
+        let mut seen = [false; MAX_RANK];
+        let mut ok = true;
+        for (&d, &span) in self.m2m[..rank].iter().zip(&self.m2m_spans) {
+            if d >= rank {
+                errors.push(Error::new(
+                    ErrorKind::MinorToMajorOutOfRange {
+                        value: d as u128,
+                        rank,
+                    },
+                    span,
+                ));
+                ok = false;
+            } else if seen[d] {
+                errors.push(Error::new(ErrorKind::MinorToMajorRepeated { value: d }, span));
+                ok = false;
+            } else {
+                seen[d] = true;
+            }
+        }
+        if ok {
+            m2m[..rank].copy_from_slice(&self.m2m[..rank]);
+        }
+        m2m
+    }
+
+    fn check_tiles(&self, errors: &mut ParseError) {
+        for (i, tile) in self.tiles[..self.levels].iter().enumerate() {
+            let level = i + 1;
+            let spans = &self.tile_spans[i];
+            if tile.rank() == 0 {
+                errors.push(Error::new(ErrorKind::EmptyTile { level }, self.level_spans[i]));
+                continue;
+            }
+            for (j, d) in tile.dims().iter().enumerate() {
+                match d {
+                    TileDim::Size(0) => errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j])),
+                    TileDim::Combine if j + 1 == tile.rank() => {
+                        errors.push(Error::new(ErrorKind::CombineMostMinor { level }, spans[j]));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#![doc = include_str!("../README.md")]
+#![no_std]
+#![forbid(unsafe_code)]
+
+pub use layout_runtime::{
+    parse, program, resolve_dim, ElementType, Error, ErrorKind, Excerpt, Index, Layout,
+    LayoutBuilder, ParseError, Report, Shape, Snippet, Span, StaticLayout, Tile, TileDim,
+    MAX_CHECKS, MAX_ELEMENT_BITS, MAX_ERRORS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK,
+    MAX_TILE_RANK, MAX_TILING_LEVELS,
+};
+
+/// Turns an XLA layout spec into a zero-sized value with `const fn` index code.
+///
+/// ```
+/// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
+/// assert_eq!(l.offset([2, 3]), 17);
+/// assert_eq!(l.index_of(17), Some([2, 3]));
+/// assert_eq!(l.storage_len(), 24);
+/// const OFF: usize = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}").offset([2, 3]);
+/// assert_eq!(OFF, 17);
+/// ```
+///
+/// Forms:
+/// - `layout!("spec")`: an expression; `<...>` may replace `{...}`.
+/// - `layout!(spec tokens)`: the same written without quotes, so an error
+///   points at the very token at fault: `layout!(f32[3,5]{1,0:T(2,2)})`.
+/// - `layout!(pub struct Name = "spec");`: a named type, for struct fields
+///   and generic parameters (any attributes and visibility).
+/// - a trailing `, padded_dimensions = [..]` describes XLA's old padded
+///   layouts (SPEC.md §7).
+///
+/// Every value implements [`StaticLayout`]. A bad spec is a compile error with
+/// the message and a caret under the offending text.
+#[macro_export]
+macro_rules! layout {
+    ($($input:tt)*) => {
+        $crate::__private::__layout!($crate; $($input)*)
+    };
+}
+
+/// Paths the generated code uses; not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use core::fmt;
+    pub use core::option::Option::{self, None, Some};
+    pub use layout_macros::__layout;
+    pub use layout_runtime::{resolve_dim, ElementType, Layout, StaticLayout, TileDim};
+
+    /// What a failed `layout!` stands for, so uses of it raise no second error.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Invalid;
+
+    #[allow(missing_docs, clippy::unused_self)]
+    impl Invalid {
+        pub const fn offset<I: Copy>(self, _index: I) -> usize {
+            0
+        }
+        pub const fn try_offset<I: Copy>(self, _index: I) -> Option<usize> {
+            None
+        }
+        pub const fn index_of<I: Copy>(self, _offset: usize) -> Option<I> {
+            None
+        }
+        pub const fn len(self) -> usize {
+            0
+        }
+        pub const fn is_empty(self) -> bool {
+            true
+        }
+        pub const fn storage_len(self) -> usize {
+            0
+        }
+        pub const fn storage_bytes(self) -> usize {
+            0
+        }
+        pub const fn rank(self) -> usize {
+            0
+        }
+    }
+}
