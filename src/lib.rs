@@ -2,12 +2,7 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
-pub use layout_runtime::{
-    parse, program, resolve_dim, ElementType, Error, ErrorKind, Excerpt, Index, Layout,
-    LayoutBuilder, ParseError, Report, Shape, Snippet, Span, StaticLayout, Tile, TileDim,
-    MAX_CHECKS, MAX_ELEMENT_BITS, MAX_ERRORS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK,
-    MAX_TILE_RANK, MAX_TILING_LEVELS,
-};
+pub use layout_runtime::*;
 
 /// Turns an XLA layout spec into a zero-sized value with `const fn` index code.
 ///

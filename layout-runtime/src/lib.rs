@@ -27,8 +27,10 @@ mod layout;
 mod lexer;
 mod parser;
 pub mod program;
+pub mod relayout;
 mod static_layout;
 mod tile;
+pub mod tpu;
 mod validate;
 
 pub use element::ElementType;

@@ -85,6 +85,7 @@ fn parse_builder(spec: &str, soft: &mut ParseError) -> Result<LayoutBuilder, Err
     if !lx.at_end() {
         return Err(lx.unexpected("end of input"));
     }
+    b.spec_span = Span::new(name_span.start, spec.trim_end().len());
     Ok(b)
 }
 
@@ -126,10 +127,10 @@ fn parse_layout(
     close: u8,
     soft: &mut ParseError,
 ) -> Result<(), Error> {
-    let (close_text, close_or_colon) = if close == b'}' {
-        ("`}`", "`,`, `:` or `}`")
+    let close_or_colon = if close == b'}' {
+        "`,`, `:` or `}`"
     } else {
-        ("`>`", "`,`, `:` or `>`")
+        "`,`, `:` or `>`"
     };
     lx.eat(if close == b'}' { b'{' } else { b'<' });
     let m2m_start = lx.here();
@@ -169,8 +170,7 @@ fn parse_layout(
             let name = ORDER[rank];
             if seen[rank] {
                 soft.push(Error::new(ErrorKind::DuplicateAttribute { name }, name_span));
-            } else if let Some((prev, prev_name)) = last.filter(|(prev, _)| *prev > rank) {
-                let _ = prev;
+            } else if let Some((_, prev_name)) = last.filter(|(prev, _)| *prev > rank) {
                 soft.push(Error::new(ErrorKind::AttributeOrder { name, before: prev_name }, name_span));
             }
             seen[rank] = true;
@@ -210,7 +210,6 @@ fn parse_layout(
             ));
         }
     }
-    let _ = close_text;
     Ok(())
 }
 

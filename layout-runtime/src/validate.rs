@@ -32,6 +32,8 @@ pub struct LayoutBuilder {
     m2m: [usize; MAX_RANK],
     m2m_spans: [Span; MAX_RANK],
     pub(crate) minor_to_major_span: Span,
+    /// The whole spec, where mistakes of the whole (its size) are shown.
+    pub(crate) spec_span: Span,
     levels: usize,
     tiles: [Tile; MAX_TILING_LEVELS],
     tile_spans: [[Span; MAX_TILE_RANK]; MAX_TILING_LEVELS],
@@ -64,6 +66,7 @@ impl LayoutBuilder {
             m2m: [0; MAX_RANK],
             m2m_spans: [Span::default(); MAX_RANK],
             minor_to_major_span: Span::default(),
+            spec_span: Span::default(),
             levels: 0,
             tiles: [Tile::EMPTY; MAX_TILING_LEVELS],
             tile_spans: [[Span::default(); MAX_TILE_RANK]; MAX_TILING_LEVELS],
@@ -275,7 +278,7 @@ impl LayoutBuilder {
         }
         let dims = &self.dims[..rank];
         let tiles = &self.tiles[..self.levels];
-        let whole = Span::new(self.element_span.start, self.minor_to_major_span.end.max(self.element_span.end));
+        let whole = self.spec_span;
         let folded = fold(dims, &m2m[..rank], tiles, tail_alignment).map_err(|kind| {
             let span = match kind {
                 ErrorKind::TiledRankTooLarge { level, .. } => self.level_spans[level - 1],

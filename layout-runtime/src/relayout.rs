@@ -1,0 +1,1 @@
+//! Bulk relayout (see `relayout::pack`).

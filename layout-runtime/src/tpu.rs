@@ -1,0 +1,1 @@
+//! The TPU tiling chooser of SPEC.md §6.
