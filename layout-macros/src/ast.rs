@@ -28,19 +28,17 @@ impl Parse for Input {
             None => Err(cursor.error("missing crate path")),
         })?;
         input.parse::<Token![;]>()?;
-        let named = if input.peek(Token![struct])
-            || input.peek(Token![pub])
-            || input.peek(Token![#])
-        {
-            let attrs = input.call(Attribute::parse_outer)?;
-            let vis: Visibility = input.parse()?;
-            input.parse::<Token![struct]>()?;
-            let name: Ident = input.parse()?;
-            input.parse::<Token![=]>()?;
-            Some((attrs, vis, name))
-        } else {
-            None
-        };
+        let named =
+            if input.peek(Token![struct]) || input.peek(Token![pub]) || input.peek(Token![#]) {
+                let attrs = input.call(Attribute::parse_outer)?;
+                let vis: Visibility = input.parse()?;
+                input.parse::<Token![struct]>()?;
+                let name: Ident = input.parse()?;
+                input.parse::<Token![=]>()?;
+                Some((attrs, vis, name))
+            } else {
+                None
+            };
         let spec = if input.peek(LitStr) {
             SpecInput::Literal(input.parse()?)
         } else {
@@ -50,9 +48,8 @@ impl Parse for Input {
                 tokens.extend([tt]);
             }
             if tokens.is_empty() {
-                return Err(input.error(
-                    "expected a layout spec, as in `layout!(\"f32[3,5]{1,0:T(2,2)}\")`",
-                ));
+                return Err(input
+                    .error("expected a layout spec, as in `layout!(\"f32[3,5]{1,0:T(2,2)}\")`"));
             }
             SpecInput::Tokens(tokens)
         };
@@ -65,7 +62,9 @@ impl Parse for Input {
             if key != "padded_dimensions" {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("unknown option `{key}`; the only option is `padded_dimensions = [..]`"),
+                    format!(
+                        "unknown option `{key}`; the only option is `padded_dimensions = [..]`"
+                    ),
                 ));
             }
             input.parse::<Token![=]>()?;
@@ -77,7 +76,10 @@ impl Parse for Input {
                 .map(LitInt::base10_parse::<usize>)
                 .collect::<syn::Result<Vec<_>>>()?;
             if padded.is_some() {
-                return Err(syn::Error::new(key.span(), "`padded_dimensions` is written twice"));
+                return Err(syn::Error::new(
+                    key.span(),
+                    "`padded_dimensions` is written twice",
+                ));
             }
             padded = Some((values, bracket.span.join()));
         }

@@ -3,7 +3,7 @@
 
 use layout_runtime::{Layout, Op, Program, TileDim, Value};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use crate::ast::Input;
 
@@ -70,13 +70,7 @@ fn scaled(v: &Ident, k: usize) -> TokenStream {
 }
 
 fn value(v: Value) -> TokenStream {
-    match v {
-        Some(s) => {
-            let v = var(s);
-            quote!(#v)
-        }
-        None => quote!(0),
-    }
+    v.map_or_else(|| quote!(0), |s| var(s).into_token_stream())
 }
 
 fn offset_body(l: &Layout) -> TokenStream {
@@ -85,7 +79,11 @@ fn offset_body(l: &Layout) -> TokenStream {
         let n = lit(usize::from(n));
         quote!(index[#n])
     });
-    let terms: Vec<TokenStream> = p.terms().iter().map(|t| scaled(&var(t.step), t.scale)).collect();
+    let terms: Vec<TokenStream> = p
+        .terms()
+        .iter()
+        .map(|t| scaled(&var(t.step), t.scale))
+        .collect();
     let sum = match terms.split_first() {
         None => quote!(0),
         Some((first, rest)) => quote!(#first #(.wrapping_add(#rest))*),
@@ -126,23 +124,9 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
-    let m2m: Vec<Literal> = l.minor_to_major().iter().map(|&d| lit(d)).collect();
-    let tiles = l.tiles().iter().map(|t| {
-        let dims = t.dims().iter().map(|d| match d {
-            TileDim::Size(n) => {
-                let n = lit(*n);
-                quote!(#p::TileDim::Size(#n))
-            }
-            TileDim::Combine => quote!(#p::TileDim::Combine),
-        });
-        quote!(&[#(#dims),*])
-    });
-    let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
-    let bits = Literal::u32_unsuffixed(l.element_bits());
-    let (len, storage_len, storage_bytes) = (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
+    let (len, storage_len, storage_bytes) =
+        (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
     let true_rank = lit(l.true_rank());
-    let tail = lit(l.tail_alignment());
-    let space = Literal::u64_unsuffixed(l.memory_space());
     let in_range: Vec<TokenStream> = l
         .dims()
         .iter()
@@ -163,8 +147,13 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 
     let (attrs, vis, ty) = match &input.named {
         Some((attrs, vis, name)) => (quote!(#(#attrs)*), quote!(#vis), name.clone()),
-        None => (quote!(), quote!(), Ident::new("__XlaLayout", Span::call_site())),
+        None => (
+            quote!(),
+            quote!(),
+            Ident::new("__XlaLayout", Span::call_site()),
+        ),
     };
+    let trait_impl = trait_impl(&p, &ty, l);
     let items = quote! {
         #[doc = #doc]
         #attrs
@@ -222,6 +211,49 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
         }
 
+        #trait_impl
+
+        impl #p::fmt::Display for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
+        }
+
+        impl #p::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
+                f.write_str(::core::concat!("layout!(", ::core::stringify!(#spec), ")"))
+            }
+        }
+    };
+    if input.named.is_some() {
+        items
+    } else {
+        quote!({ #items #ty })
+    }
+}
+
+/// `impl StaticLayout`: the description as constants, methods forwarding to the `const fn`s.
+fn trait_impl(p: &TokenStream, ty: &Ident, l: &Layout) -> TokenStream {
+    let spec = l.to_string();
+    let rank = lit(l.rank());
+    let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
+    let m2m: Vec<Literal> = l.minor_to_major().iter().map(|&d| lit(d)).collect();
+    let tiles = l.tiles().iter().map(|t| {
+        let dims = t.dims().iter().map(|d| match d {
+            TileDim::Size(n) => {
+                let n = lit(*n);
+                quote!(#p::TileDim::Size(#n))
+            }
+            TileDim::Combine => quote!(#p::TileDim::Combine),
+        });
+        quote!(&[#(#dims),*])
+    });
+    let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
+    let bits = Literal::u32_unsuffixed(l.element_bits());
+    let (len, storage_len, storage_bytes) =
+        (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
+    let true_rank = lit(l.true_rank());
+    let tail = lit(l.tail_alignment());
+    let space = Literal::u64_unsuffixed(l.memory_space());
+    quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         impl #p::StaticLayout for #ty {
             const SPEC: &'static str = #spec;
@@ -245,20 +277,6 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             #[inline]
             fn index_of(self, offset: usize) -> #p::Option<[usize; #rank]> { #ty::index_of(self, offset) }
         }
-
-        impl #p::fmt::Display for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
-        }
-
-        impl #p::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                f.write_str(::core::concat!("layout!(", ::core::stringify!(#spec), ")"))
-            }
-        }
-    };
-    match input.named {
-        Some(_) => items,
-        None => quote!({ #items #ty }),
     }
 }
 
@@ -266,8 +284,9 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 /// raise no second error.
 pub(crate) fn fallback(input: &Input, errors: &TokenStream) -> TokenStream {
     let krate = &input.krate;
-    match &input.named {
-        Some((_, vis, name)) => quote!(#errors #vis type #name = #krate::__private::Invalid;),
-        None => quote!({ #errors #krate::__private::Invalid }),
+    if let Some((_, vis, name)) = &input.named {
+        quote!(#errors #vis type #name = #krate::__private::Invalid;)
+    } else {
+        quote!({ #errors #krate::__private::Invalid })
     }
 }

@@ -1,7 +1,7 @@
 //! parse -> validate and fold (in `layout-runtime`) -> emit, or errors.
 
-use proc_macro2::TokenStream;
 use layout_runtime::ErrorKind;
+use proc_macro2::TokenStream;
 
 use crate::ast::Input;
 use crate::emit;

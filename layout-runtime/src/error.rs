@@ -245,6 +245,7 @@ pub enum ErrorKind {
 }
 
 impl fmt::Display for ErrorKind {
+    #[allow(clippy::too_many_lines)] // one arm per message, kept together to read as a catalogue
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use ErrorKind as K;
         match *self {
@@ -449,7 +450,10 @@ impl fmt::Display for Excerpt<'_> {
         let start = self.span.start.min(self.spec.len());
         let end = self.span.end.clamp(start, self.spec.len());
         let lead = self.spec.get(..start).map_or(start, |s| s.chars().count());
-        let width = self.spec.get(start..end).map_or(1, |s| s.chars().count().max(1));
+        let width = self
+            .spec
+            .get(start..end)
+            .map_or(1, |s| s.chars().count().max(1));
         for _ in 0..lead {
             f.write_str(" ")?;
         }

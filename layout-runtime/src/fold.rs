@@ -7,8 +7,10 @@
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
 
 use crate::error::ErrorKind;
-use crate::program::{Check, InverseProgram, Op, OffsetProgram, Program, StepId, Term, Value};
-use crate::{Tile, TileDim, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK};
+use crate::program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
+use crate::{
+    Tile, TileDim, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK,
+};
 
 /// Extents of a shape, most major first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,7 +46,9 @@ impl Shape {
     /// assert_eq!(l.tiled_shape(1).unwrap().product(), Some(24));
     /// ```
     pub fn product(&self) -> Option<usize> {
-        self.dims().iter().try_fold(1usize, |a, &d| a.checked_mul(d))
+        self.dims()
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
     }
 
     pub(crate) fn push(&mut self, d: usize) {
@@ -172,6 +176,8 @@ const TOO_LARGE: ErrorKind = ErrorKind::ProgramTooLarge {
     limit: MAX_PROGRAM_STEPS,
 };
 
+// Names follow SPEC.md's algebra: `x` a value, `t` a tile extent, `k` a scale.
+#[allow(clippy::many_single_char_names)]
 impl Builder {
     fn new() -> Self {
         Builder {
@@ -359,7 +365,7 @@ pub(crate) fn fold(
         .checked_mul(tail_alignment)
         .ok_or(overflow)?;
 
-    let offset = offset_program(fwd, &values[..n], &strides[..n])?;
+    let offset = offset_program(fwd, &values[..n], &strides[..n]);
     let inverse = inverse_program(
         dims,
         m2m,
@@ -375,7 +381,7 @@ pub(crate) fn fold(
     })
 }
 
-fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> Result<OffsetProgram, ErrorKind> {
+fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> OffsetProgram {
     let mut terms = [Term { step: 0, scale: 0 }; MAX_TILED_RANK];
     let mut n = 0;
     for (v, &s) in values.iter().zip(strides) {
@@ -385,32 +391,10 @@ fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> Result
         }
     }
     // Merge `(x / t) * (t*s) + (x % t) * s` into `x * s`, and like terms, until nothing changes.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        'search: for i in 0..n {
-            for j in 0..n {
-                if i == j {
-                    continue;
-                }
-                let (a, c) = (terms[i], terms[j]);
-                let merged = if a.step == c.step {
-                    a.scale.checked_add(c.scale).map(|s| Term { step: a.step, scale: s })
-                } else if let (Op::Div(x, t), Op::Mod(x2, t2)) = (b.program.get(a.step), b.program.get(c.step)) {
-                    (x == x2 && t == t2 && c.scale.checked_mul(t) == Some(a.scale))
-                        .then_some(Term { step: x, scale: c.scale })
-                } else {
-                    None
-                };
-                if let Some(m) = merged {
-                    terms[i.min(j)] = m;
-                    terms.copy_within(i.max(j) + 1..n, i.max(j));
-                    n -= 1;
-                    changed = true;
-                    break 'search;
-                }
-            }
-        }
+    while let Some((i, j, merged)) = find_merge(&b.program, &terms[..n]) {
+        terms[i] = merged;
+        terms.copy_within(j + 1..n, j);
+        n -= 1;
     }
     let mut live = [false; MAX_PROGRAM_STEPS];
     for t in &terms[..n] {
@@ -420,11 +404,48 @@ fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> Result
     for t in &mut terms[..n] {
         t.step = remap[usize::from(t.step)];
     }
-    Ok(OffsetProgram {
+    OffsetProgram {
         program: b.program,
         terms,
         n_terms: n as u8,
-    })
+    }
+}
+
+/// Two terms `i < j` that add up to one, and that one.
+fn find_merge(program: &Program, terms: &[Term]) -> Option<(usize, usize, Term)> {
+    for (i, a) in terms.iter().enumerate() {
+        for (j, c) in terms.iter().enumerate().skip(i + 1) {
+            if a.step == c.step {
+                if let Some(scale) = a.scale.checked_add(c.scale) {
+                    return Some((
+                        i,
+                        j,
+                        Term {
+                            step: a.step,
+                            scale,
+                        },
+                    ));
+                }
+            }
+            for (hi, lo) in [(a, c), (c, a)] {
+                if let (Op::Div(x, t), Op::Mod(x2, t2)) =
+                    (program.get(hi.step), program.get(lo.step))
+                {
+                    if x == x2 && t == t2 && lo.scale.checked_mul(t) == Some(hi.scale) {
+                        return Some((
+                            i,
+                            j,
+                            Term {
+                                step: x,
+                                scale: lo.scale,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 fn inverse_program(

@@ -38,7 +38,7 @@ pub use error::{Error, ErrorKind, Excerpt, ParseError, Report, Snippet, Span, MA
 pub use fold::Shape;
 pub use layout::{Index, Layout};
 pub use parser::parse;
-pub use program::{Check, InverseProgram, Op, OffsetProgram, Program, StepId, Term, Value};
+pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 pub use static_layout::StaticLayout;
 pub use tile::{Tile, TileDim};
 pub use validate::LayoutBuilder;
@@ -69,12 +69,15 @@ pub const MAX_ELEMENT_BITS: u32 = 4096;
 /// ```
 pub const fn resolve_dim(rank: usize, dim: isize) -> Option<usize> {
     let d = if dim < 0 {
-        rank as isize + dim
+        match rank.checked_add_signed(dim) {
+            Some(d) => d,
+            None => return None,
+        }
     } else {
-        dim
+        dim.unsigned_abs()
     };
-    if d >= 0 && (d as usize) < rank {
-        Some(d as usize)
+    if d < rank {
+        Some(d)
     } else {
         None
     }

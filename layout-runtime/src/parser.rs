@@ -79,7 +79,12 @@ fn parse_builder(spec: &str, soft: &mut ParseError) -> Result<LayoutBuilder, Err
     match lx.peek() {
         Some(b'{') => parse_layout(&mut lx, &mut b, b'}', soft)?,
         Some(b'<') => parse_layout(&mut lx, &mut b, b'>', soft)?,
-        Some(b',') => return Err(Error::new(ErrorKind::Tuple, lx.eat(b',').unwrap_or_default())),
+        Some(b',') => {
+            return Err(Error::new(
+                ErrorKind::Tuple,
+                lx.eat(b',').unwrap_or_default(),
+            ))
+        }
         _ => {}
     }
     if !lx.at_end() {
@@ -89,7 +94,11 @@ fn parse_builder(spec: &str, soft: &mut ParseError) -> Result<LayoutBuilder, Err
     Ok(b)
 }
 
-fn parse_dims(lx: &mut Lexer<'_>, b: &mut LayoutBuilder, soft: &mut ParseError) -> Result<(), Error> {
+fn parse_dims(
+    lx: &mut Lexer<'_>,
+    b: &mut LayoutBuilder,
+    soft: &mut ParseError,
+) -> Result<(), Error> {
     if lx.eat(b']').is_some() {
         return Ok(());
     }
@@ -100,15 +109,26 @@ fn parse_dims(lx: &mut Lexer<'_>, b: &mut LayoutBuilder, soft: &mut ParseError) 
             0
         } else if lx.eat(b'<').is_some() {
             lx.expect(b'=', "`<=` and a bound")?;
-            let (_, end) = lx.integer("dim bound", "the bound of the dynamic dim", usize::MAX as u128)?;
-            soft.push(Error::new(ErrorKind::DynamicDim { bounded: true }, Span::new(start, end.end)));
+            let (_, end) = lx.integer(
+                "dim bound",
+                "the bound of the dynamic dim",
+                usize::MAX as u128,
+            )?;
+            soft.push(Error::new(
+                ErrorKind::DynamicDim { bounded: true },
+                Span::new(start, end.end),
+            ));
             0
         } else if lx.eat(b'-').is_some() {
             let (_, end) = lx.integer("dim", "a dim size", u128::MAX)?;
-            soft.push(Error::new(ErrorKind::NegativeDim, Span::new(start, end.end)));
+            soft.push(Error::new(
+                ErrorKind::NegativeDim,
+                Span::new(start, end.end),
+            ));
             0
         } else {
-            lx.integer("dim", "a dim size or `]`", usize::MAX as u128)?.0 as usize
+            lx.integer("dim", "a dim size or `]`", usize::MAX as u128)?
+                .0 as usize
         };
         b.push_dim(size, Span::new(start, lx.here()));
         if lx.eat(b']').is_some() {
@@ -137,7 +157,8 @@ fn parse_layout(
     b.set_minor_to_major_written();
     if lx.peek().is_some_and(|c| c.is_ascii_digit()) {
         loop {
-            let (v, span) = lx.integer("`minor_to_major` entry", "a dim number", usize::MAX as u128)?;
+            let (v, span) =
+                lx.integer("`minor_to_major` entry", "a dim number", usize::MAX as u128)?;
             b.push_minor_to_major(v as usize, span);
             if lx.eat(b',').is_none() {
                 break;
@@ -169,9 +190,18 @@ fn parse_layout(
         if let Some(rank) = ORDER.iter().position(|n| *n == attr) {
             let name = ORDER[rank];
             if seen[rank] {
-                soft.push(Error::new(ErrorKind::DuplicateAttribute { name }, name_span));
+                soft.push(Error::new(
+                    ErrorKind::DuplicateAttribute { name },
+                    name_span,
+                ));
             } else if let Some((_, prev_name)) = last.filter(|(prev, _)| *prev > rank) {
-                soft.push(Error::new(ErrorKind::AttributeOrder { name, before: prev_name }, name_span));
+                soft.push(Error::new(
+                    ErrorKind::AttributeOrder {
+                        name,
+                        before: prev_name,
+                    },
+                    name_span,
+                ));
             }
             seen[rank] = true;
             if last.is_none_or(|(prev, _)| prev < rank) {
@@ -241,7 +271,11 @@ fn paren_int(lx: &mut Lexer<'_>, what: &'static str, max: u128) -> Result<(u128,
     Ok((v, span))
 }
 
-fn parse_tiles(lx: &mut Lexer<'_>, b: &mut LayoutBuilder, soft: &mut ParseError) -> Result<(), Error> {
+fn parse_tiles(
+    lx: &mut Lexer<'_>,
+    b: &mut LayoutBuilder,
+    soft: &mut ParseError,
+) -> Result<(), Error> {
     if lx.peek() != Some(b'(') {
         return Err(lx.unexpected("`(` and the tile dims"));
     }
@@ -251,7 +285,10 @@ fn parse_tiles(lx: &mut Lexer<'_>, b: &mut LayoutBuilder, soft: &mut ParseError)
         let mut spans = [Span::default(); MAX_TILE_RANK];
         let mut n = 0usize;
         if let Some(close) = lx.eat(b')') {
-            soft.push(Error::new(ErrorKind::EmptyTile { level }, Span::new(open.start, close.end)));
+            soft.push(Error::new(
+                ErrorKind::EmptyTile { level },
+                Span::new(open.start, close.end),
+            ));
             continue;
         }
         loop {
@@ -272,7 +309,10 @@ fn parse_tiles(lx: &mut Lexer<'_>, b: &mut LayoutBuilder, soft: &mut ParseError)
             let span = Span::new(start, lx.here());
             if n == MAX_TILE_RANK {
                 return Err(Error::new(
-                    ErrorKind::TileRankTooLarge { level, limit: MAX_TILE_RANK },
+                    ErrorKind::TileRankTooLarge {
+                        level,
+                        limit: MAX_TILE_RANK,
+                    },
                     span,
                 ));
             }

@@ -116,7 +116,10 @@ impl Program {
 
     /// Keeps only the steps that `roots` reach, renumbering them; `remap`
     /// turns each root into its new id.
-    pub(crate) fn prune(&mut self, live: &mut [bool; MAX_PROGRAM_STEPS]) -> [StepId; MAX_PROGRAM_STEPS] {
+    pub(crate) fn prune(
+        &mut self,
+        live: &mut [bool; MAX_PROGRAM_STEPS],
+    ) -> [StepId; MAX_PROGRAM_STEPS] {
         for i in (0..usize::from(self.len)).rev() {
             if live[i] {
                 match self.steps[i] {
@@ -317,7 +320,12 @@ impl InverseProgram {
     /// assert!(l.inverse_program().eval(53, &mut scratch, &mut index));
     /// assert_eq!(index, [3, 5]);
     /// ```
-    pub fn eval(&self, offset: usize, scratch: &mut [usize; MAX_PROGRAM_STEPS], index: &mut [usize]) -> bool {
+    pub fn eval(
+        &self,
+        offset: usize,
+        scratch: &mut [usize; MAX_PROGRAM_STEPS],
+        index: &mut [usize],
+    ) -> bool {
         if offset >= self.storage_len || index.len() < self.outputs().len() {
             return false;
         }

@@ -34,7 +34,9 @@ use crate::{ElementType, Layout, TileDim};
 /// #     fn index_of(self, o: usize) -> Option<[usize; 0]> { (o == 0).then_some([]) }
 /// # }
 /// ```
-pub trait StaticLayout: Copy + Default + Debug + Display + Eq + Hash + Send + Sync + 'static {
+pub trait StaticLayout:
+    Copy + Default + Debug + Display + Eq + Hash + Send + Sync + 'static
+{
     /// The canonical spec string (what `Display` prints).
     const SPEC: &'static str;
     /// The element type.
@@ -63,7 +65,16 @@ pub trait StaticLayout: Copy + Default + Debug + Display + Eq + Hash + Send + Sy
     const STORAGE_BYTES: usize;
 
     /// A logical index: `[usize; RANK]`.
-    type Index: Copy + Debug + Default + Eq + Hash + AsRef<[usize]> + AsMut<[usize]> + Send + Sync + 'static;
+    type Index: Copy
+        + Debug
+        + Default
+        + Eq
+        + Hash
+        + AsRef<[usize]>
+        + AsMut<[usize]>
+        + Send
+        + Sync
+        + 'static;
 
     /// The storage offset of `index`, unchecked (see [`Layout::offset`]).
     fn offset(self, index: Self::Index) -> usize;

@@ -87,8 +87,10 @@ impl LayoutBuilder {
             self.dims[self.rank] = d;
             self.dim_spans[self.rank] = span;
         } else if self.rank == MAX_RANK {
-            self.too_many
-                .get_or_insert(Error::new(ErrorKind::RankTooLarge { limit: MAX_RANK }, span));
+            self.too_many.get_or_insert(Error::new(
+                ErrorKind::RankTooLarge { limit: MAX_RANK },
+                span,
+            ));
         }
         self.rank += 1;
     }
@@ -167,7 +169,8 @@ impl LayoutBuilder {
     #[must_use]
     pub fn tile(mut self, dims: &[TileDim]) -> Self {
         if let Err(kind) = self.push_tile_with_spans(dims, &[], Span::default()) {
-            self.too_many.get_or_insert(Error::new(kind, Span::default()));
+            self.too_many
+                .get_or_insert(Error::new(kind, Span::default()));
         }
         self
     }
@@ -294,10 +297,16 @@ impl LayoutBuilder {
             .try_into()
             .map_err(|_| {
                 let mut e = ParseError::empty();
-                e.push(Error::new(ErrorKind::StorageOverflow { unit: "bytes" }, whole));
+                e.push(Error::new(
+                    ErrorKind::StorageOverflow { unit: "bytes" },
+                    whole,
+                ));
                 e
             })?;
-        let len = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).unwrap_or(usize::MAX);
+        let len = dims
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .unwrap_or(usize::MAX);
         Ok(Layout {
             element: self.element,
             rank: rank as u8,
@@ -328,8 +337,15 @@ impl LayoutBuilder {
         }
         if self.m2m_count != rank {
             let span = if self.m2m_count > rank && rank > 0 {
-                let first_extra = self.m2m_spans.get(rank).copied().unwrap_or(self.minor_to_major_span);
-                Span::new(first_extra.start, self.minor_to_major_span.end.max(first_extra.end))
+                let first_extra = self
+                    .m2m_spans
+                    .get(rank)
+                    .copied()
+                    .unwrap_or(self.minor_to_major_span);
+                Span::new(
+                    first_extra.start,
+                    self.minor_to_major_span.end.max(first_extra.end),
+                )
             } else {
                 self.minor_to_major_span
             };
@@ -355,7 +371,10 @@ impl LayoutBuilder {
                 ));
                 ok = false;
             } else if seen[d] {
-                errors.push(Error::new(ErrorKind::MinorToMajorRepeated { value: d }, span));
+                errors.push(Error::new(
+                    ErrorKind::MinorToMajorRepeated { value: d },
+                    span,
+                ));
                 ok = false;
             } else {
                 seen[d] = true;
@@ -372,12 +391,17 @@ impl LayoutBuilder {
             let level = i + 1;
             let spans = &self.tile_spans[i];
             if tile.rank() == 0 {
-                errors.push(Error::new(ErrorKind::EmptyTile { level }, self.level_spans[i]));
+                errors.push(Error::new(
+                    ErrorKind::EmptyTile { level },
+                    self.level_spans[i],
+                ));
                 continue;
             }
             for (j, d) in tile.dims().iter().enumerate() {
                 match d {
-                    TileDim::Size(0) => errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j])),
+                    TileDim::Size(0) => {
+                        errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j]))
+                    }
                     TileDim::Combine if j + 1 == tile.rank() => {
                         errors.push(Error::new(ErrorKind::CombineMostMinor { level }, spans[j]));
                     }
