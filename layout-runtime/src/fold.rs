@@ -57,6 +57,15 @@ impl Shape {
     }
 }
 
+/// The product of `dims`, or `None` if it exceeds `usize`. A zero anywhere
+/// makes it 0, however large the rest: an empty array takes no storage.
+pub(crate) fn product(dims: &[usize]) -> Option<usize> {
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))
+}
+
 /// What one tiling level did to the shape, kept so the inverse can undo it.
 #[derive(Clone, Copy)]
 struct Level {
@@ -91,7 +100,7 @@ impl Level {
 
     fn group_extent(&self, first: usize, last: usize) -> usize {
         // Overflow was ruled out when the shape was stepped.
-        self.extents[first..=last].iter().product()
+        product(&self.extents[first..=last]).unwrap_or(usize::MAX)
     }
 }
 
@@ -129,10 +138,7 @@ fn step(shape: &mut Shape, tile: &Tile, level: usize) -> Result<Level, ErrorKind
     let overflow = ErrorKind::StorageOverflow { unit: "slots" };
     let mut inner = [0usize; MAX_TILE_RANK];
     for (g, (first, last, t)) in info.groups().enumerate() {
-        let e = info.extents[first..=last]
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d))
-            .ok_or(overflow)?;
+        let e = product(&info.extents[first..=last]).ok_or(overflow)?;
         next.push(e.div_ceil(t));
         inner[g] = t;
     }
@@ -354,13 +360,15 @@ pub(crate) fn fold(
     }
 
     let n = usize::from(shape.len);
+    let slots = shape.product().ok_or(overflow)?;
+    // Strides of an empty array may exceed `usize`; no index ever uses them.
     let mut strides = [0usize; MAX_TILED_RANK];
     let mut acc = 1usize;
     for j in (0..n).rev() {
         strides[j] = acc;
-        acc = acc.checked_mul(shape.dims[j]).ok_or(overflow)?;
+        acc = acc.saturating_mul(shape.dims[j]);
     }
-    let storage_len = acc
+    let storage_len = slots
         .div_ceil(tail_alignment)
         .checked_mul(tail_alignment)
         .ok_or(overflow)?;

@@ -31,6 +31,11 @@ impl<'a> Lexer<'a> {
         self.pos
     }
 
+    /// The byte offset just past the last token read (white space not skipped).
+    pub(crate) fn end_of_last(&self) -> usize {
+        self.pos
+    }
+
     pub(crate) fn at_end(&mut self) -> bool {
         self.peek().is_none()
     }

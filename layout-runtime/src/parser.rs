@@ -130,7 +130,7 @@ fn parse_dims(
             lx.integer("dim", "a dim size or `]`", usize::MAX as u128)?
                 .0 as usize
         };
-        b.push_dim(size, Span::new(start, lx.here()));
+        b.push_dim(size, Span::new(start, lx.end_of_last()));
         if lx.eat(b']').is_some() {
             return Ok(());
         }
@@ -165,7 +165,7 @@ fn parse_layout(
             }
         }
     }
-    b.minor_to_major_span = Span::new(m2m_start, lx.here());
+    b.minor_to_major_span = Span::new(m2m_start, lx.end_of_last().max(m2m_start));
     if lx.eat(close).is_some() {
         return Ok(());
     }
@@ -186,7 +186,7 @@ fn parse_layout(
                 None => return Err(lx.unexpected(attribute_expected(close))),
             }
         };
-        let name_span = Span::new(start, lx.here());
+        let name_span = Span::new(start, lx.end_of_last());
         if let Some(rank) = ORDER.iter().position(|n| *n == attr) {
             let name = ORDER[rank];
             if seen[rank] {
@@ -306,7 +306,7 @@ fn parse_tiles(
                 let (v, _) = lx.integer("tile dim", "a tile dim or `*`", usize::MAX as u128)?;
                 TileDim::Size(v as usize)
             };
-            let span = Span::new(start, lx.here());
+            let span = Span::new(start, lx.end_of_last());
             if n == MAX_TILE_RANK {
                 return Err(Error::new(
                     ErrorKind::TileRankTooLarge {
@@ -324,8 +324,9 @@ fn parse_tiles(
             }
             lx.expect(b',', "`,` or `)`")?;
         }
-        b.push_tile_with_spans(&dims[..n], &spans[..n], Span::new(open.start, lx.here()))
-            .map_err(|kind| Error::new(kind, Span::new(open.start, lx.here())))?;
+        let whole = Span::new(open.start, lx.end_of_last());
+        b.push_tile_with_spans(&dims[..n], &spans[..n], whole)
+            .map_err(|kind| Error::new(kind, whole))?;
     }
     Ok(())
 }
