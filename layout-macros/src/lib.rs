@@ -8,6 +8,8 @@
 mod ast;
 mod emit;
 mod expand;
+#[cfg(test)]
+mod snapshots;
 mod source;
 
 use proc_macro::TokenStream;

@@ -1,0 +1,4 @@
+// Padding cannot shrink a dim.
+fn main() {
+    let _ = xla_layout::layout!("f32[2,3]{0,1}", padded_dimensions = [1, 5]);
+}

@@ -1,0 +1,4 @@
+// Widths are integer literals.
+fn main() {
+    let _ = xla_layout::layout!("f32[2,3]{0,1}", padded_dimensions = [3, x]);
+}

@@ -1,0 +1,4 @@
+// A dim that does not fit in `usize`.
+fn main() {
+    let _ = xla_layout::layout!("f32[99999999999999999999999]");
+}

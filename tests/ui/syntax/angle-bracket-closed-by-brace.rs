@@ -1,0 +1,4 @@
+// A layout opened with `<` must close with `>`.
+fn main() {
+    let _ = xla_layout::layout!("f32[2,3]<1,0}");
+}

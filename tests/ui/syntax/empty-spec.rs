@@ -1,0 +1,4 @@
+// An empty spec.
+fn main() {
+    let _ = xla_layout::layout!("");
+}

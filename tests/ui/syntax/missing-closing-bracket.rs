@@ -1,0 +1,4 @@
+// The dims are not closed before the layout.
+fn main() {
+    let _ = xla_layout::layout!("f32[2,3{1,0}");
+}

@@ -1,0 +1,4 @@
+// Text after the layout.
+fn main() {
+    let _ = xla_layout::layout!("f32[2,3]{1,0} extra");
+}

@@ -1,0 +1,4 @@
+// A tile dim of 0.
+fn main() {
+    let _ = xla_layout::layout!("f32[8,8]{1,0:T(2,0)}");
+}

@@ -1,0 +1,4 @@
+// Nothing to expand.
+fn main() {
+    let _ = xla_layout::layout!();
+}

@@ -1,0 +1,4 @@
+// `#(...)` belongs to sparse arrays.
+fn main() {
+    let _ = xla_layout::layout!("f32[8]{0:#(s32)}");
+}
