@@ -29,7 +29,8 @@ pub use layout_runtime::*;
 #[macro_export]
 macro_rules! layout {
     ($($input:tt)*) => {
-        $crate::__private::__layout!($crate; $($input)*)
+        // Braces, so the named form also expands as an item.
+        $crate::__private::__layout! { $crate; $($input)* }
     };
 }
 

@@ -94,8 +94,6 @@ fn non_canonical_spellings_parse_to_the_canonical_layout() {
 }
 
 #[test]
-#[ignore = "known bug: tail slots of an untiled scalar with L(n) read as Some([]); \
-            see TOLERATE_SCALAR_TAIL_BUG in tests/common/check.rs"]
 fn untiled_scalar_tail_slots_are_padding() {
     // SPEC.md §4: the one element is at slot 0; `L(n)` adds padding slots.
     for (spec, slots) in [

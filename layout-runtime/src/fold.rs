@@ -465,31 +465,26 @@ fn inverse_program(
     storage_len: usize,
 ) -> Result<InverseProgram, ErrorKind> {
     let mut b = Builder::new();
-    let mut checks = [Check { step: 0, bound: 0 }; MAX_CHECKS];
-    let mut n_checks = 0usize;
-    let mut check = |b: &Builder, v: Value, bound: usize| -> Result<(), ErrorKind> {
-        if let Some(step) = v {
-            if b.range(v) > bound {
-                *checks.get_mut(n_checks).ok_or(TOO_LARGE)? = Check { step, bound };
-                n_checks += 1;
-            }
-        } else if bound == 0 {
-            // A zero value against a zero extent: an empty array is all padding.
-            return Ok(());
-        }
-        Ok(())
+    let mut checks = Checks {
+        list: [Check { step: 0, bound: 0 }; MAX_CHECKS],
+        len: 0,
     };
 
-    let off = b.input(0, storage_len)?;
+    // Offsets past the tiled shape but inside `L(n)` rounding are padding.
+    let slots = product(shape.dims()).unwrap_or(usize::MAX);
+    let off = if storage_len > slots {
+        let step = b.push(Op::Input(0), slots)?;
+        if let Some(step) = step {
+            checks.push(step, slots)?;
+        }
+        step
+    } else {
+        b.input(0, slots)?
+    };
     let mut values: [Value; MAX_TILED_RANK] = [None; MAX_TILED_RANK];
     for (j, (&extent, &stride)) in shape.dims().iter().zip(strides).enumerate() {
         let q = b.div(off, stride)?;
-        values[j] = if j == 0 {
-            check(&b, q, extent)?;
-            q
-        } else {
-            b.rem(q, extent)?
-        };
+        values[j] = if j == 0 { q } else { b.rem(q, extent)? };
     }
     let mut len = shape.dims().len();
     for info in levels.iter().rev().flatten() {
@@ -499,7 +494,7 @@ fn inverse_program(
         for (g, (first, last, t)) in info.groups().enumerate() {
             let outer = b.mul(values[info.base + g], t)?;
             let mut x = b.add(outer, values[info.base + groups + g])?;
-            check(&b, x, info.group_extent(first, last))?;
+            checks.require(&b, x, info.group_extent(first, last))?;
             for j in (first + 1..=last).rev() {
                 let e = info.extents[j];
                 prev[info.base + j] = b.rem(x, e)?;
@@ -519,6 +514,8 @@ fn inverse_program(
     }
     let _ = dims;
     let mut live = [false; MAX_PROGRAM_STEPS];
+    let n_checks = checks.len;
+    let mut checks = checks.list;
     for c in &checks[..n_checks] {
         live[usize::from(c.step)] = true;
     }
@@ -542,5 +539,24 @@ fn inverse_program(
     })
 }
 
-/// Unused `StepId` import guard for docs.
-const _: Option<StepId> = None;
+/// Conditions that tell padding from data, gathered while inverting.
+struct Checks {
+    list: [Check; MAX_CHECKS],
+    len: usize,
+}
+
+impl Checks {
+    fn push(&mut self, step: StepId, bound: usize) -> Result<(), ErrorKind> {
+        *self.list.get_mut(self.len).ok_or(TOO_LARGE)? = Check { step, bound };
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Requires `v < bound`, unless `v`'s range already guarantees it.
+    fn require(&mut self, b: &Builder, v: Value, bound: usize) -> Result<(), ErrorKind> {
+        match v {
+            Some(step) if b.range(v) > bound => self.push(step, bound),
+            _ => Ok(()),
+        }
+    }
+}

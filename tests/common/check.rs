@@ -12,14 +12,6 @@ use xla_layout::{Layout, StaticLayout};
 
 use crate::common::reference::{RefLayout, RefTileDim};
 
-/// A known library bug: an untiled scalar with `L(n)`, n > 1 (`f32[]{:L(4)}`),
-/// answers `index_of(1..n) == Some([])` for its tail padding slots instead of
-/// `None`, by both paths. While this is `true` the sweeps let exactly that
-/// wrong answer through, and `untiled_scalar_tail_slots_are_padding` in
-/// `tests/reference_runtime.rs` (ignored until the fix) checks it strictly.
-/// Set it to `false` and un-ignore that test once the bug is fixed.
-pub const TOLERATE_SCALAR_TAIL_BUG: bool = true;
-
 /// How many things one or more checks compared, for the test's summary line.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counts {
@@ -79,7 +71,6 @@ struct Subject<'a> {
 /// shared by every path compared against it.
 pub struct Expected {
     spec: String,
-    untiled: bool,
     dims: Vec<usize>,
     slots: Vec<Option<Vec<usize>>>,
     offsets: Vec<usize>,
@@ -93,18 +84,11 @@ impl Expected {
         let bytes = (slots.len() * type_bits(reference.type_name)).div_ceil(8);
         Expected {
             spec: reference.spec(),
-            untiled: reference.tiles.is_empty(),
             dims: reference.dims.clone(),
             offsets: reference.offsets_row_major(),
             slots,
             bytes,
         }
-    }
-
-    /// Whether this is an untiled scalar with `L(n)`, n > 1: the case of
-    /// [`TOLERATE_SCALAR_TAIL_BUG`].
-    fn hits_scalar_tail_bug(&self) -> bool {
-        self.dims.is_empty() && self.untiled && self.slots.len() > 1
     }
 
     /// The reference's canonical spec string.
@@ -140,9 +124,6 @@ impl Expected {
         }
         for (slot, expected) in self.slots.iter().enumerate() {
             let actual = (subject.index_of)(slot);
-            if TOLERATE_SCALAR_TAIL_BUG && self.hits_scalar_tail_bug() && actual == Some(vec![]) {
-                continue;
-            }
             assert_eq!(actual, *expected, "{spec} via {path}: index_of({slot})");
         }
         let storage_len = self.slots.len();
