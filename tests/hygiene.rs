@@ -11,6 +11,11 @@ mod nested;
 mod prelude_free {
     #![no_implicit_prelude]
 
+    ::xla_layout::layout!(
+        /// Figure 1 of the tiled layout document.
+        pub struct Figure1 = "f32[3,5]{1,0:T(2,2)}"
+    );
+
     /// An offset computed while compiling.
     pub const OFFSET: usize =
         ::xla_layout::layout!("bf16[2,8,128]{2,1,0:T(8,128)(2,1)}").offset([0, 2, 0]);
@@ -33,10 +38,6 @@ mod prelude_free {
 
     /// The named form, used through `StaticLayout` and `Display`.
     pub fn named() -> (usize, ::core::option::Option<usize>, usize, bool) {
-        ::xla_layout::layout!(
-            /// Figure 1 of the tiled layout document.
-            pub struct Figure1 = "f32[3,5]{1,0:T(2,2)}"
-        );
         let text_ok =
             ::core::fmt::Write::write_fmt(&mut Sink, ::core::format_args!("{Figure1}")).is_ok();
         (
@@ -45,6 +46,12 @@ mod prelude_free {
             Figure1::STORAGE_LEN,
             text_ok,
         )
+    }
+
+    /// The named form inside a function body.
+    pub fn named_local() -> usize {
+        ::xla_layout::layout!(struct Local = "f32[4]{0:T(2)}");
+        Local.storage_len()
     }
 
     /// Accepts `Display` output and checks it is Figure 1's canonical spec.
@@ -80,6 +87,7 @@ fn no_implicit_prelude_tokens_and_option() {
 #[test]
 fn no_implicit_prelude_named() {
     assert_eq!(prelude_free::named(), (17, Some(5), 24, true));
+    assert_eq!(prelude_free::named_local(), 4);
 }
 
 #[test]

@@ -9,14 +9,17 @@ use core::panic::PanicInfo;
 
 use xla_layout::StaticLayout;
 
+xla_layout::layout!(
+    /// The bf16 TPU tiling, two rows packed per 32-bit word.
+    pub struct Packed = "bf16[2,8,128]{2,1,0:T(8,128)(2,1)}"
+);
+
 /// Offsets of `[row, col]` in Figure 1 from the macro and from a spec
 /// parsed at run time, and in the bf16 TPU tiling through `StaticLayout`,
 /// so every code path is compiled into the binary. `usize::MAX` stands for
 /// "outside the dims".
 #[unsafe(no_mangle)]
 pub extern "C" fn layout_demo(row: usize, col: usize) -> usize {
-    xla_layout::layout!(struct Packed = "bf16[2,8,128]{2,1,0:T(8,128)(2,1)}");
-
     let parsed = xla_layout::parse("f32[3,5]{1,0:T(2,2)}")
         .ok()
         .and_then(|l| l.try_offset(&[row, col]))

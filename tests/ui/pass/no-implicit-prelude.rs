@@ -2,10 +2,12 @@
 //! may only name things by absolute paths.
 #![no_implicit_prelude]
 
+::xla_layout::layout!(pub struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+
 const OFFSET: usize = ::xla_layout::layout!("bf16[2,8,128]{2,1,0:T(8,128)(2,1)}").offset([0, 2, 0]);
 
 fn main() {
-    ::xla_layout::layout!(pub struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    ::xla_layout::layout!(struct Local = "f32[4]{0:T(2)}");
 
     let l = ::xla_layout::layout!("f32[10,20]{0,1}");
     let tokens = ::xla_layout::layout!(f32[8]{0:T(2,2)});
@@ -16,5 +18,6 @@ fn main() {
     ::core::assert_eq!(padded.storage_len(), 15);
     ::core::assert_eq!(Figure1.index_of(17), ::core::option::Option::Some([2, 3]));
     ::core::assert_eq!(Figure1.dim(-1), ::core::option::Option::Some(5));
+    ::core::assert_eq!(Local.storage_len(), 4);
     ::core::assert_eq!(OFFSET, 256);
 }

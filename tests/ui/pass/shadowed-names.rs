@@ -20,8 +20,9 @@ struct Formatter;
 struct Invalid;
 struct __XlaLayout;
 
+::xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+
 fn main() {
-    ::xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
     let l = ::xla_layout::layout!("bf16[4,8]{1,0:T(2,4)(2,1)}");
     ::std::assert_eq!(l.offset([1, 0]), 1);
     ::std::assert_eq!(Figure1.offset([2, 3]), 17);

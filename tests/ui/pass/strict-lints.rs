@@ -24,6 +24,11 @@
 
 use xla_layout::StaticLayout;
 
+xla_layout::layout!(
+    /// Figure 1 of the tiled layout document.
+    pub struct Figure1 = "f32[3,5]{1,0:T(2,2)}"
+);
+
 /// An offset computed while compiling.
 pub const OFFSET: usize = xla_layout::layout!("f32[8]{0:T(2,2)}").offset([5]);
 
@@ -32,10 +37,6 @@ fn slots<L: StaticLayout>(_: L) -> usize {
 }
 
 fn main() {
-    xla_layout::layout!(
-        /// Figure 1 of the tiled layout document.
-        pub struct Figure1 = "f32[3,5]{1,0:T(2,2)}"
-    );
     xla_layout::layout!(struct Packed = "bf16[2,8,128]{2,1,0:T(8,128)(2,1)}");
 
     let l = xla_layout::layout!("f32[10,20]{0,1}");
