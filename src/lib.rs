@@ -42,12 +42,19 @@ pub mod __private {
     pub use layout_macros::__layout;
     pub use layout_runtime::{resolve_dim, ElementType, Layout, StaticLayout, TileDim};
 
-    /// What a failed `layout!` stands for, so uses of it raise no second error.
-    #[derive(Clone, Copy, Debug, Default)]
+    /// What a failed `layout!` stands for, so uses of it raise no second
+    /// error. Its code never runs: the build has already failed.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct Invalid;
 
     #[allow(missing_docs, clippy::unused_self)]
     impl Invalid {
+        pub const SPEC: &'static str = "";
+        pub const DIMS: [usize; 0] = [];
+        pub const LEN: usize = 0;
+        pub const STORAGE_LEN: usize = 0;
+        pub const STORAGE_BYTES: usize = 0;
+
         pub const fn offset<I: Copy>(self, _index: I) -> usize {
             0
         }
@@ -71,6 +78,24 @@ pub mod __private {
         }
         pub const fn rank(self) -> usize {
             0
+        }
+        pub const fn true_rank(self) -> usize {
+            0
+        }
+        pub const fn dim(self, _dim: isize) -> Option<usize> {
+            None
+        }
+        pub fn runtime(self) -> Layout {
+            // Any layout will do: this never runs.
+            layout_runtime::LayoutBuilder::new(layout_runtime::ElementType::F32, &[])
+                .build()
+                .unwrap_or_else(|_| unreachable!("a scalar is always valid"))
+        }
+    }
+
+    impl fmt::Display for Invalid {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("invalid layout")
         }
     }
 }

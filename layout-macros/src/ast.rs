@@ -43,7 +43,11 @@ impl Parse for Input {
             SpecInput::Literal(input.parse()?)
         } else {
             let mut tokens = TokenStream::new();
-            while !input.is_empty() && !input.peek(Token![,]) {
+            // A `,` starts the options only before `name =`: commas inside
+            // `<1,0>` are not in a delimited group.
+            while !input.is_empty()
+                && !(input.peek(Token![,]) && input.peek2(Ident) && input.peek3(Token![=]))
+            {
                 let tt: TokenTree = input.parse()?;
                 tokens.extend([tt]);
             }

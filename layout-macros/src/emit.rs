@@ -7,6 +7,27 @@ use quote::{format_ident, quote, ToTokens};
 
 use crate::ast::Input;
 
+/// Primitive types by absolute path, so a user's `struct usize;` cannot interfere.
+struct Prims {
+    usize: TokenStream,
+    isize: TokenStream,
+    u32: TokenStream,
+    u64: TokenStream,
+    bool: TokenStream,
+    str: TokenStream,
+}
+
+fn prims() -> Prims {
+    Prims {
+        usize: quote!(::core::primitive::usize),
+        isize: quote!(::core::primitive::isize),
+        u32: quote!(::core::primitive::u32),
+        u64: quote!(::core::primitive::u64),
+        bool: quote!(::core::primitive::bool),
+        str: quote!(::core::primitive::str),
+    }
+}
+
 fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
 }
@@ -17,6 +38,7 @@ fn var(step: u16) -> Ident {
 
 /// `let vN = ...;` for every step; `input(n)` names input `n`.
 fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStream> {
+    let usize = prims().usize;
     program
         .steps()
         .iter()
@@ -51,7 +73,7 @@ fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStrea
                     quote!(#a.wrapping_add(#b))
                 }
             };
-            quote!(let #v: usize = #rhs;)
+            quote!(let #v: #usize = #rhs;)
         })
         .collect()
 }
@@ -119,6 +141,13 @@ fn index_of_body(l: &Layout, p: &TokenStream) -> TokenStream {
 
 /// Code for a valid layout: the type, its `const fn`s and the trait.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
+    let Prims {
+        usize,
+        isize,
+        bool,
+        str,
+        ..
+    } = prims();
     let krate = &input.krate;
     let p = quote!(#krate::__private);
     let spec = l.to_string();
@@ -141,9 +170,19 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     } else {
         quote!(#(#in_range)&*)
     };
+    let is_empty = l.is_empty();
     let offset = offset_body(l);
     let index_of = index_of_body(l, &p);
-    let doc = format!("The XLA layout `{spec}`.");
+    let user_docs = input
+        .named
+        .as_ref()
+        .is_some_and(|(attrs, _, _)| attrs.iter().any(|a| a.path().is_ident("doc")));
+    // After the user's own docs, as a paragraph of its own.
+    let doc = if user_docs {
+        format!("\n\nThe XLA layout `{spec}`.")
+    } else {
+        format!("The XLA layout `{spec}`.")
+    };
 
     let (attrs, vis, ty) = match &input.named {
         Some((attrs, vis, name)) => (quote!(#(#attrs)*), quote!(#vis), name.clone()),
@@ -155,8 +194,8 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     };
     let trait_impl = trait_impl(&p, &ty, l);
     let items = quote! {
-        #[doc = #doc]
         #attrs
+        #[doc = #doc]
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::default::Default,
                  ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
         #vis struct #ty;
@@ -164,44 +203,44 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, non_upper_case_globals)]
         impl #ty {
             /// The canonical spec.
-            pub const SPEC: &'static str = #spec;
+            pub const SPEC: &'static #str = #spec;
             /// The logical dims.
-            pub const DIMS: [usize; #rank] = [#(#dims),*];
+            pub const DIMS: [#usize; #rank] = [#(#dims),*];
             /// Logical elements.
-            pub const LEN: usize = #len;
+            pub const LEN: #usize = #len;
             /// Storage slots, padding included.
-            pub const STORAGE_LEN: usize = #storage_len;
+            pub const STORAGE_LEN: #usize = #storage_len;
             /// Storage bytes.
-            pub const STORAGE_BYTES: usize = #storage_bytes;
+            pub const STORAGE_BYTES: #usize = #storage_bytes;
 
             /// The storage offset of `index`; unspecified (never a panic) outside the dims.
             #[inline]
-            pub const fn offset(self, index: [usize; #rank]) -> usize { #offset }
+            pub const fn offset(self, index: [#usize; #rank]) -> #usize { #offset }
 
             /// The storage offset of `index`, or `None` outside the dims.
             #[inline]
-            pub const fn try_offset(self, index: [usize; #rank]) -> #p::Option<usize> {
+            pub const fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> {
                 if #in_range { #p::Some(self.offset(index)) } else { #p::None }
             }
 
             /// The logical index at `offset`, or `None` for padding or past storage.
             #[inline]
-            pub const fn index_of(self, offset: usize) -> #p::Option<[usize; #rank]> { #index_of }
+            pub const fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #index_of }
 
             /// Logical elements.
-            pub const fn len(self) -> usize { #len }
+            pub const fn len(self) -> #usize { #len }
             /// Whether some dim is 0.
-            pub const fn is_empty(self) -> bool { #len == 0 }
+            pub const fn is_empty(self) -> #bool { #is_empty }
             /// Storage slots, padding and `L(n)` included.
-            pub const fn storage_len(self) -> usize { #storage_len }
+            pub const fn storage_len(self) -> #usize { #storage_len }
             /// Storage bytes.
-            pub const fn storage_bytes(self) -> usize { #storage_bytes }
+            pub const fn storage_bytes(self) -> #usize { #storage_bytes }
             /// The number of dims.
-            pub const fn rank(self) -> usize { #rank }
+            pub const fn rank(self) -> #usize { #rank }
             /// The number of dims greater than 1.
-            pub const fn true_rank(self) -> usize { #true_rank }
+            pub const fn true_rank(self) -> #usize { #true_rank }
             /// One dim's size; negative numbers count from the end.
-            pub const fn dim(self, dim: isize) -> #p::Option<usize> {
+            pub const fn dim(self, dim: #isize) -> #p::Option<#usize> {
                 match #p::resolve_dim(#rank, dim) {
                     #p::Some(d) => #p::Some(Self::DIMS[d]),
                     #p::None => #p::None,
@@ -232,6 +271,13 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 
 /// `impl StaticLayout`: the description as constants, methods forwarding to the `const fn`s.
 fn trait_impl(p: &TokenStream, ty: &Ident, l: &Layout) -> TokenStream {
+    let Prims {
+        usize,
+        u32,
+        u64,
+        str,
+        ..
+    } = prims();
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
@@ -256,26 +302,26 @@ fn trait_impl(p: &TokenStream, ty: &Ident, l: &Layout) -> TokenStream {
     quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         impl #p::StaticLayout for #ty {
-            const SPEC: &'static str = #spec;
+            const SPEC: &'static #str = #spec;
             const ELEMENT_TYPE: #p::ElementType = #p::ElementType::#element;
-            const ELEMENT_BITS: u32 = #bits;
-            const RANK: usize = #rank;
-            const TRUE_RANK: usize = #true_rank;
-            const DIMS: &'static [usize] = &[#(#dims),*];
-            const MINOR_TO_MAJOR: &'static [usize] = &[#(#m2m),*];
+            const ELEMENT_BITS: #u32 = #bits;
+            const RANK: #usize = #rank;
+            const TRUE_RANK: #usize = #true_rank;
+            const DIMS: &'static [#usize] = &[#(#dims),*];
+            const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];
             const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];
-            const TAIL_ALIGNMENT: usize = #tail;
-            const MEMORY_SPACE: u64 = #space;
-            const LEN: usize = #len;
-            const STORAGE_LEN: usize = #storage_len;
-            const STORAGE_BYTES: usize = #storage_bytes;
-            type Index = [usize; #rank];
+            const TAIL_ALIGNMENT: #usize = #tail;
+            const MEMORY_SPACE: #u64 = #space;
+            const LEN: #usize = #len;
+            const STORAGE_LEN: #usize = #storage_len;
+            const STORAGE_BYTES: #usize = #storage_bytes;
+            type Index = [#usize; #rank];
             #[inline]
-            fn offset(self, index: [usize; #rank]) -> usize { #ty::offset(self, index) }
+            fn offset(self, index: [#usize; #rank]) -> #usize { #ty::offset(self, index) }
             #[inline]
-            fn try_offset(self, index: [usize; #rank]) -> #p::Option<usize> { #ty::try_offset(self, index) }
+            fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> { #ty::try_offset(self, index) }
             #[inline]
-            fn index_of(self, offset: usize) -> #p::Option<[usize; #rank]> { #ty::index_of(self, offset) }
+            fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #ty::index_of(self, offset) }
         }
     }
 }
@@ -285,7 +331,12 @@ fn trait_impl(p: &TokenStream, ty: &Ident, l: &Layout) -> TokenStream {
 pub(crate) fn fallback(input: &Input, errors: &TokenStream) -> TokenStream {
     let krate = &input.krate;
     if let Some((_, vis, name)) = &input.named {
-        quote!(#errors #vis type #name = #krate::__private::Invalid;)
+        quote! {
+            #errors
+            #vis type #name = #krate::__private::Invalid;
+            #[allow(non_upper_case_globals)]
+            #vis const #name: #krate::__private::Invalid = #krate::__private::Invalid;
+        }
     } else {
         quote!({ #errors #krate::__private::Invalid })
     }

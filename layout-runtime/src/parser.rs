@@ -157,9 +157,8 @@ fn parse_layout(
     b.set_minor_to_major_written();
     if lx.peek().is_some_and(|c| c.is_ascii_digit()) {
         loop {
-            let (v, span) =
-                lx.integer("`minor_to_major` entry", "a dim number", usize::MAX as u128)?;
-            b.push_minor_to_major(v as usize, span);
+            let (v, span) = lx.integer("`minor_to_major` entry", "a dim number", u128::MAX)?;
+            b.push_minor_to_major(v, span);
             if lx.eat(b',').is_none() {
                 break;
             }

@@ -29,7 +29,8 @@ pub struct LayoutBuilder {
     dim_spans: [Span; MAX_RANK],
     m2m_written: bool,
     m2m_count: usize,
-    m2m: [usize; MAX_RANK],
+    /// As written (wider than `usize`, so a huge entry reads as out of range).
+    m2m: [u128; MAX_RANK],
     m2m_spans: [Span; MAX_RANK],
     pub(crate) minor_to_major_span: Span,
     /// The whole spec, where mistakes of the whole (its size) are shown.
@@ -99,7 +100,7 @@ impl LayoutBuilder {
         self.m2m_written = true;
     }
 
-    pub(crate) fn push_minor_to_major(&mut self, d: usize, span: Span) {
+    pub(crate) fn push_minor_to_major(&mut self, d: u128, span: Span) {
         if self.m2m_count < MAX_RANK {
             self.m2m[self.m2m_count] = d;
             self.m2m_spans[self.m2m_count] = span;
@@ -121,7 +122,7 @@ impl LayoutBuilder {
         self.m2m_written = true;
         self.m2m_count = 0;
         for &d in m2m {
-            self.push_minor_to_major(d, Span::default());
+            self.push_minor_to_major(d as u128, Span::default());
         }
         self
     }
@@ -360,17 +361,19 @@ impl LayoutBuilder {
         }
         let mut seen = [false; MAX_RANK];
         let mut ok = true;
-        for (&d, &span) in self.m2m[..rank].iter().zip(&self.m2m_spans) {
-            if d >= rank {
+        for (&written, &span) in self.m2m[..rank].iter().zip(&self.m2m_spans) {
+            let Some(d) = usize::try_from(written).ok().filter(|&d| d < rank) else {
                 errors.push(Error::new(
                     ErrorKind::MinorToMajorOutOfRange {
-                        value: d as u128,
+                        value: written,
                         rank,
                     },
                     span,
                 ));
                 ok = false;
-            } else if seen[d] {
+                continue;
+            };
+            if seen[d] {
                 errors.push(Error::new(
                     ErrorKind::MinorToMajorRepeated { value: d },
                     span,
@@ -381,7 +384,9 @@ impl LayoutBuilder {
             }
         }
         if ok {
-            m2m[..rank].copy_from_slice(&self.m2m[..rank]);
+            for (slot, &d) in m2m.iter_mut().zip(&self.m2m[..rank]) {
+                *slot = d as usize;
+            }
         }
         m2m
     }

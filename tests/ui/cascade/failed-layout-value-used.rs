@@ -10,5 +10,9 @@ fn main() {
         l.storage_len(),
         l.storage_bytes(),
         l.rank(),
+        l.true_rank(),
+        l.dim(-1),
+        l.runtime(),
+        l.to_string(),
     );
 }
