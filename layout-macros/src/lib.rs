@@ -9,6 +9,8 @@ mod ast;
 mod emit;
 mod expand;
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod snapshots;
 mod source;
 
