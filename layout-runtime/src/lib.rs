@@ -28,6 +28,7 @@ mod lexer;
 mod parser;
 pub mod program;
 pub mod relayout;
+pub mod render;
 mod static_layout;
 mod tile;
 pub mod tpu;

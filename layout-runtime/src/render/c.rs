@@ -1,0 +1,293 @@
+//! The index programs as C: the same straight-line steps `layout!` prints as
+//! Rust (shifts and masks for powers of two), so one checked layout can be
+//! used from C and CUDA kernels.
+
+use core::fmt::{self, Write};
+
+use crate::{Layout, Op, Program};
+
+/// A self-contained C99 translation unit (also valid CUDA C++) with two
+/// functions for one layout:
+///
+/// - `size_t PREFIX_offset(const size_t *index)`: the storage offset of an
+///   index inside the dims (unspecified outside them, as [`Layout::offset`]);
+/// - `int PREFIX_index_of(size_t offset, size_t *index)`: writes the index
+///   stored at `offset` and returns 1, or returns 0 for padding or an offset
+///   past the storage, as [`Layout::index_of`].
+///
+/// The prefix is `xla_layout` unless [`with_prefix`](Self::with_prefix)
+/// gives another, so several layouts can share a file. Under `nvcc` the
+/// functions are `__host__ __device__`; define `XLA_LAYOUT_FN` first to
+/// choose other qualifiers (for example `static inline`). Where a constant
+/// needs a 64-bit `size_t`, the unit fails to compile on a narrower target
+/// rather than compute wrong offsets.
+///
+/// # Examples
+///
+/// ```
+/// use layout_runtime::render::CCode;
+/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let c = CCode::new(&l).to_string();
+/// assert!(c.contains("XLA_LAYOUT_FN size_t xla_layout_offset(const size_t *index)\n{\n"));
+/// assert!(c.contains("    if (offset >= 24u) return 0;\n"));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct CCode<'a> {
+    layout: &'a Layout,
+    prefix: &'a str,
+}
+
+impl<'a> CCode<'a> {
+    /// The functions `xla_layout_offset` and `xla_layout_index_of`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
+    /// let c = layout_runtime::render::CCode::new(&l).to_string();
+    /// assert!(c.contains("return v0 * 10u + v1;"));
+    /// ```
+    pub fn new(layout: &'a Layout) -> Self {
+        CCode {
+            layout,
+            prefix: "xla_layout",
+        }
+    }
+
+    /// The functions `{prefix}_offset` and `{prefix}_index_of`, or `None` if
+    /// `prefix` is not a C identifier (ASCII letters, digits and `_`, not
+    /// starting with a digit).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::render::CCode;
+    /// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// let c = CCode::with_prefix(&l, "fig2").unwrap().to_string();
+    /// assert!(c.contains("int fig2_index_of(size_t offset, size_t *index)"));
+    /// assert!(CCode::with_prefix(&l, "2fig").is_none());
+    /// ```
+    pub fn with_prefix(layout: &'a Layout, prefix: &'a str) -> Option<Self> {
+        let ok = prefix
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && prefix
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        ok.then_some(CCode { layout, prefix })
+    }
+}
+
+/// `vN`: the C name of step `N`.
+struct Var(u16);
+
+impl fmt::Display for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}
+
+/// `v * k`, as a shift when `k` is a power of two (as `layout!` writes it).
+struct Scaled(u16, usize);
+
+impl fmt::Display for Scaled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (v, k) = (Var(self.0), self.1);
+        if k == 1 {
+            write!(f, "{v}")
+        } else if k.is_power_of_two() {
+            write!(f, "({v} << {})", k.trailing_zeros())
+        } else {
+            write!(f, "{v} * {k}u")
+        }
+    }
+}
+
+/// `const size_t vN = ...;` for every step; `input` names input `n`.
+fn steps(
+    f: &mut dyn Write,
+    program: &Program,
+    input: &dyn Fn(&mut dyn Write, u8) -> fmt::Result,
+) -> fmt::Result {
+    for (i, op) in program.steps().iter().enumerate() {
+        write!(f, "    const size_t {} = ", Var(i as u16))?;
+        match *op {
+            Op::Input(n) => input(f, n),
+            Op::Div(a, k) if k.is_power_of_two() => {
+                write!(f, "{} >> {}", Var(a), k.trailing_zeros())
+            }
+            Op::Div(a, k) => write!(f, "{} / {k}u", Var(a)),
+            Op::Mod(a, k) if k.is_power_of_two() => write!(f, "{} & {}u", Var(a), k - 1),
+            Op::Mod(a, k) => write!(f, "{} % {k}u", Var(a)),
+            Op::Mul(a, k) => write!(f, "{}", Scaled(a, k)),
+            Op::Add(a, b) => write!(f, "{} + {}", Var(a), Var(b)),
+        }?;
+        f.write_str(";\n")?;
+    }
+    Ok(())
+}
+
+/// The largest constant the code uses, to know whether `size_t` must be 64 bits.
+fn largest_constant(l: &Layout) -> usize {
+    let ops = l
+        .offset_program()
+        .program()
+        .steps()
+        .iter()
+        .chain(l.inverse_program().program().steps());
+    let from_ops = ops
+        .map(|op| match *op {
+            Op::Div(_, k) | Op::Mod(_, k) | Op::Mul(_, k) => k,
+            Op::Input(_) | Op::Add(..) => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    let scales = l
+        .offset_program()
+        .terms()
+        .iter()
+        .map(|t| t.scale)
+        .max()
+        .unwrap_or(0);
+    let bounds = l
+        .inverse_program()
+        .checks()
+        .iter()
+        .map(|c| c.bound)
+        .max()
+        .unwrap_or(0);
+    from_ops.max(scales).max(bounds).max(l.storage_len())
+}
+
+impl fmt::Display for CCode<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (l, p) = (self.layout, self.prefix);
+        let rank = l.rank();
+        let last = rank.saturating_sub(1);
+        writeln!(
+            f,
+            "/* The XLA layout {l}: {} elements in {} slots ({} bytes).",
+            l.len(),
+            l.storage_len(),
+            l.storage_bytes()
+        )?;
+        f.write_str(" *\n")?;
+        if rank == 0 {
+            writeln!(
+                f,
+                " * {p}_offset(index): the storage offset of the scalar (index is not read)."
+            )?;
+            writeln!(
+                f,
+                " * {p}_index_of(offset, index): returns 1 if offset holds the scalar, else 0."
+            )?;
+        } else {
+            writeln!(
+                f,
+                " * {p}_offset(index): the storage offset of index[0..{last}], which must lie"
+            )?;
+            write!(f, " *   inside the dims ")?;
+            dims(f, l.dims())?;
+            f.write_str("; outside them the result is unspecified.\n")?;
+            writeln!(
+                f,
+                " * {p}_index_of(offset, index): writes the index stored at offset to"
+            )?;
+            writeln!(
+                f,
+                " *   index[0..{last}] and returns 1, or returns 0 for padding or offset >= {}.",
+                l.storage_len()
+            )?;
+        }
+        f.write_str(
+            " *\n * Straight-line arithmetic generated by xla-layout: C99, and CUDA. */\n",
+        )?;
+        f.write_str("#include <stddef.h>\n\n")?;
+        f.write_str("#ifndef XLA_LAYOUT_FN\n#ifdef __CUDACC__\n#define XLA_LAYOUT_FN __host__ __device__\n#else\n#define XLA_LAYOUT_FN\n#endif\n#endif\n\n")?;
+        if largest_constant(l) > 0xFFFF_FFFF {
+            f.write_str("/* The constants below need a 64-bit size_t. */\n")?;
+            writeln!(
+                f,
+                "typedef char {p}_needs_64_bit_size_t[sizeof(size_t) >= 8 ? 1 : -1];\n"
+            )?;
+        }
+        self.offset(f)?;
+        f.write_char('\n')?;
+        self.index_of(f)
+    }
+}
+
+fn dims(f: &mut dyn Write, dims: &[usize]) -> fmt::Result {
+    f.write_char('[')?;
+    for (i, d) in dims.iter().enumerate() {
+        if i > 0 {
+            f.write_char(',')?;
+        }
+        write!(f, "{d}")?;
+    }
+    f.write_char(']')
+}
+
+impl CCode<'_> {
+    fn offset(&self, f: &mut dyn Write) -> fmt::Result {
+        let p = self.layout.offset_program();
+        writeln!(
+            f,
+            "XLA_LAYOUT_FN size_t {}_offset(const size_t *index)\n{{",
+            self.prefix
+        )?;
+        if !p
+            .program()
+            .steps()
+            .iter()
+            .any(|op| matches!(op, Op::Input(_)))
+        {
+            f.write_str("    (void)index;\n")?;
+        }
+        steps(f, p.program(), &|f, n| write!(f, "index[{n}]"))?;
+        f.write_str("    return ")?;
+        match p.terms().split_first() {
+            None => f.write_char('0')?,
+            Some((first, rest)) => {
+                write!(f, "{}", Scaled(first.step, first.scale))?;
+                for t in rest {
+                    write!(f, " + {}", Scaled(t.step, t.scale))?;
+                }
+            }
+        }
+        f.write_str(";\n}\n")
+    }
+
+    fn index_of(&self, f: &mut dyn Write) -> fmt::Result {
+        let l = self.layout;
+        let inv = l.inverse_program();
+        writeln!(
+            f,
+            "XLA_LAYOUT_FN int {}_index_of(size_t offset, size_t *index)\n{{",
+            self.prefix
+        )?;
+        if inv.storage_len() == 0 {
+            return f.write_str("    (void)offset;\n    (void)index;\n    return 0;\n}\n");
+        }
+        if l.rank() == 0 {
+            f.write_str("    (void)index;\n")?;
+        }
+        writeln!(f, "    if (offset >= {}u) return 0;", inv.storage_len())?;
+        steps(f, inv.program(), &|f, _| f.write_str("offset"))?;
+        if let Some((first, rest)) = inv.checks().split_first() {
+            write!(f, "    if (({} >= {}u)", Var(first.step), first.bound)?;
+            for c in rest {
+                write!(f, " || ({} >= {}u)", Var(c.step), c.bound)?;
+            }
+            f.write_str(") return 0;\n")?;
+        }
+        for (d, out) in inv.outputs().iter().enumerate() {
+            match out {
+                Some(s) => writeln!(f, "    index[{d}] = {};", Var(*s))?,
+                None => writeln!(f, "    index[{d}] = 0;")?,
+            }
+        }
+        f.write_str("    return 1;\n}\n")
+    }
+}

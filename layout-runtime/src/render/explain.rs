@@ -1,0 +1,451 @@
+//! Words for a layout: its shapes and sizes, and the documents' worked
+//! example (tile index, index within the tile, the sum) for any index or
+//! offset.
+
+use core::fmt::{self, Write};
+
+use super::levels::{Levels, Point, Step};
+use super::Tuple;
+use crate::{Layout, MAX_RANK, MAX_TILED_RANK};
+
+/// `a*B + b` nested for any length: `linear_index` with its arithmetic shown.
+struct Horner<'a>(&'a [usize], &'a [usize]);
+
+impl Horner<'_> {
+    fn is_sum(&self) -> bool {
+        self.0.len() > 1
+    }
+}
+
+impl fmt::Display for Horner<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (e, d) = (self.0, self.1);
+        let Some((first, rest)) = e.split_first() else {
+            return f.write_char('0');
+        };
+        for _ in 2..e.len() {
+            f.write_char('(')?;
+        }
+        write!(f, "{first}")?;
+        for (i, v) in rest.iter().enumerate() {
+            if i > 0 {
+                f.write_char(')')?;
+            }
+            write!(f, "*{} + {v}", d[i + 1])?;
+        }
+        Ok(())
+    }
+}
+
+/// The documents' worked example for one index: at each tiling level the
+/// tile index, the index within the tile, and the index in the new shape;
+/// then the offset as `linear_index` of the final index, with its arithmetic.
+///
+/// # Examples
+///
+/// ```
+/// use layout_runtime::render::IndexSteps;
+/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let expected = "\
+/// index (2,3) is at offset 17
+///   physical index (2,3) in (3,5)
+///   level 1, tile (2,2):
+///     tile index     (2/2,3/2) = (1,1) in (2,3)
+///     index in tile  (2%2,3%2) = (0,1) in (2,2)
+///     together       (1,1,0,1) in (2,3,2,2)
+///   offset = linear_index((1,1),(2,3))*2*2 + linear_index((0,1),(2,2))
+///          = (1*3 + 1)*2*2 + (0*2 + 1)
+///          = 17
+/// ";
+/// assert_eq!(IndexSteps::new(&l, &[2, 3]).unwrap().to_string(), expected);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct IndexSteps<'a> {
+    layout: &'a Layout,
+    index: [usize; MAX_RANK],
+}
+
+impl<'a> IndexSteps<'a> {
+    /// The steps for `index`, or `None` if it is not an index of the layout
+    /// (wrong length or outside the dims).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]").unwrap();
+    /// assert!(layout_runtime::render::IndexSteps::new(&l, &[3, 0]).is_none());
+    /// ```
+    pub fn new(layout: &'a Layout, index: &[usize]) -> Option<Self> {
+        if !layout.contains(index) {
+            return None;
+        }
+        let mut full = [0; MAX_RANK];
+        full[..index.len()].copy_from_slice(index);
+        Some(IndexSteps {
+            layout,
+            index: full,
+        })
+    }
+}
+
+impl fmt::Display for IndexSteps<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let layout = self.layout;
+        let index = &self.index[..layout.rank()];
+        let offset = layout.offset(index);
+        writeln!(f, "index {} is at offset {offset}", Tuple(index))?;
+        let Some(physical) = layout.tiled_shape(0) else {
+            return Ok(());
+        };
+        let mut point = Point::from_shape(&physical);
+        for (p, &dim) in layout.minor_to_major().iter().rev().enumerate() {
+            point.index[p] = index[dim];
+        }
+        writeln!(
+            f,
+            "  physical index {} in {}",
+            Tuple(point.index()),
+            Tuple(point.shape())
+        )?;
+        let levels = Levels::new(layout);
+        let mut last = None;
+        for (level, tile) in layout.tiles().iter().enumerate() {
+            let step = Step::new(point.len, tile);
+            writeln!(f, "  level {}, tile {tile}:", level + 1)?;
+            // Where the layout's own offset puts the element after this
+            // level; the formulas above it must arrive there.
+            let Some(next) = levels.point(level + 1, index) else {
+                return Ok(());
+            };
+            level_forward(f, &point, &step, &next)?;
+            point = next;
+            last = Some(step);
+        }
+        // The documents split the sum at the last tile: tiles before it,
+        // then the position inside it.
+        let (head, inner) = match last {
+            Some(step) => (step.base + step.count(), step.count()),
+            None => (point.len, 0),
+        };
+        let (values, extents) = (point.index(), point.shape());
+        if inner == 0 {
+            write!(
+                f,
+                "  offset = linear_index({},{})",
+                Tuple(values),
+                Tuple(extents)
+            )?;
+            if values.len() > 1 {
+                write!(f, "\n         = {}", Horner(values, extents))?;
+            }
+            return writeln!(f, "\n         = {offset}");
+        }
+        let (tile_index, in_tile) = values.split_at(head);
+        let (tiles, tile) = extents.split_at(head);
+        write!(
+            f,
+            "  offset = linear_index({},{})",
+            Tuple(tile_index),
+            Tuple(tiles)
+        )?;
+        for size in tile {
+            write!(f, "*{size}")?;
+        }
+        writeln!(f, " + linear_index({},{})", Tuple(in_tile), Tuple(tile))?;
+        f.write_str("         = ")?;
+        paren(f, &Horner(tile_index, tiles))?;
+        for size in tile {
+            write!(f, "*{size}")?;
+        }
+        f.write_str(" + ")?;
+        paren(f, &Horner(in_tile, tile))?;
+        writeln!(f, "\n         = {offset}")
+    }
+}
+
+fn paren(f: &mut dyn Write, h: &Horner<'_>) -> fmt::Result {
+    if h.is_sum() {
+        write!(f, "({h})")
+    } else {
+        write!(f, "{h}")
+    }
+}
+
+/// One level, forwards: the group values, their quotients and remainders,
+/// and the index in the new shape (`next`, computed by the layout itself).
+fn level_forward(f: &mut dyn Write, before: &Point, step: &Step, next: &Point) -> fmt::Result {
+    // The shape and index the tile sees: size-1 dims prepended as needed.
+    let mut padded = Point {
+        index: [0; MAX_TILED_RANK],
+        shape: [1; MAX_TILED_RANK],
+        len: before.len + step.prepended,
+    };
+    padded.index[step.prepended..padded.len].copy_from_slice(before.index());
+    padded.shape[step.prepended..padded.len].copy_from_slice(before.shape());
+    if step.prepended > 0 {
+        writeln!(
+            f,
+            "    the tile is longer than the shape: prepend {} dim{} of size 1 -> {} in {}",
+            step.prepended,
+            if step.prepended == 1 { "" } else { "s" },
+            Tuple(padded.index()),
+            Tuple(padded.shape())
+        )?;
+    }
+    let base = step.base;
+    if base > 0 {
+        writeln!(
+            f,
+            "    untouched      {} in {}",
+            Tuple(&padded.index()[..base]),
+            Tuple(&padded.shape()[..base])
+        )?;
+    }
+    let mut values = [0usize; MAX_TILED_RANK];
+    for (g, (first, last, _)) in step.groups().enumerate() {
+        let (e, d) = (
+            &padded.index()[base + first..=base + last],
+            &padded.shape()[base + first..=base + last],
+        );
+        values[g] = Point::linear(e, d);
+        if first < last {
+            writeln!(
+                f,
+                "    combine        {} in {} -> {} = {} in {}",
+                Tuple(e),
+                Tuple(d),
+                Horner(e, d),
+                values[g],
+                d.iter().product::<usize>()
+            )?;
+        }
+    }
+    let groups = step.count();
+    let (outer, inner) = (base..base + groups, base + groups..base + 2 * groups);
+    let list = |f: &mut dyn Write, op: char| -> fmt::Result {
+        f.write_char('(')?;
+        for (g, (_, _, t)) in step.groups().enumerate() {
+            if g > 0 {
+                f.write_char(',')?;
+            }
+            write!(f, "{}{op}{t}", values[g])?;
+        }
+        f.write_char(')')
+    };
+    f.write_str("    tile index     ")?;
+    list(f, '/')?;
+    writeln!(
+        f,
+        " = {} in {}",
+        Tuple(&next.index()[outer.clone()]),
+        Tuple(&next.shape()[outer])
+    )?;
+    f.write_str("    index in tile  ")?;
+    list(f, '%')?;
+    writeln!(
+        f,
+        " = {} in {}",
+        Tuple(&next.index()[inner.clone()]),
+        Tuple(&next.shape()[inner])
+    )?;
+    writeln!(
+        f,
+        "    together       {} in {}",
+        Tuple(next.index()),
+        Tuple(next.shape())
+    )
+}
+
+/// The inverse walk for one storage slot: the slot as an index of the final
+/// shape, then each tiling level undone (tile index times tile plus index in
+/// tile, combined dims split again), to the logical index, or to the step
+/// that shows the slot is padding.
+///
+/// # Examples
+///
+/// ```
+/// use layout_runtime::render::OffsetSteps;
+/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let text = OffsetSteps::new(&l, 9).to_string();
+/// assert!(text.starts_with("offset 9 is padding\n"));
+/// assert!(text.contains("(0*2+0,2*2+1) = (0,5) in (3,5)"));
+/// assert!(OffsetSteps::new(&l, 17).to_string().starts_with("offset 17 holds index (2,3)\n"));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct OffsetSteps<'a> {
+    layout: &'a Layout,
+    offset: usize,
+}
+
+impl<'a> OffsetSteps<'a> {
+    /// The steps for storage slot `offset` (any number: past the storage
+    /// the text says so).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let text = layout_runtime::render::OffsetSteps::new(&l, 24).to_string();
+    /// assert_eq!(text, "offset 24 is past the storage (24 slots)\n");
+    /// ```
+    pub fn new(layout: &'a Layout, offset: usize) -> Self {
+        OffsetSteps { layout, offset }
+    }
+}
+
+impl fmt::Display for OffsetSteps<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let l = self.layout;
+        let offset = self.offset;
+        if offset >= l.storage_len() {
+            return writeln!(
+                f,
+                "offset {offset} is past the storage ({} slots)",
+                l.storage_len()
+            );
+        }
+        match l.index_of(offset) {
+            Some(index) => writeln!(f, "offset {offset} holds index {}", Tuple(&index))?,
+            None => writeln!(f, "offset {offset} is padding")?,
+        }
+        let levels = l.tiles().len();
+        let Some(last) = l.tiled_shape(levels) else {
+            return Ok(());
+        };
+        let mut point = Point::from_shape(&last);
+        let filled = point
+            .shape()
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(d));
+        if filled.is_some_and(|filled| offset >= filled) {
+            return writeln!(
+                f,
+                "  the tiles fill {} slots; L({}) rounds the storage up to {}, so this slot is tail padding",
+                filled.unwrap_or(0),
+                l.tail_alignment(),
+                l.storage_len()
+            );
+        }
+        point.unravel(offset);
+        writeln!(
+            f,
+            "  in the final shape {}: {}",
+            Tuple(point.shape()),
+            Tuple(point.index())
+        )?;
+        for level in (1..=levels).rev() {
+            let tile = l.tiles()[level - 1];
+            let Some(shape) = l.tiled_shape(level - 1) else {
+                return Ok(());
+            };
+            let mut before = Point::from_shape(&shape);
+            writeln!(f, "  undo level {level}, tile {tile}:")?;
+            if !level_backward(f, &point, &Step::new(before.len, &tile), &mut before)? {
+                return Ok(());
+            }
+            point = before;
+        }
+        let mut logical = [0usize; MAX_RANK];
+        for (p, &d) in l.minor_to_major().iter().rev().enumerate() {
+            logical[d] = point.index[p];
+        }
+        if l.rank() > 0 && !l.tiles().is_empty() {
+            writeln!(f, "  logical index {}", Tuple(&logical[..l.rank()]))?;
+        } else {
+            writeln!(
+                f,
+                "  physical index {} is logical index {}",
+                Tuple(point.index()),
+                Tuple(&logical[..l.rank()])
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// One level, backwards: from the index in the shape after the level to the
+/// index in `before`. Returns `false` (having said why) when a value falls in
+/// padding.
+fn level_backward(
+    f: &mut dyn Write,
+    after: &Point,
+    step: &Step,
+    before: &mut Point,
+) -> Result<bool, fmt::Error> {
+    let base = step.base;
+    let groups = step.count();
+    let outer = &after.index()[base..base + groups];
+    let inner = &after.index()[base + groups..base + 2 * groups];
+    writeln!(
+        f,
+        "    tile index {}, index in tile {}",
+        Tuple(outer),
+        Tuple(inner)
+    )?;
+    // The shape the tile saw, with any prepended size-1 dims.
+    let mut padded = Point {
+        index: [0; MAX_TILED_RANK],
+        shape: [1; MAX_TILED_RANK],
+        len: before.len + step.prepended,
+    };
+    padded.shape[step.prepended..padded.len].copy_from_slice(before.shape());
+    padded.index[..base].copy_from_slice(&after.index()[..base]);
+    let mut values = [0usize; MAX_TILED_RANK];
+    let mut extents = [0usize; MAX_TILED_RANK];
+    f.write_str("    (")?;
+    for (g, (first, last, t)) in step.groups().enumerate() {
+        if g > 0 {
+            f.write_char(',')?;
+        }
+        write!(f, "{}*{t}+{}", outer[g], inner[g])?;
+        values[g] = outer[g].wrapping_mul(t).wrapping_add(inner[g]);
+        extents[g] = padded.shape()[base + first..=base + last].iter().product();
+    }
+    writeln!(
+        f,
+        ") = {} in {}",
+        Tuple(&values[..groups]),
+        Tuple(&extents[..groups])
+    )?;
+    for (g, (first, last, _)) in step.groups().enumerate() {
+        if values[g] >= extents[g] {
+            let what = if first < last {
+                "the combined dims"
+            } else {
+                "its dim"
+            };
+            writeln!(
+                f,
+                "    {} is past the end of {what} (size {}), so this slot is padding",
+                values[g], extents[g]
+            )?;
+            return Ok(false);
+        }
+        let mut x = values[g];
+        for j in (first + 1..=last).rev() {
+            let d = padded.shape[base + j];
+            padded.index[base + j] = x % d;
+            x /= d;
+        }
+        padded.index[base + first] = x;
+        if first < last {
+            let range = base + first..=base + last;
+            writeln!(
+                f,
+                "    split {} over {}: {}",
+                values[g],
+                Tuple(&padded.shape()[range.clone()]),
+                Tuple(&padded.index()[range])
+            )?;
+        }
+    }
+    // Values are inside every group, so prepended dims (size 1) hold 0.
+    before.index[..before.len].copy_from_slice(&padded.index[step.prepended..padded.len]);
+    writeln!(
+        f,
+        "    -> {} in {}",
+        Tuple(before.index()),
+        Tuple(before.shape())
+    )?;
+    Ok(true)
+}

@@ -1,0 +1,238 @@
+//! Where an element sits after each tiling level: the shapes SPEC.md §4
+//! steps through, and the tile of each level that holds an element.
+
+use crate::{Layout, Shape, Tile, TileDim, MAX_TILED_RANK, MAX_TILING_LEVELS};
+
+/// A shape with room for every tiling step, and an index into it.
+#[derive(Clone, Copy)]
+pub(crate) struct Point {
+    pub(crate) index: [usize; MAX_TILED_RANK],
+    pub(crate) shape: [usize; MAX_TILED_RANK],
+    pub(crate) len: usize,
+}
+
+impl Point {
+    /// The zero index of `shape`.
+    pub(crate) fn from_shape(shape: &Shape) -> Point {
+        let mut p = Point {
+            index: [0; MAX_TILED_RANK],
+            shape: [0; MAX_TILED_RANK],
+            len: shape.dims().len(),
+        };
+        p.shape[..p.len].copy_from_slice(shape.dims());
+        p
+    }
+
+    pub(crate) fn index(&self) -> &[usize] {
+        &self.index[..self.len]
+    }
+
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.shape[..self.len]
+    }
+
+    /// Sets the index whose row-major position is `offset`.
+    pub(crate) fn unravel(&mut self, mut offset: usize) {
+        for j in (0..self.len).rev() {
+            let d = self.shape[j].max(1);
+            self.index[j] = offset % d;
+            offset /= d;
+        }
+    }
+
+    /// `linear_index(e, d)`: the row-major position of `e` in `d`.
+    pub(crate) fn linear(e: &[usize], d: &[usize]) -> usize {
+        e.iter()
+            .zip(d)
+            .fold(0usize, |a, (&e, &d)| a.wrapping_mul(d).wrapping_add(e))
+    }
+}
+
+/// What one tiling level does to the shape before it (SPEC.md §4).
+pub(crate) struct Step {
+    pub(crate) tile: Tile,
+    /// Size-1 dims put in front because the tile is longer than the shape.
+    pub(crate) prepended: usize,
+    /// Dims before the tiled suffix, left as they are.
+    pub(crate) base: usize,
+}
+
+impl Step {
+    /// The level of `tile` applied to a shape of `before` dims.
+    pub(crate) fn new(before: usize, tile: &Tile) -> Step {
+        let prepended = tile.rank().saturating_sub(before);
+        Step {
+            tile: *tile,
+            prepended,
+            base: before + prepended - tile.rank(),
+        }
+    }
+
+    /// `(first, last, t)` for each group of tile positions that `*` merges.
+    pub(crate) fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        let mut start = 0;
+        self.tile
+            .dims()
+            .iter()
+            .enumerate()
+            .filter_map(move |(j, d)| match d {
+                TileDim::Combine => None,
+                TileDim::Size(t) => {
+                    let g = (start, j, *t);
+                    start = j + 1;
+                    Some(g)
+                }
+            })
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        self.groups().count()
+    }
+
+    /// The index before this level of an element at `after` (the shape
+    /// after the level), in `before`'s shape: tile index times tile plus
+    /// index in tile, merged dims split again, prepended dims dropped.
+    /// `None` if `after` is a padding slot of this level.
+    pub(crate) fn undo(&self, after: &Point, before: &Shape) -> Option<Point> {
+        let mut padded = Point {
+            index: [0; MAX_TILED_RANK],
+            shape: [1; MAX_TILED_RANK],
+            len: before.dims().len() + self.prepended,
+        };
+        padded.shape[self.prepended..padded.len].copy_from_slice(before.dims());
+        let (base, groups) = (self.base, self.count());
+        padded.index[..base].copy_from_slice(&after.index()[..base]);
+        for (g, (first, last, t)) in self.groups().enumerate() {
+            let mut x = after.index[base + g]
+                .wrapping_mul(t)
+                .wrapping_add(after.index[base + groups + g]);
+            if x >= padded.shape()[base + first..=base + last].iter().product() {
+                return None;
+            }
+            for j in (first + 1..=last).rev() {
+                let d = padded.shape[base + j];
+                padded.index[base + j] = x % d;
+                x /= d;
+            }
+            padded.index[base + first] = x;
+        }
+        let mut point = Point::from_shape(before);
+        point.index[..point.len].copy_from_slice(&padded.index[self.prepended..padded.len]);
+        Some(point)
+    }
+}
+
+/// Where an element sits after each tiling level, and so which tile of each
+/// level holds it.
+///
+/// The layout's own offset names the element's index in the final shape;
+/// undoing the levels one by one (a bijection on elements) gives its index
+/// after each earlier level. That shape ends with the level's tile, so the
+/// index without its last `groups` entries names the tile.
+pub(crate) struct Levels<'a> {
+    layout: &'a Layout,
+    /// The shape after each level, 0 (the physical shape) to the last.
+    shapes: [Shape; MAX_TILING_LEVELS + 1],
+}
+
+impl<'a> Levels<'a> {
+    pub(crate) fn new(layout: &'a Layout) -> Levels<'a> {
+        let mut shapes = [Shape::EMPTY; MAX_TILING_LEVELS + 1];
+        for (level, shape) in shapes.iter_mut().enumerate().take(layout.tiles().len() + 1) {
+            // Cannot fail for a level the layout has.
+            *shape = layout.tiled_shape(level).unwrap_or(Shape::EMPTY);
+        }
+        Levels { layout, shapes }
+    }
+
+    /// How many tiling levels there are.
+    pub(crate) fn count(&self) -> usize {
+        self.layout.tiles().len()
+    }
+
+    /// The index of element `index` in the shape after `level` tiling levels.
+    pub(crate) fn point(&self, level: usize, index: &[usize]) -> Option<Point> {
+        let count = self.count();
+        if level > count {
+            return None;
+        }
+        let mut point = Point::from_shape(&self.shapes[count]);
+        point.unravel(self.layout.offset(index));
+        for l in (level + 1..=count).rev() {
+            let step = Step::new(self.shapes[l - 1].dims().len(), &self.layout.tiles()[l - 1]);
+            point = step.undo(&point, &self.shapes[l - 1])?;
+        }
+        Some(point)
+    }
+
+    /// Which tile of `level` (1-based) holds element `index`.
+    pub(crate) fn key(&self, level: usize, index: &[usize]) -> Option<usize> {
+        let point = self.point(level, index)?;
+        let step = Step::new(
+            self.shapes[level.checked_sub(1)?].dims().len(),
+            &self.layout.tiles()[level - 1],
+        );
+        let head = step.base + step.count();
+        Some(Point::linear(
+            &point.index()[..head],
+            &point.shape()[..head],
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Levels;
+    use crate::{parse, LayoutBuilder, TileDim, MAX_RANK};
+
+    /// The tile keys `Levels` derives by undoing levels agree with a second
+    /// derivation: the layout cut to its first `L` levels, whose offset
+    /// divided by the level's tile volume names the tile.
+    #[test]
+    fn level_keys_match_truncated_layouts() {
+        let specs = [
+            "f32[3,5]{1,0:T(2,2)}",
+            "bf16[4,8]{1,0:T(2,4)(2,1)}",
+            "f32[8,8]{1,0:T(2,4)(2,1,1,1)}",
+            "bf16[300]{0:T(128)(32)(2,1)}",
+            "f32[2,7,8,3,5]{4,3,2,1,0:T(*,*,2,*,3)(4,1)}",
+            "f32[5,3,4]{0,2,1:T(2,2,2,2)(3,1)}",
+            "u32[]{:T(128)(4)}",
+            "s8[9,7]{0,1:T(8,8)(4,1)L(64)}",
+        ];
+        for spec in specs {
+            let l = parse(spec).unwrap();
+            let levels = Levels::new(&l);
+            let mut truncated =
+                LayoutBuilder::new(l.element_type(), l.dims()).minor_to_major(l.minor_to_major());
+            for (level, tile) in l.tiles().iter().enumerate() {
+                truncated = truncated.tile(tile.dims());
+                let cut = truncated.build().unwrap();
+                let volume: usize = tile
+                    .dims()
+                    .iter()
+                    .map(|d| if let TileDim::Size(n) = d { *n } else { 1 })
+                    .product();
+                let mut index = [0usize; MAX_RANK];
+                let rank = l.rank();
+                'all: loop {
+                    let expected = cut.offset(&index[..rank]) / volume;
+                    assert_eq!(
+                        levels.key(level + 1, &index[..rank]),
+                        Some(expected),
+                        "{spec} {:?}",
+                        &index[..rank]
+                    );
+                    for d in (0..rank).rev() {
+                        index[d] += 1;
+                        if index[d] < l.dims()[d] {
+                            continue 'all;
+                        }
+                        index[d] = 0;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}

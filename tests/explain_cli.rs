@@ -1,0 +1,266 @@
+//! The `explain` example as a user runs it: the figures' text output against
+//! snapshots in `tests/snapshots/` (`BLESS=1` rewrites them; review the
+//! diff), exit status 2 with the macro's message for a bad spec, and the
+//! SVG, TPU and C outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use xla_layout::parse;
+use xla_layout::render::{CCode, Svg};
+
+/// The example binary, built once per run with the cargo that runs the
+/// tests, in the same target directory and profile as this test.
+fn explain() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        // target/<profile>/deps/explain_cli-<hash>
+        let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+        let target = profile_dir.parent().unwrap();
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
+            .args(["build", "--quiet", "--example", "explain", "--target-dir"])
+            .arg(target)
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => {}
+            Some("release") => {
+                cargo.arg("--release");
+            }
+            Some(other) => {
+                cargo.args(["--profile", other]);
+            }
+        }
+        let status = cargo.status().unwrap();
+        assert!(status.success(), "building the explain example failed");
+        profile_dir
+            .join("examples")
+            .join(format!("explain{}", std::env::consts::EXE_SUFFIX))
+    })
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(explain())
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap()
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "explain {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Compares with `tests/snapshots/{name}`, or writes it under `BLESS=1`.
+fn snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    if expected != actual {
+        let line = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(a, b)| a != b);
+        panic!(
+            "{} differs (first at line {}); rerun with BLESS=1 and review the diff\n--- actual ---\n{actual}",
+            path.display(),
+            line.map_or_else(|| "the end".to_string(), |l| (l + 1).to_string())
+        );
+    }
+}
+
+#[test]
+fn figure_1_snapshot() {
+    snapshot(
+        "figure1.txt",
+        &stdout(&["f32[3,5]{1,0:T(2,2)}", "--index", "2,3", "--offset", "9"]),
+    );
+}
+
+#[test]
+fn figure_2_snapshot() {
+    snapshot(
+        "figure2.txt",
+        &stdout(&[
+            "bf16[4,8]{1,0:T(2,4)(2,1)}",
+            "--index",
+            "2,1",
+            "--offset",
+            "16",
+        ]),
+    );
+}
+
+#[test]
+fn cross_tile_snapshot() {
+    snapshot(
+        "cross_tile.txt",
+        &stdout(&["f32[8,8]{1,0:T(2,4)(2,1,1,1)}", "--index", "6,5"]),
+    );
+}
+
+#[test]
+fn combining_snapshot() {
+    // The slice whose rows run through the three combined dims' last one.
+    snapshot(
+        "combining.txt",
+        &stdout(&[
+            "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+            "--slice",
+            "0,0,:,:,0",
+            "--index",
+            "1,3,5,7,9",
+        ]),
+    );
+}
+
+#[test]
+fn a_bad_spec_gives_the_macros_message_and_status_2() {
+    for spec in [
+        "f32[3,5]{1,0:T(2,0)}",
+        "f32[3,5]{1,1:T(0,2)}",
+        "f33[2]",
+        "f32[2",
+        "(f32[2], s8[3])",
+    ] {
+        let out = run(&[spec]);
+        assert_eq!(out.status.code(), Some(2), "{spec}");
+        let expected = format!("{}\n", parse(spec).unwrap_err().report(spec));
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), expected, "{spec}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn bad_arguments_give_status_2() {
+    for args in [
+        &["f32[3,5]", "--index", "3,0"][..],
+        &["f32[3,5]", "--index", "1"],
+        &["f32[3,5]", "--index", "a,b"],
+        &["f32[3,5]", "--offset", "15"],
+        &["f32[3,5]", "--slice", "0,0,0"],
+        &["f32[3,5]", "--c", "--prefix", "9lives"],
+        &["f32[3,5]", "--frobnicate"],
+        &[],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8(out.stderr)
+                .unwrap()
+                .starts_with("error: "),
+            "{args:?}"
+        );
+    }
+    assert!(stdout(&["--help"]).starts_with("usage: explain"));
+}
+
+#[test]
+fn the_worked_example_and_its_inverse() {
+    let text = stdout(&["f32[3,5]{1,0:T(2,2)}", "--index", "2,3", "--offset", "17"]);
+    assert!(text.contains("index (2,3) is at offset 17\n"));
+    assert!(text.contains("= (1*3 + 1)*2*2 + (0*2 + 1)\n         = 17\n"));
+    assert!(text.contains("offset 17 holds index (2,3)\n"));
+    let text = stdout(&["f32[3,5]{1,0:T(2,2)}", "--offset", "9"]);
+    assert!(text.contains("offset 9 is padding\n"));
+}
+
+#[test]
+fn colour_only_on_a_terminal_or_when_asked() {
+    // The tests' stdout is a pipe: no escapes unless asked for.
+    assert!(!stdout(&["f32[3,5]{1,0:T(2,2)}"]).contains('\x1b'));
+    assert!(stdout(&["f32[3,5]{1,0:T(2,2)}", "--color", "always"]).contains("\x1b[38;5;16;48;5;"));
+    let out = Command::new(explain())
+        .args(["f32[3,5]{1,0:T(2,2)}"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(out.stdout).unwrap().contains('\x1b'));
+}
+
+#[test]
+fn svg_is_written_and_parses() {
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explain_fig2.svg");
+    let text = stdout(&[
+        "bf16[4,8]{1,0:T(2,4)(2,1)}",
+        "--svg",
+        path.to_str().unwrap(),
+    ]);
+    assert!(text.ends_with(&format!("wrote {}\n", path.display())));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    roxmltree::Document::parse(&svg).unwrap();
+    assert_eq!(
+        svg,
+        Svg::new(&parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap()).to_string()
+    );
+    let out = run(&["f32[2]", "--svg", "/nonexistent-dir/x.svg"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn tpu_shows_the_chosen_tiling_and_its_cost() {
+    let text = stdout(&["--tpu", "bf16[3,1000]"]);
+    assert!(
+        text.starts_with(
+            "TPU tiling (SPEC.md section 6) for bf16[3,1000]:\n  bf16[3,1000]{1,0:T(4,128)(2,1)}\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("cost: 8192 bytes tiled, 6000 bytes untiled, 2192 bytes of padding"),
+        "{text}"
+    );
+    assert!(text.contains("layout    bf16[3,1000]{1,0:T(4,128)(2,1)}\n"));
+}
+
+#[test]
+fn c_output_is_the_library_emitter() {
+    let spec = "bf16[4,8]{1,0:T(2,4)(2,1)}";
+    let l = parse(spec).unwrap();
+    assert_eq!(stdout(&["--c", spec]), CCode::new(&l).to_string());
+    assert_eq!(
+        stdout(&["--c", spec, "--prefix", "fig2"]),
+        CCode::with_prefix(&l, "fig2").unwrap().to_string()
+    );
+    // With --tpu, the C is for the chosen tiling.
+    assert!(stdout(&["--tpu", "--c", "f32[2,256]"]).contains("f32[2,256]{1,0:T(2,128)}"));
+}
+
+/// The picture the README shows is what the tool prints today.
+#[test]
+fn readme_picture_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let command = "cargo run --example explain -- 'f32[3,5]{1,0:T(2,2)}' --index 2,3";
+    let output = stdout(&["f32[3,5]{1,0:T(2,2)}", "--index", "2,3"]);
+    let mut found = false;
+    for file in ["README.md", "docs/README-pictures.md"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        let Some(at) = text.find(command) else {
+            continue;
+        };
+        let block = text[at..]
+            .split("```text\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next());
+        assert_eq!(
+            block,
+            Some(output.as_str()),
+            "the picture in {file} is out of date"
+        );
+        found = true;
+    }
+    assert!(found, "no README shows `{command}`");
+}
