@@ -61,7 +61,6 @@ fn zero_and_one_dims() {
 }
 
 #[test]
-#[ignore = "core bug: a zero dim after dims whose product overflows is a storage overflow (fold.rs `Shape::product`)"]
 fn zero_dim_after_overflowing_dims_is_empty() {
     // Physical order [2^32, 2^32, 0]: the product is 0, but the running
     // product overflows before it reaches the 0.
@@ -73,7 +72,6 @@ fn zero_dim_after_overflowing_dims_is_empty() {
 }
 
 #[test]
-#[ignore = "core bug: `len()` of an empty array whose other dims overflow is usize::MAX (validate.rs `build_into`)"]
 fn zero_dim_beside_overflowing_dims_has_len_zero() {
     // Tiled, so the storage is computed on combined groups and comes out 0;
     // `len` is a checked product over the dims that gives up before the 0.

@@ -78,7 +78,6 @@ fn nul_bytes() {
 }
 
 #[test]
-#[ignore = "core bug: the message line quotes a found control character raw (error.rs `ErrorKind::Expected` Display)"]
 fn messages_escape_control_characters() {
     // rustc and terminals receive the message: a raw ESC or NUL in it can
     // restyle the terminal or cut the text, as the excerpt already avoids.

@@ -24,26 +24,6 @@ use xla_layout::{parse, ErrorKind, Layout, ParseError, TileDim, MAX_ERRORS};
 /// The fewest inputs one run feeds to `parse`.
 const MIN_INPUTS: usize = 100_000;
 
-/// A known core bug: when a dim is 0 and the product of the other dims
-/// overflows `usize` (`f32[4294967296,4294967296,0]`), `len()` answers
-/// `usize::MAX` instead of 0 (and `is_empty()` `false`). While this is `true`
-/// the sweep lets exactly that wrong answer through;
-/// `zero_dim_beside_overflowing_dims_has_len_zero` in `tests/edges_sizes.rs`
-/// (ignored until the fix) checks it strictly. Set it to `false` and
-/// un-ignore that test once the bug is fixed.
-const TOLERATE_ZERO_DIM_LEN_BUG: bool = true;
-
-/// Whether `l` shows exactly the tolerated `len` bug.
-fn is_zero_dim_len_bug(l: &Layout) -> bool {
-    TOLERATE_ZERO_DIM_LEN_BUG
-        && l.dims().contains(&0)
-        && l.len() == usize::MAX
-        && l.dims()
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d.max(1)))
-            .is_none()
-}
-
 /// Specs from SPEC.md §5 and §6, mutated alongside the generated ones.
 const GOLDEN: &[&str] = &[
     "f32[3,5]{1,0:T(2,2)}",
@@ -143,7 +123,7 @@ fn check_layout(l: &Layout, rng: &mut Rng) -> Result<(), String> {
             l.element_bits()
         ));
     }
-    if l.len() > l.storage_len() && !is_zero_dim_len_bug(l) {
+    if l.len() > l.storage_len() {
         return Err(format!(
             "len {} exceeds storage_len {}",
             l.len(),
@@ -151,7 +131,7 @@ fn check_layout(l: &Layout, rng: &mut Rng) -> Result<(), String> {
         ));
     }
     let rank = l.rank();
-    if !l.is_empty() && !is_zero_dim_len_bug(l) {
+    if !l.is_empty() {
         let zeros = vec![0; rank];
         let last: Vec<usize> = l.dims().iter().map(|d| d - 1).collect();
         let any: Vec<usize> = l.dims().iter().map(|&d| rng.pick(d)).collect();
@@ -231,9 +211,7 @@ fn check_fields(g: &GenSpec, l: &Layout) -> Result<(), String> {
         g.memory_space.to_string(),
     );
     differ("Display", l.to_string(), g.canonical());
-    if !is_zero_dim_len_bug(l) {
-        differ("len", l.len().to_string(), g.exact_len().to_string());
-    }
+    differ("len", l.len().to_string(), g.exact_len().to_string());
     differ(
         "storage_len",
         l.storage_len().to_string(),

@@ -45,9 +45,10 @@ impl Parse for Input {
             let mut tokens = TokenStream::new();
             // A `,` starts the options only before `name =`: commas inside
             // `<1,0>` are not in a delimited group.
-            while !input.is_empty()
-                && !(input.peek(Token![,]) && input.peek2(Ident) && input.peek3(Token![=]))
-            {
+            let at_option = |input: ParseStream<'_>| {
+                input.peek(Token![,]) && input.peek2(Ident) && input.peek3(Token![=])
+            };
+            while !input.is_empty() && !at_option(input) {
                 let tt: TokenTree = input.parse()?;
                 tokens.extend([tt]);
             }

@@ -81,7 +81,14 @@ impl Snippet {
 
 impl fmt::Display for Snippet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())?;
+        // Control characters would reach a terminal raw; show them escaped.
+        for c in self.as_str().chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
+        }
         if self.truncated {
             f.write_str("...")?;
         }

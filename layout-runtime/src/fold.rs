@@ -37,7 +37,8 @@ impl Shape {
         &self.dims[..usize::from(self.len)]
     }
 
-    /// The number of slots: the product of the extents (1 for no dims).
+    /// The number of slots: the product of the extents (1 for no dims, 0 if
+    /// any is 0), `None` if it exceeds `usize`.
     ///
     /// # Examples
     ///
@@ -46,9 +47,7 @@ impl Shape {
     /// assert_eq!(l.tiled_shape(1).unwrap().product(), Some(24));
     /// ```
     pub fn product(&self) -> Option<usize> {
-        self.dims()
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d))
+        product(self.dims())
     }
 
     pub(crate) fn push(&mut self, d: usize) {
@@ -375,7 +374,6 @@ pub(crate) fn fold(
 
     let offset = offset_program(fwd, &values[..n], &strides[..n]);
     let inverse = inverse_program(
-        dims,
         m2m,
         &shape,
         &strides[..n],
@@ -457,7 +455,6 @@ fn find_merge(program: &Program, terms: &[Term]) -> Option<(usize, usize, Term)>
 }
 
 fn inverse_program(
-    dims: &[usize],
     m2m: &[usize],
     shape: &Shape,
     strides: &[usize],
@@ -512,7 +509,6 @@ fn inverse_program(
     for (p, &d) in m2m.iter().rev().enumerate() {
         outputs[d] = values[p];
     }
-    let _ = dims;
     let mut live = [false; MAX_PROGRAM_STEPS];
     let n_checks = checks.len;
     let mut checks = checks.list;

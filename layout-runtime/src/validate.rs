@@ -262,6 +262,27 @@ impl LayoutBuilder {
             Some((n, _)) => n,
             None => 1,
         };
+        if let Some((_, span)) = self
+            .element_bits
+            .filter(|(b, _)| *b > crate::MAX_ELEMENT_BITS)
+        {
+            errors.push(Error::new(
+                ErrorKind::IntegerTooLarge {
+                    what: "`E(n)` element size in bits",
+                    max: u128::from(crate::MAX_ELEMENT_BITS),
+                },
+                span,
+            ));
+        }
+        if self.memory_space > i64::MAX as u64 {
+            errors.push(Error::new(
+                ErrorKind::IntegerTooLarge {
+                    what: "`S(n)` memory space",
+                    max: i64::MAX as u128,
+                },
+                self.spec_span,
+            ));
+        }
         let element_bits = match self.element_bits {
             Some((bits, span)) if bits != 0 && bits < self.element.min_bits() => {
                 errors.push(Error::new(
@@ -304,10 +325,8 @@ impl LayoutBuilder {
                 ));
                 e
             })?;
-        let len = dims
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d))
-            .unwrap_or(usize::MAX);
+        // Storage covers every element, so this fits whenever storage does.
+        let len = crate::fold::product(dims).unwrap_or(usize::MAX);
         Ok(Layout {
             element: self.element,
             rank: rank as u8,
@@ -405,7 +424,7 @@ impl LayoutBuilder {
             for (j, d) in tile.dims().iter().enumerate() {
                 match d {
                     TileDim::Size(0) => {
-                        errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j]))
+                        errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j]));
                     }
                     TileDim::Combine if j + 1 == tile.rank() => {
                         errors.push(Error::new(ErrorKind::CombineMostMinor { level }, spans[j]));
