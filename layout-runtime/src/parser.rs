@@ -120,7 +120,8 @@ fn parse_dims(
             ));
             0
         } else if lx.eat(b'-').is_some() {
-            let (_, end) = lx.integer("dim", "a dim size", u128::MAX)?;
+            // Any magnitude: the sign alone is the mistake.
+            let (_, end) = lx.number().ok_or_else(|| lx.unexpected("a dim size"))?;
             soft.push(Error::new(
                 ErrorKind::NegativeDim,
                 Span::new(start, end.end),
