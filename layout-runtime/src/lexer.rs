@@ -96,22 +96,19 @@ impl<'a> Lexer<'a> {
 
     /// A word made of letters only, so `T(` and `SC(` read as `T` and `SC`.
     pub(crate) fn letters(&mut self) -> Option<(&'a str, Span)> {
-        let start = self.here();
-        let len = self.src[start..]
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(self.src.len() - start);
-        if len == 0 {
-            return None;
-        }
-        self.pos = start + len;
-        Some((&self.src[start..start + len], Span::new(start, start + len)))
+        self.run(|c| c.is_ascii_alphabetic())
     }
 
     /// A run of decimal digits, if one is next.
     pub(crate) fn number(&mut self) -> Option<(&'a str, Span)> {
+        self.run(|c| c.is_ascii_digit())
+    }
+
+    /// The longest non-empty run of characters that satisfy `keep`.
+    fn run(&mut self, keep: fn(char) -> bool) -> Option<(&'a str, Span)> {
         let start = self.here();
         let len = self.src[start..]
-            .find(|c: char| !c.is_ascii_digit())
+            .find(|c: char| !keep(c))
             .unwrap_or(self.src.len() - start);
         if len == 0 {
             return None;
