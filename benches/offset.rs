@@ -1,0 +1,223 @@
+//! Run-time cost of `layout!`: the generated `offset` against the
+//! hand-written formula and the run-time `parse` path, and a kernel written
+//! both ways.
+//!
+//! `cargo bench --bench offset`; on a busy machine compare the `fastest`
+//! columns, which noise can only raise. The hand-written formulas are those of
+//! `tests/asm/src/pairs.rs`, whose assembly `tests/asm_check.rs` compares and
+//! whose values it checks on every index.
+
+use divan::counter::ItemsCount;
+use divan::{black_box, Bencher};
+
+fn main() {
+    divan::main();
+}
+
+/// Every pair of `tests/asm/src/pairs.rs` as two inlinable functions.
+#[allow(dead_code, clippy::unreadable_literal)]
+mod pairs {
+    macro_rules! pairs {
+        ($($spec:literal => $generated:ident, $hand:ident |$($arg:ident),+| $formula:expr;)*) => {
+            $(
+                #[inline]
+                pub fn $generated($($arg: usize),+) -> usize {
+                    xla_layout::layout!($spec).offset([$($arg),+])
+                }
+
+                #[inline]
+                pub fn $hand($($arg: usize),+) -> usize {
+                    $formula
+                }
+            )*
+        };
+    }
+
+    include!("../tests/asm/src/pairs.rs");
+}
+
+/// Sums `offset(i, j)` over `[0, n0) x [0, n1)`; the bounds come through
+/// `black_box` so the compiler cannot fold the sum into a constant.
+#[inline]
+fn sum2(n: [usize; 2], offset: impl Fn(usize, usize) -> usize) -> usize {
+    let [n0, n1] = black_box(n);
+    let mut sum = 0usize;
+    for i in 0..n0 {
+        for j in 0..n1 {
+            sum = sum.wrapping_add(offset(i, j));
+        }
+    }
+    sum
+}
+
+/// [`sum2`] for five dims.
+#[inline]
+fn sum5(n: [usize; 5], offset: impl Fn(usize, usize, usize, usize, usize) -> usize) -> usize {
+    let [n0, n1, n2, n3, n4] = black_box(n);
+    let mut sum = 0usize;
+    for i0 in 0..n0 {
+        for i1 in 0..n1 {
+            for i2 in 0..n2 {
+                for i3 in 0..n3 {
+                    for i4 in 0..n4 {
+                        sum = sum.wrapping_add(offset(i0, i1, i2, i3, i4));
+                    }
+                }
+            }
+        }
+    }
+    sum
+}
+
+/// The sum of `offset` over every index of `bf16[1024,1024]{1,0:T(8,128)(2,1)}`.
+mod sum_bf16_tpu {
+    use super::{black_box, pairs, sum2, Bencher, ItemsCount};
+
+    const SPEC: &str = "bf16[1024,1024]{1,0:T(8,128)(2,1)}";
+    const DIMS: [usize; 2] = [1024, 1024];
+
+    #[divan::bench(sample_count = 500)]
+    fn generated(b: Bencher) {
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, pairs::generated_bf16_tpu));
+    }
+
+    #[divan::bench(sample_count = 500)]
+    fn hand_written(b: Bencher) {
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, pairs::hand_bf16_tpu));
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn run_time_parse(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
+    }
+}
+
+/// The sum of `offset` over every index of `f32[1000,1000]{0,1:T(8,128)}`.
+mod sum_f32_column_major {
+    use super::{black_box, pairs, sum2, Bencher, ItemsCount};
+
+    const SPEC: &str = "f32[1000,1000]{0,1:T(8,128)}";
+    const DIMS: [usize; 2] = [1000, 1000];
+
+    #[divan::bench(sample_count = 500)]
+    fn generated(b: Bencher) {
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, pairs::generated_f32_column_major));
+    }
+
+    #[divan::bench(sample_count = 500)]
+    fn hand_written(b: Bencher) {
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, pairs::hand_f32_column_major));
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn run_time_parse(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
+    }
+}
+
+/// The sum of `offset` over every index of SPEC.md's combining example,
+/// `f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}`.
+mod sum_combined {
+    use super::{black_box, pairs, sum5, Bencher, ItemsCount};
+
+    const SPEC: &str = "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}";
+    const DIMS: [usize; 5] = [2, 7, 8, 11, 10];
+    const LEN: usize = 2 * 7 * 8 * 11 * 10;
+
+    #[divan::bench(sample_count = 500)]
+    fn generated(b: Bencher) {
+        b.counter(ItemsCount::new(LEN))
+            .bench(|| sum5(DIMS, pairs::generated_combined));
+    }
+
+    #[divan::bench(sample_count = 500)]
+    fn hand_written(b: Bencher) {
+        b.counter(ItemsCount::new(LEN))
+            .bench(|| sum5(DIMS, pairs::hand_combined));
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn run_time_parse(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(LEN))
+            .bench(|| sum5(DIMS, |i0, i1, i2, i3, i4| l.offset(&[i0, i1, i2, i3, i4])));
+    }
+}
+
+/// `y = A x` for a 1024 x 1024 `f32` matrix stored in the TPU's bf16 tiling
+/// `(8,128)(2,1)`, the same loop with two ways of addressing `A`.
+mod matrix_vector {
+    use super::{black_box, pairs, Bencher, ItemsCount};
+
+    const N: usize = 1024;
+
+    /// `y[i] = sum over j of a[offset(i, j)] * x[j]`.
+    #[inline]
+    fn matvec(a: &[f32], x: &[f32], y: &mut [f32], offset: impl Fn(usize, usize) -> usize) {
+        let n = black_box(N);
+        for (i, yi) in y.iter_mut().enumerate().take(n) {
+            let mut acc = 0.0;
+            for (j, xj) in x.iter().enumerate().take(n) {
+                acc += a[offset(i, j)] * xj;
+            }
+            *yi = acc;
+        }
+    }
+
+    /// The matrix in tiled storage, its vector and the result; both ways
+    /// are first checked to compute the same `y`, or comparing them would
+    /// mean nothing.
+    fn inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        // Small integers: every sum is exact, so both kernels agree bit for bit.
+        let small = |v: usize| f32::from(u8::try_from(v % 16).expect("below 16"));
+        let layout = xla_layout::layout!("bf16[1024,1024]{1,0:T(8,128)(2,1)}");
+        let mut a = vec![0.0; layout.storage_len()];
+        for i in 0..N {
+            for j in 0..N {
+                a[layout.offset([i, j])] = small(i * 7 + j * 3);
+            }
+        }
+        let x: Vec<f32> = (0..N).map(|j| small(j % 5)).collect();
+        let (mut y, mut z) = (vec![0.0; N], vec![0.0; N]);
+        matvec(&a, &x, &mut y, pairs::generated_bf16_tpu);
+        matvec(&a, &x, &mut z, pairs::hand_bf16_tpu);
+        let row0: f32 = (0..N).map(|j| small(j * 3) * small(j % 5)).sum();
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert!(
+            bits(&y) == bits(&z) && bits(&y[..1]) == [row0.to_bits()],
+            "the two kernels disagree"
+        );
+        (a, x, y)
+    }
+
+    #[divan::bench(sample_count = 500)]
+    fn generated(b: Bencher) {
+        let (a, x, mut y) = inputs();
+        b.counter(ItemsCount::new(N * N)).bench_local(|| {
+            matvec(
+                black_box(&a),
+                black_box(&x),
+                &mut y,
+                pairs::generated_bf16_tpu,
+            );
+            black_box(&y);
+        });
+    }
+
+    #[divan::bench(sample_count = 500)]
+    fn hand_written(b: Bencher) {
+        let (a, x, mut y) = inputs();
+        b.counter(ItemsCount::new(N * N)).bench_local(|| {
+            matvec(black_box(&a), black_box(&x), &mut y, pairs::hand_bf16_tpu);
+            black_box(&y);
+        });
+    }
+}
