@@ -6,10 +6,11 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use crate::ast::Input;
+use crate::linear;
 
 /// Primitive types by absolute path, so a user's `struct usize;` cannot interfere.
-struct Prims {
-    usize: TokenStream,
+pub(crate) struct Prims {
+    pub(crate) usize: TokenStream,
     isize: TokenStream,
     u32: TokenStream,
     u64: TokenStream,
@@ -17,7 +18,7 @@ struct Prims {
     str: TokenStream,
 }
 
-fn prims() -> Prims {
+pub(crate) fn prims() -> Prims {
     Prims {
         usize: quote!(::core::primitive::usize),
         isize: quote!(::core::primitive::isize),
@@ -28,11 +29,11 @@ fn prims() -> Prims {
     }
 }
 
-fn lit(n: usize) -> Literal {
+pub(crate) fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
 }
 
-fn var(step: u16) -> Ident {
+pub(crate) fn var(step: u16) -> Ident {
     format_ident!("v{}", step)
 }
 
@@ -97,6 +98,10 @@ fn value(v: Value) -> TokenStream {
 
 fn offset_body(l: &Layout) -> TokenStream {
     let p = l.offset_program();
+    if let Some(body) = linear::offset_body(p) {
+        return body;
+    }
+    // A coefficient too large for the linear form: the terms as folded.
     let lets = steps(p.program(), &|n| {
         let n = lit(usize::from(n));
         quote!(index[#n])

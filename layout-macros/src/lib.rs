@@ -10,6 +10,7 @@ mod emit;
 mod expand;
 #[cfg(test)]
 mod fuzz;
+mod linear;
 #[cfg(test)]
 mod snapshots;
 mod source;
