@@ -3,7 +3,7 @@
 use core::fmt::{Debug, Display};
 use core::hash::Hash;
 
-use crate::{ElementType, Layout, TileDim};
+use crate::{BitElement, ElementType, Layout, Offsets, RelayoutError, Slots, TileDim};
 
 /// A layout fixed at compile time by `layout!`: its description as
 /// associated constants and its folded index code as methods.
@@ -98,5 +98,280 @@ pub trait StaticLayout:
     /// function it used.
     fn runtime(self) -> Layout {
         crate::parse(Self::SPEC).expect("layout! validated this spec with the same parser")
+    }
+
+    /// [`Layout::pack`] for this layout: a row-major array into storage,
+    /// padding slots set to `T::default()`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::pack`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
+    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// let mut storage = [f32::NAN; 8];
+    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage).unwrap();
+    /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
+    /// ```
+    fn pack<T: Copy + Default>(
+        self,
+        logical_row_major: &[T],
+        storage: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        self.runtime().pack(logical_row_major, storage)
+    }
+
+    /// [`Layout::pack_with_fill`] for this layout.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::pack`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
+    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// let mut storage = [0.0f32; 8];
+    /// l.pack_with_fill(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, -1.0).unwrap();
+    /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, -1.0, 6.0, -1.0]);
+    /// ```
+    fn pack_with_fill<T: Copy>(
+        self,
+        logical_row_major: &[T],
+        storage: &mut [T],
+        fill: T,
+    ) -> Result<(), RelayoutError> {
+        self.runtime()
+            .pack_with_fill(logical_row_major, storage, fill)
+    }
+
+    /// [`Layout::unpack`] for this layout: storage back into a row-major array.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::pack`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
+    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// let mut logical = [0.0f32; 6];
+    /// l.unpack(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &mut logical).unwrap();
+    /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    /// ```
+    fn unpack<T: Copy>(
+        self,
+        storage: &[T],
+        logical_row_major: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        self.runtime().unpack(storage, logical_row_major)
+    }
+
+    /// [`Layout::convert`] from this layout to `to`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::convert`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
+    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// let row_major = layout_runtime::parse("f32[2,3]").unwrap();
+    /// let mut logical = [0.0f32; 6];
+    /// l.convert_to(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &row_major, &mut logical).unwrap();
+    /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    /// ```
+    fn convert_to<T: Copy + Default>(
+        self,
+        storage: &[T],
+        to: &Layout,
+        to_storage: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        self.runtime().convert(storage, to, to_storage)
+    }
+
+    /// [`Layout::pack_bits`] for this layout (sub-byte elements).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::pack_bits`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "s4[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::S4;
+    /// #     const ELEMENT_BITS: u32 = 4; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 4;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// let mut storage = [0u8; 4];
+    /// l.pack_bits(&[1i8, 2, 3, -1, -2, -3], &mut storage).unwrap();
+    /// assert_eq!(storage, [0x21, 0xef, 0x03, 0x0d]);
+    /// ```
+    fn pack_bits<T: BitElement>(
+        self,
+        logical_row_major: &[T],
+        storage: &mut [u8],
+    ) -> Result<(), RelayoutError> {
+        self.runtime().pack_bits(logical_row_major, storage)
+    }
+
+    /// [`Layout::unpack_bits`] for this layout (sub-byte elements).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::pack_bits`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "s4[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::S4;
+    /// #     const ELEMENT_BITS: u32 = 4; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 4;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// let mut logical = [0i8; 6];
+    /// l.unpack_bits(&[0x21, 0xef, 0x03, 0x0d], &mut logical).unwrap();
+    /// assert_eq!(logical, [1, 2, 3, -1, -2, -3]);
+    /// ```
+    fn unpack_bits<T: BitElement>(
+        self,
+        storage: &[u8],
+        logical_row_major: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        self.runtime().unpack_bits(storage, logical_row_major)
+    }
+
+    /// [`Layout::slots`]: storage slots in memory order, as row-major logical
+    /// positions or `None` for padding.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
+    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// let slots: Vec<Option<usize>> = l.slots().collect();
+    /// assert_eq!(slots, [Some(0), Some(1), Some(3), Some(4), Some(2), None, Some(5), None]);
+    /// ```
+    fn slots(self) -> Slots {
+        self.runtime().slots()
+    }
+
+    /// [`Layout::offsets`]: the storage offset of every element, in row-major order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use layout_runtime::{StaticLayout, TileDim};
+    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
+    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
+    /// # impl StaticLayout for L {
+    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
+    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
+    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
+    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
+    /// #     type Index = [usize; 2];
+    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
+    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
+    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
+    /// # }
+    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
+    /// let l = L;
+    /// assert!(l.offsets().eq([0, 1, 4, 2, 3, 6]));
+    /// ```
+    fn offsets(self) -> Offsets {
+        self.runtime().offsets()
     }
 }

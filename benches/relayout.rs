@@ -1,0 +1,425 @@
+//! Bulk relayout bandwidth, against two baselines measured in the same run:
+//! `memcpy` of the same number of bytes (the ceiling) and a naive loop that
+//! calls the `layout!` value's `offset` once per element (what a user writes
+//! without this crate).
+//!
+//! Every array is 64 MiB of logical data, larger than the last-level cache
+//! of the machines we measure on, so the numbers are memory bandwidth, not
+//! cache bandwidth. Throughput is reported in logical bytes.
+//!
+//! `cargo bench --bench relayout` runs divan. With `RELAYOUT_TIMINGS=1` in
+//! the environment it prints median seconds per case instead, one
+//! `case operation seconds` line each, for `benches/numpy_relayout.py`.
+
+#![allow(
+    clippy::cast_precision_loss,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "benchmark data: any distinct values will do"
+)]
+
+use std::time::Instant;
+
+use divan::counter::BytesCount;
+use divan::{black_box, Bencher};
+use xla_layout::{layout, parse, StaticLayout};
+
+const MIB: usize = 1 << 20;
+
+fn main() {
+    if std::env::var_os("RELAYOUT_TIMINGS").is_some() {
+        timings();
+    } else {
+        divan::main();
+    }
+}
+
+/// `n` values that differ from their neighbours.
+fn data<T: Copy>(n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
+    (0..n).map(f).collect()
+}
+
+#[divan::bench(args = [32 * MIB, 64 * MIB], sample_count = 20, sample_size = 1)]
+fn memcpy(b: Bencher, bytes: usize) {
+    let src = data(bytes, |i| i as u8);
+    let mut dst = vec![0u8; bytes];
+    b.counter(BytesCount::new(bytes)).bench_local(|| {
+        dst.copy_from_slice(black_box(&src));
+    });
+}
+
+/// Pack, unpack and the two naive loops for a 2-D whole-element layout.
+macro_rules! typed_case {
+    ($name:ident, $spec:literal, $t:ty, $rows:literal, $cols:literal, $make:expr) => {
+        mod $name {
+            use super::{black_box, data, layout, Bencher, BytesCount, StaticLayout};
+
+            const ROWS: usize = $rows;
+            const COLS: usize = $cols;
+            const BYTES: usize = ROWS * COLS * std::mem::size_of::<$t>();
+
+            fn setup() -> (Vec<$t>, Vec<$t>) {
+                let l = layout!($spec);
+                (data(l.len(), $make), vec![<$t>::default(); l.storage_len()])
+            }
+
+            #[divan::bench(sample_count = 20, sample_size = 1)]
+            fn pack(b: Bencher) {
+                let l = layout!($spec);
+                let (src, mut dst) = setup();
+                b.counter(BytesCount::new(BYTES)).bench_local(|| {
+                    l.pack(black_box(&src), &mut dst).unwrap();
+                });
+            }
+
+            #[divan::bench(sample_count = 20, sample_size = 1)]
+            fn unpack(b: Bencher) {
+                let l = layout!($spec);
+                let (src, mut storage) = setup();
+                l.pack(&src, &mut storage).unwrap();
+                let mut back = vec![<$t>::default(); l.len()];
+                b.counter(BytesCount::new(BYTES)).bench_local(|| {
+                    l.unpack(black_box(&storage), &mut back).unwrap();
+                });
+            }
+
+            #[divan::bench(sample_count = 5, sample_size = 1)]
+            fn naive_pack(b: Bencher) {
+                let l = layout!($spec);
+                let (src, mut dst) = setup();
+                b.counter(BytesCount::new(BYTES)).bench_local(|| {
+                    dst.fill(<$t>::default());
+                    for r in 0..ROWS {
+                        for c in 0..COLS {
+                            dst[l.offset([r, c])] = src[r * COLS + c];
+                        }
+                    }
+                    black_box(&dst);
+                });
+            }
+
+            #[divan::bench(sample_count = 5, sample_size = 1)]
+            fn naive_unpack(b: Bencher) {
+                let l = layout!($spec);
+                let (src, mut storage) = setup();
+                l.pack(&src, &mut storage).unwrap();
+                let mut back = vec![<$t>::default(); l.len()];
+                b.counter(BytesCount::new(BYTES)).bench_local(|| {
+                    for r in 0..ROWS {
+                        for c in 0..COLS {
+                            back[r * COLS + c] = storage[l.offset([r, c])];
+                        }
+                    }
+                    black_box(&back);
+                });
+            }
+        }
+    };
+}
+
+typed_case!(
+    f32_8x128,
+    "f32[4096,4096]{1,0:T(8,128)}",
+    f32,
+    4096,
+    4096,
+    |i| i as f32
+);
+typed_case!(
+    f32_ragged_4093,
+    "f32[4093,4093]{1,0:T(8,128)}",
+    f32,
+    4093,
+    4093,
+    |i| i as f32
+);
+typed_case!(
+    bf16_8x128_2x1,
+    "bf16[4096,8192]{1,0:T(8,128)(2,1)}",
+    u16,
+    4096,
+    8192,
+    |i| i as u16
+);
+typed_case!(
+    s8_8x128_4x1,
+    "s8[8192,8192]{1,0:T(8,128)(4,1)}",
+    i8,
+    8192,
+    8192,
+    |i| i as i8
+);
+
+/// A column-major source converted straight into tiles, and back.
+mod f32_column_major {
+    use super::{black_box, data, layout, Bencher, BytesCount, StaticLayout};
+
+    const N: usize = 4096;
+    const BYTES: usize = N * N * 4;
+
+    fn setup() -> (Vec<f32>, Vec<f32>) {
+        (
+            data(N * N, |i| i as f32),
+            vec![0.0; layout!("f32[4096,4096]{1,0:T(8,128)}").storage_len()],
+        )
+    }
+
+    #[divan::bench(sample_count = 20, sample_size = 1)]
+    fn convert(b: Bencher) {
+        let (from, to) = (
+            layout!("f32[4096,4096]{0,1}"),
+            layout!("f32[4096,4096]{1,0:T(8,128)}").runtime(),
+        );
+        let (src, mut dst) = setup();
+        b.counter(BytesCount::new(BYTES)).bench_local(|| {
+            from.convert_to(black_box(&src), &to, &mut dst).unwrap();
+        });
+    }
+
+    #[divan::bench(sample_count = 20, sample_size = 1)]
+    fn convert_back(b: Bencher) {
+        let (from, to) = (
+            layout!("f32[4096,4096]{1,0:T(8,128)}"),
+            layout!("f32[4096,4096]{0,1}").runtime(),
+        );
+        let (mut col, tiled) = setup();
+        b.counter(BytesCount::new(BYTES)).bench_local(|| {
+            from.convert_to(black_box(&tiled), &to, &mut col).unwrap();
+        });
+    }
+
+    #[divan::bench(sample_count = 5, sample_size = 1)]
+    fn naive_convert(b: Bencher) {
+        let (from, to) = (
+            layout!("f32[4096,4096]{0,1}"),
+            layout!("f32[4096,4096]{1,0:T(8,128)}"),
+        );
+        let (src, mut dst) = setup();
+        b.counter(BytesCount::new(BYTES)).bench_local(|| {
+            dst.fill(0.0);
+            for r in 0..N {
+                for c in 0..N {
+                    dst[to.offset([r, c])] = src[from.offset([r, c])];
+                }
+            }
+            black_box(&dst);
+        });
+    }
+}
+
+/// `s4` packed two to a byte, in XLA's TPU tiling for 4-bit types.
+mod s4_8x128_8x1 {
+    use super::{black_box, data, layout, Bencher, BytesCount, StaticLayout};
+
+    const N: usize = 8192;
+    const BYTES: usize = N * N;
+
+    fn setup() -> (Vec<i8>, Vec<u8>) {
+        let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
+        (
+            data(l.len(), |i| (i % 16) as i8 - 8),
+            vec![0; l.storage_bytes()],
+        )
+    }
+
+    #[divan::bench(sample_count = 20, sample_size = 1)]
+    fn pack(b: Bencher) {
+        let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
+        let (src, mut dst) = setup();
+        b.counter(BytesCount::new(BYTES)).bench_local(|| {
+            l.pack_bits(black_box(&src), &mut dst).unwrap();
+        });
+    }
+
+    #[divan::bench(sample_count = 20, sample_size = 1)]
+    fn unpack(b: Bencher) {
+        let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
+        let (src, mut storage) = setup();
+        l.pack_bits(&src, &mut storage).unwrap();
+        let mut back = vec![0i8; l.len()];
+        b.counter(BytesCount::new(BYTES)).bench_local(|| {
+            l.unpack_bits(black_box(&storage), &mut back).unwrap();
+        });
+    }
+
+    #[divan::bench(sample_count = 5, sample_size = 1)]
+    fn naive_pack(b: Bencher) {
+        let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
+        let (src, mut dst) = setup();
+        b.counter(BytesCount::new(BYTES)).bench_local(|| {
+            dst.fill(0);
+            for r in 0..N {
+                for c in 0..N {
+                    let o = l.offset([r, c]);
+                    let shift = (o % 2) * 4;
+                    let v = (src[r * N + c] as u8 & 0xf) << shift;
+                    dst[o / 2] = (dst[o / 2] & !(0xf << shift)) | v;
+                }
+            }
+            black_box(&dst);
+        });
+    }
+
+    #[divan::bench(sample_count = 5, sample_size = 1)]
+    fn naive_unpack(b: Bencher) {
+        let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
+        let (src, mut storage) = setup();
+        l.pack_bits(&src, &mut storage).unwrap();
+        let mut back = vec![0i8; l.len()];
+        b.counter(BytesCount::new(BYTES)).bench_local(|| {
+            for r in 0..N {
+                for c in 0..N {
+                    let o = l.offset([r, c]);
+                    let nibble = (storage[o / 2] >> ((o % 2) * 4)) << 4;
+                    back[r * N + c] = (nibble as i8) >> 4;
+                }
+            }
+            black_box(&back);
+        });
+    }
+}
+
+/// Seconds of one call of `f`.
+fn time(f: &mut dyn FnMut()) -> f64 {
+    let start = Instant::now();
+    f();
+    start.elapsed().as_secs_f64()
+}
+
+fn median_of(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Measures each operation of one case interleaved with `memcpy` of `bytes`,
+/// round after round, so that load from elsewhere on the machine hits both
+/// alike; prints the median seconds and the median per-round ratio
+/// `memcpy time / operation time` (1.0 is memcpy bandwidth).
+fn measure(case: &str, bytes: usize, ops: &mut [(&str, &mut dyn FnMut())]) {
+    const ROUNDS: usize = 11;
+    let src = data(bytes, |i| i as u8);
+    let mut dst = vec![0u8; bytes];
+    let mut copy = || dst.copy_from_slice(black_box(&src));
+    let mut seconds = vec![Vec::new(); ops.len()];
+    let mut ratios = vec![Vec::new(); ops.len()];
+    for (_, op) in ops.iter_mut() {
+        op();
+    }
+    for _ in 0..ROUNDS {
+        for (k, (_, op)) in ops.iter_mut().enumerate() {
+            let base = time(&mut copy);
+            let t = time(*op);
+            seconds[k].push(t);
+            ratios[k].push(base / t);
+        }
+    }
+    for (k, (name, _)) in ops.iter().enumerate() {
+        println!(
+            "{case} {name} {:.6} memcpy_ratio {:.2}",
+            median_of(seconds[k].clone()),
+            median_of(ratios[k].clone())
+        );
+    }
+}
+
+/// One `case operation seconds memcpy_ratio r` line per measurement (see
+/// the module docs).
+fn timings() {
+    for (case, spec) in [
+        ("f32_8x128", "f32[4096,4096]{1,0:T(8,128)}"),
+        ("f32_ragged_4093", "f32[4093,4093]{1,0:T(8,128)}"),
+    ] {
+        let l = parse(spec).unwrap();
+        let src = data(l.len(), |i| i as f32);
+        let (mut out, mut storage) = (vec![0.0f32; l.storage_len()], vec![0.0f32; l.storage_len()]);
+        l.pack(&src, &mut storage).unwrap();
+        let mut back = vec![0.0f32; l.len()];
+        let bytes = l.len() * 4;
+        measure(
+            case,
+            bytes,
+            &mut [
+                ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
+                ("unpack", &mut || {
+                    l.unpack(black_box(&storage), &mut back).unwrap();
+                }),
+            ],
+        );
+    }
+    let l = parse("bf16[4096,8192]{1,0:T(8,128)(2,1)}").unwrap();
+    let src = data(l.len(), |i| i as u16);
+    let (mut out, mut storage) = (vec![0u16; l.storage_len()], vec![0u16; l.storage_len()]);
+    l.pack(&src, &mut storage).unwrap();
+    let mut back = vec![0u16; l.len()];
+    measure(
+        "bf16_8x128_2x1",
+        l.len() * 2,
+        &mut [
+            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
+            ("unpack", &mut || {
+                l.unpack(black_box(&storage), &mut back).unwrap();
+            }),
+        ],
+    );
+    drop((src, storage, back));
+
+    let l = parse("s8[8192,8192]{1,0:T(8,128)(4,1)}").unwrap();
+    let src = data(l.len(), |i| i as i8);
+    let (mut out, mut storage) = (vec![0i8; l.storage_len()], vec![0i8; l.storage_len()]);
+    l.pack(&src, &mut storage).unwrap();
+    let mut back = vec![0i8; l.len()];
+    measure(
+        "s8_8x128_4x1",
+        l.len(),
+        &mut [
+            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
+            ("unpack", &mut || {
+                l.unpack(black_box(&storage), &mut back).unwrap();
+            }),
+        ],
+    );
+    drop((src, storage, back));
+
+    let (col, tiled) = (
+        parse("f32[4096,4096]{0,1}").unwrap(),
+        parse("f32[4096,4096]{1,0:T(8,128)}").unwrap(),
+    );
+    let src = data(col.len(), |i| i as f32);
+    let (mut out, mut storage) = (
+        vec![0.0f32; tiled.storage_len()],
+        vec![0.0f32; tiled.storage_len()],
+    );
+    col.convert(&src, &tiled, &mut storage).unwrap();
+    let mut back = vec![0.0f32; col.len()];
+    measure(
+        "f32_column_major",
+        col.len() * 4,
+        &mut [
+            ("convert", &mut || {
+                col.convert(black_box(&src), &tiled, &mut out).unwrap();
+            }),
+            ("convert_back", &mut || {
+                tiled.convert(black_box(&storage), &col, &mut back).unwrap();
+            }),
+        ],
+    );
+    drop((src, storage, back));
+
+    let l = parse("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}").unwrap();
+    let src = data(l.len(), |i| (i % 16) as i8 - 8);
+    let (mut out, mut storage) = (vec![0u8; l.storage_bytes()], vec![0u8; l.storage_bytes()]);
+    l.pack_bits(&src, &mut storage).unwrap();
+    let mut back = vec![0i8; l.len()];
+    measure(
+        "s4_8x128_8x1",
+        l.len(),
+        &mut [
+            ("pack", &mut || {
+                l.pack_bits(black_box(&src), &mut out).unwrap();
+            }),
+            ("unpack", &mut || {
+                l.unpack_bits(black_box(&storage), &mut back).unwrap();
+            }),
+        ],
+    );
+}

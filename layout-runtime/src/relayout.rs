@@ -1,1 +1,0 @@
-//! Bulk relayout (see `relayout::pack`).

@@ -1,0 +1,496 @@
+//! The relayout methods of [`Layout`].
+
+use super::bits::{BitElement, Bits, GatherBits, PackBits, ScatterBits, UnpackBits};
+use super::engine::{Plan, Side};
+use super::iter::{Offsets, Slots};
+use super::kernels::{Gather, Scatter};
+use super::RelayoutError;
+use crate::Layout;
+
+impl Layout {
+    /// Lays out a row-major array in this layout's storage; padding slots
+    /// get `T::default()` (zero for numbers).
+    ///
+    /// `T` is any type as wide as one storage slot: `f32` or `u32` for `f32`,
+    /// `u16` or `half::bf16` for `bf16`, `[u8; 16]` for `c128`, ...
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError`] if `T` is not as wide as a slot, the layout packs
+    /// sub-byte elements (see [`pack_bits`](Self::pack_bits)), or a buffer
+    /// length is not [`len`](Self::len) / [`storage_len`](Self::storage_len).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+    /// let mut storage = [f32::NAN; 8];
+    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage).unwrap();
+    /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
+    /// ```
+    pub fn pack<T: Copy + Default>(
+        &self,
+        logical_row_major: &[T],
+        storage: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        self.pack_with_fill(logical_row_major, storage, T::default())
+    }
+
+    /// [`pack`](Self::pack) with `fill` in the padding slots.
+    ///
+    /// # Errors
+    ///
+    /// As [`pack`](Self::pack).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("u8[3]{0:T(4)}").unwrap();
+    /// let mut storage = [0u8; 4];
+    /// l.pack_with_fill(&[7, 8, 9], &mut storage, 0xff).unwrap();
+    /// assert_eq!(storage, [7, 8, 9, 0xff]);
+    /// ```
+    pub fn pack_with_fill<T: Copy>(
+        &self,
+        logical_row_major: &[T],
+        storage: &mut [T],
+        fill: T,
+    ) -> Result<(), RelayoutError> {
+        self.check_slots::<T>()?;
+        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_len())?;
+        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
+        let mut v = Gather {
+            dst: storage,
+            src: logical_row_major,
+            padding: fill,
+        };
+        if self.is_empty() {
+            v.dst.fill(fill);
+            return Ok(());
+        }
+        Plan::over(&walked, &other).run(&walked, &other, &mut v);
+        Ok(())
+    }
+
+    /// Reads this layout's storage back into a row-major array. Padding is
+    /// never read.
+    ///
+    /// # Errors
+    ///
+    /// As [`pack`](Self::pack).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
+    /// let storage: Vec<u16> = (0..8).collect();
+    /// let mut logical = [0u16; 8];
+    /// l.unpack(&storage, &mut logical).unwrap();
+    /// // Pairs of rows are interleaved: storage 0,1 are rows 0 and 1 of column 0.
+    /// assert_eq!(logical, [0, 2, 1, 3, 4, 6, 5, 7]);
+    /// ```
+    pub fn unpack<T: Copy>(
+        &self,
+        storage: &[T],
+        logical_row_major: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        self.check_slots::<T>()?;
+        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_len())?;
+        if self.is_empty() {
+            return Ok(());
+        }
+        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
+        let mut v = Scatter {
+            src: storage,
+            dst: logical_row_major,
+        };
+        Plan::over(&walked, &other).run(&walked, &other, &mut v);
+        Ok(())
+    }
+
+    /// Moves storage of this layout into the storage of `to`, a layout of the
+    /// same dims and element type, without a row-major copy in between;
+    /// padding slots of `to` get `T::default()`.
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError`] if the dims or element types differ, or as
+    /// [`pack`](Self::pack) for either side.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let col_major = layout_runtime::parse("f32[2,3]{0,1}").unwrap();
+    /// let tiled = layout_runtime::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+    /// // Column-major: a d b e c f.
+    /// let from = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0];
+    /// let mut to = [f32::NAN; 8];
+    /// col_major.convert(&from, &tiled, &mut to).unwrap();
+    /// assert_eq!(to, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
+    /// ```
+    pub fn convert<T: Copy + Default>(
+        &self,
+        storage: &[T],
+        to: &Layout,
+        to_storage: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        self.convert_with_fill(storage, to, to_storage, T::default())
+    }
+
+    /// [`convert`](Self::convert) with `fill` in the padding slots of `to`.
+    ///
+    /// # Errors
+    ///
+    /// As [`convert`](Self::convert).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = layout_runtime::parse("s32[3]").unwrap();
+    /// let b = layout_runtime::parse("s32[3]{0:T(2)}").unwrap();
+    /// let mut out = [0i32; 4];
+    /// a.convert_with_fill(&[1, 2, 3], &b, &mut out, -1).unwrap();
+    /// assert_eq!(out, [1, 2, 3, -1]);
+    /// ```
+    pub fn convert_with_fill<T: Copy>(
+        &self,
+        storage: &[T],
+        to: &Layout,
+        to_storage: &mut [T],
+        fill: T,
+    ) -> Result<(), RelayoutError> {
+        self.check_convert(to)?;
+        self.check_slots::<T>()?;
+        check_len(storage.len(), self.storage_len())?;
+        check_len(to_storage.len(), to.storage_len())?;
+        if self.is_empty() {
+            to_storage.fill(fill);
+            return Ok(());
+        }
+        let (from, into) = (Side::Layout(self), Side::Layout(to));
+        match Direction::of(&from, &into) {
+            Direction::WalkDestination => {
+                let mut v = Gather {
+                    dst: to_storage,
+                    src: storage,
+                    padding: fill,
+                };
+                Plan::over(&into, &from).run(&into, &from, &mut v);
+            }
+            Direction::WalkSource => {
+                let mut v = Scatter {
+                    src: storage,
+                    dst: to_storage,
+                };
+                Plan::over(&from, &into).run(&from, &into, &mut v);
+            }
+        }
+        Ok(())
+    }
+
+    /// Packs one value per element into sub-byte storage (`E(1)`, `E(2)`,
+    /// `E(4)`, or `s4`/`u2`/... without `E`): the low bits of each value,
+    /// in the bit order of the [module docs](crate::relayout); padding slots
+    /// and the unused bits of the last byte get 0.
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError`] if the layout's elements take whole bytes or a width
+    /// that does not divide 8, or a buffer length is not
+    /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("s4[2,3]{1,0:E(4)}").unwrap();
+    /// let mut bytes = [0u8; 3];
+    /// l.pack_bits(&[1i8, -2, 3, 4, 5, -8], &mut bytes).unwrap();
+    /// assert_eq!(bytes, [0xe1, 0x43, 0x85]); // first element in the low nibble
+    /// ```
+    pub fn pack_bits<T: BitElement>(
+        &self,
+        logical_row_major: &[T],
+        storage: &mut [u8],
+    ) -> Result<(), RelayoutError> {
+        self.pack_bits_with_fill(logical_row_major, storage, 0)
+    }
+
+    /// [`pack_bits`](Self::pack_bits) with the low bits of `fill` in the padding slots.
+    ///
+    /// # Errors
+    ///
+    /// As [`pack_bits`](Self::pack_bits).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("pred[3]{0:T(8)E(1)}").unwrap();
+    /// let mut bytes = [0u8; 1];
+    /// l.pack_bits_with_fill(&[true, false, true], &mut bytes, 1).unwrap();
+    /// assert_eq!(bytes, [0b1111_1101]);
+    /// ```
+    pub fn pack_bits_with_fill<T: BitElement>(
+        &self,
+        logical_row_major: &[T],
+        storage: &mut [u8],
+        fill: u8,
+    ) -> Result<(), RelayoutError> {
+        let bits = self.check_bits()?;
+        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
+        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
+        let mut v = PackBits {
+            dst: storage,
+            src: logical_row_major,
+            bits,
+            fill,
+        };
+        if self.is_empty() {
+            v.dst.fill(0);
+            return Ok(());
+        }
+        Plan::over(&walked, &other).run(&walked, &other, &mut v);
+        bits.clear_tail(storage, self.storage_len());
+        Ok(())
+    }
+
+    /// Unpacks sub-byte storage into one value per element: `u8` reads the
+    /// bits as unsigned, `i8` sign-extends them, `bool` is `true` when any is set.
+    ///
+    /// # Errors
+    ///
+    /// As [`pack_bits`](Self::pack_bits).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("s4[2,3]{1,0:E(4)}").unwrap();
+    /// let mut logical = [0i8; 6];
+    /// l.unpack_bits(&[0xe1, 0x43, 0x85], &mut logical).unwrap();
+    /// assert_eq!(logical, [1, -2, 3, 4, 5, -8]);
+    /// ```
+    pub fn unpack_bits<T: BitElement>(
+        &self,
+        storage: &[u8],
+        logical_row_major: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        let bits = self.check_bits()?;
+        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
+        if self.is_empty() {
+            return Ok(());
+        }
+        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
+        let mut v = UnpackBits {
+            src: storage,
+            dst: logical_row_major,
+            bits,
+        };
+        Plan::over(&walked, &other).run(&walked, &other, &mut v);
+        Ok(())
+    }
+
+    /// [`convert`](Self::convert) for sub-byte storage; padding slots of `to`
+    /// and the unused bits of its last byte get 0.
+    ///
+    /// # Errors
+    ///
+    /// As [`convert`](Self::convert) and [`pack_bits`](Self::pack_bits).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = layout_runtime::parse("u4[2,2]{1,0}").unwrap();
+    /// let b = layout_runtime::parse("u4[2,2]{0,1}").unwrap();
+    /// let mut out = [0u8; 2];
+    /// a.convert_bits(&[0x21, 0x43], &b, &mut out).unwrap();
+    /// assert_eq!(out, [0x31, 0x42]);
+    /// ```
+    pub fn convert_bits(
+        &self,
+        storage: &[u8],
+        to: &Layout,
+        to_storage: &mut [u8],
+    ) -> Result<(), RelayoutError> {
+        self.convert_bits_with_fill(storage, to, to_storage, 0)
+    }
+
+    /// [`convert_bits`](Self::convert_bits) with the low bits of `fill` in the padding slots of `to`.
+    ///
+    /// # Errors
+    ///
+    /// As [`convert_bits`](Self::convert_bits).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let a = layout_runtime::parse("u2[3]").unwrap();
+    /// let b = layout_runtime::parse("u2[3]{0:T(4)}").unwrap();
+    /// let mut out = [0u8; 1];
+    /// a.convert_bits_with_fill(&[0b10_01_11], &b, &mut out, 0b11).unwrap();
+    /// assert_eq!(out, [0b11_10_01_11]);
+    /// ```
+    pub fn convert_bits_with_fill(
+        &self,
+        storage: &[u8],
+        to: &Layout,
+        to_storage: &mut [u8],
+        fill: u8,
+    ) -> Result<(), RelayoutError> {
+        self.check_convert(to)?;
+        let bits = self.check_bits()?;
+        check_len(storage.len(), self.storage_bytes())?;
+        check_len(to_storage.len(), to.storage_bytes())?;
+        if self.is_empty() {
+            to_storage.fill(0);
+            return Ok(());
+        }
+        let (from, into) = (Side::Layout(self), Side::Layout(to));
+        match Direction::of(&from, &into) {
+            Direction::WalkDestination => {
+                let mut v = GatherBits {
+                    dst: to_storage,
+                    src: storage,
+                    bits,
+                    fill,
+                };
+                Plan::over(&into, &from).run(&into, &from, &mut v);
+            }
+            Direction::WalkSource => {
+                let mut v = ScatterBits {
+                    src: storage,
+                    dst: to_storage,
+                    bits,
+                };
+                Plan::over(&from, &into).run(&from, &into, &mut v);
+            }
+        }
+        bits.clear_tail(to_storage, to.storage_len());
+        Ok(())
+    }
+
+    /// Every storage slot in memory order: `Some(p)` for the element at
+    /// row-major logical position `p`, `None` for padding (use
+    /// [`index_of`](Self::index_of) for the multi-dim index).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
+    /// let slots: Vec<_> = l.slots().map(Option::unwrap).collect();
+    /// assert_eq!(slots, [0, 2, 1, 3, 4, 6, 5, 7]);
+    /// ```
+    pub fn slots(&self) -> Slots {
+        Slots::new(self)
+    }
+
+    /// The storage offset of every element, in row-major logical order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[2,3]{0,1}").unwrap();
+    /// assert!(l.offsets().eq([0, 2, 4, 1, 3, 5]));
+    /// ```
+    pub fn offsets(&self) -> Offsets {
+        Offsets::new(self)
+    }
+
+    pub(super) fn check_slots<T>(&self) -> Result<(), RelayoutError> {
+        let bits = self.element_bits();
+        if bits < 8 {
+            return Err(RelayoutError::PackedLayout { bits });
+        }
+        let type_bits = core::mem::size_of::<T>() * 8;
+        if type_bits != bits as usize {
+            return Err(RelayoutError::ElementSize {
+                layout_bits: bits,
+                type_bits,
+            });
+        }
+        Ok(())
+    }
+
+    fn check_bits(&self) -> Result<Bits, RelayoutError> {
+        let bits = self.element_bits();
+        if bits >= 8 {
+            return Err(RelayoutError::NotPacked { bits });
+        }
+        Bits::new(bits).ok_or(RelayoutError::UnsupportedBits { bits })
+    }
+
+    fn check_lengths(
+        &self,
+        logical: usize,
+        storage: usize,
+        expected: usize,
+    ) -> Result<(), RelayoutError> {
+        if logical != self.len() {
+            return Err(RelayoutError::LogicalLength {
+                expected: self.len(),
+                actual: logical,
+            });
+        }
+        check_len(storage, expected)
+    }
+
+    fn check_convert(&self, to: &Layout) -> Result<(), RelayoutError> {
+        if self.rank() != to.rank() {
+            return Err(RelayoutError::RankMismatch {
+                from: self.rank(),
+                to: to.rank(),
+            });
+        }
+        if let Some((dim, (&from, &to))) = self
+            .dims()
+            .iter()
+            .zip(to.dims())
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+        {
+            return Err(RelayoutError::DimMismatch { dim, from, to });
+        }
+        if self.element_type() != to.element_type() {
+            return Err(RelayoutError::ElementMismatch {
+                from: self.element_type(),
+                to: to.element_type(),
+            });
+        }
+        if self.element_bits() != to.element_bits() {
+            return Err(RelayoutError::BitsMismatch {
+                from: self.element_bits(),
+                to: to.element_bits(),
+            });
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn check_len(actual: usize, expected: usize) -> Result<(), RelayoutError> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(RelayoutError::StorageLength { expected, actual })
+    }
+}
+
+/// Which storage a conversion walks in memory order.
+enum Direction {
+    /// Write the destination in order, gathering from the source; every
+    /// destination slot, padding included, is visited.
+    WalkDestination,
+    /// Read the source in order, scattering into the destination: only when
+    /// the destination has no padding and the source is not a plain
+    /// strided array (which the destination walk reads just as well).
+    WalkSource,
+}
+
+impl Direction {
+    fn of(from: &Side, into: &Side) -> Direction {
+        let source_affine = from.digits().is_some_and(|d| d.affine_strides().is_some());
+        let dest_dense = into.digits().is_some_and(|d| d.dense());
+        if !source_affine && dest_dense {
+            Direction::WalkSource
+        } else {
+            Direction::WalkDestination
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Sub-byte storage (`E(1)`, `E(2)`, `E(4)`): slots packed into bytes.
+//!
+//! Slot `k` of an `E(n)` layout occupies bits `(k*n) % 8 ..` of byte
+//! `k*n / 8`, counting bit 0 as the least significant: the first slot of a
+//! byte is in its low-order bits. This is XLA's order since early 2025 (its
+//! `PackIntN`/`UnpackIntN` and LLVM's in-register order; earlier XLA put the
+//! first element in the high-order bits).
+
+use super::kernels::{copy_block, Block};
+use super::walk::{Axis, Visitor};
+
+/// A Rust type that carries one sub-byte element, for
+/// [`Layout::pack_bits`](crate::Layout::pack_bits) and friends.
+///
+/// Packing keeps the low `n` bits of [`to_bits`](Self::to_bits) and ignores
+/// the rest, as XLA does; unpacking extends the `n` stored bits back: with
+/// zeros for `u8`, with the sign bit for `i8` (so `s4` reads as `-8..=7`),
+/// and to `true` for any non-zero value of `bool`.
+///
+/// # Examples
+///
+/// ```
+/// use layout_runtime::BitElement;
+/// assert_eq!((-3i8).to_bits() & 0xf, 0b1101);
+/// assert_eq!(i8::from_bits(0b1101, 4), -3);
+/// assert_eq!(u8::from_bits(0b1101, 4), 13);
+/// assert!(bool::from_bits(1, 1));
+/// ```
+pub trait BitElement: Copy {
+    /// The value's bits; only the low `n` of an `E(n)` layout are stored.
+    fn to_bits(self) -> u8;
+    /// The value stored as `raw` (bits above `bits` are zero).
+    fn from_bits(raw: u8, bits: u32) -> Self;
+}
+
+impl BitElement for u8 {
+    #[inline]
+    fn to_bits(self) -> u8 {
+        self
+    }
+    #[inline]
+    fn from_bits(raw: u8, _bits: u32) -> Self {
+        raw
+    }
+}
+
+impl BitElement for i8 {
+    #[inline]
+    fn to_bits(self) -> u8 {
+        self.to_ne_bytes()[0]
+    }
+    #[inline]
+    fn from_bits(raw: u8, bits: u32) -> Self {
+        // (v ^ s) - s sign-extends an n-bit v with sign bit s: plain byte
+        // arithmetic, which vectorizes where an arithmetic shift of bytes does not.
+        let sign = 1u8 << (bits.clamp(1, 8) - 1);
+        i8::from_ne_bytes([(raw ^ sign).wrapping_sub(sign)])
+    }
+}
+
+impl BitElement for bool {
+    #[inline]
+    fn to_bits(self) -> u8 {
+        u8::from(self)
+    }
+    #[inline]
+    fn from_bits(raw: u8, _bits: u32) -> Self {
+        raw != 0
+    }
+}
+
+/// Bit geometry of one `E(n)` layout.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bits {
+    pub(crate) n: u32,
+    mask: u8,
+    /// Slots per byte.
+    per: usize,
+}
+
+impl Bits {
+    /// `None` unless `n` divides 8 and is below 8.
+    pub(crate) fn new(n: u32) -> Option<Self> {
+        matches!(n, 1 | 2 | 4).then(|| Bits {
+            n,
+            mask: (1u8 << n) - 1,
+            per: 8 / n as usize,
+        })
+    }
+
+    #[inline]
+    fn get(self, bytes: &[u8], slot: usize) -> u8 {
+        let shift = (slot % self.per) as u32 * self.n;
+        (bytes[slot / self.per] >> shift) & self.mask
+    }
+
+    #[inline]
+    fn set(self, bytes: &mut [u8], slot: usize, value: u8) {
+        let shift = (slot % self.per) as u32 * self.n;
+        let byte = &mut bytes[slot / self.per];
+        *byte = (*byte & !(self.mask << shift)) | ((value & self.mask) << shift);
+    }
+
+    /// The byte holding `per` slots of `value`.
+    #[inline]
+    fn repeat(self, value: u8) -> u8 {
+        (0..self.per).fold(0, |acc, q| {
+            acc | ((value & self.mask) << (q as u32 * self.n))
+        })
+    }
+
+    /// `Some(g)` when block `a` x `b` at walked slot `off` is columns of
+    /// whole bytes: `b` runs over `g` bytes of rows (contiguous slots from a
+    /// byte boundary, at most 8 bytes), one run per column of `a`, runs
+    /// adjacent, columns contiguous on the logical side.
+    #[inline]
+    fn row_groups(self, off: usize, a: Axis, b: Axis) -> Option<usize> {
+        let g = b.count / self.per;
+        let fits = b.walk == 1
+            && a.walk == b.count
+            && a.other == 1
+            && off % self.per == 0
+            && b.count % self.per == 0
+            && (1..=8).contains(&g);
+        fits.then_some(g)
+    }
+
+    /// Writes `value` into slots `off..off + len`.
+    pub(crate) fn fill(self, bytes: &mut [u8], mut off: usize, len: usize, value: u8) {
+        let end = off + len;
+        while off < end && off % self.per != 0 {
+            self.set(bytes, off, value);
+            off += 1;
+        }
+        let whole = (end - off) / self.per;
+        bytes[off / self.per..off / self.per + whole].fill(self.repeat(value));
+        off += whole * self.per;
+        while off < end {
+            self.set(bytes, off, value);
+            off += 1;
+        }
+    }
+
+    /// Clears the bits of the last byte past `slots` slots, so no stale bits survive.
+    pub(crate) fn clear_tail(self, bytes: &mut [u8], slots: usize) {
+        if slots % self.per != 0 {
+            let used = (slots % self.per) as u32 * self.n;
+            if let Some(last) = bytes.get_mut(slots / self.per) {
+                *last &= (1u8 << used) - 1;
+            }
+        }
+    }
+}
+
+/// Packs logical values into the walked bit storage (pack).
+pub(crate) struct PackBits<'a, T> {
+    pub(crate) dst: &'a mut [u8],
+    pub(crate) src: &'a [T],
+    pub(crate) bits: Bits,
+    pub(crate) fill: u8,
+}
+
+impl<T: BitElement> Visitor for PackBits<'_, T> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let bits = self.bits;
+        if let Some(g) = bits.row_groups(off, a, b) {
+            pack_rows(
+                &mut self.dst[off / bits.per..],
+                self.src,
+                other,
+                b.other,
+                g,
+                a.count,
+                bits,
+            );
+            return;
+        }
+        for i in 0..a.count {
+            let start = off + i * a.walk;
+            let from = other + i * a.other;
+            if b.walk == 1 && start % bits.per == 0 && b.count % bits.per == 0 {
+                // Whole bytes: gather `per` values for each.
+                let bytes = &mut self.dst[start / bits.per..(start + b.count) / bits.per];
+                for (k, byte) in bytes.iter_mut().enumerate() {
+                    let first = from + k * bits.per * b.other;
+                    *byte = (0..bits.per).fold(0, |acc, q| {
+                        let v = self.src[first + q * b.other].to_bits() & bits.mask;
+                        acc | (v << (q as u32 * bits.n))
+                    });
+                }
+            } else {
+                for j in 0..b.count {
+                    let v = self.src[from + j * b.other].to_bits();
+                    bits.set(self.dst, start + j * b.walk, v);
+                }
+            }
+        }
+    }
+
+    fn padding(&mut self, off: usize, len: usize) {
+        self.bits.fill(self.dst, off, len, self.fill);
+    }
+}
+
+/// Columns per step of [`pack_rows`] and [`unpack_rows`].
+const CHUNK: usize = 64;
+
+/// Packs `per * g` logical rows of `n` (row `r` at `src[from + r*pitch..]`)
+/// into `n` groups of `g` bytes: byte `q` of group `x` holds rows
+/// `q*per..(q+1)*per` of column `x`. Each group of rows is first packed into
+/// a byte row on the stack (a shift-and-or over contiguous values, which
+/// vectorizes), then the byte rows are interleaved like whole elements.
+fn pack_rows<T: BitElement>(
+    out: &mut [u8],
+    src: &[T],
+    from: usize,
+    pitch: usize,
+    g: usize,
+    n: usize,
+    bits: Bits,
+) {
+    let mut rows = [0u8; 8 * CHUNK];
+    for x0 in (0..n).step_by(CHUNK) {
+        let m = CHUNK.min(n - x0);
+        for (q, row) in rows.chunks_exact_mut(CHUNK).take(g).enumerate() {
+            row.fill(0);
+            for t in 0..bits.per {
+                let start = from + (q * bits.per + t) * pitch + x0;
+                let shift = t as u32 * bits.n;
+                for (acc, v) in row[..m].iter_mut().zip(&src[start..start + m]) {
+                    *acc |= (v.to_bits() & bits.mask) << shift;
+                }
+            }
+        }
+        let block = Block {
+            na: m,
+            nb: g,
+            da: g,
+            db: 1,
+            sa: 1,
+            sb: CHUNK,
+        };
+        copy_block(out, x0 * g, &rows, 0, block);
+    }
+}
+
+/// The inverse of [`pack_rows`].
+fn unpack_rows<T: BitElement>(
+    input: &[u8],
+    dst: &mut [T],
+    to: usize,
+    pitch: usize,
+    g: usize,
+    n: usize,
+    bits: Bits,
+) {
+    let mut rows = [0u8; 8 * CHUNK];
+    for x0 in (0..n).step_by(CHUNK) {
+        let m = CHUNK.min(n - x0);
+        let block = Block {
+            na: m,
+            nb: g,
+            da: 1,
+            db: CHUNK,
+            sa: g,
+            sb: 1,
+        };
+        copy_block(&mut rows, 0, input, x0 * g, block);
+        for (q, row) in rows.chunks_exact(CHUNK).take(g).enumerate() {
+            for t in 0..bits.per {
+                let start = to + (q * bits.per + t) * pitch + x0;
+                let shift = t as u32 * bits.n;
+                for (slot, byte) in dst[start..start + m].iter_mut().zip(&row[..m]) {
+                    *slot = T::from_bits((byte >> shift) & bits.mask, bits.n);
+                }
+            }
+        }
+    }
+}
+
+/// Unpacks the walked bit storage into logical values (unpack).
+pub(crate) struct UnpackBits<'a, T> {
+    pub(crate) src: &'a [u8],
+    pub(crate) dst: &'a mut [T],
+    pub(crate) bits: Bits,
+}
+
+impl<T: BitElement> Visitor for UnpackBits<'_, T> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let bits = self.bits;
+        if let Some(g) = bits.row_groups(off, a, b) {
+            unpack_rows(
+                &self.src[off / bits.per..],
+                self.dst,
+                other,
+                b.other,
+                g,
+                a.count,
+                bits,
+            );
+            return;
+        }
+        for i in 0..a.count {
+            let start = off + i * a.walk;
+            let to = other + i * a.other;
+            if b.walk == 1 && start % bits.per == 0 && b.count % bits.per == 0 {
+                let bytes = &self.src[start / bits.per..(start + b.count) / bits.per];
+                for (k, &byte) in bytes.iter().enumerate() {
+                    let first = to + k * bits.per * b.other;
+                    for q in 0..bits.per {
+                        let raw = (byte >> (q as u32 * bits.n)) & bits.mask;
+                        self.dst[first + q * b.other] = T::from_bits(raw, bits.n);
+                    }
+                }
+            } else {
+                for j in 0..b.count {
+                    let raw = bits.get(self.src, start + j * b.walk);
+                    self.dst[to + j * b.other] = T::from_bits(raw, bits.n);
+                }
+            }
+        }
+    }
+
+    fn padding(&mut self, _off: usize, _len: usize) {}
+}
+
+/// Writes the walked bit storage from another bit storage (convert).
+pub(crate) struct GatherBits<'a> {
+    pub(crate) dst: &'a mut [u8],
+    pub(crate) src: &'a [u8],
+    pub(crate) bits: Bits,
+    pub(crate) fill: u8,
+}
+
+impl Visitor for GatherBits<'_> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let bits = self.bits;
+        for i in 0..a.count {
+            for j in 0..b.count {
+                let v = bits.get(self.src, other + i * a.other + j * b.other);
+                bits.set(self.dst, off + i * a.walk + j * b.walk, v);
+            }
+        }
+    }
+
+    fn padding(&mut self, off: usize, len: usize) {
+        self.bits.fill(self.dst, off, len, self.fill);
+    }
+}
+
+/// Reads the walked bit storage into another bit storage (convert).
+pub(crate) struct ScatterBits<'a> {
+    pub(crate) src: &'a [u8],
+    pub(crate) dst: &'a mut [u8],
+    pub(crate) bits: Bits,
+}
+
+impl Visitor for ScatterBits<'_> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let bits = self.bits;
+        for i in 0..a.count {
+            for j in 0..b.count {
+                let v = bits.get(self.src, off + i * a.walk + j * b.walk);
+                bits.set(self.dst, other + i * a.other + j * b.other, v);
+            }
+        }
+    }
+
+    fn padding(&mut self, _off: usize, _len: usize) {}
+}

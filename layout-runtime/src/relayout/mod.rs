@@ -1,0 +1,85 @@
+//! Bulk relayout: whole arrays between row-major buffers and tiled storage.
+//!
+//! [`pack`] lays a row-major array out in a layout's storage, [`unpack`]
+//! reads it back, and [`convert`] moves storage from one layout to another of
+//! the same dims and element type directly, without a row-major copy in
+//! between. [`slots`] walks storage in memory order (each slot's logical
+//! position, or padding) and [`offsets`] walks logical order (each element's
+//! offset). Nothing here allocates or panics: a wrong buffer length or
+//! element type is a [`RelayoutError`], returned before anything is written.
+//!
+//! Every storage slot is written: padding (inside tiles, and the `L(n)` tail)
+//! gets a fill value, `T::default()` unless one is given, so no stale data
+//! survives in storage. Unpacking never reads padding.
+//!
+//! # Speed
+//!
+//! Without `*` mixing dims, each dim of a layout's final tiled shape is one
+//! digit of one logical index, so a relayout is a strided N-d copy. It walks
+//! the storage being written (being read, for unpack) in memory order, tests
+//! bounds once per block rather than per element, and copies each block of
+//! the two innermost digits with a kernel for its shape: `copy_from_slice`
+//! runs for `T(8,128)` rows, interleaving loops the compiler vectorizes for
+//! the 2, 4 or 8 rows of `(2,1)`, `(4,1)`, `(8,1)`, and row-split transposes
+//! for column-major arrays. Layouts outside the digit form (a `*` that mixes
+//! split dims, or padding inside a split inner tile) go slot by slot through
+//! the folded index programs: correct, and slower.
+//!
+//! # Sub-byte elements
+//!
+//! Layouts of fewer than 8 bits per element (`s4`, `u2`, `pred` with `E(1)`,
+//! ...) store slots packed in bytes; use [`pack_bits`], [`unpack_bits`] and
+//! [`convert_bits`] with one [`BitElement`] (`u8`, `i8`, `bool`) per logical
+//! value. `E(1)`, `E(2)` and `E(4)` are supported. Slot `k` of an `E(n)`
+//! layout holds bits `(k*n) % 8 .. (k*n) % 8 + n` of byte `k*n / 8`, bit 0
+//! being the least significant: the first slot of a byte is in its low-order
+//! bits. That is XLA's order since February 2025 (its `PackIntN`, changed to
+//! match LLVM's; before that XLA put the first element in the high-order bits).
+//!
+//! [`pack`]: crate::Layout::pack
+//! [`unpack`]: crate::Layout::unpack
+//! [`convert`]: crate::Layout::convert
+//! [`slots`]: crate::Layout::slots
+//! [`offsets`]: crate::Layout::offsets
+//! [`pack_bits`]: crate::Layout::pack_bits
+//! [`unpack_bits`]: crate::Layout::unpack_bits
+//! [`convert_bits`]: crate::Layout::convert_bits
+//!
+//! # Examples
+//!
+//! ```
+//! let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+//! let logical: Vec<f32> = (0..15).map(|x| x as f32).collect();
+//! let mut storage = vec![f32::NAN; l.storage_len()];
+//! l.pack(&logical, &mut storage).unwrap();
+//! assert_eq!(&storage[..8], &[0.0, 1.0, 5.0, 6.0, 2.0, 3.0, 7.0, 8.0]);
+//! assert_eq!(storage[9], 0.0); // padding, filled with the default
+//!
+//! let mut back = vec![0.0; 15];
+//! l.unpack(&storage, &mut back).unwrap();
+//! assert_eq!(back, logical);
+//! ```
+
+mod api;
+#[cfg(feature = "ndarray")]
+mod array;
+mod bits;
+mod engine;
+mod error;
+mod iter;
+mod kernels;
+mod plan;
+mod walk;
+
+pub use bits::BitElement;
+pub use error::RelayoutError;
+pub use iter::{Offsets, Slots};
+
+/// The `half` crate, whose `bf16` and `f16` are element types like any other
+/// (feature `half`).
+#[cfg(feature = "half")]
+pub use half;
+/// The `ndarray` crate, for [`Layout::pack_array`](crate::Layout::pack_array)
+/// and [`Layout::unpack_array`](crate::Layout::unpack_array) (feature `ndarray`).
+#[cfg(feature = "ndarray")]
+pub use ndarray;

@@ -1,0 +1,397 @@
+//! Walking one array's storage in order while addressing another.
+//!
+//! A [`Walk`] pairs each digit of the walked storage with the stride it has in
+//! the other array. The walker visits the digits outermost first and hands
+//! every block it proves free of padding to a [`Visitor`] as a 2-D strided
+//! copy over the two innermost digits; padding comes out as contiguous runs.
+//! Bounds are tested once per block, not per element.
+
+use super::plan::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS, PHANTOM};
+use crate::MAX_RANK;
+
+/// One digit of a block: `count` values, `walk` slots apart in the walked
+/// storage and `other` apart in the other array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Axis {
+    pub(crate) count: usize,
+    pub(crate) walk: usize,
+    pub(crate) other: usize,
+}
+
+/// A digit that takes one value.
+pub(crate) const UNIT: Axis = Axis {
+    count: 1,
+    walk: 0,
+    other: 0,
+};
+
+/// Receives what a walk finds.
+pub(crate) trait Visitor {
+    /// Elements at walked slots `off + i*a.walk + j*b.walk` and other
+    /// positions `other + i*a.other + j*b.other`, for `i < a.count`, `j < b.count`.
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis);
+    /// Walked slots `off..off + len` are padding.
+    fn padding(&mut self, off: usize, len: usize);
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Step {
+    pub(crate) axis: Axis,
+    pub(crate) source: u8,
+    pub(crate) weight: usize,
+}
+
+const NO_STEP: Step = Step {
+    axis: UNIT,
+    source: ALWAYS,
+    weight: 1,
+};
+
+/// The walked storage as steps, with validity bookkeeping.
+#[derive(Clone, Debug)]
+pub(crate) struct Walk {
+    pub(crate) steps: [Step; MAX_STEPS],
+    pub(crate) n: usize,
+    pub(crate) bounds: [usize; MAX_SOURCES],
+    /// Largest sum this step and later steps of its source can add.
+    tail: [usize; MAX_STEPS],
+    /// The previous step of the same source (`usize::MAX`: none).
+    prev: [usize; MAX_STEPS],
+    pub(crate) body: usize,
+    pub(crate) storage_len: usize,
+}
+
+impl Walk {
+    fn new(walked: &Digits) -> Self {
+        let mut bounds = [1; MAX_SOURCES];
+        for (b, s) in bounds.iter_mut().zip(&walked.sources[..walked.n_sources]) {
+            *b = s.bound;
+        }
+        Walk {
+            steps: [NO_STEP; MAX_STEPS],
+            n: 0,
+            bounds,
+            tail: [0; MAX_STEPS],
+            prev: [usize::MAX; MAX_STEPS],
+            body: walked.body,
+            storage_len: walked.storage_len,
+        }
+    }
+
+    /// Walks `walked`, addressing an array whose offsets are `Σ index[d] * strides[d]`.
+    pub(crate) fn affine(walked: &Digits, strides: &[usize; MAX_RANK]) -> Option<Self> {
+        let mut w = Walk::new(walked);
+        for g in &walked.stored[..walked.n] {
+            let per = walked.source_stride(g.source, strides)?;
+            w.push(Step {
+                axis: Axis {
+                    count: g.count,
+                    walk: g.stride,
+                    other: g.weight.checked_mul(per)?,
+                },
+                source: g.source,
+                weight: g.weight,
+            })?;
+        }
+        w.finish();
+        Some(w)
+    }
+
+    /// Walks `walked`, addressing the storage of `other`: each digit of
+    /// `walked` is cut where `other` has a digit boundary inside it, so that
+    /// every piece lies in one digit of `other`. `None` if a cut is not exact
+    /// or a dim is merged by `*` on either side.
+    pub(crate) fn refined(walked: &Digits, other: &Digits) -> Option<Self> {
+        let simple = |d: &Digits| d.sources[1..d.n_sources].iter().all(|s| s.lo == s.hi);
+        if !simple(walked) || !simple(other) {
+            return None;
+        }
+        let mut w = Walk::new(walked);
+        for g in &walked.stored[..walked.n] {
+            if g.source == PHANTOM {
+                w.push(Step {
+                    axis: Axis {
+                        count: g.count,
+                        walk: g.stride,
+                        other: 0,
+                    },
+                    source: g.source,
+                    weight: g.weight,
+                })?;
+                continue;
+            }
+            let dim = walked.sources[usize::from(g.source)].lo;
+            let theirs = |h: &&super::plan::Digit| {
+                h.source != PHANTOM && other.sources[usize::from(h.source)].lo == dim
+            };
+            // Cut points: their weights strictly inside this digit's range.
+            let end = if g.top {
+                usize::MAX
+            } else {
+                g.weight.checked_mul(g.count)?
+            };
+            let mut cuts = [0usize; MAX_STEPS];
+            let mut n_cuts = 0;
+            for h in other.stored[..other.n].iter().filter(theirs) {
+                if h.weight > g.weight && h.weight < end {
+                    cuts[n_cuts] = h.weight;
+                    n_cuts += 1;
+                }
+            }
+            cuts[..n_cuts].sort_unstable();
+            // Pieces from the most significant down: [cut_k, ..), ..., [w, cut_1).
+            let mut hi_count = g.count;
+            let mut upper = g.weight; // weight of the current most significant piece
+            let mut pieces = [(0usize, 0usize); MAX_STEPS];
+            let mut n_pieces = 0;
+            for &c in &cuts[..n_cuts] {
+                if c % upper != 0 {
+                    return None;
+                }
+                let ratio = c / upper;
+                if hi_count % ratio != 0 {
+                    return None;
+                }
+                pieces[n_pieces] = (upper, ratio);
+                n_pieces += 1;
+                hi_count /= ratio;
+                upper = c;
+            }
+            pieces[n_pieces] = (upper, hi_count);
+            n_pieces += 1;
+            for &(weight, count) in pieces[..n_pieces].iter().rev() {
+                if count == 1 {
+                    continue;
+                }
+                // The digit of `other` that holds this piece.
+                let h = other.stored[..other.n]
+                    .iter()
+                    .filter(theirs)
+                    .find(|h| weight >= h.weight && (h.top || weight < h.weight * h.count));
+                let their_stride = match h {
+                    Some(h) if weight % h.weight == 0 => {
+                        (weight / h.weight).checked_mul(h.stride)?
+                    }
+                    Some(_) => return None,
+                    // The dim has size 1 there: only index 0 is an element.
+                    None => 0,
+                };
+                w.push(Step {
+                    axis: Axis {
+                        count,
+                        walk: g.stride.checked_mul(weight / g.weight)?,
+                        other: their_stride,
+                    },
+                    source: g.source,
+                    weight,
+                })?;
+            }
+        }
+        w.finish();
+        Some(w)
+    }
+
+    fn push(&mut self, s: Step) -> Option<()> {
+        *self.steps.get_mut(self.n)? = s;
+        self.n += 1;
+        Some(())
+    }
+
+    /// Marks sources that can never be out of bounds, merges steps that form
+    /// one strided run on both sides, and fills the bookkeeping.
+    fn finish(&mut self) {
+        let mut max = [0usize; MAX_SOURCES];
+        for s in &self.steps[..self.n] {
+            let m = &mut max[usize::from(s.source)];
+            *m = m.saturating_add((s.axis.count - 1).saturating_mul(s.weight));
+        }
+        for s in &mut self.steps[..self.n] {
+            if max[usize::from(s.source)] < self.bounds[usize::from(s.source)] {
+                s.source = ALWAYS;
+            }
+        }
+        let mut n = 0;
+        for j in 0..self.n {
+            let s = self.steps[j];
+            if n > 0 {
+                let p = self.steps[n - 1];
+                let joins = p.axis.walk == s.axis.count * s.axis.walk
+                    && p.axis.other == s.axis.count * s.axis.other
+                    && p.source == s.source
+                    && (s.source == ALWAYS || p.weight == s.weight * s.axis.count);
+                if joins {
+                    self.steps[n - 1] = Step {
+                        axis: Axis {
+                            count: p.axis.count * s.axis.count,
+                            ..s.axis
+                        },
+                        ..s
+                    };
+                    continue;
+                }
+            }
+            self.steps[n] = s;
+            n += 1;
+        }
+        self.n = n;
+        let mut last = [usize::MAX; MAX_SOURCES + 1];
+        for j in 0..n {
+            let slot = usize::from(self.steps[j].source).min(MAX_SOURCES);
+            self.prev[j] = last[slot];
+            last[slot] = j;
+        }
+        let mut acc = [0usize; MAX_SOURCES + 1];
+        for j in (0..n).rev() {
+            let s = self.steps[j];
+            let slot = usize::from(s.source).min(MAX_SOURCES);
+            acc[slot] = acc[slot].saturating_add((s.axis.count - 1).saturating_mul(s.weight));
+            self.tail[j] = acc[slot];
+        }
+    }
+
+    /// Runs the walk: every walked slot is reported once, as an element or padding.
+    pub(crate) fn run<V: Visitor>(&self, v: &mut V) {
+        if self.body > 0 {
+            let mut partial = [0usize; MAX_SOURCES];
+            self.descend(v, 0, 0, 0, &mut partial);
+        }
+        if self.storage_len > self.body {
+            v.padding(self.body, self.storage_len - self.body);
+        }
+    }
+
+    /// Whether no choice of steps `j..` can leave a source's bound.
+    #[inline]
+    fn clear_from(&self, j: usize, partial: &[usize; MAX_SOURCES]) -> bool {
+        (j..self.n).all(|k| {
+            let s = self.steps[k].source;
+            let first = self.prev[k] == usize::MAX || self.prev[k] < j;
+            s == ALWAYS
+                || !first
+                || partial[usize::from(s)] + self.tail[k] < self.bounds[usize::from(s)]
+        })
+    }
+
+    fn descend<V: Visitor>(
+        &self,
+        v: &mut V,
+        j: usize,
+        off: usize,
+        other: usize,
+        partial: &mut [usize; MAX_SOURCES],
+    ) {
+        if self.clear_from(j, partial) {
+            self.blocks(v, j, off, other);
+            return;
+        }
+        let st = self.steps[j];
+        let s = usize::from(st.source);
+        if s == usize::from(ALWAYS) {
+            for x in 0..st.axis.count {
+                self.descend(
+                    v,
+                    j + 1,
+                    off + x * st.axis.walk,
+                    other + x * st.axis.other,
+                    partial,
+                );
+            }
+            return;
+        }
+        let base = partial[s];
+        if j + 1 == self.n {
+            // Only this step is left: its valid values are a prefix.
+            let valid = (self.bounds[s] - base)
+                .div_ceil(st.weight)
+                .min(st.axis.count);
+            v.block(
+                off,
+                other,
+                UNIT,
+                Axis {
+                    count: valid,
+                    ..st.axis
+                },
+            );
+            if valid < st.axis.count {
+                v.padding(
+                    off + valid * st.axis.walk,
+                    (st.axis.count - valid) * st.axis.walk,
+                );
+            }
+            return;
+        }
+        for x in 0..st.axis.count {
+            let p = base + x * st.weight;
+            if p >= self.bounds[s] {
+                // Larger values only go further out: the rest of this step is padding.
+                v.padding(off + x * st.axis.walk, (st.axis.count - x) * st.axis.walk);
+                break;
+            }
+            partial[s] = p;
+            self.descend(
+                v,
+                j + 1,
+                off + x * st.axis.walk,
+                other + x * st.axis.other,
+                partial,
+            );
+        }
+        partial[s] = base;
+    }
+
+    /// Steps `j..` hold only elements: hand them out as 2-D blocks.
+    ///
+    /// The steps outside the innermost two may run in any order. In storage
+    /// order the walked side moves in small steps from block to block; but
+    /// when one block reaches many far-apart places of the other side (a
+    /// column-major source read into `T(8,128)` tiles touches 128 columns),
+    /// the outer steps run with the other side's stride shrinking inwards
+    /// instead, so consecutive blocks reuse those places (and their pages)
+    /// rather than sweeping all columns once per row of tiles.
+    fn blocks<V: Visitor>(&self, v: &mut V, j: usize, off: usize, other: usize) {
+        match self.n - j {
+            0 => v.block(off, other, UNIT, UNIT),
+            1 => v.block(off, other, UNIT, self.steps[j].axis),
+            2 => v.block(off, other, self.steps[j].axis, self.steps[j + 1].axis),
+            outer => {
+                let mut order = [Axis {
+                    count: 0,
+                    walk: 0,
+                    other: 0,
+                }; MAX_STEPS];
+                for (slot, st) in order.iter_mut().zip(&self.steps[j..self.n - 2]) {
+                    *slot = st.axis;
+                }
+                let order = &mut order[..outer - 2];
+                let (a, b) = (self.steps[self.n - 2].axis, self.steps[self.n - 1].axis);
+                let places = match (a.other, b.other) {
+                    (1, _) => b.count,
+                    (_, 1) => a.count,
+                    _ => a.count * b.count,
+                };
+                if places > FAR_PLACES {
+                    order.sort_unstable_by_key(|x| core::cmp::Reverse(x.other));
+                }
+                nest(v, order, off, other, a, b);
+            }
+        }
+    }
+}
+
+/// Past this many separate runs of the other side per block, blocks are
+/// ordered for the other side (measured: 128-column transposes gain, 2- to
+/// 8-row interleaves lose).
+const FAR_PLACES: usize = 32;
+
+/// Nested loops over `outer`, outermost first, each visiting block `a` x `b`.
+fn nest<V: Visitor>(v: &mut V, outer: &[Axis], off: usize, other: usize, a: Axis, b: Axis) {
+    match outer.split_first() {
+        None => v.block(off, other, a, b),
+        Some((x, rest)) => {
+            for k in 0..x.count {
+                nest(v, rest, off + k * x.walk, other + k * x.other, a, b);
+            }
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! Bulk relayout against the plain reference: pack, unpack, convert and the
+//! iterators on random and hand-picked layouts, padding contents included.
+
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "test values are small integers, exact as floats"
+)]
+
+mod common;
+
+use common::reference::{random_layout, RefLayout, Rng};
+use xla_layout::parse;
+
+/// Row-major position of `index` in `dims`.
+fn ravel(index: &[usize], dims: &[usize]) -> usize {
+    index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i)
+}
+
+/// The reference's slots as row-major logical positions.
+fn reference_slots(r: &RefLayout) -> Vec<Option<usize>> {
+    r.slots()
+        .into_iter()
+        .map(|s| s.map(|index| ravel(&index, &r.dims)))
+        .collect()
+}
+
+/// The same layout with another element type name.
+fn retyped(r: &RefLayout, type_name: &'static str) -> RefLayout {
+    RefLayout {
+        type_name,
+        ..r.clone()
+    }
+}
+
+/// Distinct values for the elements, never equal to `SENTINEL`.
+const SENTINEL: u32 = u32::MAX;
+
+/// Checks pack, unpack, slots and offsets of one whole-element layout.
+fn check_u32(r: &RefLayout) {
+    let spec = r.spec();
+    let l = parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
+    let slots = reference_slots(r);
+    assert_eq!(l.storage_len(), slots.len(), "{spec}");
+    let logical: Vec<u32> = (0..l.len() as u32)
+        .map(|x| x.wrapping_mul(2_654_435_761) >> 1)
+        .collect();
+    let expected: Vec<u32> = slots
+        .iter()
+        .map(|s| s.map_or(SENTINEL, |p| logical[p]))
+        .collect();
+
+    let mut storage = vec![7u32; l.storage_len()];
+    l.pack_with_fill(&logical, &mut storage, SENTINEL).unwrap();
+    assert_eq!(storage, expected, "pack {spec}");
+
+    let mut zeroed = vec![7u32; l.storage_len()];
+    l.pack(&logical, &mut zeroed).unwrap();
+    let expected_zero: Vec<u32> = slots.iter().map(|s| s.map_or(0, |p| logical[p])).collect();
+    assert_eq!(zeroed, expected_zero, "pack, default fill {spec}");
+
+    let mut back = vec![SENTINEL - 1; l.len()];
+    l.unpack(&storage, &mut back).unwrap();
+    assert_eq!(back, logical, "unpack {spec}");
+
+    let got: Vec<Option<usize>> = l.slots().collect();
+    assert_eq!(got, slots, "slots {spec}");
+    assert_eq!(l.slots().len(), slots.len());
+    let offsets: Vec<usize> = l.offsets().collect();
+    assert_eq!(offsets, r.offsets_row_major(), "offsets {spec}");
+}
+
+/// Pack and unpack with a Rust type as wide as the layout's own element
+/// type, fill included: the kernels are generic, but each width is its own
+/// code.
+fn check_width<T: Copy + PartialEq + std::fmt::Debug>(
+    r: &RefLayout,
+    value: impl Fn(usize) -> T,
+    fill: T,
+) {
+    let spec = r.spec();
+    let l = parse(&spec).unwrap();
+    let slots = reference_slots(r);
+    let logical: Vec<T> = (0..l.len()).map(&value).collect();
+    let expected: Vec<T> = slots
+        .iter()
+        .map(|s| s.map_or(fill, |p| logical[p]))
+        .collect();
+    let mut storage = vec![value(usize::MAX / 3); l.storage_len()];
+    l.pack_with_fill(&logical, &mut storage, fill).unwrap();
+    assert_eq!(storage, expected, "pack {spec}");
+    let mut back = vec![fill; l.len()];
+    l.unpack(&storage, &mut back).unwrap();
+    assert_eq!(back, logical, "unpack {spec}");
+}
+
+#[test]
+fn every_element_width() {
+    let mut rng = Rng::new(0x5eed_0002);
+    for _ in 0..400 {
+        let r = random_layout(&mut rng);
+        check_width(&retyped(&r, "u8"), |i| (i % 251) as u8, 0xff);
+        check_width(&retyped(&r, "bf16"), |i| (i % 65_521) as u16, 0xffff);
+        check_width(&retyped(&r, "f32"), |i| i as f32, f32::INFINITY);
+        check_width(&retyped(&r, "f64"), |i| i as f64 * 0.5, -1.0);
+        check_width(&retyped(&r, "c128"), |i| [i as u64, !(i as u64)], [7, 7]);
+    }
+}
+
+#[test]
+fn random_layouts_match_the_reference() {
+    let mut rng = Rng::new(0x5eed_0001);
+    for _ in 0..3000 {
+        let r = random_layout(&mut rng);
+        check_u32(&retyped(&r, "u32"));
+    }
+}
+
+/// A `RefLayout` for a spec in the reference's canonical form.
+fn reference(
+    type_name: &'static str,
+    dims: &[usize],
+    m2m: &[usize],
+    tiles: &[&[Option<usize>]],
+    tail: usize,
+) -> RefLayout {
+    RefLayout {
+        type_name,
+        dims: dims.to_vec(),
+        minor_to_major: m2m.to_vec(),
+        tiles: tiles.iter().map(|t| t.to_vec()).collect(),
+        tail_alignment: tail,
+    }
+}
+
+#[test]
+fn tpu_formats_and_ragged_edges() {
+    let s = Some;
+    let cases = [
+        reference("u32", &[20, 300], &[1, 0], &[&[s(8), s(128)]], 1),
+        reference("u32", &[16, 256], &[1, 0], &[&[s(8), s(128)]], 1),
+        reference(
+            "u32",
+            &[19, 260],
+            &[1, 0],
+            &[&[s(8), s(128)], &[s(2), s(1)]],
+            1,
+        ),
+        reference(
+            "u32",
+            &[33, 129],
+            &[1, 0],
+            &[&[s(8), s(128)], &[s(4), s(1)]],
+            1,
+        ),
+        reference(
+            "u32",
+            &[40, 256],
+            &[1, 0],
+            &[&[s(8), s(128)], &[s(8), s(1)]],
+            1,
+        ),
+        reference("u32", &[17, 130], &[0, 1], &[&[s(8), s(128)]], 1),
+        reference(
+            "u32",
+            &[3000],
+            &[0],
+            &[&[s(1024)], &[s(128)], &[s(2), s(1)]],
+            1,
+        ),
+        reference(
+            "u32",
+            &[3, 9, 140],
+            &[2, 1, 0],
+            &[&[s(8), s(128)], &[s(2), s(1)]],
+            1,
+        ),
+        reference("u32", &[5, 9, 140], &[0, 2, 1], &[&[s(8), s(128)]], 1),
+        reference(
+            "u32",
+            &[2, 7, 8, 11, 10],
+            &[4, 3, 2, 1, 0],
+            &[&[None, None, s(2), None, s(3)]],
+            1,
+        ),
+        reference(
+            "u32",
+            &[8, 8],
+            &[1, 0],
+            &[&[s(2), s(4)], &[s(2), s(1), s(1), s(1)]],
+            1,
+        ),
+        reference("u32", &[5], &[0], &[&[s(2)], &[s(4)]], 1),
+        reference("u32", &[], &[], &[&[s(128)]], 1),
+        reference("u32", &[7, 5], &[0, 1], &[], 16),
+        reference("u32", &[300, 3], &[1, 0], &[&[s(128), s(8)]], 1),
+        reference(
+            "u32",
+            &[130, 9],
+            &[0, 1],
+            &[&[s(8), s(128)], &[s(4), s(1)]],
+            1,
+        ),
+        reference("u32", &[11, 10], &[1, 0], &[&[None, s(3)]], 1),
+        reference(
+            "u32",
+            &[11, 10],
+            &[1, 0],
+            &[&[s(2), s(2)], &[None, s(3)]],
+            1,
+        ),
+        reference("u32", &[4, 1, 5], &[2, 1, 0], &[&[None, None, s(2)]], 1),
+        reference("u32", &[6, 0, 3], &[2, 1, 0], &[&[s(2), s(2)]], 1),
+        reference(
+            "u32",
+            &[129, 257],
+            &[1, 0],
+            &[&[s(8), s(128)], &[s(2), s(1)]],
+            8,
+        ),
+    ];
+    for r in &cases {
+        check_u32(r);
+    }
+}

@@ -1,0 +1,97 @@
+//! `layout!` values relayout through the `StaticLayout` methods exactly as
+//! their run-time layouts do, and agree with their own `offset`.
+
+#![allow(
+    clippy::float_cmp,
+    clippy::cast_precision_loss,
+    reason = "values are copied, never computed: exact comparison is the point"
+)]
+
+use xla_layout::{layout, StaticLayout};
+
+/// Generic code over any compile-time layout: pack, then check every element
+/// against `offset` and every padding slot against `index_of`.
+fn pack_agrees_with_offset<L: StaticLayout<Index = [usize; 2]>>(l: L) {
+    let [rows, cols] = [L::DIMS[0], L::DIMS[1]];
+    let logical: Vec<u32> = (0..L::LEN as u32).map(|x| x ^ 0x5555).collect();
+    let mut storage = vec![0u32; L::STORAGE_LEN];
+    l.pack_with_fill(&logical, &mut storage, u32::MAX).unwrap();
+    for r in 0..rows {
+        for c in 0..cols {
+            assert_eq!(
+                storage[l.offset([r, c])],
+                logical[r * cols + c],
+                "{l} at {r},{c}"
+            );
+        }
+    }
+    for (k, slot) in storage.iter().enumerate() {
+        if l.index_of(k).is_none() {
+            assert_eq!(*slot, u32::MAX, "{l}: padding slot {k}");
+        }
+    }
+    let mut runtime = vec![0u32; L::STORAGE_LEN];
+    l.runtime()
+        .pack_with_fill(&logical, &mut runtime, u32::MAX)
+        .unwrap();
+    assert_eq!(storage, runtime, "{l}");
+
+    let mut back = vec![0u32; L::LEN];
+    l.unpack(&storage, &mut back).unwrap();
+    assert_eq!(back, logical, "{l}");
+
+    assert!(l.slots().eq(l.runtime().slots()), "{l}");
+    let offsets: Vec<usize> = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| l.offset([r, c])))
+        .collect();
+    assert!(l.offsets().eq(offsets), "{l}");
+}
+
+#[test]
+fn macro_layouts() {
+    pack_agrees_with_offset(layout!("u32[20,300]{1,0:T(8,128)}"));
+    pack_agrees_with_offset(layout!("u32[19,260]{1,0:T(8,128)(2,1)}"));
+    pack_agrees_with_offset(layout!("u32[33,129]{0,1:T(8,128)(4,1)}"));
+    pack_agrees_with_offset(layout!(u32[11,10]{1,0:T(2,2)(*,3)}));
+    pack_agrees_with_offset(layout!("u32[7,5]{0,1:L(16)}"));
+    pack_agrees_with_offset(layout!("u32[8,8]{1,0:T(2,4)(2,1,1,1)}"));
+}
+
+#[test]
+fn default_fill_and_conversion() {
+    let l = layout!("f32[3,5]{1,0:T(2,2)}");
+    let logical: Vec<f32> = (0..15).map(|x| x as f32).collect();
+    let mut storage = vec![f32::NAN; l.storage_len()];
+    l.pack(&logical, &mut storage).unwrap();
+    assert_eq!(storage[9], 0.0);
+
+    let col = xla_layout::parse("f32[3,5]{0,1}").unwrap();
+    let mut out = vec![0.0f32; 15];
+    l.convert_to(&storage, &col, &mut out).unwrap();
+    for r in 0..3 {
+        for c in 0..5 {
+            assert_eq!(out[c * 3 + r], logical[r * 5 + c]);
+        }
+    }
+}
+
+#[test]
+fn packed_macro_layouts() {
+    let l = layout!("s4[17,130]{1,0:T(8,128)(8,1)E(4)}");
+    let logical: Vec<i8> = (0..l.len()).map(|i| (i % 16) as i8 - 8).collect();
+    let mut storage = vec![0u8; l.storage_bytes()];
+    l.pack_bits(&logical, &mut storage).unwrap();
+    let mut runtime = vec![0u8; l.storage_bytes()];
+    l.runtime().pack_bits(&logical, &mut runtime).unwrap();
+    assert_eq!(storage, runtime);
+    for r in 0..17 {
+        for c in 0..130 {
+            let o = l.offset([r, c]);
+            let nibble = (storage[o / 2] >> (o % 2 * 4)) & 0xf;
+            assert_eq!(nibble, logical[r * 130 + c].to_ne_bytes()[0] & 0xf);
+        }
+    }
+    let mut back = vec![0i8; l.len()];
+    l.unpack_bits(&storage, &mut back).unwrap();
+    assert_eq!(back, logical);
+}
