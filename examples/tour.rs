@@ -106,6 +106,24 @@ fn main() {
         "Try your own: cargo run --example explain -- 'f32[3,5]{1,0:T(2,2)}' --index 2,3\n",
     );
 
+    figures(&mut t);
+    tpu_formats(&mut t);
+
+    let padded = Padded.runtime();
+    t.stop(
+        "The old padded_dimensions",
+        "f32[2,3] column-major padded to [3,5] is one tile over the whole padded array:\n\
+         memory reads a d . b e . c f . . . . . . .",
+    );
+    t.summary(&padded);
+    t.memory(&padded, 4);
+
+    // A closed pipe (`| head`) is not an error worth a message.
+    let _ = std::io::stdout().write_all(t.out.as_bytes());
+}
+
+/// The documents' figures, cross-tile tiling, combining and column-major.
+fn figures(t: &mut Tour) {
     let fig1 = Figure1.runtime();
     t.stop(
         "Figure 1: f32[3,5] in 2x2 tiles",
@@ -163,7 +181,10 @@ fn main() {
     );
     t.grid(&column, Slice::default_for(&column), (4, 8));
     t.steps(&column, &[3, 5]);
+}
 
+/// The TPU formats of SPEC.md section 6, each with the chooser's pick.
+fn tpu_formats(t: &mut Tour) {
     t.stop(
         "The TPU formats",
         "8x128 tiles match the 8x128 vector registers; narrower types pack rows into\n\
@@ -204,16 +225,4 @@ fn main() {
         "Rank 1, 16-bit: rows of 128, pairs of rows packed. Element 128 sits next to element 0:",
     );
     t.memory(&vector, 2);
-
-    let padded = Padded.runtime();
-    t.stop(
-        "The old padded_dimensions",
-        "f32[2,3] column-major padded to [3,5] is one tile over the whole padded array:\n\
-         memory reads a d . b e . c f . . . . . . .",
-    );
-    t.summary(&padded);
-    t.memory(&padded, 4);
-
-    // A closed pipe (`| head`) is not an error worth a message.
-    let _ = std::io::stdout().write_all(t.out.as_bytes());
 }
