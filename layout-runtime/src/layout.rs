@@ -38,6 +38,9 @@ pub struct Layout {
     pub(crate) inverse: InverseProgram,
 }
 
+/// Scratch entries that fit most folded programs; see [`Layout::offset`].
+const SMALL_SCRATCH: usize = 32;
+
 /// A logical index returned by value, without allocation; derefs to `[usize]`.
 ///
 /// # Examples
@@ -283,8 +286,12 @@ impl Layout {
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
     pub fn offset(&self, index: &[usize]) -> usize {
-        let mut scratch = [0; MAX_PROGRAM_STEPS];
-        self.offset.eval(index, &mut scratch)
+        // Most programs are short: a small scratch saves zeroing the full one.
+        if self.offset.program().steps().len() <= SMALL_SCRATCH {
+            self.offset.eval(index, &mut [0; SMALL_SCRATCH])
+        } else {
+            self.offset.eval(index, &mut [0; MAX_PROGRAM_STEPS])
+        }
     }
 
     /// The storage offset of `index`, or `None` if it is outside the dims or
@@ -313,14 +320,18 @@ impl Layout {
     /// assert_eq!(l.index_of(24), None); // past storage
     /// ```
     pub fn index_of(&self, offset: usize) -> Option<Index> {
-        let mut scratch = [0; MAX_PROGRAM_STEPS];
         let mut index = Index {
             values: [0; MAX_RANK],
             len: self.rank,
         };
-        self.inverse
-            .eval(offset, &mut scratch, &mut index.values)
-            .then_some(index)
+        let found = if self.inverse.program().steps().len() <= SMALL_SCRATCH {
+            self.inverse
+                .eval(offset, &mut [0; SMALL_SCRATCH], &mut index.values)
+        } else {
+            self.inverse
+                .eval(offset, &mut [0; MAX_PROGRAM_STEPS], &mut index.values)
+        };
+        found.then_some(index)
     }
 
     /// This layout with XLA's old `padded_dimensions` (SPEC.md §7): each dim

@@ -90,6 +90,9 @@ impl Program {
 
     /// Runs every step on `inputs` and leaves step `i`'s value in `values[i]`.
     ///
+    /// `values` needs one entry per step (a `[usize; MAX_PROGRAM_STEPS]`
+    /// always fits); steps past its end are not computed and read as 0.
+    ///
     /// Arithmetic wraps, so inputs outside the layout give meaningless values,
     /// never a panic. A missing input reads as 0.
     ///
@@ -101,9 +104,11 @@ impl Program {
     /// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
     /// assert_eq!(p.eval(&[2, 3], &mut scratch), 17);
     /// ```
-    pub fn eval(&self, inputs: &[usize], values: &mut [usize; MAX_PROGRAM_STEPS]) {
-        for (i, op) in self.steps().iter().enumerate() {
-            let v = |s: StepId| values[usize::from(s)];
+    pub fn eval(&self, inputs: &[usize], values: &mut [usize]) {
+        // Steps past the end of `values` are not computed; reading one gives 0.
+        let n = self.steps().len().min(values.len());
+        for (i, op) in self.steps()[..n].iter().enumerate() {
+            let v = |s: StepId| values.get(usize::from(s)).copied().unwrap_or(0);
             values[i] = match *op {
                 Op::Input(n) => inputs.get(usize::from(n)).copied().unwrap_or(0),
                 Op::Div(a, k) => v(a) / k,
@@ -219,10 +224,11 @@ impl OffsetProgram {
     /// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
     /// assert_eq!(l.offset_program().eval(&[3, 5], &mut scratch), 53);
     /// ```
-    pub fn eval(&self, index: &[usize], scratch: &mut [usize; MAX_PROGRAM_STEPS]) -> usize {
+    pub fn eval(&self, index: &[usize], scratch: &mut [usize]) -> usize {
         self.program.eval(index, scratch);
         self.terms().iter().fold(0usize, |acc, t| {
-            acc.wrapping_add(scratch[usize::from(t.step)].wrapping_mul(t.scale))
+            let v = scratch.get(usize::from(t.step)).copied().unwrap_or(0);
+            acc.wrapping_add(v.wrapping_mul(t.scale))
         })
     }
 }
@@ -320,25 +326,19 @@ impl InverseProgram {
     /// assert!(l.inverse_program().eval(53, &mut scratch, &mut index));
     /// assert_eq!(index, [3, 5]);
     /// ```
-    pub fn eval(
-        &self,
-        offset: usize,
-        scratch: &mut [usize; MAX_PROGRAM_STEPS],
-        index: &mut [usize],
-    ) -> bool {
-        if offset >= self.storage_len || index.len() < self.outputs().len() {
-            return false;
-        }
-        self.program.eval(&[offset], scratch);
-        if self
-            .checks()
-            .iter()
-            .any(|c| scratch[usize::from(c.step)] >= c.bound)
+    pub fn eval(&self, offset: usize, scratch: &mut [usize], index: &mut [usize]) -> bool {
+        let steps = self.program.steps().len();
+        if offset >= self.storage_len || index.len() < self.outputs().len() || scratch.len() < steps
         {
             return false;
         }
+        self.program.eval(&[offset], scratch);
+        let value = |s: StepId| scratch.get(usize::from(s)).copied().unwrap_or(0);
+        if self.checks().iter().any(|c| value(c.step) >= c.bound) {
+            return false;
+        }
         for (slot, out) in index.iter_mut().zip(self.outputs()) {
-            *slot = out.map_or(0, |s| scratch[usize::from(s)]);
+            *slot = out.map_or(0, value);
         }
         true
     }
