@@ -222,3 +222,24 @@ fn tpu_formats_and_ragged_edges() {
         check_u32(r);
     }
 }
+
+/// `slot_indices` walks storage in memory order and agrees with `index_of`
+/// on every slot, padding included.
+#[test]
+fn slot_indices_agree_with_index_of() {
+    let mut rng = Rng::new(0x51_07);
+    for _ in 0..400 {
+        let r = random_layout(&mut rng);
+        let l = parse(&r.spec()).unwrap();
+        let walked: Vec<_> = l.slot_indices().collect();
+        assert_eq!(walked.len(), l.storage_len(), "{}", r.spec());
+        for (offset, index) in walked.iter().enumerate() {
+            assert_eq!(
+                index.as_deref(),
+                l.index_of(offset).as_deref(),
+                "{} at {offset}",
+                r.spec()
+            );
+        }
+    }
+}

@@ -56,6 +56,22 @@ pub struct Index {
     len: u8,
 }
 
+impl Index {
+    /// The index at row-major position `position` of an array of `dims`.
+    pub(crate) fn unravel(mut position: usize, dims: &[usize]) -> Index {
+        let mut index = Index {
+            values: [0; MAX_RANK],
+            len: dims.len() as u8,
+        };
+        for (slot, &d) in index.values[..dims.len()].iter_mut().zip(dims).rev() {
+            // A zero dim has no positions; the guard only keeps `%` total.
+            *slot = position % d.max(1);
+            position /= d.max(1);
+        }
+        index
+    }
+}
+
 impl core::ops::Deref for Index {
     type Target = [usize];
     fn deref(&self) -> &[usize] {

@@ -382,6 +382,24 @@ impl Layout {
         Slots::new(self)
     }
 
+    /// Every storage slot in memory order: `Some(index)` for the element
+    /// stored there, `None` for padding. The same walk as
+    /// [`slots`](Self::slots), with each position turned into its index.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let mut slots = l.slot_indices();
+    /// assert_eq!(slots.nth(2).flatten().as_deref(), Some(&[1, 0][..]));
+    /// assert_eq!(l.slot_indices().nth(9), Some(None)); // padding
+    /// assert_eq!(l.slot_indices().count(), 24);
+    /// ```
+    pub fn slot_indices(&self) -> impl ExactSizeIterator<Item = Option<crate::Index>> + '_ {
+        self.slots()
+            .map(move |p| p.map(|p| crate::Index::unravel(p, self.dims())))
+    }
+
     /// The storage offset of every element, in row-major logical order.
     ///
     /// # Examples
