@@ -39,8 +39,8 @@ pub use error::{Error, ErrorKind, Excerpt, ParseError, Report, Snippet, Span, MA
 pub use fold::Shape;
 pub use layout::{Index, Layout};
 pub use parser::parse;
-pub use relayout::{BitElement, Offsets, RelayoutError, Slots};
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
+pub use relayout::{BitElement, Offsets, RelayoutError, Slots};
 pub use static_layout::StaticLayout;
 pub use tile::{Tile, TileDim};
 pub use validate::LayoutBuilder;
