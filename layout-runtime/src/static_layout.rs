@@ -20,19 +20,7 @@ use crate::{BitElement, ElementType, Layout, Offsets, RelayoutError, Slots, Tile
 ///     (0..L::STORAGE_LEN).find(|&o| l.index_of(o).is_none())
 /// }
 ///
-/// // With the `xla-layout` facade: `first_padding(xla_layout::layout!("f32[3,5]{1,0:T(2,2)}"))`.
-/// # let _ = first_padding::<NoLayout>;
-/// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct NoLayout;
-/// # impl core::fmt::Display for NoLayout { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str("f32[]") } }
-/// # impl StaticLayout for NoLayout {
-/// #     const SPEC: &'static str = "f32[]"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
-/// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 0; const TRUE_RANK: usize = 0; const DIMS: &'static [usize] = &[];
-/// #     const MINOR_TO_MAJOR: &'static [usize] = &[]; const TILES: &'static [&'static [layout_runtime::TileDim]] = &[];
-/// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 1; const STORAGE_LEN: usize = 1; const STORAGE_BYTES: usize = 4;
-/// #     type Index = [usize; 0];
-/// #     fn offset(self, _: [usize; 0]) -> usize { 0 } fn try_offset(self, _: [usize; 0]) -> Option<usize> { Some(0) }
-/// #     fn index_of(self, o: usize) -> Option<[usize; 0]> { (o == 0).then_some([]) }
-/// # }
+/// assert_eq!(first_padding(xla_layout::layout!("f32[3,5]{1,0:T(2,2)}")), Some(9));
 /// ```
 pub trait StaticLayout:
     Copy + Default + Debug + Display + Eq + Hash + Send + Sync + 'static
@@ -110,21 +98,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
-    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut storage = [f32::NAN; 8];
     /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
@@ -146,21 +121,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
-    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut storage = [0.0f32; 8];
     /// l.pack_with_fill(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, -1.0).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, -1.0, 6.0, -1.0]);
@@ -184,21 +146,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
-    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut logical = [0.0f32; 6];
     /// l.unpack(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &mut logical).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
@@ -220,21 +169,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
-    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let row_major = layout_runtime::parse("f32[2,3]").unwrap();
     /// let mut logical = [0.0f32; 6];
     /// l.convert_to(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &row_major, &mut logical).unwrap();
@@ -258,21 +194,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "s4[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::S4;
-    /// #     const ELEMENT_BITS: u32 = 4; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 4;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");
     /// let mut storage = [0u8; 4];
     /// l.pack_bits(&[1i8, 2, 3, -1, -2, -3], &mut storage).unwrap();
     /// assert_eq!(storage, [0x21, 0xef, 0x03, 0x0d]);
@@ -294,21 +217,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "s4[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::S4;
-    /// #     const ELEMENT_BITS: u32 = 4; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 4;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");
     /// let mut logical = [0i8; 6];
     /// l.unpack_bits(&[0x21, 0xef, 0x03, 0x0d], &mut logical).unwrap();
     /// assert_eq!(logical, [1, 2, 3, -1, -2, -3]);
@@ -327,21 +237,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
-    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let slots: Vec<Option<usize>> = l.slots().collect();
     /// assert_eq!(slots, [Some(0), Some(1), Some(3), Some(4), Some(2), None, Some(5), None]);
     /// ```
@@ -354,21 +251,8 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// # use layout_runtime::{StaticLayout, TileDim};
-    /// # #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)] struct L;
-    /// # impl core::fmt::Display for L { fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result { f.write_str(Self::SPEC) } }
-    /// # impl StaticLayout for L {
-    /// #     const SPEC: &'static str = "f32[2,3]{1,0:T(2,2)}"; const ELEMENT_TYPE: layout_runtime::ElementType = layout_runtime::ElementType::F32;
-    /// #     const ELEMENT_BITS: u32 = 32; const RANK: usize = 2; const TRUE_RANK: usize = 2; const DIMS: &'static [usize] = &[2, 3];
-    /// #     const MINOR_TO_MAJOR: &'static [usize] = &[1, 0]; const TILES: &'static [&'static [TileDim]] = &[&[TileDim::Size(2), TileDim::Size(2)]];
-    /// #     const TAIL_ALIGNMENT: usize = 1; const MEMORY_SPACE: u64 = 0; const LEN: usize = 6; const STORAGE_LEN: usize = 8; const STORAGE_BYTES: usize = 32;
-    /// #     type Index = [usize; 2];
-    /// #     fn offset(self, i: [usize; 2]) -> usize { self.runtime().offset(&i) }
-    /// #     fn try_offset(self, i: [usize; 2]) -> Option<usize> { self.runtime().try_offset(&i) }
-    /// #     fn index_of(self, o: usize) -> Option<[usize; 2]> { self.runtime().index_of(o).map(|i| [i[0], i[1]]) }
-    /// # }
-    /// // With the `xla-layout` facade: `let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");`
-    /// let l = L;
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// assert!(l.offsets().eq([0, 1, 4, 2, 3, 6]));
     /// ```
     fn offsets(self) -> Offsets {
