@@ -22,7 +22,8 @@ pub use layout_runtime::*;
 /// - `layout!(pub struct Name = "spec");`: a named type, for struct fields
 ///   and generic parameters (any attributes and visibility).
 /// - a trailing `, padded_dimensions = [..]` describes XLA's old padded
-///   layouts (SPEC.md §7).
+///   layouts (SPEC.md §7), and `, padding_value = zero|one|lowest|highest`
+///   what their padding holds ([`StaticLayout::PADDING_VALUE`]).
 ///
 /// Every value implements [`StaticLayout`]. A bad spec is a compile error with
 /// the message and a caret under the offending text.
@@ -40,7 +41,9 @@ pub mod __private {
     pub use core::fmt;
     pub use core::option::Option::{self, None, Some};
     pub use layout_macros::__layout;
-    pub use layout_runtime::{resolve_dim, ElementType, Layout, StaticLayout, TileDim};
+    pub use layout_runtime::{
+        resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim,
+    };
 
     /// What a failed `layout!` stands for, so uses of it raise no second
     /// error. Its code never runs: the build has already failed.

@@ -370,6 +370,33 @@ fn padded_dimensions() {
         .collect();
     assert_eq!(via_macro, expected);
     assert_eq!(fixed.runtime(), padded);
+    assert_eq!(fixed.padding_value::<f32>(), 0.0);
+}
+
+#[test]
+fn padding_value() {
+    // SPEC.md §7's example with a padding value: pack writes it into every
+    // padding slot, whatever the element type.
+    let l = layout!(
+        "f32[2,3]{0,1}",
+        padded_dimensions = [3, 5],
+        padding_value = highest
+    );
+    let mut storage = [0.0f32; 15];
+    let abcdef = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    l.pack_with_fill(&abcdef, &mut storage, l.padding_value())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let inf = f32::INFINITY;
+    assert_eq!(
+        storage,
+        [1.0, 4.0, inf, 2.0, 5.0, inf, 3.0, 6.0, inf, inf, inf, inf, inf, inf, inf]
+    );
+    let lowest = layout!("s8[2]{0:T(4)}", padding_value = LOWEST_PAD);
+    let mut bytes = [0i8; 4];
+    lowest
+        .pack_with_fill(&[7, 8], &mut bytes, lowest.padding_value())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bytes, [7, 8, i8::MIN, i8::MIN]);
 }
 
 /// Every logical index of the first tile of a rank-2 layout, by both paths,

@@ -1,5 +1,6 @@
 //! What the user wrote inside `layout!(...)`.
 
+use layout_runtime::PaddingValue;
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Ident, LitInt, LitStr, Token, Visibility};
@@ -19,6 +20,8 @@ pub(crate) struct Input {
     pub(crate) spec: SpecInput,
     /// `padded_dimensions = [..]`, SPEC.md §7.
     pub(crate) padded: Option<(Vec<usize>, Span)>,
+    /// `padding_value = ...`, SPEC.md §7.
+    pub(crate) padding_value: Option<PaddingValue>,
 }
 
 impl Parse for Input {
@@ -59,40 +62,53 @@ impl Parse for Input {
             SpecInput::Tokens(tokens)
         };
         let mut padded = None;
+        let mut padding_value = None;
         while input.parse::<Option<Token![,]>>()?.is_some() {
             if input.is_empty() {
                 break;
             }
             let key: Ident = input.parse()?;
-            if key != "padded_dimensions" {
+            input.parse::<Token![=]>()?;
+            let twice = || syn::Error::new(key.span(), format!("`{key}` is written twice"));
+            if key == "padded_dimensions" {
+                let content;
+                let bracket = syn::bracketed!(content in input);
+                let values = content.parse_terminated(LitInt::parse, Token![,])?;
+                let values = values
+                    .iter()
+                    .map(LitInt::base10_parse::<usize>)
+                    .collect::<syn::Result<Vec<_>>>()?;
+                if padded.is_some() {
+                    return Err(twice());
+                }
+                padded = Some((values, bracket.span.join()));
+            } else if key == "padding_value" {
+                let value: Ident = input.parse()?;
+                let parsed = PaddingValue::from_name(&value.to_string()).ok_or_else(|| {
+                    syn::Error::new(
+                        value.span(),
+                        format!("unknown padding value `{value}`; expected `zero`, `one`, `lowest` or `highest`"),
+                    )
+                })?;
+                if padding_value.is_some() {
+                    return Err(twice());
+                }
+                padding_value = Some(parsed);
+            } else {
                 return Err(syn::Error::new(
                     key.span(),
                     format!(
-                        "unknown option `{key}`; the only option is `padded_dimensions = [..]`"
+                        "unknown option `{key}`; the options are `padded_dimensions = [..]` and `padding_value = zero|one|lowest|highest`"
                     ),
                 ));
             }
-            input.parse::<Token![=]>()?;
-            let content;
-            let bracket = syn::bracketed!(content in input);
-            let values = content.parse_terminated(LitInt::parse, Token![,])?;
-            let values = values
-                .iter()
-                .map(LitInt::base10_parse::<usize>)
-                .collect::<syn::Result<Vec<_>>>()?;
-            if padded.is_some() {
-                return Err(syn::Error::new(
-                    key.span(),
-                    "`padded_dimensions` is written twice",
-                ));
-            }
-            padded = Some((values, bracket.span.join()));
         }
         Ok(Input {
             krate,
             named,
             spec,
             padded,
+            padding_value,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! Prints a folded layout as Rust: constants, and the index programs as
 //! straight-line `let`s, with shifts and masks for powers of two.
 
-use layout_runtime::{Layout, Op, Program, TileDim, Value};
+use layout_runtime::{Layout, Op, PaddingValue, Program, TileDim, Value};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
@@ -197,7 +197,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             Ident::new("__XlaLayout", Span::call_site()),
         ),
     };
-    let trait_impl = trait_impl(&p, &ty, l);
+    let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
     let items = quote! {
         #attrs
         #[doc = #doc]
@@ -275,7 +275,12 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 }
 
 /// `impl StaticLayout`: the description as constants, methods forwarding to the `const fn`s.
-fn trait_impl(p: &TokenStream, ty: &Ident, l: &Layout) -> TokenStream {
+fn trait_impl(
+    p: &TokenStream,
+    ty: &Ident,
+    l: &Layout,
+    padding: Option<PaddingValue>,
+) -> TokenStream {
     let Prims {
         usize,
         u32,
@@ -304,6 +309,10 @@ fn trait_impl(p: &TokenStream, ty: &Ident, l: &Layout) -> TokenStream {
     let true_rank = lit(l.true_rank());
     let tail = lit(l.tail_alignment());
     let space = Literal::u64_unsuffixed(l.memory_space());
+    let padding = padding.map(|v| {
+        let v = Ident::new(&format!("{v:?}"), Span::call_site());
+        quote!(const PADDING_VALUE: #p::PaddingValue = #p::PaddingValue::#v;)
+    });
     quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         impl #p::StaticLayout for #ty {
@@ -320,6 +329,7 @@ fn trait_impl(p: &TokenStream, ty: &Ident, l: &Layout) -> TokenStream {
             const LEN: #usize = #len;
             const STORAGE_LEN: #usize = #storage_len;
             const STORAGE_BYTES: #usize = #storage_bytes;
+            #padding
             type Index = [#usize; #rank];
             #[inline]
             fn offset(self, index: [#usize; #rank]) -> #usize { #ty::offset(self, index) }

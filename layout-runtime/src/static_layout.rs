@@ -3,7 +3,9 @@
 use core::fmt::{Debug, Display};
 use core::hash::Hash;
 
-use crate::{BitElement, ElementType, Layout, Offsets, RelayoutError, Slots, TileDim};
+use crate::{
+    BitElement, ElementType, Layout, Offsets, PadValue, PaddingValue, RelayoutError, Slots, TileDim,
+};
 
 /// A layout fixed at compile time by `layout!`: its description as
 /// associated constants and its folded index code as methods.
@@ -51,6 +53,9 @@ pub trait StaticLayout:
     const STORAGE_LEN: usize;
     /// Storage bytes.
     const STORAGE_BYTES: usize;
+    /// What padding slots hold: `layout!`'s `padding_value` option, XLA's
+    /// old `padding_value` (SPEC.md §7); zero when not given.
+    const PADDING_VALUE: PaddingValue = PaddingValue::Zero;
 
     /// A logical index: `[usize; RANK]`.
     type Index: Copy
@@ -86,6 +91,22 @@ pub trait StaticLayout:
     /// function it used.
     fn runtime(self) -> Layout {
         crate::parse(Self::SPEC).expect("layout! validated this spec with the same parser")
+    }
+
+    /// [`PADDING_VALUE`](Self::PADDING_VALUE) as a `T`, for
+    /// [`pack_with_fill`](Self::pack_with_fill).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use layout_runtime::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{0,1}", padded_dimensions = [3, 5], padding_value = lowest);
+    /// let mut storage = [0.0f32; 15];
+    /// l.pack_with_fill(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, l.padding_value()).unwrap();
+    /// assert_eq!(&storage[..3], &[1.0, 4.0, f32::NEG_INFINITY]);
+    /// ```
+    fn padding_value<T: PadValue>(self) -> T {
+        T::pad(Self::PADDING_VALUE)
     }
 
     /// [`Layout::pack`] for this layout: a row-major array into storage,
