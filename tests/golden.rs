@@ -1,21 +1,14 @@
 //! SPEC.md's worked examples, through the facade only, by both paths: the
 //! run-time `xla_layout::parse` and the compile-time `layout!`.
 
+mod common;
+
+use common::reference::unravel;
 use xla_layout::{layout, Layout, StaticLayout};
 
 /// Parses a spec that must be valid.
 fn parse(spec: &str) -> Layout {
     xla_layout::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"))
-}
-
-/// Row-major multi-index of the `flat`-th element of `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut index = vec![0; shape.len()];
-    for axis in (0..shape.len()).rev() {
-        index[axis] = flat % shape[axis];
-        flat /= shape[axis];
-    }
-    index
 }
 
 /// Every offset, in row-major order of the logical indices.

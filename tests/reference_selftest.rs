@@ -6,7 +6,7 @@
 mod common;
 
 use common::reference::random_layout;
-use common::reference::{RefLayout, RefTileDim, Rng};
+use common::reference::{unravel, RefLayout, RefTileDim, Rng};
 
 /// Element type names the test parser knows; `RefLayout` wants `&'static str`.
 const KNOWN_TYPES: [&str; 12] = [
@@ -76,16 +76,6 @@ fn offset_of(layout: &RefLayout, index: &[usize]) -> usize {
         .iter()
         .position(|slot| slot.as_deref() == Some(index))
         .expect("index is stored")
-}
-
-/// Row-major multi-index of the `flat`-th element of `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut index = vec![0; shape.len()];
-    for axis in (0..shape.len()).rev() {
-        index[axis] = flat % shape[axis];
-        flat /= shape[axis];
-    }
-    index
 }
 
 /// SPEC.md §3's `linear_index`.

@@ -10,7 +10,7 @@
 
 use xla_layout::{Layout, StaticLayout};
 
-use crate::common::reference::{RefLayout, RefTileDim};
+use crate::common::reference::{unravel, RefLayout, RefTileDim};
 
 /// How many things one or more checks compared, for the test's summary line.
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,16 +42,6 @@ fn type_bits(type_name: &str) -> usize {
         "f64" | "s64" | "u64" | "c64" => 64,
         other => panic!("test table lacks the width of `{other}`"),
     }
-}
-
-/// Row-major multi-index of the `flat`-th element of `shape`.
-pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
-    let mut index = vec![0; shape.len()];
-    for axis in (0..shape.len()).rev() {
-        index[axis] = flat % shape[axis];
-        flat /= shape[axis];
-    }
-    index
 }
 
 /// One path's answers, behind plain closures so the checks below are written

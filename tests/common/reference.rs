@@ -41,7 +41,7 @@ fn element_count(shape: &[usize]) -> usize {
 }
 
 /// The row-major multi-index of the `flat`-th element of `shape`.
-fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     let mut index = vec![0; shape.len()];
     for axis in (0..shape.len()).rev() {
         index[axis] = flat % shape[axis];
