@@ -35,6 +35,21 @@ macro_rules! layout {
     };
 }
 
+/// The macro and the trait whose methods (`pack`, `unpack`, `slots`, ...)
+/// `layout!` values carry: `use xla_layout::prelude::*;`.
+///
+/// ```
+/// use xla_layout::prelude::*;
+/// let l = layout!("f32[2,2]{1,0:T(2,2)}");
+/// let mut storage = [0.0f32; 4];
+/// l.pack(&[1.0, 2.0, 3.0, 4.0], &mut storage).unwrap();
+/// assert_eq!(storage, [1.0, 2.0, 3.0, 4.0]);
+/// ```
+pub mod prelude {
+    pub use crate::layout;
+    pub use layout_runtime::StaticLayout;
+}
+
 /// Paths the generated code uses; not public API.
 #[doc(hidden)]
 pub mod __private {
