@@ -87,8 +87,8 @@ pub trait StaticLayout:
     ///
     /// # Panics
     ///
-    /// Never: `layout!` accepted this spec, and [`parse`](crate::parse) is the
-    /// function it used.
+    /// Not for a `layout!` value: the macro accepted its spec with the very
+    /// parser used here. A hand-written impl whose `SPEC` does not parse panics.
     fn runtime(self) -> Layout {
         crate::parse(Self::SPEC).expect("layout! validated this spec with the same parser")
     }
