@@ -1,7 +1,8 @@
-//! Errors with byte ranges into the spec, and the caret excerpt that shows them.
+//! Errors with byte ranges into the spec.
 
 use core::fmt;
 
+use crate::report::Excerpt;
 use crate::ElementType;
 
 /// A half-open byte range `start..end` into the spec text.
@@ -423,10 +424,7 @@ impl Error {
     /// );
     /// ```
     pub fn excerpt<'a>(&self, spec: &'a str) -> Excerpt<'a> {
-        Excerpt {
-            spec,
-            span: self.span,
-        }
+        Excerpt::new(spec, self.span)
     }
 }
 
@@ -437,174 +435,3 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
-
-/// A spec with carets under a span; see [`Error::excerpt`].
-#[derive(Clone, Copy, Debug)]
-pub struct Excerpt<'a> {
-    spec: &'a str,
-    span: Span,
-}
-
-impl fmt::Display for Excerpt<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Control characters would break the one-line picture, so they print as spaces.
-        let clean = |c: char| if c.is_control() { ' ' } else { c };
-        f.write_str("  | ")?;
-        for c in self.spec.chars() {
-            write!(f, "{}", clean(c))?;
-        }
-        f.write_str("\n  | ")?;
-        let start = self.span.start.min(self.spec.len());
-        let end = self.span.end.clamp(start, self.spec.len());
-        let lead = self.spec.get(..start).map_or(start, |s| s.chars().count());
-        let width = self
-            .spec
-            .get(start..end)
-            .map_or(1, |s| s.chars().count().max(1));
-        for _ in 0..lead {
-            f.write_str(" ")?;
-        }
-        for _ in 0..width {
-            f.write_str("^")?;
-        }
-        Ok(())
-    }
-}
-
-/// How many mistakes one parse reports at most.
-pub const MAX_ERRORS: usize = 8;
-
-/// Every independent mistake found in a spec (at least one, at most [`MAX_ERRORS`]).
-///
-/// A syntax error stops the parse; mistakes in values (a tile dim of 0, a bad
-/// `minor_to_major`, ...) are all collected so one build shows them all.
-///
-/// # Examples
-///
-/// ```
-/// let err = layout_runtime::parse("f32[3,5]{1,1:T(0,2)}").unwrap_err();
-/// assert_eq!(err.len(), 2);
-/// for e in err.iter() {
-///     println!("{e}");
-/// }
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ParseError {
-    errors: [Error; MAX_ERRORS],
-    len: u8,
-}
-
-impl ParseError {
-    pub(crate) const fn empty() -> Self {
-        ParseError {
-            errors: [Error::new(ErrorKind::TailAlignmentZero, Span::new(0, 0)); MAX_ERRORS],
-            len: 0,
-        }
-    }
-
-    pub(crate) fn push(&mut self, error: Error) {
-        if usize::from(self.len) < MAX_ERRORS {
-            self.errors[usize::from(self.len)] = error;
-            self.len += 1;
-        }
-    }
-
-    /// The first mistake, in reading order.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let err = layout_runtime::parse("f32[2").unwrap_err();
-    /// assert_eq!(err.first().to_string(), "expected `,` or `]`, found end of input");
-    /// ```
-    pub fn first(&self) -> &Error {
-        &self.errors[0]
-    }
-
-    /// All mistakes, in reading order.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let err = layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err();
-    /// assert_eq!(err.iter().count(), 1);
-    /// ```
-    pub fn iter(&self) -> core::slice::Iter<'_, Error> {
-        self.errors[..self.len()].iter()
-    }
-
-    /// How many mistakes were found.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err().len(), 1);
-    /// ```
-    #[allow(clippy::len_without_is_empty)] // never empty: a parse error has a first mistake
-    pub fn len(&self) -> usize {
-        usize::from(self.len)
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Every mistake with its message and caret excerpt, as the macro shows them.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let spec = "f32[2]{0:L(0)}";
-    /// let err = layout_runtime::parse(spec).unwrap_err();
-    /// let text = err.report(spec).to_string();
-    /// assert!(text.starts_with("error: `L(0)` is not an alignment"));
-    /// ```
-    pub fn report<'a>(&'a self, spec: &'a str) -> Report<'a> {
-        Report { error: self, spec }
-    }
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{e} (at byte {})", e.span.start)?;
-        }
-        Ok(())
-    }
-}
-
-impl core::error::Error for ParseError {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        Some(self.first())
-    }
-}
-
-impl<'a> IntoIterator for &'a ParseError {
-    type Item = &'a Error;
-    type IntoIter = core::slice::Iter<'a, Error>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-/// Every error of a [`ParseError`] with its excerpt; see [`ParseError::report`].
-#[derive(Clone, Copy, Debug)]
-pub struct Report<'a> {
-    error: &'a ParseError,
-    spec: &'a str,
-}
-
-impl fmt::Display for Report<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.error.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "error: {e}\n{}", e.excerpt(self.spec))?;
-        }
-        Ok(())
-    }
-}

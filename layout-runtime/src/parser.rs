@@ -4,8 +4,9 @@
 //! limits, sizes) lives in `validate`, shared with layouts built in code.
 
 use crate::element::NON_ARRAY_TYPES;
-use crate::error::{Error, ErrorKind, ParseError, Snippet, Span};
+use crate::error::{Error, ErrorKind, Snippet, Span};
 use crate::lexer::Lexer;
+use crate::report::ParseError;
 use crate::validate::LayoutBuilder;
 use crate::{ElementType, Layout, TileDim, MAX_TILE_RANK};
 

@@ -1,8 +1,9 @@
 //! Validation: every rule about values, for parsed specs and for layouts
 //! built in code alike. Independent mistakes are all reported.
 
-use crate::error::{Error, ErrorKind, ParseError, Span};
+use crate::error::{Error, ErrorKind, Span};
 use crate::fold::fold;
+use crate::report::ParseError;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
 
 /// A layout described piece by piece, checked by [`build`](Self::build).
