@@ -163,8 +163,17 @@ fn dir() -> PathBuf {
     dir
 }
 
-fn compile(cc: &str, args: &[&str]) {
-    let out = Command::new(cc).args(args).output().unwrap();
+/// Warnings as errors: what the emitted code promises to compile under.
+const STRICT: &[&str] = &["-pedantic", "-Wall", "-Wextra", "-Werror"];
+
+/// Runs `cc` strictly under language `standard`, and requires success.
+fn compile(cc: &str, standard: &str, args: &[&str]) {
+    let out = Command::new(cc)
+        .arg(standard)
+        .args(STRICT)
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "{cc} {args:?} failed:\n{}",
@@ -185,20 +194,7 @@ fn c_agrees_with_rust_on_every_index_and_slot() {
     let exe = dir.join("layouts");
     std::fs::write(&source, unit(&layouts) + &driver(&layouts)).unwrap();
     let (src, bin) = (source.to_str().unwrap(), exe.to_str().unwrap());
-    compile(
-        &cc,
-        &[
-            "-std=c99",
-            "-pedantic",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-O1",
-            src,
-            "-o",
-            bin,
-        ],
-    );
+    compile(&cc, "-std=c99", &["-O1", src, "-o", bin]);
     let out = Command::new(&exe).output().unwrap();
     assert!(out.status.success());
     let got = String::from_utf8(out.stdout).unwrap();
@@ -235,17 +231,8 @@ fn each_unit_stands_alone_and_compiles_as_cuda_style_cpp() {
     let obj = dir.join("alone.o");
     compile(
         &cc,
-        &[
-            "-std=c99",
-            "-pedantic",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-c",
-            path.to_str().unwrap(),
-            "-o",
-            obj.to_str().unwrap(),
-        ],
+        "-std=c99",
+        &["-c", path.to_str().unwrap(), "-o", obj.to_str().unwrap()],
     );
     // CUDA compiles kernels as C++: the unit must be valid C++ too.
     let Some(cxx) = compiler("CXX", "c++") else {
@@ -257,15 +244,8 @@ fn each_unit_stands_alone_and_compiles_as_cuda_style_cpp() {
     std::fs::write(&path, unit(&layouts)).unwrap();
     compile(
         &cxx,
-        &[
-            "-std=c++11",
-            "-pedantic",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-fsyntax-only",
-            path.to_str().unwrap(),
-        ],
+        "-std=c++11",
+        &["-fsyntax-only", path.to_str().unwrap()],
     );
 }
 
