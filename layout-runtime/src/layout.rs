@@ -372,12 +372,10 @@ impl Layout {
     /// ```
     pub fn with_padded_dimensions(&self, padded: &[usize]) -> Result<Layout, crate::ParseError> {
         let fail = |reason| {
-            let mut e = crate::ParseError::empty();
-            e.push(crate::Error::new(
+            Err(crate::ParseError::single(crate::Error::new(
                 crate::ErrorKind::PaddedDimensions { reason },
                 crate::Span::default(),
-            ));
-            Err(e)
+            )))
         };
         if padded.len() != self.rank() {
             return fail("must list one width per dim");

@@ -74,6 +74,13 @@ impl ParseError {
         }
     }
 
+    /// A parse error of exactly one mistake.
+    pub(crate) fn single(error: Error) -> Self {
+        let mut e = Self::empty();
+        e.push(error);
+        e
+    }
+
     pub(crate) fn push(&mut self, error: Error) {
         if usize::from(self.len) < MAX_ERRORS {
             self.errors[usize::from(self.len)] = error;

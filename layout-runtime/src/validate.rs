@@ -310,21 +310,17 @@ impl LayoutBuilder {
                 ErrorKind::TiledRankTooLarge { level, .. } => self.level_spans[level - 1],
                 _ => whole,
             };
-            let mut e = ParseError::empty();
-            e.push(Error::new(kind, span));
-            e
+            ParseError::single(Error::new(kind, span))
         })?;
         let bits = element_bits.unwrap_or(self.element.bits());
         let storage_bytes = (folded.storage_len as u128 * u128::from(bits))
             .div_ceil(8)
             .try_into()
             .map_err(|_| {
-                let mut e = ParseError::empty();
-                e.push(Error::new(
+                ParseError::single(Error::new(
                     ErrorKind::StorageOverflow { unit: "bytes" },
                     whole,
-                ));
-                e
+                ))
             })?;
         // Storage covers every element, so this fits whenever storage does.
         let len = crate::fold::product(dims).unwrap_or(usize::MAX);
