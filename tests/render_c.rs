@@ -7,6 +7,8 @@
 #[allow(dead_code)]
 #[path = "common/reference.rs"]
 mod reference;
+#[path = "common/rng.rs"]
+mod rng;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

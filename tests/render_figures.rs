@@ -7,6 +7,8 @@
 #[allow(dead_code)]
 #[path = "common/reference.rs"]
 mod reference;
+#[path = "common/rng.rs"]
+mod rng;
 
 use reference::{random_layout, RefLayout, Rng};
 use xla_layout::render::{Grid, Memory, Slice};

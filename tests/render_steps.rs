@@ -8,6 +8,8 @@
 #[allow(dead_code)]
 #[path = "common/reference.rs"]
 mod reference;
+#[path = "common/rng.rs"]
+mod rng;
 
 use reference::{random_layout, Rng};
 use xla_layout::render::{IndexSteps, OffsetSteps};

@@ -6,6 +6,8 @@
 #[allow(dead_code)]
 #[path = "common/reference.rs"]
 mod reference;
+#[path = "common/rng.rs"]
+mod rng;
 
 use std::collections::BTreeMap;
 use std::path::Path;

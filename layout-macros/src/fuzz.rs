@@ -17,6 +17,8 @@ use quote::quote;
 
 use crate::expand::expand;
 
+#[path = "../../tests/common/rng.rs"]
+mod rng;
 #[path = "../../tests/common/specgen.rs"]
 #[allow(dead_code)]
 mod specgen;

@@ -4,4 +4,5 @@
 #![allow(dead_code)]
 
 pub mod reference;
+pub mod rng;
 pub mod specgen;

@@ -275,41 +275,7 @@ impl RefLayout {
     }
 }
 
-/// Deterministic pseudo-random generator (`SplitMix64`), no external crates.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator whose sequence depends only on `seed`.
-    #[must_use]
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    /// The next 64 pseudo-random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `0..n`; the modulo bias is irrelevant for tests.
-    ///
-    /// # Panics
-    ///
-    /// If `n` is 0.
-    pub fn below(&mut self, n: u64) -> u64 {
-        assert!(n > 0, "below(0) has no values");
-        self.next_u64() % n
-    }
-
-    /// A `usize` in `0..n`.
-    fn pick(&mut self, n: usize) -> usize {
-        let n = u64::try_from(n).expect("usize fits in u64");
-        usize::try_from(self.below(n)).expect("below n fits in usize")
-    }
-}
+pub use super::rng::Rng;
 
 /// Type names for random layouts; the element type does not affect slots.
 const TYPE_NAMES: [&str; 10] = [

@@ -20,40 +20,7 @@
 
 use std::fmt::Write as _;
 
-/// Deterministic pseudo-random generator (`SplitMix64`).
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator whose sequence depends only on `seed`.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    /// The next 64 pseudo-random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `0..n` (`n` at least 1); the modulo bias does not matter here.
-    pub fn pick(&mut self, n: usize) -> usize {
-        // usize is 64 bits on every target these tests run on.
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-
-    /// `true` once in `n` draws on average.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.pick(n) == 0
-    }
-
-    /// A uniformly chosen element of a non-empty slice.
-    pub fn choose<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.pick(items.len())]
-    }
-}
+pub use super::rng::Rng;
 
 /// XLA's element types: canonical name, storage bits, narrowest `E(n)`.
 pub const ELEMENTS: &[(&str, u32, u32)] = &[
