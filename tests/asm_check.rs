@@ -6,6 +6,8 @@
 //! Run it alone with `cargo test --test asm_check -- --nocapture` to see the
 //! instruction counts.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -177,7 +179,7 @@ fn build_asm() -> String {
 fn assembly() -> Option<&'static str> {
     static ASM: OnceLock<String> = OnceLock::new();
     if !cfg!(target_arch = "x86_64") {
-        eprintln!("skipped: the assembly check reads x86_64 code, and this host is not x86_64");
+        common::skip("the assembly check reads x86_64 code, and this host is not x86_64");
         return None;
     }
     Some(ASM.get_or_init(build_asm))

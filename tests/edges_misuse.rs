@@ -269,20 +269,38 @@ fn builder_misuse_is_an_error_naming_the_limit() {
 fn built_layouts_print_specs_that_parse_back() {
     // `parse` caps `E(n)` at MAX_ELEMENT_BITS and `S(n)` at i64::MAX; a
     // builder given more must refuse too, or print a spec no parser accepts.
-    let builders = [
-        LayoutBuilder::new(ElementType::F32, &[2]).element_bits(xla_layout::MAX_ELEMENT_BITS + 1),
-        LayoutBuilder::new(ElementType::F32, &[2]).element_bits(u32::MAX),
-        LayoutBuilder::new(ElementType::F32, &[2]).memory_space(u64::MAX),
+    let refused = [
+        (
+            LayoutBuilder::new(ElementType::F32, &[2])
+                .element_bits(xla_layout::MAX_ELEMENT_BITS + 1),
+            "E(4097)",
+        ),
+        (
+            LayoutBuilder::new(ElementType::F32, &[2]).element_bits(u32::MAX),
+            "E(4294967295)",
+        ),
+        (
+            LayoutBuilder::new(ElementType::F32, &[2]).memory_space(u64::MAX),
+            "S(18446744073709551615)",
+        ),
     ];
-    for b in builders {
-        if let Ok(l) = b.build() {
-            let text = l.to_string();
-            assert_eq!(
-                parse(&text).as_ref().ok(),
-                Some(&l),
-                "`{text}` does not parse back"
-            );
-        }
+    for (b, what) in refused {
+        let err = b.build().expect_err(what);
+        assert_eq!(err.len(), 1, "{what}: {err:?}");
+    }
+    // Right at the limits, they build and print specs that parse back.
+    let accepted = [
+        LayoutBuilder::new(ElementType::F32, &[2]).element_bits(xla_layout::MAX_ELEMENT_BITS),
+        LayoutBuilder::new(ElementType::F32, &[2]).memory_space(u64::MAX >> 1),
+    ];
+    for b in accepted {
+        let l = b.build().expect("at the limit");
+        let text = l.to_string();
+        assert_eq!(
+            parse(&text).as_ref().ok(),
+            Some(&l),
+            "`{text}` does not parse back"
+        );
     }
 }
 

@@ -3,6 +3,8 @@
 //! diff), exit status 2 with the macro's message for a bad spec, and the
 //! SVG, TPU and C outputs.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -64,7 +66,7 @@ fn snapshot(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots")
         .join(name);
-    if std::env::var_os("BLESS").is_some() {
+    if common::bless() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
     }

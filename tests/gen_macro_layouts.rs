@@ -6,14 +6,12 @@
 //! it would write now; regenerate it with
 //! `BLESS=1 cargo test --test gen_macro_layouts`.
 
-#[path = "common/check.rs"]
-mod check;
 mod common;
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use check::hard_cases;
+use common::check::hard_cases;
 use common::reference::{random_layout, RefLayout, Rng};
 
 /// Fixed, so the generated file changes only when the generator does.
@@ -25,7 +23,7 @@ const RANDOM_CASES: usize = 1000;
 /// Cases per test function: short functions, and tests that run in parallel.
 const CASES_PER_TEST: usize = 50;
 
-/// The Rust expression that rebuilds `layout` with `check::ref_layout`.
+/// The Rust expression that rebuilds `layout` with `common::check::ref_layout`.
 fn ref_layout_expr(layout: &RefLayout) -> String {
     let list = |values: &[usize]| {
         values
@@ -73,11 +71,9 @@ fn generate(cases: &[RefLayout]) -> String {
          //! `offset`, `try_offset`, `index_of`, `storage_len` and `storage_bytes`\n\
          //! exhaustively with the plain reference and with `xla_layout::parse`.\n\
          \n\
-         #[path = \"common/check.rs\"]\n\
-         mod check;\n\
          mod common;\n\
          \n\
-         use check::{check_static, ref_layout, Counts};\n\
+         use common::check::{check_static, ref_layout, Counts};\n\
          use xla_layout::layout;\n",
     );
     for (chunk, group) in cases.chunks(CASES_PER_TEST).enumerate() {
@@ -171,7 +167,7 @@ fn random_cases_cover_every_feature() {
 fn generated_file_is_up_to_date() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/macro_layouts.rs");
     let fresh = generate(&cases());
-    if std::env::var_os("BLESS").is_some_and(|v| v == "1") {
+    if common::bless() {
         std::fs::write(&path, &fresh).expect("writing tests/macro_layouts.rs");
         return;
     }

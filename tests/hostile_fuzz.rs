@@ -24,22 +24,8 @@ use xla_layout::{parse, ErrorKind, Layout, ParseError, TileDim, MAX_ERRORS};
 /// The fewest inputs one run feeds to `parse`.
 const MIN_INPUTS: usize = 100_000;
 
-/// Specs from SPEC.md §5 and §6, mutated alongside the generated ones.
-const GOLDEN: &[&str] = &[
-    "f32[3,5]{1,0:T(2,2)}",
-    "f32[8,8]{1,0:T(2,4)(2,1,1,1)}",
-    "f32[8]{0:T(2,2)}",
-    "f32[3]{0:T(8,128)}",
-    "bf16[2048]{0:T(1024)(128)(2,1)}",
-    "bf16[2,8,128]{2,1,0:T(8,128)(2,1)}",
-    "u32[]{:T(128)}",
-    "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
-    "s4[1,1023]{1,0:T(2,1024)E(4)}",
-    "pred[32,128]{1,0:T(32,128)(32,1)E(1)}",
-    "s4[64,128]{1,0:T(8,128)(8,1)E(4)S(1)}",
-    "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}",
-    "f32[2,3]<0,1:L(4)>",
-];
+/// Specs beside SPEC.md's golden ones, mutated alongside the generated ones.
+const EXTRA: &[&str] = &["f32[2,3]<0,1:L(4)>"];
 
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
@@ -308,6 +294,9 @@ fn hundred_thousand_generated_and_mutated_specs() {
     let total =
         env_number("XLA_LAYOUT_FUZZ_INPUTS").map_or(MIN_INPUTS, |n| (n as usize).max(MIN_INPUTS));
     let seed = env_number("XLA_LAYOUT_FUZZ_SEED").unwrap_or(0x0005_eed0_f0bb_1e55);
+    let golden: Vec<&str> = common::golden::specs()
+        .chain(EXTRA.iter().copied())
+        .collect();
     let mut rng = Rng::new(seed);
     let mut stats = Stats::default();
     let mut failures = Vec::new();
@@ -324,7 +313,7 @@ fn hundred_thousand_generated_and_mutated_specs() {
                 .map_err(|e| format!("{:?}: {e}", parent.text))
         } else {
             let base = if rng.one_in(10) {
-                (*rng.choose(GOLDEN)).to_string()
+                (*rng.choose(&golden)).to_string()
             } else {
                 parent.text.clone()
             };

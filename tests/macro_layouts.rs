@@ -5,11 +5,9 @@
 //! `offset`, `try_offset`, `index_of`, `storage_len` and `storage_bytes`
 //! exhaustively with the plain reference and with `xla_layout::parse`.
 
-#[path = "common/check.rs"]
-mod check;
 mod common;
 
-use check::{check_static, ref_layout, Counts};
+use common::check::{check_static, ref_layout, Counts};
 use xla_layout::layout;
 
 #[test]

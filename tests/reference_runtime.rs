@@ -3,11 +3,9 @@
 //! end and indices outside the dims, on thousands of random layouts and on a
 //! list of hand-picked hard cases.
 
-#[path = "common/check.rs"]
-mod check;
 mod common;
 
-use check::{check_runtime, hard_cases, Counts, Expected};
+use common::check::{check_runtime, hard_cases, Counts, Expected};
 use common::reference::{random_layout, RefLayout, Rng};
 
 /// Parses the reference's spec and compares the result exhaustively.

@@ -130,20 +130,9 @@ fn bytes(layout: &RefLayout, bits: usize) -> usize {
     (layout.slots().len() * bits).div_ceil(8)
 }
 
-/// SPEC.md §5's table: spec, index, offset, storage slots.
-const GOLDEN: [(&str, &[usize], usize, usize); 7] = [
-    ("f32[3,5]{1,0:T(2,2)}", &[2, 3], 17, 24),
-    ("f32[8,8]{1,0:T(2,4)(2,1,1,1)}", &[6, 5], 51, 64),
-    ("f32[8]{0:T(2,2)}", &[5], 9, 16),
-    ("f32[3]{0:T(8,128)}", &[2], 2, 1024),
-    ("bf16[2048]{0:T(1024)(128)(2,1)}", &[128], 1, 2048),
-    ("bf16[2,8,128]{2,1,0:T(8,128)(2,1)}", &[0, 2, 0], 256, 2048),
-    ("u32[]{:T(128)}", &[], 0, 128),
-];
-
 #[test]
 fn golden_values() {
-    for (spec, index, offset, slots) in GOLDEN {
+    for &(spec, index, offset, slots) in common::golden::SECTION_5 {
         let layout = parse(spec);
         assert_eq!(layout.spec(), spec);
         assert_eq!(layout.slots().len(), slots, "{spec}");

@@ -8,13 +8,8 @@
 
 mod common;
 
-use common::reference::{random_layout, RefLayout, Rng};
+use common::reference::{random_layout, ravel, RefLayout, Rng};
 use xla_layout::parse;
-
-/// Row-major position of `index` in `dims`.
-fn ravel(index: &[usize], dims: &[usize]) -> usize {
-    index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i)
-}
 
 /// The reference's slots as row-major logical positions.
 fn reference_slots(r: &RefLayout) -> Vec<Option<usize>> {

@@ -4,12 +4,8 @@
 
 mod common;
 
-use common::reference::{random_layout, RefLayout, Rng};
+use common::reference::{random_layout, ravel, RefLayout, Rng};
 use xla_layout::{parse, Layout};
-
-fn ravel(index: &[usize], dims: &[usize]) -> usize {
-    index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i)
-}
 
 /// `spec` with `E(bits)` added to its attributes.
 fn with_bits(spec: &str, bits: u32) -> String {

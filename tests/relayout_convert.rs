@@ -3,12 +3,8 @@
 
 mod common;
 
-use common::reference::{random_layout, RefLayout, Rng};
+use common::reference::{random_layout, ravel, RefLayout, Rng};
 use xla_layout::parse;
-
-fn ravel(index: &[usize], dims: &[usize]) -> usize {
-    index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i)
-}
 
 /// The storage of `r` holding `logical`, padding set to `fill`, from the reference alone.
 fn storage(r: &RefLayout, logical: &[u32], fill: u32) -> Vec<u32> {

@@ -1,20 +1,16 @@
 //! The C emitter, compiled with the system C compiler: for the documents'
 //! layouts and hundreds of random ones, a C driver prints every index's
 //! offset and every slot's index, and the text must equal what the Rust
-//! `Layout` gives. Skipped, with a message, when no C compiler is found.
+//! `Layout` gives. Skipped, with a message, when no C compiler is found; under
+//! `CI=true` a missing compiler fails instead.
 
-// Only the reference's random layouts are needed.
-#[allow(dead_code)]
-#[path = "common/reference.rs"]
-mod reference;
-#[path = "common/rng.rs"]
-mod rng;
+mod common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use reference::{random_layout, Rng};
+use common::reference::{random_layout, Rng};
 use xla_layout::render::CCode;
 use xla_layout::{parse, Layout};
 
@@ -186,7 +182,7 @@ fn compile(cc: &str, standard: &str, args: &[&str]) {
 #[test]
 fn c_agrees_with_rust_on_every_index_and_slot() {
     let Some(cc) = compiler("CC", "cc") else {
-        eprintln!("skipped: no C compiler (set CC or install cc)");
+        common::skip("no C compiler (set CC or install cc)");
         return;
     };
     let layouts = layouts();
@@ -223,7 +219,7 @@ fn c_agrees_with_rust_on_every_index_and_slot() {
 #[test]
 fn each_unit_stands_alone_and_compiles_as_cuda_style_cpp() {
     let Some(cc) = compiler("CC", "cc") else {
-        eprintln!("skipped: no C compiler (set CC or install cc)");
+        common::skip("no C compiler (set CC or install cc)");
         return;
     };
     let dir = dir();
@@ -238,7 +234,7 @@ fn each_unit_stands_alone_and_compiles_as_cuda_style_cpp() {
     );
     // CUDA compiles kernels as C++: the unit must be valid C++ too.
     let Some(cxx) = compiler("CXX", "c++") else {
-        eprintln!("skipped the C++ check: no C++ compiler (set CXX or install c++)");
+        common::skip("the C++ check: no C++ compiler (set CXX or install c++)");
         return;
     };
     let layouts = layouts();

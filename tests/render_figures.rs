@@ -3,14 +3,9 @@
 //! lies outside the dims, and the memory listing names the index the
 //! reference stores in each slot.
 
-// Only the reference is needed, so only it is compiled in.
-#[allow(dead_code)]
-#[path = "common/reference.rs"]
-mod reference;
-#[path = "common/rng.rs"]
-mod rng;
+mod common;
 
-use reference::{random_layout, RefLayout, Rng};
+use common::reference::{random_layout, RefLayout, Rng};
 use xla_layout::render::{Grid, Memory, Slice};
 use xla_layout::{parse, Layout};
 

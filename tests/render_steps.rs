@@ -4,14 +4,9 @@
 //! exactly when `index_of` says so. Over every index and every slot of
 //! hundreds of random layouts.
 
-// Only the reference's random layouts are needed.
-#[allow(dead_code)]
-#[path = "common/reference.rs"]
-mod reference;
-#[path = "common/rng.rs"]
-mod rng;
+mod common;
 
-use reference::{random_layout, Rng};
+use common::reference::{random_layout, Rng};
 use xla_layout::render::{IndexSteps, OffsetSteps};
 use xla_layout::{parse, Layout};
 

@@ -2,17 +2,12 @@
 //! every slot of memory, and the copies in `docs/` are what the renderer
 //! draws today (`BLESS=1 cargo test --test render_svg` rewrites them).
 
-// Only the reference is needed, so only it is compiled in.
-#[allow(dead_code)]
-#[path = "common/reference.rs"]
-mod reference;
-#[path = "common/rng.rs"]
-mod rng;
+mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use reference::{random_layout, Rng};
+use common::reference::{random_layout, Rng};
 use xla_layout::render::{Slice, Svg};
 use xla_layout::{parse, Layout};
 
@@ -150,7 +145,7 @@ fn docs_figures_are_current() {
         let l = parse(spec).unwrap();
         let svg = Svg::new(&l).to_string();
         let path = docs.join(file);
-        if std::env::var_os("BLESS").is_some() {
+        if common::bless() {
             std::fs::write(&path, &svg).unwrap();
         }
         let stored = std::fs::read_to_string(&path).unwrap_or_default();

@@ -1,16 +1,13 @@
 //! Exhaustive comparison of a layout, by either path (`xla_layout::parse` or
 //! `layout!`), against the plain reference in `reference.rs`.
 //!
-//! A test crate uses it with `mod common;` and
-//! `#[path = "common/check.rs"] mod check;`, so crates that do not need it do
-//! not compile it.
 
 // Each test crate uses only part of this module.
 #![allow(dead_code)]
 
 use xla_layout::{Layout, StaticLayout};
 
-use crate::common::reference::{unravel, RefLayout, RefTileDim};
+use super::reference::{unravel, RefLayout, RefTileDim};
 
 /// How many things one or more checks compared, for the test's summary line.
 #[derive(Clone, Copy, Debug, Default)]

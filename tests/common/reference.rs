@@ -51,7 +51,7 @@ pub fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
 }
 
 /// The row-major position of `index` in `shape`.
-fn ravel(index: &[usize], shape: &[usize]) -> usize {
+pub fn ravel(index: &[usize], shape: &[usize]) -> usize {
     index
         .iter()
         .zip(shape)

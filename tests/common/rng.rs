@@ -1,8 +1,9 @@
 //! The deterministic pseudo-random generator (`SplitMix64`) every randomised
 //! test draws from, so a seed names the same inputs everywhere.
 //!
-//! `reference.rs` and `specgen.rs` use it as `super::rng`; a crate that
-//! includes one of them by `#[path]` includes this file beside it.
+//! `reference.rs` and `specgen.rs` use it as `super::rng`; the macro crate's
+//! unit tests, which cannot share `tests/common`, include it beside
+//! `specgen.rs` by `#[path]`.
 
 // Each includer uses only some of the draws.
 #![allow(dead_code)]
