@@ -62,6 +62,10 @@ pairs! {
     "f32[8,8]{1,0:T(2,4)(2,1,1,1)}" => generated_cross_tile, hand_cross_tile
         |i, j| ((i & !2) << 3) + ((i >> 1) & 1) + ((j + (j & !3)) << 1);
 
+    // Untiled and column-major: dim 0 varies fastest.
+    "f32[1000,1000]{0,1}" => generated_f32_untiled_column_major, hand_f32_untiled_column_major
+        |i, j| j * 1000 + i;
+
     // Untiled, by Horner's rule.
     "f32[4,5,6]" => generated_row_major_3d, hand_row_major_3d
         |i, j, k| (i * 5 + j) * 6 + k;
