@@ -14,27 +14,8 @@ fn main() {
     divan::main();
 }
 
-/// Every pair of `tests/asm/src/pairs.rs` as two inlinable functions.
-#[allow(dead_code, clippy::unreadable_literal)]
-mod pairs {
-    macro_rules! pairs {
-        ($($spec:literal => $generated:ident, $hand:ident |$($arg:ident),+| $formula:expr;)*) => {
-            $(
-                #[inline]
-                pub fn $generated($($arg: usize),+) -> usize {
-                    xla_layout::layout!($spec).offset([$($arg),+])
-                }
-
-                #[inline]
-                pub fn $hand($($arg: usize),+) -> usize {
-                    $formula
-                }
-            )*
-        };
-    }
-
-    include!("../tests/asm/src/pairs.rs");
-}
+#[path = "common/pairs.rs"]
+mod pairs;
 
 /// Sums `offset(i, j)` over `[0, n0) x [0, n1)`; the bounds come through
 /// `black_box` so the compiler cannot fold the sum into a constant.
