@@ -9,7 +9,7 @@ macro_rules! element_types {
         /// # Examples
         ///
         /// ```
-        /// use layout_runtime::ElementType;
+        /// use xla_layout::ElementType;
         /// let t = ElementType::from_name("BF16").unwrap();
         /// assert_eq!(t, ElementType::Bf16);
         /// assert_eq!(t.bits(), 16);
@@ -33,7 +33,7 @@ macro_rules! element_types {
             /// # Examples
             ///
             /// ```
-            /// assert_eq!(layout_runtime::ElementType::Pred.name(), "pred");
+            /// assert_eq!(xla_layout::ElementType::Pred.name(), "pred");
             /// ```
             pub const fn name(self) -> &'static str {
                 match self { $(ElementType::$variant => $name),* }
@@ -44,7 +44,7 @@ macro_rules! element_types {
             /// # Examples
             ///
             /// ```
-            /// use layout_runtime::ElementType;
+            /// use xla_layout::ElementType;
             /// assert_eq!(ElementType::Pred.bits(), 8);
             /// assert_eq!(ElementType::S4.bits(), 4);
             /// ```
@@ -57,7 +57,7 @@ macro_rules! element_types {
             /// # Examples
             ///
             /// ```
-            /// use layout_runtime::ElementType;
+            /// use xla_layout::ElementType;
             /// assert_eq!(ElementType::Pred.min_bits(), 1);
             /// assert_eq!(ElementType::F32.min_bits(), 32);
             /// ```
@@ -110,7 +110,7 @@ impl ElementType {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::ElementType;
+    /// use xla_layout::ElementType;
     /// assert_eq!(ElementType::from_name("F8E4M3FN"), Some(ElementType::F8e4m3fn));
     /// assert_eq!(ElementType::from_name("f33"), None);
     /// ```
@@ -126,7 +126,7 @@ impl ElementType {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::ElementType;
+    /// use xla_layout::ElementType;
     /// assert_eq!(ElementType::nearest("f33"), Some(ElementType::F32));
     /// assert_eq!(ElementType::nearest("bfloat16"), None);
     /// ```

@@ -15,7 +15,7 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+/// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
 /// assert_eq!(l.offset(&[1, 0]), 1);
 /// assert_eq!(l.index_of(16).as_deref(), Some(&[2, 0][..]));
 /// assert_eq!(l.storage_bytes(), 64);
@@ -46,7 +46,7 @@ const SMALL_SCRATCH: usize = 32;
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let idx = l.index_of(17).unwrap();
 /// assert_eq!(&*idx, &[2, 3]);
 /// ```
@@ -91,8 +91,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("BF16[2]").unwrap();
-    /// assert_eq!(l.element_type(), layout_runtime::ElementType::Bf16);
+    /// let l = xla_layout::parse("BF16[2]").unwrap();
+    /// assert_eq!(l.element_type(), xla_layout::ElementType::Bf16);
     /// ```
     pub fn element_type(&self) -> ElementType {
         self.element
@@ -103,8 +103,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
-    /// assert_eq!(layout_runtime::parse("pred[8]").unwrap().element_bits(), 8);
+    /// assert_eq!(xla_layout::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
+    /// assert_eq!(xla_layout::parse("pred[8]").unwrap().element_bits(), 8);
     /// ```
     pub fn element_bits(&self) -> u32 {
         self.element_bits.unwrap_or(self.element.bits())
@@ -115,7 +115,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("s4[8]").unwrap().explicit_element_bits(), None);
+    /// assert_eq!(xla_layout::parse("s4[8]").unwrap().explicit_element_bits(), None);
     /// ```
     pub fn explicit_element_bits(&self) -> Option<u32> {
         self.element_bits
@@ -126,7 +126,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[1,5,1]").unwrap().rank(), 3);
+    /// assert_eq!(xla_layout::parse("f32[1,5,1]").unwrap().rank(), 3);
     /// ```
     pub fn rank(&self) -> usize {
         usize::from(self.rank)
@@ -137,7 +137,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[1,5,1]").unwrap().true_rank(), 1);
+    /// assert_eq!(xla_layout::parse("f32[1,5,1]").unwrap().true_rank(), 1);
     /// ```
     pub fn true_rank(&self) -> usize {
         self.dims().iter().filter(|&&d| d > 1).count()
@@ -148,7 +148,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[3,5]").unwrap().dims(), &[3, 5]);
+    /// assert_eq!(xla_layout::parse("f32[3,5]").unwrap().dims(), &[3, 5]);
     /// ```
     pub fn dims(&self) -> &[usize] {
         &self.dims[..self.rank()]
@@ -159,7 +159,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+    /// let l = xla_layout::parse("f32[2,3,4]").unwrap();
     /// assert_eq!(l.dim(-1), Some(4));
     /// assert_eq!(l.dim(0), Some(2));
     /// assert_eq!(l.dim(3), None);
@@ -173,7 +173,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[2,3,4]").unwrap().minor_to_major(), &[2, 1, 0]);
+    /// assert_eq!(xla_layout::parse("f32[2,3,4]").unwrap().minor_to_major(), &[2, 1, 0]);
     /// ```
     pub fn minor_to_major(&self) -> &[usize] {
         &self.minor_to_major[..self.rank()]
@@ -184,7 +184,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap();
+    /// let l = xla_layout::parse("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap();
     /// assert_eq!(l.tiles().len(), 2);
     /// ```
     pub fn tiles(&self) -> &[Tile] {
@@ -196,7 +196,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
+    /// assert_eq!(xla_layout::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
     /// ```
     pub fn tail_alignment(&self) -> usize {
         self.tail_alignment
@@ -207,7 +207,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
+    /// assert_eq!(xla_layout::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
     /// ```
     pub fn memory_space(&self) -> u64 {
         self.memory_space
@@ -218,7 +218,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap().len(), 15);
+    /// assert_eq!(xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap().len(), 15);
     /// ```
     pub fn len(&self) -> usize {
         self.len
@@ -229,7 +229,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert!(layout_runtime::parse("f32[3,0]").unwrap().is_empty());
+    /// assert!(xla_layout::parse("f32[3,0]").unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -240,7 +240,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap().storage_len(), 24);
+    /// assert_eq!(xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap().storage_len(), 24);
     /// ```
     pub fn storage_len(&self) -> usize {
         self.storage_len
@@ -251,7 +251,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("s4[1,1023]{1,0:T(2,1024)E(4)}").unwrap().storage_bytes(), 1024);
+    /// assert_eq!(xla_layout::parse("s4[1,1023]{1,0:T(2,1024)E(4)}").unwrap().storage_bytes(), 1024);
     /// ```
     pub fn storage_bytes(&self) -> usize {
         self.storage_bytes
@@ -264,7 +264,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
     /// assert_eq!(l.tiled_shape(0).unwrap().dims(), &[4, 8]);
     /// assert_eq!(l.tiled_shape(1).unwrap().dims(), &[2, 2, 2, 4]);
     /// assert_eq!(l.tiled_shape(2).unwrap().dims(), &[2, 2, 1, 4, 2, 1]);
@@ -280,7 +280,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]").unwrap();
     /// assert!(l.contains(&[2, 4]));
     /// assert!(!l.contains(&[3, 0]));
     /// assert!(!l.contains(&[0]));
@@ -298,7 +298,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
+    /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
     pub fn offset(&self, index: &[usize]) -> usize {
@@ -316,7 +316,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.try_offset(&[2, 3]), Some(17));
     /// assert_eq!(l.try_offset(&[3, 0]), None);
     /// ```
@@ -330,7 +330,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.index_of(17).as_deref(), Some(&[2, 3][..]));
     /// assert_eq!(l.index_of(9), None); // padding
     /// assert_eq!(l.index_of(24), None); // past storage
@@ -364,7 +364,7 @@ impl Layout {
     ///
     /// ```
     /// // [2x3] column-major padded to [3,5]: `a d 0 b e 0 c f 0 0 0 0 0 0 0`.
-    /// let l = layout_runtime::parse("f32[2,3]{0,1}").unwrap();
+    /// let l = xla_layout::parse("f32[2,3]{0,1}").unwrap();
     /// let p = l.with_padded_dimensions(&[3, 5]).unwrap();
     /// assert_eq!(p.to_string(), "f32[2,3]{0,1:T(5,3)}");
     /// assert_eq!(p.storage_len(), 15);
@@ -408,7 +408,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
     /// assert_eq!(l.offset_program().terms().len(), 2);
     /// ```
     pub fn offset_program(&self) -> &OffsetProgram {
@@ -420,7 +420,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.inverse_program().storage_len(), 24);
     /// ```
     pub fn inverse_program(&self) -> &InverseProgram {

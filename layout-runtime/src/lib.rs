@@ -12,7 +12,7 @@
 //! # Examples
 //!
 //! ```
-//! let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+//! let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 //! assert_eq!(l.offset(&[2, 3]), 17);
 //! assert_eq!(l.index_of(17).as_deref(), Some(&[2, 3][..]));
 //! assert_eq!(l.to_string(), "f32[3,5]{1,0:T(2,2)}");
@@ -70,9 +70,9 @@ pub const MAX_ELEMENT_BITS: u32 = 4096;
 /// # Examples
 ///
 /// ```
-/// assert_eq!(layout_runtime::resolve_dim(3, -1), Some(2));
-/// assert_eq!(layout_runtime::resolve_dim(3, 3), None);
-/// assert_eq!(layout_runtime::resolve_dim(3, -4), None);
+/// assert_eq!(xla_layout::resolve_dim(3, -1), Some(2));
+/// assert_eq!(xla_layout::resolve_dim(3, 3), None);
+/// assert_eq!(xla_layout::resolve_dim(3, -4), None);
 /// ```
 pub const fn resolve_dim(rank: usize, dim: isize) -> Option<usize> {
     let d = if dim < 0 {

@@ -54,7 +54,7 @@ pub const MAX_ERRORS: usize = 8;
 /// # Examples
 ///
 /// ```
-/// let err = layout_runtime::parse("f32[3,5]{1,1:T(0,2)}").unwrap_err();
+/// let err = xla_layout::parse("f32[3,5]{1,1:T(0,2)}").unwrap_err();
 /// assert_eq!(err.len(), 2);
 /// for e in err.iter() {
 ///     println!("{e}");
@@ -93,7 +93,7 @@ impl ParseError {
     /// # Examples
     ///
     /// ```
-    /// let err = layout_runtime::parse("f32[2").unwrap_err();
+    /// let err = xla_layout::parse("f32[2").unwrap_err();
     /// assert_eq!(err.first().to_string(), "expected `,` or `]`, found end of input");
     /// ```
     pub fn first(&self) -> &Error {
@@ -105,7 +105,7 @@ impl ParseError {
     /// # Examples
     ///
     /// ```
-    /// let err = layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err();
+    /// let err = xla_layout::parse("f32[2]{0:L(0)}").unwrap_err();
     /// assert_eq!(err.iter().count(), 1);
     /// ```
     pub fn iter(&self) -> core::slice::Iter<'_, Error> {
@@ -117,7 +117,7 @@ impl ParseError {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err().len(), 1);
+    /// assert_eq!(xla_layout::parse("f32[2]{0:L(0)}").unwrap_err().len(), 1);
     /// ```
     #[allow(clippy::len_without_is_empty)] // never empty: a parse error has a first mistake
     pub fn len(&self) -> usize {
@@ -134,7 +134,7 @@ impl ParseError {
     ///
     /// ```
     /// let spec = "f32[2]{0:L(0)}";
-    /// let err = layout_runtime::parse(spec).unwrap_err();
+    /// let err = xla_layout::parse(spec).unwrap_err();
     /// let text = err.report(spec).to_string();
     /// assert!(text.starts_with("error: `L(0)` is not an alignment"));
     /// ```
