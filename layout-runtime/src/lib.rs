@@ -45,7 +45,7 @@ pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 pub use relayout::{BitElement, Offsets, RelayoutError, Slots};
-pub use report::{Excerpt, ParseError, Report, MAX_ERRORS};
+pub use report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use static_layout::StaticLayout;
 pub use tile::{Tile, TileDim};
 pub use validate::LayoutBuilder;
