@@ -72,6 +72,7 @@ pub mod __private {
         pub const LEN: usize = 0;
         pub const STORAGE_LEN: usize = 0;
         pub const STORAGE_BYTES: usize = 0;
+        pub const PADDING_LEN: usize = 0;
 
         pub const fn offset<I: Copy>(self, _index: I) -> usize {
             0
@@ -92,6 +93,9 @@ pub mod __private {
             0
         }
         pub const fn storage_bytes(self) -> usize {
+            0
+        }
+        pub const fn padding_len(self) -> usize {
             0
         }
         pub const fn rank(self) -> usize {

@@ -160,6 +160,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
     let (len, storage_len, storage_bytes) =
         (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
+    let padding_len = lit(l.padding_len());
     let true_rank = lit(l.true_rank());
     let in_range: Vec<TokenStream> = l
         .dims()
@@ -217,6 +218,8 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             pub const STORAGE_LEN: #usize = #storage_len;
             /// Storage bytes.
             pub const STORAGE_BYTES: #usize = #storage_bytes;
+            /// Storage slots that hold no element.
+            pub const PADDING_LEN: #usize = #padding_len;
 
             /// The storage offset of `index`; unspecified (never a panic) outside the dims.
             #[inline]
@@ -240,6 +243,8 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             pub const fn storage_len(self) -> #usize { #storage_len }
             /// Storage bytes.
             pub const fn storage_bytes(self) -> #usize { #storage_bytes }
+            /// Storage slots that hold no element.
+            pub const fn padding_len(self) -> #usize { #padding_len }
             /// The number of dims.
             pub const fn rank(self) -> #usize { #rank }
             /// The number of dims greater than 1.

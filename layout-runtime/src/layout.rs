@@ -257,6 +257,20 @@ impl Layout {
         self.storage_bytes
     }
 
+    /// Storage slots that hold no element: tile padding and `L(n)` rounding,
+    /// `storage_len() - len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.padding_len(), 9);
+    /// assert_eq!((0..l.storage_len()).filter(|&o| l.index_of(o).is_none()).count(), 9);
+    /// ```
+    pub fn padding_len(&self) -> usize {
+        self.storage_len - self.len
+    }
+
     /// The physical shape (dims in `minor_to_major` order, most major first)
     /// when `level` is 0, else the shape after that many tiling levels;
     /// `None` past the last level.

@@ -53,6 +53,14 @@ pub trait StaticLayout:
     const STORAGE_LEN: usize;
     /// Storage bytes.
     const STORAGE_BYTES: usize;
+    /// Storage slots that hold no element (see [`Layout::padding_len`]).
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(<Figure1 as StaticLayout>::PADDING_LEN, 9);
+    /// ```
+    const PADDING_LEN: usize = Self::STORAGE_LEN - Self::LEN;
     /// What padding slots hold: `layout!`'s `padding_value` option, XLA's
     /// old `padding_value` (SPEC.md §7); zero when not given.
     const PADDING_VALUE: PaddingValue = PaddingValue::Zero;
