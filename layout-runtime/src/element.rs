@@ -160,12 +160,12 @@ fn edit_distance(a: &str, b: &str) -> usize {
     }
     let same = |i: usize, j: usize| a[i].eq_ignore_ascii_case(&b[j]);
     // Rows i-2, i-1 and i of the distance table.
-    let (mut before, mut prev, mut row) = ([0usize; CAP], [0usize; CAP], [0usize; CAP]);
+    let (mut prev, mut row) = ([0usize; CAP], [0usize; CAP]);
     for (j, slot) in row.iter_mut().enumerate().take(b.len() + 1) {
         *slot = j;
     }
     for i in 1..=a.len() {
-        before = prev;
+        let before = prev;
         prev = row;
         row[0] = i;
         for j in 1..=b.len() {
