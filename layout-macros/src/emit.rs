@@ -221,9 +221,20 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             /// Storage slots that hold no element.
             pub const PADDING_LEN: #usize = #padding_len;
 
-            /// The storage offset of `index`; unspecified (never a panic) outside the dims.
+            /// The storage offset of `index`. Outside the dims: a panic in debug
+            /// builds (a compile error in `const` evaluation), naming the index
+            /// and the dims; unchecked in release builds, where the result is
+            /// unspecified but never a panic.
             #[inline]
-            pub const fn offset(self, index: [#usize; #rank]) -> #usize { #offset }
+            #[cfg_attr(debug_assertions, track_caller)]
+            pub const fn offset(self, index: [#usize; #rank]) -> #usize {
+                // `cfg!`, not `#[cfg]`: it is the user's build that decides,
+                // and release code stays exactly the arithmetic below.
+                if ::core::cfg!(debug_assertions) && !(#in_range) {
+                    #p::outside_dims(&index, &Self::DIMS)
+                }
+                #offset
+            }
 
             /// The storage offset of `index`, or `None` outside the dims.
             #[inline]
@@ -337,6 +348,7 @@ fn trait_impl(
             #padding
             type Index = [#usize; #rank];
             #[inline]
+            #[cfg_attr(debug_assertions, track_caller)]
             fn offset(self, index: [#usize; #rank]) -> #usize { #ty::offset(self, index) }
             #[inline]
             fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> { #ty::try_offset(self, index) }

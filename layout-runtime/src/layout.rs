@@ -10,7 +10,8 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 ///
 /// Made by [`parse`](crate::parse) or [`LayoutBuilder`](crate::LayoutBuilder);
 /// `layout!` values convert into one with `.runtime()`. Every method is
-/// total: none panics, whatever the input.
+/// total, whatever the input, except that [`offset`](Self::offset) panics
+/// in debug builds for an index outside the dims.
 ///
 /// # Examples
 ///
@@ -303,11 +304,18 @@ impl Layout {
         index.len() == self.rank() && index.iter().zip(self.dims()).all(|(i, d)| i < d)
     }
 
-    /// The storage offset of `index`, unchecked.
+    /// The storage offset of `index`, checked only in debug builds.
     ///
-    /// For an index that is not [`contains`](Self::contains)ed the result is
-    /// unspecified (it may exceed storage or name another element), but it
-    /// never panics. Use [`try_offset`](Self::try_offset) to check.
+    /// Use [`try_offset`](Self::try_offset) for an index that may be outside
+    /// the dims.
+    ///
+    /// # Panics
+    ///
+    /// In debug builds (`debug_assertions` on), if `index` is not
+    /// [`contains`](Self::contains)ed (outside the dims, or of the wrong
+    /// length), with a message naming the index and the dims. In release
+    /// builds it does not check: the result for such an index is unspecified
+    /// (it may exceed storage or name another element) but never a panic.
     ///
     /// # Examples
     ///
@@ -315,7 +323,17 @@ impl Layout {
     /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
+    #[cfg_attr(debug_assertions, track_caller)]
     pub fn offset(&self, index: &[usize]) -> usize {
+        if cfg!(debug_assertions) && !self.contains(index) {
+            crate::outside::outside_dims(index, self.dims());
+        }
+        self.offset_unchecked(index)
+    }
+
+    /// [`offset`](Self::offset) without the debug-build check, for the
+    /// renderer, which also places cells of empty arrays.
+    pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
         // Most programs are short: a small scratch saves zeroing the full one.
         if self.offset.program().steps().len() <= SMALL_SCRATCH {
             self.offset.eval(index, &mut [0; SMALL_SCRATCH])

@@ -25,6 +25,7 @@ mod error;
 mod fold;
 mod layout;
 mod lexer;
+mod outside;
 mod padding;
 mod parser;
 pub mod program;
@@ -41,6 +42,9 @@ pub use element::ElementType;
 pub use error::{Error, ErrorKind, Snippet, Span};
 pub use fold::Shape;
 pub use layout::{Index, Layout};
+/// Used by `layout!` values' `offset`; not public API.
+#[doc(hidden)]
+pub use outside::outside_dims as __outside_dims;
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};

@@ -77,7 +77,8 @@ pub trait StaticLayout:
         + Sync
         + 'static;
 
-    /// The storage offset of `index`, unchecked (see [`Layout::offset`]).
+    /// The storage offset of `index`; outside the dims a panic in debug
+    /// builds, unchecked in release builds (see [`Layout::offset`]).
     fn offset(self, index: Self::Index) -> usize;
 
     /// The storage offset of `index`, or `None` outside the dims.

@@ -80,7 +80,7 @@ impl<'a> View<'a> {
     pub(crate) fn offset(&self, r: usize, c: usize) -> Option<usize> {
         let rank = self.layout.rank();
         self.is_real(r, c)
-            .then(|| self.layout.offset(&self.index(r, c)[..rank]))
+            .then(|| self.layout.offset_unchecked(&self.index(r, c)[..rank]))
     }
 
     /// The tile of `level` (1-based) holding cell `(r, c)`. A padding cell
