@@ -16,7 +16,9 @@ pub use layout_runtime::*;
 /// ```
 ///
 /// Forms:
-/// - `layout!("spec")`: an expression; `<...>` may replace `{...}`.
+/// - `layout!("spec")`: an expression; `<...>` may replace `{...}`. Its
+///   type is named after the spec, as type errors show it: `F32_3x5_T2x2`
+///   for `f32[3,5]{1,0:T(2,2)}`.
 /// - `layout!(spec tokens)`: the same written without quotes, so an error
 ///   points at the very token at fault: `layout!(f32[3,5]{1,0:T(2,2)})`.
 /// - `layout!(pub struct Name = "spec");`: a named type, for struct fields

@@ -144,6 +144,56 @@ fn index_of_body(l: &Layout, p: &TokenStream) -> TokenStream {
     }
 }
 
+/// The name of an expression-form `layout!`'s type, which rustc shows in
+/// type errors: the spec as an identifier, `f32[3,5]{1,0:T(2,2)}` as
+/// `F32_3x5_T2x2`. Dims are joined by `x`; a `minor_to_major` other than
+/// row-major follows `m` as one hex digit a dim; each tiling level is
+/// `T` with `c` for `*`; then `L`, `E` and `S` with their numbers.
+pub(crate) fn type_name(l: &Layout) -> String {
+    let join = |values: &mut dyn Iterator<Item = String>| values.collect::<Vec<_>>().join("x");
+    let element = l.element_type().to_string();
+    let mut name: String = element
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if i == 0 { c.to_ascii_uppercase() } else { c })
+        .collect();
+    if l.rank() == 0 {
+        name.push_str("_Scalar");
+    } else {
+        name.push('_');
+        name.push_str(&join(&mut l.dims().iter().map(ToString::to_string)));
+    }
+    let row_major = l
+        .minor_to_major()
+        .iter()
+        .rev()
+        .enumerate()
+        .all(|(i, &d)| i == d);
+    if !row_major {
+        name.push_str("_m");
+        name.extend(l.minor_to_major().iter().map(|&d| {
+            char::from_digit(d as u32, 16).unwrap_or('_')
+        }));
+    }
+    for tile in l.tiles() {
+        name.push_str("_T");
+        name.push_str(&join(&mut tile.dims().iter().map(|d| match d {
+            TileDim::Size(n) => n.to_string(),
+            TileDim::Combine => "c".to_owned(),
+        })));
+    }
+    if l.tail_alignment() != 1 {
+        name.push_str(&format!("_L{}", l.tail_alignment()));
+    }
+    if let Some(bits) = l.explicit_element_bits() {
+        name.push_str(&format!("_E{bits}"));
+    }
+    if l.memory_space() != 0 {
+        name.push_str(&format!("_S{}", l.memory_space()));
+    }
+    name
+}
+
 /// Code for a valid layout: the type, its `const fn`s and the trait.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let Prims {
@@ -192,10 +242,11 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 
     let (attrs, vis, ty) = match &input.named {
         Some((attrs, vis, name)) => (quote!(#(#attrs)*), quote!(#vis), name.clone()),
+        // Type errors name the hidden type, so it is named after the layout.
         None => (
+            quote!(#[allow(non_camel_case_types)]),
             quote!(),
-            quote!(),
-            Ident::new("__XlaLayout", Span::call_site()),
+            Ident::new(&type_name(l), Span::call_site()),
         ),
     };
     let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
@@ -371,5 +422,41 @@ pub(crate) fn fallback(input: &Input, errors: &TokenStream) -> TokenStream {
         }
     } else {
         quote!({ #errors #krate::__private::Invalid })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_name;
+
+    fn name(spec: &str) -> String {
+        let l = layout_runtime::parse(spec).expect("a valid spec");
+        let name = type_name(&l);
+        assert!(
+            syn::parse_str::<syn::Ident>(&name).is_ok(),
+            "{spec}: `{name}` is not an identifier"
+        );
+        name
+    }
+
+    #[test]
+    fn type_names_spell_the_layout() {
+        assert_eq!(name("f32[3,5]{1,0:T(2,2)}"), "F32_3x5_T2x2");
+        assert_eq!(name("f32[10,20]{0,1}"), "F32_10x20_m01");
+        assert_eq!(name("F32[4,6]"), "F32_4x6");
+        assert_eq!(
+            name("bf16[2,8,128]{2,1,0:T(8,128)(2,1)}"),
+            "Bf16_2x8x128_T8x128_T2x1"
+        );
+        assert_eq!(
+            name("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"),
+            "F32_2x7x8x11x10_Tcxcx2xcx3"
+        );
+        assert_eq!(name("s4[5,300]{0,1:T(3,7)(5,1)L(11)E(4)S(1)}"), "S4_5x300_m01_T3x7_T5x1_L11_E4_S1");
+        assert_eq!(name("pred[]"), "Pred_Scalar");
+        assert_eq!(
+            name("f8e4m3fn[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]{0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15}"),
+            "F8e4m3fn_1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1_m0123456789abcdef"
+        );
     }
 }
