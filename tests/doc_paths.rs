@@ -23,7 +23,11 @@ fn runtime_docs_name_only_the_facade() {
     let mut files = Vec::new();
     rust_files(&root, &mut files);
     files.sort();
-    assert!(files.len() > 10, "found only {} runtime sources", files.len());
+    assert!(
+        files.len() > 10,
+        "found only {} runtime sources",
+        files.len()
+    );
     let mut bad = Vec::new();
     for file in &files {
         let text = fs::read_to_string(file).expect("source is readable");

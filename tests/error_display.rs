@@ -53,7 +53,8 @@ fn load(spec: String) -> Result<Layout, Box<dyn Error>> {
 #[test]
 fn with_spec_prints_the_caret_report() {
     let err = load("f32[3,5]{1,1:T(0,2)}".to_owned()).unwrap_err();
-    let expected = "dim `1` appears twice in `minor_to_major`; each dim must appear exactly once\n  \
+    let expected =
+        "dim `1` appears twice in `minor_to_major`; each dim must appear exactly once\n  \
                     | f32[3,5]{1,1:T(0,2)}\n  \
                     |            ^\n\
                     tile dim `0` at level 1 must be positive or `*`\n  \

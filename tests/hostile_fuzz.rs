@@ -149,7 +149,9 @@ fn check_layout(l: &Layout, rng: &mut Rng) -> Result<(), String> {
     // `offset` checks the index in debug builds; the arithmetic under it
     // must not overflow-panic on any index, which the program shows directly.
     let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
-    let _ = l.offset_program().eval(&vec![usize::MAX; rank], &mut scratch);
+    let _ = l
+        .offset_program()
+        .eval(&vec![usize::MAX; rank], &mut scratch);
     let _ = l.offset_program().eval(&[], &mut scratch);
     if !cfg!(debug_assertions) {
         let _ = l.offset(&vec![usize::MAX; rank]);

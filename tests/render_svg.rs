@@ -120,24 +120,25 @@ fn figure_2_outlines_the_second_level_in_red() {
     assert_eq!(fills.len(), 4);
 }
 
-/// The hue of `#rrggbb` in degrees, and its saturation (0 for greys).
+/// The hue of `#rrggbb` in degrees, and its chroma (0 for greys, 1 at most).
 fn hue(colour: &str) -> (f64, f64) {
     let hex = colour.strip_prefix('#').expect("a #rrggbb colour");
-    let channel = |i: usize| f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+    let channel = |i: usize| i32::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap());
     let (r, g, b) = (channel(0), channel(2), channel(4));
     let (max, min) = (r.max(g).max(b), r.min(g).min(b));
     let chroma = max - min;
-    if chroma == 0.0 {
+    if chroma == 0 {
         return (0.0, 0.0);
     }
+    let sector = |a: i32, b: i32, base: f64| base + f64::from(a - b) / f64::from(chroma);
     let h = if max == r {
-        ((g - b) / chroma).rem_euclid(6.0)
+        sector(g, b, 0.0).rem_euclid(6.0)
     } else if max == g {
-        (b - r) / chroma + 2.0
+        sector(b, r, 2.0)
     } else {
-        (r - g) / chroma + 4.0
+        sector(r, g, 4.0)
     };
-    (h * 60.0, chroma)
+    (h * 60.0, f64::from(chroma) / 255.0)
 }
 
 #[test]

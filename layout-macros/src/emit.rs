@@ -1,6 +1,8 @@
 //! Prints a folded layout as Rust: constants, and the index programs as
 //! straight-line `let`s, with shifts and masks for powers of two.
 
+use std::fmt::Write as _;
+
 use layout_runtime::{Layout, Op, PaddingValue, Program, TileDim, Value};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
@@ -171,9 +173,11 @@ pub(crate) fn type_name(l: &Layout) -> String {
         .all(|(i, &d)| i == d);
     if !row_major {
         name.push_str("_m");
-        name.extend(l.minor_to_major().iter().map(|&d| {
-            char::from_digit(d as u32, 16).unwrap_or('_')
-        }));
+        name.extend(
+            l.minor_to_major()
+                .iter()
+                .map(|&d| char::from_digit(d as u32, 16).unwrap_or('_')),
+        );
     }
     for tile in l.tiles() {
         name.push_str("_T");
@@ -182,16 +186,35 @@ pub(crate) fn type_name(l: &Layout) -> String {
             TileDim::Combine => "c".to_owned(),
         })));
     }
+    // Writing to a `String` cannot fail.
     if l.tail_alignment() != 1 {
-        name.push_str(&format!("_L{}", l.tail_alignment()));
+        let _ = write!(name, "_L{}", l.tail_alignment());
     }
     if let Some(bits) = l.explicit_element_bits() {
-        name.push_str(&format!("_E{bits}"));
+        let _ = write!(name, "_E{bits}");
     }
     if l.memory_space() != 0 {
-        name.push_str(&format!("_S{}", l.memory_space()));
+        let _ = write!(name, "_S{}", l.memory_space());
     }
     name
+}
+
+/// Whether `index` is inside the dims, as a `const` expression.
+fn in_range(l: &Layout) -> TokenStream {
+    let in_range: Vec<TokenStream> = l
+        .dims()
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            let (i, d) = (lit(i), lit(d));
+            quote!((index[#i] < #d))
+        })
+        .collect();
+    if in_range.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#in_range)&*)
+    }
 }
 
 /// Code for a valid layout: the type, its `const fn`s and the trait.
@@ -212,20 +235,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
     let padding_len = lit(l.padding_len());
     let true_rank = lit(l.true_rank());
-    let in_range: Vec<TokenStream> = l
-        .dims()
-        .iter()
-        .enumerate()
-        .map(|(i, &d)| {
-            let (i, d) = (lit(i), lit(d));
-            quote!((index[#i] < #d))
-        })
-        .collect();
-    let in_range = if in_range.is_empty() {
-        quote!(true)
-    } else {
-        quote!(#(#in_range)&*)
-    };
+    let in_range = in_range(l);
     let is_empty = l.is_empty();
     let offset = offset_body(l);
     let index_of = index_of_body(l, &p);
@@ -452,10 +462,15 @@ mod tests {
             name("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"),
             "F32_2x7x8x11x10_Tcxcx2xcx3"
         );
-        assert_eq!(name("s4[5,300]{0,1:T(3,7)(5,1)L(11)E(4)S(1)}"), "S4_5x300_m01_T3x7_T5x1_L11_E4_S1");
+        assert_eq!(
+            name("s4[5,300]{0,1:T(3,7)(5,1)L(11)E(4)S(1)}"),
+            "S4_5x300_m01_T3x7_T5x1_L11_E4_S1"
+        );
         assert_eq!(name("pred[]"), "Pred_Scalar");
         assert_eq!(
-            name("f8e4m3fn[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]{0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15}"),
+            name(
+                "f8e4m3fn[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]{0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15}"
+            ),
             "F8e4m3fn_1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1_m0123456789abcdef"
         );
     }

@@ -81,7 +81,11 @@ pub const fn outside_dims(index: &[usize], dims: &[usize]) -> ! {
     } else {
         m.push(" has ");
         m.number(index.len());
-        m.push(if index.len() == 1 { " entry" } else { " entries" });
+        m.push(if index.len() == 1 {
+            " entry"
+        } else {
+            " entries"
+        });
         m.push(" for the dims ");
         m.list(dims);
     }
@@ -118,7 +122,10 @@ mod tests {
             message(&[2], &[3, 5]),
             "index `[2]` has 1 entry for the dims `[3, 5]`"
         );
-        assert_eq!(message(&[], &[3]), "index `[]` has 0 entries for the dims `[3]`");
+        assert_eq!(
+            message(&[], &[3]),
+            "index `[]` has 0 entries for the dims `[3]`"
+        );
         assert_eq!(
             message(&[usize::MAX], &[0]),
             "index `[18446744073709551615]` is outside the dims `[0]`"
@@ -126,6 +133,9 @@ mod tests {
         let long = [7; 40];
         let text = message(&long, &[1; 16]);
         assert!(text.starts_with("index `[7, 7, "), "{text}");
-        assert!(text.contains(", 7, ...]` has 40 entries for the dims `[1, 1, "), "{text}");
+        assert!(
+            text.contains(", 7, ...]` has 40 entries for the dims `[1, 1, "),
+            "{text}"
+        );
     }
 }
