@@ -10,7 +10,7 @@ use crate::{Layout, Op, Program};
 /// functions for one layout:
 ///
 /// - `size_t PREFIX_offset(const size_t *index)`: the storage offset of an
-///   index inside the dims (unspecified outside them, as [`Layout::offset`]);
+///   index inside the dims (unchecked: unspecified outside them);
 /// - `int PREFIX_index_of(size_t offset, size_t *index)`: writes the index
 ///   stored at `offset` and returns 1, or returns 0 for padding or an offset
 ///   past the storage, as [`Layout::index_of`].
