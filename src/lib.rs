@@ -16,7 +16,9 @@ pub use layout_runtime::*;
 /// ```
 ///
 /// Forms:
-/// - `layout!("spec")`: an expression; `<...>` may replace `{...}`.
+/// - `layout!("spec")`: an expression; `<...>` may replace `{...}`. Its
+///   type is named after the spec, as type errors show it: `F32_3x5_T2x2`
+///   for `f32[3,5]{1,0:T(2,2)}`.
 /// - `layout!(spec tokens)`: the same written without quotes, so an error
 ///   points at the very token at fault: `layout!(f32[3,5]{1,0:T(2,2)})`.
 /// - `layout!(pub struct Name = "spec");`: a named type, for struct fields
@@ -56,6 +58,7 @@ pub mod __private {
     pub use core::fmt;
     pub use core::option::Option::{self, None, Some};
     pub use layout_macros::__layout;
+    pub use layout_runtime::__outside_dims as outside_dims;
     pub use layout_runtime::{
         resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim,
     };
@@ -72,6 +75,7 @@ pub mod __private {
         pub const LEN: usize = 0;
         pub const STORAGE_LEN: usize = 0;
         pub const STORAGE_BYTES: usize = 0;
+        pub const PADDING_LEN: usize = 0;
 
         pub const fn offset<I: Copy>(self, _index: I) -> usize {
             0
@@ -92,6 +96,9 @@ pub mod __private {
             0
         }
         pub const fn storage_bytes(self) -> usize {
+            0
+        }
+        pub const fn padding_len(self) -> usize {
             0
         }
         pub const fn rank(self) -> usize {

@@ -28,6 +28,11 @@ const_assert!(figure1!().try_offset([3, 0]).is_none());
 const_assert_eq!(figure1!().len(), 15);
 const_assert_eq!(figure1!().storage_len(), 24);
 const_assert_eq!(figure1!().storage_bytes(), 96);
+const_assert_eq!(figure1!().padding_len(), 9);
+
+layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+const_assert_eq!(Figure1::PADDING_LEN, 9);
+const_assert_eq!(<Figure1 as xla_layout::StaticLayout>::PADDING_LEN, 9);
 const_assert_eq!(figure1!().rank(), 2);
 const_assert!(matches!(figure1!().dim(-1), Some(5)));
 

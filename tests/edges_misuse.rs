@@ -1,8 +1,10 @@
 //! API misuse has a defined answer, by `Layout` and by `layout!` values alike
 //! (the answers are listed in `docs/limits.md`):
 //!
-//! - `offset` of an index outside the dims, or of the wrong length: an
-//!   unspecified number, never a panic (the arithmetic wraps);
+//! - `offset` of an index outside the dims, or of the wrong length: in
+//!   debug builds a panic naming the index and the dims (a compile error in
+//!   `const` evaluation); in release builds an unspecified number, never a
+//!   panic (the arithmetic wraps);
 //! - `try_offset` of such an index: `None`;
 //! - `index_of` of a padding slot, of `storage_len` or anything past it: `None`;
 //! - `dim` of a number outside `-rank..rank`, `tiled_shape` past the last
@@ -10,11 +12,14 @@
 //! - builders and `with_padded_dimensions` given impossible values: an error.
 //!
 //! The default test profile has overflow checks on, so the `usize::MAX`
-//! indices below would panic if any arithmetic on the way could overflow.
+//! indices below would panic if any arithmetic on the way could overflow;
+//! the release-build answers are checked by `cargo test --release`.
 
 use xla_layout::{
     layout, parse, ElementType, ErrorKind, Layout, LayoutBuilder, Span, TileDim, MAX_PROGRAM_STEPS,
 };
+
+use std::panic::UnwindSafe;
 
 const MAX: usize = usize::MAX;
 
@@ -60,15 +65,50 @@ fn outside(l: &Layout) -> Vec<Vec<usize>> {
     all
 }
 
+/// `offset` of an index outside `dims`: in debug builds a panic whose message
+/// names the index and the dims; in release builds some number.
+fn offset_outside(offset: impl FnOnce() -> usize + UnwindSafe, index: &[usize], dims: &[usize]) {
+    let answer = std::panic::catch_unwind(offset);
+    if cfg!(debug_assertions) {
+        let payload = answer.expect_err("debug builds check the index");
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .expect("a text message");
+        let named = format!("index `{index:?}` ");
+        assert!(text.starts_with(&named), "{text}");
+        assert!(text.ends_with(&format!(" the dims `{dims:?}`")), "{text}");
+    } else {
+        // Unspecified, but an answer: keep the result.
+        std::hint::black_box(answer.expect("release builds do not check the index"));
+    }
+}
+
 #[test]
-fn offset_outside_the_dims_never_panics() {
+fn offset_outside_the_dims() {
     for l in layouts() {
         for index in outside(&l) {
-            // Unspecified, but an answer: call it and keep the result.
-            let _unspecified = std::hint::black_box(l.offset(&index));
+            offset_outside(|| l.offset(&index), &index, l.dims());
             assert_eq!(l.try_offset(&index), None, "{l} {index:?}");
         }
     }
+}
+
+#[test]
+fn offset_of_a_short_index_does_not_read_zeros() {
+    // The issue that prompted the check: `[2]` of a rank-2 layout once gave
+    // the offset of `[2, 0]`.
+    let l = parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    offset_outside(|| l.offset(&[2]), &[2], &[3, 5]);
+    let fixed = layout!("f32[3,5]{1,0:T(2,2)}");
+    let index = std::hint::black_box([0, 6]);
+    offset_outside(|| fixed.offset(index), &index, &[3, 5]);
+    offset_outside(
+        || xla_layout::StaticLayout::offset(fixed, index),
+        &index,
+        &[3, 5],
+    );
 }
 
 #[test]
@@ -79,12 +119,12 @@ fn index_of_the_wrong_length() {
         let huge = vec![MAX; rank + 3];
         assert_eq!(l.try_offset(&long), None, "{l}");
         assert_eq!(l.try_offset(&huge), None, "{l}");
-        let _ = std::hint::black_box(l.offset(&long));
-        let _ = std::hint::black_box(l.offset(&huge));
+        offset_outside(|| l.offset(&long), &long, l.dims());
+        offset_outside(|| l.offset(&huge), &huge, l.dims());
         if rank > 0 {
             assert_eq!(l.try_offset(&[]), None, "{l}");
             assert_eq!(l.try_offset(&vec![0; rank - 1]), None, "{l}");
-            let _ = std::hint::black_box(l.offset(&[]));
+            offset_outside(|| l.offset(&[]), &[], l.dims());
         } else {
             assert_eq!(l.try_offset(&[]), Some(0), "{l}");
         }
@@ -305,7 +345,9 @@ fn built_layouts_print_specs_that_parse_back() {
 }
 
 // Evaluated at compile time: an index arithmetic that could overflow would be
-// a const-evaluation error here, not a number.
+// a const-evaluation error here, not a number. Only in release builds: debug
+// builds reject these indices (`tests/ui/bounds`).
+#[cfg(not(debug_assertions))]
 const FAR: [usize; 4] = [
     layout!("f32[3,5]{1,0:T(2,2)}").offset([MAX, MAX]),
     layout!("f32[7,9]{0,1:T(3,5)(2,1)L(7)}").offset([MAX, MAX - 1]),
@@ -315,20 +357,25 @@ const FAR: [usize; 4] = [
 
 #[test]
 fn layout_macro_values_answer_misuse_the_same_way() {
-    // Unspecified numbers, but the same ones `Layout` computes at run time.
+    // Unspecified numbers in release builds, but the same ones `Layout`
+    // computes at run time.
+    #[cfg(not(debug_assertions))]
     let specs = [
         "f32[3,5]{1,0:T(2,2)}",
         "f32[7,9]{0,1:T(3,5)(2,1)L(7)}",
         "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
         "u8[2,4611686018427387904]{1,0:T(2,4)}",
     ];
-    let indices: [&[usize]; 4] = [&[MAX, MAX], &[MAX, MAX - 1], &[MAX; 5], &[MAX, MAX]];
-    for ((spec, index), far) in specs.iter().zip(indices).zip(FAR) {
-        assert_eq!(parse(spec).unwrap().offset(index), far, "{spec}");
+    #[cfg(not(debug_assertions))]
+    {
+        let indices: [&[usize]; 4] = [&[MAX, MAX], &[MAX, MAX - 1], &[MAX; 5], &[MAX, MAX]];
+        for ((spec, index), far) in specs.iter().zip(indices).zip(FAR) {
+            assert_eq!(parse(spec).unwrap().offset(index), far, "{spec}");
+        }
     }
     let l = layout!("f32[3,5]{1,0:T(2,2)}");
-    let _unspecified = std::hint::black_box(l.offset([MAX, MAX]));
-    let _unspecified = std::hint::black_box(l.offset([3, 5]));
+    offset_outside(|| l.offset([MAX, MAX]), &[MAX, MAX], &[3, 5]);
+    offset_outside(|| l.offset([3, 5]), &[3, 5], &[3, 5]);
     assert_eq!(l.try_offset([3, 0]), None);
     assert_eq!(l.try_offset([MAX, MAX]), None);
     for slot in [9, 11, 14, 15, 18, 19, 21, 22, 23, 24, MAX] {
@@ -339,16 +386,16 @@ fn layout_macro_values_answer_misuse_the_same_way() {
         (None, None, None)
     );
     let l = layout!("u8[3]{0:T(18446744073709551615)}");
-    let _unspecified = std::hint::black_box(l.offset([MAX]));
+    offset_outside(|| l.offset([MAX]), &[MAX], &[3]);
     assert_eq!(
         (l.index_of(3), l.index_of(MAX - 1), l.index_of(MAX)),
         (None, None, None)
     );
     let l = layout!("bf16[2048]{0:T(1024)(128)(2,1)}");
-    let _unspecified = std::hint::black_box(l.offset([MAX]));
+    offset_outside(|| l.offset([MAX]), &[MAX], &[2048]);
     assert_eq!((l.try_offset([2048]), l.index_of(2048)), (None, None));
     let l = layout!("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}");
-    let _unspecified = std::hint::black_box(l.offset([MAX; 5]));
+    offset_outside(|| l.offset([MAX; 5]), &[MAX; 5], &[2, 7, 8, 11, 10]);
     assert_eq!(
         l.index_of(12_431).is_some(),
         parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}")

@@ -115,6 +115,66 @@ fn figure_2_outlines_the_second_level_in_red() {
     assert_eq!(fills.len(), 4);
 }
 
+/// The hue of `#rrggbb` in degrees, and its chroma (0 for greys, 1 at most).
+fn hue(colour: &str) -> (f64, f64) {
+    let hex = colour.strip_prefix('#').expect("a #rrggbb colour");
+    let channel = |i: usize| i32::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap());
+    let (r, g, b) = (channel(0), channel(2), channel(4));
+    let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+    let chroma = max - min;
+    if chroma == 0 {
+        return (0.0, 0.0);
+    }
+    let sector = |a: i32, b: i32, base: f64| base + f64::from(a - b) / f64::from(chroma);
+    let h = if max == r {
+        sector(g, b, 0.0).rem_euclid(6.0)
+    } else if max == g {
+        sector(b, r, 2.0)
+    } else {
+        sector(r, g, 4.0)
+    };
+    (h * 60.0, f64::from(chroma) / 255.0)
+}
+
+#[test]
+fn later_level_outlines_differ_in_hue_from_every_fill() {
+    // Nine tiles a row: the colour step between rows is 9, so all eight
+    // tile colours are used.
+    let l = parse("bf16[4,36]{1,0:T(2,4)(2,1)}").unwrap();
+    let svg = Svg::new(&l).to_string();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let mut fills: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .filter_map(|n| n.attribute("fill"))
+        .filter(|&c| c != "none" && c != "#ffffff")
+        .collect();
+    fills.sort_unstable();
+    fills.dedup();
+    assert_eq!(fills.len(), 8, "{fills:?}");
+    // Tile borders are near-black; anything else stroked is a later level.
+    let mut outlines: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("path"))
+        .filter_map(|n| n.attribute("stroke"))
+        .filter(|&c| c != "#222222" && c != "#b0b0b0")
+        .collect();
+    outlines.dedup();
+    assert_eq!(outlines.len(), 1, "{outlines:?}");
+    let (outline_hue, outline_chroma) = hue(outlines[0]);
+    assert!(outline_chroma > 0.5, "outline {} is not vivid", outlines[0]);
+    for fill in fills {
+        assert_ne!(fill, outlines[0]);
+        let (h, _) = hue(fill);
+        let apart = (h - outline_hue).abs().min(360.0 - (h - outline_hue).abs());
+        assert!(
+            apart >= 25.0,
+            "fill {fill} is {apart:.0} degrees of hue from the outline {}",
+            outlines[0]
+        );
+    }
+}
+
 #[test]
 fn random_layouts_hold_every_offset() {
     let mut rng = Rng::new(0x5E6_0001);

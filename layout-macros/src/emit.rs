@@ -1,6 +1,8 @@
 //! Prints a folded layout as Rust: constants, and the index programs as
 //! straight-line `let`s, with shifts and masks for powers of two.
 
+use std::fmt::Write as _;
+
 use layout_runtime::{Layout, Op, PaddingValue, Program, TileDim, Value};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
@@ -144,6 +146,77 @@ fn index_of_body(l: &Layout, p: &TokenStream) -> TokenStream {
     }
 }
 
+/// The name of an expression-form `layout!`'s type, which rustc shows in
+/// type errors: the spec as an identifier, `f32[3,5]{1,0:T(2,2)}` as
+/// `F32_3x5_T2x2`. Dims are joined by `x`; a `minor_to_major` other than
+/// row-major follows `m` as one hex digit a dim; each tiling level is
+/// `T` with `c` for `*`; then `L`, `E` and `S` with their numbers.
+pub(crate) fn type_name(l: &Layout) -> String {
+    let join = |values: &mut dyn Iterator<Item = String>| values.collect::<Vec<_>>().join("x");
+    let element = l.element_type().to_string();
+    let mut name: String = element
+        .chars()
+        .enumerate()
+        .map(|(i, c)| if i == 0 { c.to_ascii_uppercase() } else { c })
+        .collect();
+    if l.rank() == 0 {
+        name.push_str("_Scalar");
+    } else {
+        name.push('_');
+        name.push_str(&join(&mut l.dims().iter().map(ToString::to_string)));
+    }
+    let row_major = l
+        .minor_to_major()
+        .iter()
+        .rev()
+        .enumerate()
+        .all(|(i, &d)| i == d);
+    if !row_major {
+        name.push_str("_m");
+        name.extend(
+            l.minor_to_major()
+                .iter()
+                .map(|&d| char::from_digit(d as u32, 16).unwrap_or('_')),
+        );
+    }
+    for tile in l.tiles() {
+        name.push_str("_T");
+        name.push_str(&join(&mut tile.dims().iter().map(|d| match d {
+            TileDim::Size(n) => n.to_string(),
+            TileDim::Combine => "c".to_owned(),
+        })));
+    }
+    // Writing to a `String` cannot fail.
+    if l.tail_alignment() != 1 {
+        let _ = write!(name, "_L{}", l.tail_alignment());
+    }
+    if let Some(bits) = l.explicit_element_bits() {
+        let _ = write!(name, "_E{bits}");
+    }
+    if l.memory_space() != 0 {
+        let _ = write!(name, "_S{}", l.memory_space());
+    }
+    name
+}
+
+/// Whether `index` is inside the dims, as a `const` expression.
+fn in_range(l: &Layout) -> TokenStream {
+    let in_range: Vec<TokenStream> = l
+        .dims()
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            let (i, d) = (lit(i), lit(d));
+            quote!((index[#i] < #d))
+        })
+        .collect();
+    if in_range.is_empty() {
+        quote!(true)
+    } else {
+        quote!(#(#in_range)&*)
+    }
+}
+
 /// Code for a valid layout: the type, its `const fn`s and the trait.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let Prims {
@@ -160,21 +233,9 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
     let (len, storage_len, storage_bytes) =
         (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
+    let padding_len = lit(l.padding_len());
     let true_rank = lit(l.true_rank());
-    let in_range: Vec<TokenStream> = l
-        .dims()
-        .iter()
-        .enumerate()
-        .map(|(i, &d)| {
-            let (i, d) = (lit(i), lit(d));
-            quote!((index[#i] < #d))
-        })
-        .collect();
-    let in_range = if in_range.is_empty() {
-        quote!(true)
-    } else {
-        quote!(#(#in_range)&*)
-    };
+    let in_range = in_range(l);
     let is_empty = l.is_empty();
     let offset = offset_body(l);
     let index_of = index_of_body(l, &p);
@@ -191,10 +252,11 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 
     let (attrs, vis, ty) = match &input.named {
         Some((attrs, vis, name)) => (quote!(#(#attrs)*), quote!(#vis), name.clone()),
+        // Type errors name the hidden type, so it is named after the layout.
         None => (
+            quote!(#[allow(non_camel_case_types)]),
             quote!(),
-            quote!(),
-            Ident::new("__XlaLayout", Span::call_site()),
+            Ident::new(&type_name(l), Span::call_site()),
         ),
     };
     let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
@@ -217,10 +279,23 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             pub const STORAGE_LEN: #usize = #storage_len;
             /// Storage bytes.
             pub const STORAGE_BYTES: #usize = #storage_bytes;
+            /// Storage slots that hold no element.
+            pub const PADDING_LEN: #usize = #padding_len;
 
-            /// The storage offset of `index`; unspecified (never a panic) outside the dims.
+            /// The storage offset of `index`. Outside the dims: a panic in debug
+            /// builds (a compile error in `const` evaluation), naming the index
+            /// and the dims; unchecked in release builds, where the result is
+            /// unspecified but never a panic.
             #[inline]
-            pub const fn offset(self, index: [#usize; #rank]) -> #usize { #offset }
+            #[cfg_attr(debug_assertions, track_caller)]
+            pub const fn offset(self, index: [#usize; #rank]) -> #usize {
+                // `cfg!`, not `#[cfg]`: it is the user's build that decides,
+                // and release code stays exactly the arithmetic below.
+                if ::core::cfg!(debug_assertions) && !(#in_range) {
+                    #p::outside_dims(&index, &Self::DIMS)
+                }
+                #offset
+            }
 
             /// The storage offset of `index`, or `None` outside the dims.
             #[inline]
@@ -240,6 +315,8 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             pub const fn storage_len(self) -> #usize { #storage_len }
             /// Storage bytes.
             pub const fn storage_bytes(self) -> #usize { #storage_bytes }
+            /// Storage slots that hold no element.
+            pub const fn padding_len(self) -> #usize { #padding_len }
             /// The number of dims.
             pub const fn rank(self) -> #usize { #rank }
             /// The number of dims greater than 1.
@@ -332,6 +409,7 @@ fn trait_impl(
             #padding
             type Index = [#usize; #rank];
             #[inline]
+            #[cfg_attr(debug_assertions, track_caller)]
             fn offset(self, index: [#usize; #rank]) -> #usize { #ty::offset(self, index) }
             #[inline]
             fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> { #ty::try_offset(self, index) }
@@ -354,5 +432,46 @@ pub(crate) fn fallback(input: &Input, errors: &TokenStream) -> TokenStream {
         }
     } else {
         quote!({ #errors #krate::__private::Invalid })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::type_name;
+
+    fn name(spec: &str) -> String {
+        let l = layout_runtime::parse(spec).expect("a valid spec");
+        let name = type_name(&l);
+        assert!(
+            syn::parse_str::<syn::Ident>(&name).is_ok(),
+            "{spec}: `{name}` is not an identifier"
+        );
+        name
+    }
+
+    #[test]
+    fn type_names_spell_the_layout() {
+        assert_eq!(name("f32[3,5]{1,0:T(2,2)}"), "F32_3x5_T2x2");
+        assert_eq!(name("f32[10,20]{0,1}"), "F32_10x20_m01");
+        assert_eq!(name("F32[4,6]"), "F32_4x6");
+        assert_eq!(
+            name("bf16[2,8,128]{2,1,0:T(8,128)(2,1)}"),
+            "Bf16_2x8x128_T8x128_T2x1"
+        );
+        assert_eq!(
+            name("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"),
+            "F32_2x7x8x11x10_Tcxcx2xcx3"
+        );
+        assert_eq!(
+            name("s4[5,300]{0,1:T(3,7)(5,1)L(11)E(4)S(1)}"),
+            "S4_5x300_m01_T3x7_T5x1_L11_E4_S1"
+        );
+        assert_eq!(name("pred[]"), "Pred_Scalar");
+        assert_eq!(
+            name(
+                "f8e4m3fn[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]{0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15}"
+            ),
+            "F8e4m3fn_1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1_m0123456789abcdef"
+        );
     }
 }

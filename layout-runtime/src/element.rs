@@ -9,7 +9,7 @@ macro_rules! element_types {
         /// # Examples
         ///
         /// ```
-        /// use layout_runtime::ElementType;
+        /// use xla_layout::ElementType;
         /// let t = ElementType::from_name("BF16").unwrap();
         /// assert_eq!(t, ElementType::Bf16);
         /// assert_eq!(t.bits(), 16);
@@ -33,7 +33,7 @@ macro_rules! element_types {
             /// # Examples
             ///
             /// ```
-            /// assert_eq!(layout_runtime::ElementType::Pred.name(), "pred");
+            /// assert_eq!(xla_layout::ElementType::Pred.name(), "pred");
             /// ```
             pub const fn name(self) -> &'static str {
                 match self { $(ElementType::$variant => $name),* }
@@ -44,7 +44,7 @@ macro_rules! element_types {
             /// # Examples
             ///
             /// ```
-            /// use layout_runtime::ElementType;
+            /// use xla_layout::ElementType;
             /// assert_eq!(ElementType::Pred.bits(), 8);
             /// assert_eq!(ElementType::S4.bits(), 4);
             /// ```
@@ -57,7 +57,7 @@ macro_rules! element_types {
             /// # Examples
             ///
             /// ```
-            /// use layout_runtime::ElementType;
+            /// use xla_layout::ElementType;
             /// assert_eq!(ElementType::Pred.min_bits(), 1);
             /// assert_eq!(ElementType::F32.min_bits(), 32);
             /// ```
@@ -110,7 +110,7 @@ impl ElementType {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::ElementType;
+    /// use xla_layout::ElementType;
     /// assert_eq!(ElementType::from_name("F8E4M3FN"), Some(ElementType::F8e4m3fn));
     /// assert_eq!(ElementType::from_name("f33"), None);
     /// ```
@@ -126,7 +126,7 @@ impl ElementType {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::ElementType;
+    /// use xla_layout::ElementType;
     /// assert_eq!(ElementType::nearest("f33"), Some(ElementType::F32));
     /// assert_eq!(ElementType::nearest("bfloat16"), None);
     /// ```
@@ -134,7 +134,9 @@ impl ElementType {
         let (best, distance) = Self::ALL
             .iter()
             .map(|t| (*t, edit_distance(name, t.name())))
-            .min_by_key(|&(_, d)| d)?;
+            // On a tie, a name of the same length: `s23` is more likely
+            // `s32` swapped than `s2` with a stray key.
+            .min_by_key(|&(t, d)| (d, t.name().len().abs_diff(name.len())))?;
         // Past a third of the name the guess is more noise than help.
         (distance <= 1 + name.len() / 3).then_some(best)
     }
@@ -146,26 +148,33 @@ impl fmt::Display for ElementType {
     }
 }
 
-/// Levenshtein distance, ASCII case-insensitive, on names short enough for a
-/// fixed row buffer (longer inputs are simply far from every name).
+/// Edit distance counting a swap of two neighbouring characters as one edit
+/// (optimal string alignment: `f23` is one edit from `f32`), ASCII
+/// case-insensitive, on names short enough for fixed row buffers (longer
+/// inputs are simply far from every name).
 fn edit_distance(a: &str, b: &str) -> usize {
     const CAP: usize = 32;
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() >= CAP || b.len() >= CAP {
         return usize::MAX;
     }
-    let mut row = [0usize; CAP];
+    let same = |i: usize, j: usize| a[i].eq_ignore_ascii_case(&b[j]);
+    // Rows i-2, i-1 and i of the distance table.
+    let (mut prev, mut row) = ([0usize; CAP], [0usize; CAP]);
     for (j, slot) in row.iter_mut().enumerate().take(b.len() + 1) {
         *slot = j;
     }
     for i in 1..=a.len() {
-        let mut diagonal = row[0];
+        let before = prev;
+        prev = row;
         row[0] = i;
         for j in 1..=b.len() {
-            let cost = usize::from(!a[i - 1].eq_ignore_ascii_case(&b[j - 1]));
-            let next = (row[j] + 1).min(row[j - 1] + 1).min(diagonal + cost);
-            diagonal = row[j];
-            row[j] = next;
+            let cost = usize::from(!same(i - 1, j - 1));
+            let mut d = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && same(i - 1, j - 2) && same(i - 2, j - 1) {
+                d = d.min(before[j - 2] + 1);
+            }
+            row[j] = d;
         }
     }
     row[b.len()]
@@ -196,5 +205,26 @@ mod tests {
         assert_eq!(ElementType::nearest("bf61"), Some(ElementType::Bf16));
         assert_eq!(ElementType::nearest("preds"), Some(ElementType::Pred));
         assert_eq!(ElementType::nearest("zzzzzzzzz"), None);
+    }
+
+    #[test]
+    fn a_swap_of_neighbours_is_one_edit() {
+        assert_eq!(edit_distance("f23", "f32"), 1);
+        assert_eq!(edit_distance("fb16", "bf16"), 1);
+        assert_eq!(edit_distance("F23", "f32"), 1);
+        // Optimal string alignment: no edit of a swapped pair.
+        assert_eq!(edit_distance("ca", "abc"), 3);
+        assert_eq!(ElementType::nearest("f23"), Some(ElementType::F32));
+        assert_eq!(ElementType::nearest("s23"), Some(ElementType::S32));
+        assert_eq!(ElementType::nearest("fb16"), Some(ElementType::Bf16));
+        assert_eq!(ElementType::nearest("u61"), Some(ElementType::U16));
+        let err = crate::parse("f23[2]").unwrap_err();
+        assert!(matches!(
+            err.first().kind(),
+            crate::ErrorKind::UnknownElementType {
+                suggestion: Some(ElementType::F32),
+                ..
+            }
+        ));
     }
 }

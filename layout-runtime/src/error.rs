@@ -10,8 +10,8 @@ use crate::ElementType;
 /// # Examples
 ///
 /// ```
-/// let err = layout_runtime::parse("f33[2]").unwrap_err();
-/// assert_eq!(err.first().span(), layout_runtime::Span { start: 0, end: 3 });
+/// let err = xla_layout::parse("f33[2]").unwrap_err();
+/// assert_eq!(err.first().span(), xla_layout::Span { start: 0, end: 3 });
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
@@ -31,7 +31,7 @@ impl Span {
     /// # Examples
     ///
     /// ```
-    /// let s = layout_runtime::Span { start: 1, end: 3 };
+    /// let s = xla_layout::Span { start: 1, end: 3 };
     /// assert_eq!(&"f33[2]"[s.range()], "33");
     /// ```
     pub const fn range(self) -> core::ops::Range<usize> {
@@ -69,9 +69,9 @@ impl Snippet {
     /// # Examples
     ///
     /// ```
-    /// let err = layout_runtime::parse("q7[2]").unwrap_err();
+    /// let err = xla_layout::parse("q7[2]").unwrap_err();
     /// match err.first().kind() {
-    ///     layout_runtime::ErrorKind::UnknownElementType { name, .. } => assert_eq!(name.as_str(), "q7"),
+    ///     xla_layout::ErrorKind::UnknownElementType { name, .. } => assert_eq!(name.as_str(), "q7"),
     ///     other => panic!("{other:?}"),
     /// }
     /// ```
@@ -370,7 +370,7 @@ impl fmt::Display for ErrorKind {
 /// # Examples
 ///
 /// ```
-/// let err = layout_runtime::parse("f32[3,5]{1,0:T(2,0)}").unwrap_err();
+/// let err = xla_layout::parse("f32[3,5]{1,0:T(2,0)}").unwrap_err();
 /// let e = err.first();
 /// assert_eq!(e.to_string(), "tile dim `0` at level 1 must be positive or `*`");
 /// assert_eq!(e.span().start, 17);
@@ -391,8 +391,8 @@ impl Error {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::ErrorKind;
-    /// let err = layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err();
+    /// use xla_layout::ErrorKind;
+    /// let err = xla_layout::parse("f32[2]{0:L(0)}").unwrap_err();
     /// assert_eq!(*err.first().kind(), ErrorKind::TailAlignmentZero);
     /// ```
     pub const fn kind(&self) -> &ErrorKind {
@@ -404,7 +404,7 @@ impl Error {
     /// # Examples
     ///
     /// ```
-    /// let err = layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err();
+    /// let err = xla_layout::parse("f32[2]{0:L(0)}").unwrap_err();
     /// assert_eq!(&"f32[2]{0:L(0)}"[err.first().span().range()], "0");
     /// ```
     pub const fn span(&self) -> Span {
@@ -417,7 +417,7 @@ impl Error {
     ///
     /// ```
     /// let spec = "f32[3,5]{1,0:T(2,0)}";
-    /// let err = layout_runtime::parse(spec).unwrap_err();
+    /// let err = xla_layout::parse(spec).unwrap_err();
     /// assert_eq!(
     ///     err.first().excerpt(spec).to_string(),
     ///     "  | f32[3,5]{1,0:T(2,0)}\n  |                  ^"

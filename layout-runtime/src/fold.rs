@@ -31,7 +31,7 @@ impl Shape {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.tiled_shape(1).unwrap().dims(), &[2, 3, 2, 2]);
     /// ```
     pub fn dims(&self) -> &[usize] {
@@ -44,7 +44,7 @@ impl Shape {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.tiled_shape(1).unwrap().product(), Some(24));
     /// ```
     pub fn product(&self) -> Option<usize> {

@@ -10,12 +10,13 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 ///
 /// Made by [`parse`](crate::parse) or [`LayoutBuilder`](crate::LayoutBuilder);
 /// `layout!` values convert into one with `.runtime()`. Every method is
-/// total: none panics, whatever the input.
+/// total, whatever the input, except that [`offset`](Self::offset) panics
+/// in debug builds for an index outside the dims.
 ///
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+/// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
 /// assert_eq!(l.offset(&[1, 0]), 1);
 /// assert_eq!(l.index_of(16).as_deref(), Some(&[2, 0][..]));
 /// assert_eq!(l.storage_bytes(), 64);
@@ -46,7 +47,7 @@ const SMALL_SCRATCH: usize = 32;
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let idx = l.index_of(17).unwrap();
 /// assert_eq!(&*idx, &[2, 3]);
 /// ```
@@ -91,8 +92,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("BF16[2]").unwrap();
-    /// assert_eq!(l.element_type(), layout_runtime::ElementType::Bf16);
+    /// let l = xla_layout::parse("BF16[2]").unwrap();
+    /// assert_eq!(l.element_type(), xla_layout::ElementType::Bf16);
     /// ```
     pub fn element_type(&self) -> ElementType {
         self.element
@@ -103,8 +104,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
-    /// assert_eq!(layout_runtime::parse("pred[8]").unwrap().element_bits(), 8);
+    /// assert_eq!(xla_layout::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
+    /// assert_eq!(xla_layout::parse("pred[8]").unwrap().element_bits(), 8);
     /// ```
     pub fn element_bits(&self) -> u32 {
         self.element_bits.unwrap_or(self.element.bits())
@@ -115,7 +116,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("s4[8]").unwrap().explicit_element_bits(), None);
+    /// assert_eq!(xla_layout::parse("s4[8]").unwrap().explicit_element_bits(), None);
     /// ```
     pub fn explicit_element_bits(&self) -> Option<u32> {
         self.element_bits
@@ -126,7 +127,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[1,5,1]").unwrap().rank(), 3);
+    /// assert_eq!(xla_layout::parse("f32[1,5,1]").unwrap().rank(), 3);
     /// ```
     pub fn rank(&self) -> usize {
         usize::from(self.rank)
@@ -137,7 +138,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[1,5,1]").unwrap().true_rank(), 1);
+    /// assert_eq!(xla_layout::parse("f32[1,5,1]").unwrap().true_rank(), 1);
     /// ```
     pub fn true_rank(&self) -> usize {
         self.dims().iter().filter(|&&d| d > 1).count()
@@ -148,7 +149,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[3,5]").unwrap().dims(), &[3, 5]);
+    /// assert_eq!(xla_layout::parse("f32[3,5]").unwrap().dims(), &[3, 5]);
     /// ```
     pub fn dims(&self) -> &[usize] {
         &self.dims[..self.rank()]
@@ -159,7 +160,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+    /// let l = xla_layout::parse("f32[2,3,4]").unwrap();
     /// assert_eq!(l.dim(-1), Some(4));
     /// assert_eq!(l.dim(0), Some(2));
     /// assert_eq!(l.dim(3), None);
@@ -173,7 +174,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[2,3,4]").unwrap().minor_to_major(), &[2, 1, 0]);
+    /// assert_eq!(xla_layout::parse("f32[2,3,4]").unwrap().minor_to_major(), &[2, 1, 0]);
     /// ```
     pub fn minor_to_major(&self) -> &[usize] {
         &self.minor_to_major[..self.rank()]
@@ -184,7 +185,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap();
+    /// let l = xla_layout::parse("bf16[16,256]{1,0:T(8,128)(2,1)}").unwrap();
     /// assert_eq!(l.tiles().len(), 2);
     /// ```
     pub fn tiles(&self) -> &[Tile] {
@@ -196,7 +197,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
+    /// assert_eq!(xla_layout::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
     /// ```
     pub fn tail_alignment(&self) -> usize {
         self.tail_alignment
@@ -207,7 +208,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
+    /// assert_eq!(xla_layout::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
     /// ```
     pub fn memory_space(&self) -> u64 {
         self.memory_space
@@ -218,7 +219,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap().len(), 15);
+    /// assert_eq!(xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap().len(), 15);
     /// ```
     pub fn len(&self) -> usize {
         self.len
@@ -229,7 +230,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert!(layout_runtime::parse("f32[3,0]").unwrap().is_empty());
+    /// assert!(xla_layout::parse("f32[3,0]").unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -240,7 +241,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap().storage_len(), 24);
+    /// assert_eq!(xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap().storage_len(), 24);
     /// ```
     pub fn storage_len(&self) -> usize {
         self.storage_len
@@ -251,10 +252,24 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("s4[1,1023]{1,0:T(2,1024)E(4)}").unwrap().storage_bytes(), 1024);
+    /// assert_eq!(xla_layout::parse("s4[1,1023]{1,0:T(2,1024)E(4)}").unwrap().storage_bytes(), 1024);
     /// ```
     pub fn storage_bytes(&self) -> usize {
         self.storage_bytes
+    }
+
+    /// Storage slots that hold no element: tile padding and `L(n)` rounding,
+    /// `storage_len() - len()`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.padding_len(), 9);
+    /// assert_eq!((0..l.storage_len()).filter(|&o| l.index_of(o).is_none()).count(), 9);
+    /// ```
+    pub fn padding_len(&self) -> usize {
+        self.storage_len - self.len
     }
 
     /// The physical shape (dims in `minor_to_major` order, most major first)
@@ -264,7 +279,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
     /// assert_eq!(l.tiled_shape(0).unwrap().dims(), &[4, 8]);
     /// assert_eq!(l.tiled_shape(1).unwrap().dims(), &[2, 2, 2, 4]);
     /// assert_eq!(l.tiled_shape(2).unwrap().dims(), &[2, 2, 1, 4, 2, 1]);
@@ -280,7 +295,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]").unwrap();
     /// assert!(l.contains(&[2, 4]));
     /// assert!(!l.contains(&[3, 0]));
     /// assert!(!l.contains(&[0]));
@@ -289,19 +304,36 @@ impl Layout {
         index.len() == self.rank() && index.iter().zip(self.dims()).all(|(i, d)| i < d)
     }
 
-    /// The storage offset of `index`, unchecked.
+    /// The storage offset of `index`, checked only in debug builds.
     ///
-    /// For an index that is not [`contains`](Self::contains)ed the result is
-    /// unspecified (it may exceed storage or name another element), but it
-    /// never panics. Use [`try_offset`](Self::try_offset) to check.
+    /// Use [`try_offset`](Self::try_offset) for an index that may be outside
+    /// the dims.
+    ///
+    /// # Panics
+    ///
+    /// In debug builds (`debug_assertions` on), if `index` is not
+    /// [`contains`](Self::contains)ed (outside the dims, or of the wrong
+    /// length), with a message naming the index and the dims. In release
+    /// builds it does not check: the result for such an index is unspecified
+    /// (it may exceed storage or name another element) but never a panic.
     ///
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
+    /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
+    #[cfg_attr(debug_assertions, track_caller)]
     pub fn offset(&self, index: &[usize]) -> usize {
+        if cfg!(debug_assertions) && !self.contains(index) {
+            crate::outside::outside_dims(index, self.dims());
+        }
+        self.offset_unchecked(index)
+    }
+
+    /// [`offset`](Self::offset) without the debug-build check, for the
+    /// renderer, which also places cells of empty arrays.
+    pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
         // Most programs are short: a small scratch saves zeroing the full one.
         if self.offset.program().steps().len() <= SMALL_SCRATCH {
             self.offset.eval(index, &mut [0; SMALL_SCRATCH])
@@ -316,7 +348,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.try_offset(&[2, 3]), Some(17));
     /// assert_eq!(l.try_offset(&[3, 0]), None);
     /// ```
@@ -330,7 +362,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.index_of(17).as_deref(), Some(&[2, 3][..]));
     /// assert_eq!(l.index_of(9), None); // padding
     /// assert_eq!(l.index_of(24), None); // past storage
@@ -364,7 +396,7 @@ impl Layout {
     ///
     /// ```
     /// // [2x3] column-major padded to [3,5]: `a d 0 b e 0 c f 0 0 0 0 0 0 0`.
-    /// let l = layout_runtime::parse("f32[2,3]{0,1}").unwrap();
+    /// let l = xla_layout::parse("f32[2,3]{0,1}").unwrap();
     /// let p = l.with_padded_dimensions(&[3, 5]).unwrap();
     /// assert_eq!(p.to_string(), "f32[2,3]{0,1:T(5,3)}");
     /// assert_eq!(p.storage_len(), 15);
@@ -408,7 +440,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
     /// assert_eq!(l.offset_program().terms().len(), 2);
     /// ```
     pub fn offset_program(&self) -> &OffsetProgram {
@@ -420,7 +452,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.inverse_program().storage_len(), 24);
     /// ```
     pub fn inverse_program(&self) -> &InverseProgram {

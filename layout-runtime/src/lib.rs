@@ -12,7 +12,7 @@
 //! # Examples
 //!
 //! ```
-//! let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+//! let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 //! assert_eq!(l.offset(&[2, 3]), 17);
 //! assert_eq!(l.index_of(17).as_deref(), Some(&[2, 3][..]));
 //! assert_eq!(l.to_string(), "f32[3,5]{1,0:T(2,2)}");
@@ -25,6 +25,7 @@ mod error;
 mod fold;
 mod layout;
 mod lexer;
+mod outside;
 mod padding;
 mod parser;
 pub mod program;
@@ -41,11 +42,14 @@ pub use element::ElementType;
 pub use error::{Error, ErrorKind, Snippet, Span};
 pub use fold::Shape;
 pub use layout::{Index, Layout};
+/// Used by `layout!` values' `offset`; not public API.
+#[doc(hidden)]
+pub use outside::outside_dims as __outside_dims;
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 pub use relayout::{BitElement, Offsets, RelayoutError, Slots};
-pub use report::{Excerpt, ParseError, Report, MAX_ERRORS};
+pub use report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use static_layout::StaticLayout;
 pub use tile::{Tile, TileDim};
 pub use validate::LayoutBuilder;
@@ -70,9 +74,9 @@ pub const MAX_ELEMENT_BITS: u32 = 4096;
 /// # Examples
 ///
 /// ```
-/// assert_eq!(layout_runtime::resolve_dim(3, -1), Some(2));
-/// assert_eq!(layout_runtime::resolve_dim(3, 3), None);
-/// assert_eq!(layout_runtime::resolve_dim(3, -4), None);
+/// assert_eq!(xla_layout::resolve_dim(3, -1), Some(2));
+/// assert_eq!(xla_layout::resolve_dim(3, 3), None);
+/// assert_eq!(xla_layout::resolve_dim(3, -4), None);
 /// ```
 pub const fn resolve_dim(rank: usize, dim: isize) -> Option<usize> {
     let d = if dim < 0 {

@@ -9,7 +9,7 @@
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::{PadValue, PaddingValue};
+/// use xla_layout::{PadValue, PaddingValue};
 /// assert_eq!(f32::pad(PaddingValue::Lowest), f32::NEG_INFINITY);
 /// assert_eq!(i8::pad(PaddingValue::Highest), i8::MAX);
 /// assert_eq!(PaddingValue::from_name("ONE_PAD"), Some(PaddingValue::One));
@@ -36,7 +36,7 @@ impl PaddingValue {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::PaddingValue::Lowest.name(), "lowest");
+    /// assert_eq!(xla_layout::PaddingValue::Lowest.name(), "lowest");
     /// ```
     pub const fn name(self) -> &'static str {
         match self {
@@ -53,7 +53,7 @@ impl PaddingValue {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::PaddingValue;
+    /// use xla_layout::PaddingValue;
     /// assert_eq!(PaddingValue::from_name("Highest"), Some(PaddingValue::Highest));
     /// assert_eq!(PaddingValue::from_name("nan"), None);
     /// ```
@@ -74,7 +74,7 @@ impl PaddingValue {
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::{PadValue, PaddingValue};
+/// use xla_layout::{PadValue, PaddingValue};
 /// assert_eq!(u16::pad(PaddingValue::One), 1);
 /// assert!(bool::pad(PaddingValue::Highest));
 /// ```

@@ -22,11 +22,11 @@ use crate::{ElementType, Layout, TileDim, MAX_TILE_RANK};
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// assert_eq!(l.offset(&[2, 3]), 17);
 /// assert_eq!(l.storage_len(), 24);
 ///
-/// let err = layout_runtime::parse("f32[3,5]{1,0:T(2,0)}").unwrap_err();
+/// let err = xla_layout::parse("f32[3,5]{1,0:T(2,0)}").unwrap_err();
 /// assert_eq!(err.first().to_string(), "tile dim `0` at level 1 must be positive or `*`");
 /// ```
 pub fn parse(spec: &str) -> Result<Layout, ParseError> {

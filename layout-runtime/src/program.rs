@@ -16,8 +16,8 @@ pub type StepId = u16;
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::Op;
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::Op;
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let ops = l.offset_program().program().steps();
 /// assert!(ops.iter().any(|op| matches!(op, Op::Div(_, 2))));
 /// ```
@@ -44,9 +44,9 @@ pub type Value = Option<StepId>;
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
+/// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
 /// let p = l.offset_program().program();
-/// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
+/// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
 /// p.eval(&[6, 5], &mut scratch);
 /// assert!(p.steps().len() > 0);
 /// ```
@@ -67,7 +67,7 @@ impl Program {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[4,4]").unwrap();
+    /// let l = xla_layout::parse("f32[4,4]").unwrap();
     /// assert_eq!(l.offset_program().program().steps().len(), 2);
     /// ```
     pub fn steps(&self) -> &[Op] {
@@ -99,9 +99,9 @@ impl Program {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// let p = l.offset_program();
-    /// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
+    /// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
     /// assert_eq!(p.eval(&[2, 3], &mut scratch), 17);
     /// ```
     pub fn eval(&self, inputs: &[usize], values: &mut [usize]) {
@@ -178,8 +178,8 @@ pub struct Term {
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
-/// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
 /// assert_eq!(l.offset_program().eval(&[2, 3], &mut scratch), 17);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -195,7 +195,7 @@ impl OffsetProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
     /// assert_eq!(l.offset_program().program().steps().len(), 2);
     /// ```
     pub fn program(&self) -> &Program {
@@ -207,7 +207,7 @@ impl OffsetProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
     /// let scales: Vec<usize> = l.offset_program().terms().iter().map(|t| t.scale).collect();
     /// assert_eq!(scales, [10, 1]);
     /// ```
@@ -220,8 +220,8 @@ impl OffsetProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
-    /// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
+    /// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
     /// assert_eq!(l.offset_program().eval(&[3, 5], &mut scratch), 53);
     /// ```
     pub fn eval(&self, index: &[usize], scratch: &mut [usize]) -> usize {
@@ -247,8 +247,8 @@ pub struct Check {
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
-/// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
 /// let mut index = [0; 2];
 /// assert!(l.inverse_program().eval(17, &mut scratch, &mut index));
 /// assert_eq!(index, [2, 3]);
@@ -270,7 +270,7 @@ impl InverseProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[4,4]").unwrap();
+    /// let l = xla_layout::parse("f32[4,4]").unwrap();
     /// assert!(l.inverse_program().program().steps().len() >= 3);
     /// ```
     pub fn program(&self) -> &Program {
@@ -283,7 +283,7 @@ impl InverseProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.inverse_program().checks().len(), 2);
     /// ```
     pub fn checks(&self) -> &[Check] {
@@ -295,7 +295,7 @@ impl InverseProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[1,5]").unwrap();
+    /// let l = xla_layout::parse("f32[1,5]").unwrap();
     /// assert_eq!(l.inverse_program().outputs()[0], None);
     /// ```
     pub fn outputs(&self) -> &[Value] {
@@ -307,7 +307,7 @@ impl InverseProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.inverse_program().storage_len(), 24);
     /// ```
     pub fn storage_len(&self) -> usize {
@@ -320,8 +320,8 @@ impl InverseProgram {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
-    /// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
+    /// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
     /// let mut index = [0; 2];
     /// assert!(l.inverse_program().eval(53, &mut scratch, &mut index));
     /// assert_eq!(index, [3, 5]);

@@ -54,13 +54,13 @@ pub const MAX_ERRORS: usize = 8;
 /// # Examples
 ///
 /// ```
-/// let err = layout_runtime::parse("f32[3,5]{1,1:T(0,2)}").unwrap_err();
+/// let err = xla_layout::parse("f32[3,5]{1,1:T(0,2)}").unwrap_err();
 /// assert_eq!(err.len(), 2);
 /// for e in err.iter() {
 ///     println!("{e}");
 /// }
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ParseError {
     errors: [Error; MAX_ERRORS],
     len: u8,
@@ -93,7 +93,7 @@ impl ParseError {
     /// # Examples
     ///
     /// ```
-    /// let err = layout_runtime::parse("f32[2").unwrap_err();
+    /// let err = xla_layout::parse("f32[2").unwrap_err();
     /// assert_eq!(err.first().to_string(), "expected `,` or `]`, found end of input");
     /// ```
     pub fn first(&self) -> &Error {
@@ -105,7 +105,7 @@ impl ParseError {
     /// # Examples
     ///
     /// ```
-    /// let err = layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err();
+    /// let err = xla_layout::parse("f32[2]{0:L(0)}").unwrap_err();
     /// assert_eq!(err.iter().count(), 1);
     /// ```
     pub fn iter(&self) -> core::slice::Iter<'_, Error> {
@@ -117,7 +117,7 @@ impl ParseError {
     /// # Examples
     ///
     /// ```
-    /// assert_eq!(layout_runtime::parse("f32[2]{0:L(0)}").unwrap_err().len(), 1);
+    /// assert_eq!(xla_layout::parse("f32[2]{0:L(0)}").unwrap_err().len(), 1);
     /// ```
     #[allow(clippy::len_without_is_empty)] // never empty: a parse error has a first mistake
     pub fn len(&self) -> usize {
@@ -134,12 +134,45 @@ impl ParseError {
     ///
     /// ```
     /// let spec = "f32[2]{0:L(0)}";
-    /// let err = layout_runtime::parse(spec).unwrap_err();
+    /// let err = xla_layout::parse(spec).unwrap_err();
     /// let text = err.report(spec).to_string();
     /// assert!(text.starts_with("error: `L(0)` is not an alignment"));
     /// ```
     pub fn report<'a>(&'a self, spec: &'a str) -> Report<'a> {
         Report { error: self, spec }
+    }
+
+    /// The error together with the spec it is about, as an error of its own
+    /// that prints the caret report: the one step from a run-time spec to
+    /// `?` in a `main` that returns `Box<dyn Error>`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// fn load(spec: String) -> Result<xla_layout::Layout, Box<dyn std::error::Error>> {
+    ///     Ok(xla_layout::parse(&spec).map_err(|e| e.with_spec(spec))?)
+    /// }
+    ///
+    /// let err = load("f32[3,5]{1,0:T(2,0)}".to_owned()).unwrap_err();
+    /// // `main` prints `Error: ` and then this.
+    /// assert_eq!(
+    ///     format!("{err:?}"),
+    ///     "tile dim `0` at level 1 must be positive or `*`\n  \
+    ///      | f32[3,5]{1,0:T(2,0)}\n  \
+    ///      |                  ^"
+    /// );
+    /// ```
+    pub fn with_spec<S: AsRef<str>>(self, spec: S) -> SpecError<S> {
+        SpecError { error: self, spec }
+    }
+}
+
+impl fmt::Debug for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Only the mistakes found: the rest of the fixed array is filler.
+        f.debug_struct("ParseError")
+            .field("errors", &self.iter().as_slice())
+            .finish()
     }
 }
 
@@ -155,11 +188,9 @@ impl fmt::Display for ParseError {
     }
 }
 
-impl core::error::Error for ParseError {
-    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
-        Some(self.first())
-    }
-}
+// No `source`: the message already states every mistake, and error
+// reporters that walk the chain would print the first one twice.
+impl core::error::Error for ParseError {}
 
 impl<'a> IntoIterator for &'a ParseError {
     type Item = &'a Error;
@@ -187,3 +218,72 @@ impl fmt::Display for Report<'_> {
         Ok(())
     }
 }
+
+/// A [`ParseError`] that owns (or borrows) its spec, so it prints the caret
+/// report on its own; see [`ParseError::with_spec`].
+///
+/// `Debug` prints the report too, since that is what `main` shows for an
+/// error it returns.
+///
+/// # Examples
+///
+/// ```
+/// let spec = "f32[2]{0:L(0)}";
+/// let err = xla_layout::parse(spec).unwrap_err().with_spec(spec);
+/// assert_eq!(
+///     err.to_string(),
+///     "`L(0)` is not an alignment; `L(n)` needs n of at least 1\n  | f32[2]{0:L(0)}\n  |            ^"
+/// );
+/// assert_eq!(err.error().len(), 1);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SpecError<S> {
+    error: ParseError,
+    spec: S,
+}
+
+impl<S: AsRef<str>> SpecError<S> {
+    /// The mistakes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let err = xla_layout::parse("f32[2").unwrap_err().with_spec("f32[2");
+    /// assert_eq!(err.error().first().span().start, 5);
+    /// ```
+    pub fn error(&self) -> &ParseError {
+        &self.error
+    }
+
+    /// The spec the mistakes are in.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let err = xla_layout::parse("f32[2").unwrap_err().with_spec("f32[2");
+    /// assert_eq!(err.spec(), "f32[2");
+    /// ```
+    pub fn spec(&self) -> &str {
+        self.spec.as_ref()
+    }
+}
+
+impl<S: AsRef<str>> fmt::Display for SpecError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.error.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{e}\n{}", e.excerpt(self.spec()))?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: AsRef<str>> fmt::Debug for SpecError<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl<S: AsRef<str>> core::error::Error for SpecError<S> {}

@@ -16,7 +16,7 @@ use crate::{
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::StaticLayout;
+/// use xla_layout::StaticLayout;
 ///
 /// fn first_padding<L: StaticLayout>(l: L) -> Option<usize> {
 ///     (0..L::STORAGE_LEN).find(|&o| l.index_of(o).is_none())
@@ -53,6 +53,14 @@ pub trait StaticLayout:
     const STORAGE_LEN: usize;
     /// Storage bytes.
     const STORAGE_BYTES: usize;
+    /// Storage slots that hold no element (see [`Layout::padding_len`]).
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(<Figure1 as StaticLayout>::PADDING_LEN, 9);
+    /// ```
+    const PADDING_LEN: usize = Self::STORAGE_LEN - Self::LEN;
     /// What padding slots hold: `layout!`'s `padding_value` option, XLA's
     /// old `padding_value` (SPEC.md §7); zero when not given.
     const PADDING_VALUE: PaddingValue = PaddingValue::Zero;
@@ -69,7 +77,8 @@ pub trait StaticLayout:
         + Sync
         + 'static;
 
-    /// The storage offset of `index`, unchecked (see [`Layout::offset`]).
+    /// The storage offset of `index`; outside the dims a panic in debug
+    /// builds, unchecked in release builds (see [`Layout::offset`]).
     fn offset(self, index: Self::Index) -> usize;
 
     /// The storage offset of `index`, or `None` outside the dims.
@@ -99,7 +108,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{0,1}", padded_dimensions = [3, 5], padding_value = lowest);
     /// let mut storage = [0.0f32; 15];
     /// l.pack_with_fill(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, l.padding_value()).unwrap();
@@ -119,7 +128,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut storage = [f32::NAN; 8];
     /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage).unwrap();
@@ -142,7 +151,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut storage = [0.0f32; 8];
     /// l.pack_with_fill(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, -1.0).unwrap();
@@ -167,7 +176,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut logical = [0.0f32; 6];
     /// l.unpack(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &mut logical).unwrap();
@@ -190,9 +199,9 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
-    /// let row_major = layout_runtime::parse("f32[2,3]").unwrap();
+    /// let row_major = xla_layout::parse("f32[2,3]").unwrap();
     /// let mut logical = [0.0f32; 6];
     /// l.convert_to(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &row_major, &mut logical).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
@@ -215,7 +224,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");
     /// let mut storage = [0u8; 4];
     /// l.pack_bits(&[1i8, 2, 3, -1, -2, -3], &mut storage).unwrap();
@@ -238,7 +247,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");
     /// let mut logical = [0i8; 6];
     /// l.unpack_bits(&[0x21, 0xef, 0x03, 0x0d], &mut logical).unwrap();
@@ -258,7 +267,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let slots: Vec<Option<usize>> = l.slots().collect();
     /// assert_eq!(slots, [Some(0), Some(1), Some(3), Some(4), Some(2), None, Some(5), None]);
@@ -272,7 +281,7 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// assert!(l.offsets().eq([0, 1, 4, 2, 3, 6]));
     /// ```

@@ -9,8 +9,8 @@ use crate::MAX_TILE_RANK;
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::TileDim;
-/// let l = layout_runtime::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
+/// use xla_layout::TileDim;
+/// let l = xla_layout::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
 /// assert_eq!(l.tiles()[0].dims()[0], TileDim::Combine);
 /// assert_eq!(l.tiles()[0].dims()[2], TileDim::Size(2));
 /// ```
@@ -36,7 +36,7 @@ impl fmt::Display for TileDim {
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::{Tile, TileDim};
+/// use xla_layout::{Tile, TileDim};
 /// let t = Tile::new(&[TileDim::Size(8), TileDim::Size(128)]).unwrap();
 /// assert_eq!(t.to_string(), "(8,128)");
 /// assert_eq!(t.rank(), 2);
@@ -60,7 +60,7 @@ impl Tile {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{Tile, TileDim};
+    /// use xla_layout::{Tile, TileDim};
     /// assert!(Tile::new(&[TileDim::Size(2); 17]).is_none());
     /// ```
     pub fn new(dims: &[TileDim]) -> Option<Tile> {
@@ -78,7 +78,7 @@ impl Tile {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
+    /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
     /// assert_eq!(l.tiles()[0].dims().len(), 2);
     /// ```
     pub fn dims(&self) -> &[TileDim] {
@@ -90,7 +90,7 @@ impl Tile {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,1,1,1)}").unwrap();
+    /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,1,1,1)}").unwrap();
     /// assert_eq!(l.tiles()[0].rank(), 4);
     /// ```
     pub fn rank(&self) -> usize {

@@ -39,7 +39,7 @@
 //! # Examples
 //!
 //! ```
-//! use layout_runtime::{tpu::tpu_layout, ElementType};
+//! use xla_layout::{tpu::tpu_layout, ElementType};
 //! let l = tpu_layout(ElementType::Bf16, &[8, 1, 1280, 16384]).unwrap();
 //! assert_eq!(l.to_string(), "bf16[8,1,1280,16384]{3,2,1,0:T(8,128)(2,1)}");
 //! ```
@@ -106,8 +106,8 @@ impl Choice {
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("bf16[16,256]").unwrap();
-/// let rule = layout_runtime::tpu::tpu_rule(&l).to_string();
+/// let l = xla_layout::parse("bf16[16,256]").unwrap();
+/// let rule = xla_layout::tpu::tpu_rule(&l).to_string();
 /// assert_eq!(rule, "16-bit elements: 8 rows of 128, 2 rows packed into each 32-bit word");
 /// ```
 pub struct TpuRule(Choice);
@@ -182,7 +182,7 @@ fn apply(mut builder: LayoutBuilder, c: &Choice) -> Result<Layout, ParseError> {
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::{tpu::tpu_layout, ElementType};
+/// use xla_layout::{tpu::tpu_layout, ElementType};
 /// let t = |e, d: &[usize]| tpu_layout(e, d).unwrap().to_string();
 /// assert_eq!(t(ElementType::F32, &[16, 256]), "f32[16,256]{1,0:T(8,128)}");
 /// assert_eq!(t(ElementType::F32, &[2, 256]), "f32[2,256]{1,0:T(2,128)}");
@@ -208,8 +208,8 @@ pub fn tpu_layout(element: ElementType, dims: &[usize]) -> Result<Layout, ParseE
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("bf16[256,3]{0,1}").unwrap();
-/// let t = layout_runtime::tpu::tpu_layout_like(&l).unwrap();
+/// let l = xla_layout::parse("bf16[256,3]{0,1}").unwrap();
+/// let t = xla_layout::tpu::tpu_layout_like(&l).unwrap();
 /// assert_eq!(t.to_string(), "bf16[256,3]{0,1:T(4,128)(2,1)}");
 /// ```
 pub fn tpu_layout_like(layout: &Layout) -> Result<Layout, ParseError> {
@@ -227,9 +227,9 @@ pub fn tpu_layout_like(layout: &Layout) -> Result<Layout, ParseError> {
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[2,300]").unwrap();
+/// let l = xla_layout::parse("f32[2,300]").unwrap();
 /// assert_eq!(
-///     layout_runtime::tpu::tpu_rule(&l).to_string(),
+///     xla_layout::tpu::tpu_rule(&l).to_string(),
 ///     "32-bit and wider elements, second-minor dim of size 2: 2 rows of 128"
 /// );
 /// ```

@@ -14,7 +14,7 @@ use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TIL
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::{ElementType, LayoutBuilder, TileDim::Size};
+/// use xla_layout::{ElementType, LayoutBuilder, TileDim::Size};
 /// let l = LayoutBuilder::new(ElementType::F32, &[3, 5])
 ///     .tile(&[Size(2), Size(2)])
 ///     .build()
@@ -52,7 +52,7 @@ impl LayoutBuilder {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// use xla_layout::{ElementType, LayoutBuilder};
     /// let l = LayoutBuilder::new(ElementType::S8, &[4, 4]).build().unwrap();
     /// assert_eq!(l.minor_to_major(), &[1, 0]);
     /// ```
@@ -114,7 +114,7 @@ impl LayoutBuilder {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// use xla_layout::{ElementType, LayoutBuilder};
     /// let l = LayoutBuilder::new(ElementType::F32, &[10, 20]).minor_to_major(&[0, 1]).build().unwrap();
     /// assert_eq!(l.offset(&[3, 5]), 53);
     /// ```
@@ -160,7 +160,7 @@ impl LayoutBuilder {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{ElementType, LayoutBuilder, TileDim::Size};
+    /// use xla_layout::{ElementType, LayoutBuilder, TileDim::Size};
     /// let l = LayoutBuilder::new(ElementType::Bf16, &[4, 8])
     ///     .tile(&[Size(2), Size(4)])
     ///     .tile(&[Size(2), Size(1)])
@@ -186,7 +186,7 @@ impl LayoutBuilder {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// use xla_layout::{ElementType, LayoutBuilder};
     /// let l = LayoutBuilder::new(ElementType::F32, &[5]).tail_alignment(4).build().unwrap();
     /// assert_eq!(l.storage_len(), 8);
     /// ```
@@ -205,7 +205,7 @@ impl LayoutBuilder {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// use xla_layout::{ElementType, LayoutBuilder};
     /// let l = LayoutBuilder::new(ElementType::S4, &[64, 128]).element_bits(4).build().unwrap();
     /// assert_eq!(l.storage_bytes(), 4096);
     /// ```
@@ -220,7 +220,7 @@ impl LayoutBuilder {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// use xla_layout::{ElementType, LayoutBuilder};
     /// let l = LayoutBuilder::new(ElementType::F32, &[2]).memory_space(1).build().unwrap();
     /// assert_eq!(l.to_string(), "f32[2]{0:S(1)}");
     /// ```
@@ -239,7 +239,7 @@ impl LayoutBuilder {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::{ElementType, LayoutBuilder};
+    /// use xla_layout::{ElementType, LayoutBuilder};
     /// let err = LayoutBuilder::new(ElementType::F32, &[2, 2]).minor_to_major(&[0, 0]).build().unwrap_err();
     /// assert_eq!(err.first().to_string(), "dim `0` appears twice in `minor_to_major`; each dim must appear exactly once");
     /// ```

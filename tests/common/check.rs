@@ -49,6 +49,7 @@ struct Subject<'a> {
     len: usize,
     storage_len: usize,
     storage_bytes: usize,
+    padding_len: usize,
     offset: &'a dyn Fn(&[usize]) -> usize,
     try_offset: &'a dyn Fn(&[usize]) -> Option<usize>,
     index_of: &'a dyn Fn(usize) -> Option<Vec<usize>>,
@@ -95,6 +96,11 @@ impl Expected {
         assert_eq!(
             subject.storage_bytes, self.bytes,
             "{spec} via {path}: storage_bytes"
+        );
+        assert_eq!(
+            subject.padding_len,
+            self.slots.iter().filter(|s| s.is_none()).count(),
+            "{spec} via {path}: padding_len"
         );
         for (flat, &expected) in self.offsets.iter().enumerate() {
             let index = unravel(flat, &self.dims);
@@ -182,6 +188,7 @@ pub fn check_runtime(layout: &Layout, expected: &Expected) -> Counts {
         len: layout.len(),
         storage_len: layout.storage_len(),
         storage_bytes: layout.storage_bytes(),
+        padding_len: layout.padding_len(),
         offset: &|index| layout.offset(index),
         try_offset: &|index| layout.try_offset(index),
         index_of: &|offset| layout.index_of(offset).map(|index| index.to_vec()),
@@ -225,6 +232,7 @@ pub fn check_static<L: StaticLayout>(layout: L, reference: &RefLayout) -> Counts
         len: L::LEN,
         storage_len: L::STORAGE_LEN,
         storage_bytes: L::STORAGE_BYTES,
+        padding_len: L::PADDING_LEN,
         offset: &|index| layout.offset(to_index(index)),
         try_offset: &|index| layout.try_offset(to_index(index)),
         index_of: &|offset| layout.index_of(offset).map(|index| index.as_ref().to_vec()),

@@ -23,7 +23,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
     /// let mut storage = [f32::NAN; 8];
     /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
@@ -45,7 +45,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("u8[3]{0:T(4)}").unwrap();
+    /// let l = xla_layout::parse("u8[3]{0:T(4)}").unwrap();
     /// let mut storage = [0u8; 4];
     /// l.pack_with_fill(&[7, 8, 9], &mut storage, 0xff).unwrap();
     /// assert_eq!(storage, [7, 8, 9, 0xff]);
@@ -82,7 +82,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
+    /// let l = xla_layout::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
     /// let storage: Vec<u16> = (0..8).collect();
     /// let mut logical = [0u16; 8];
     /// l.unpack(&storage, &mut logical).unwrap();
@@ -120,8 +120,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let col_major = layout_runtime::parse("f32[2,3]{0,1}").unwrap();
-    /// let tiled = layout_runtime::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+    /// let col_major = xla_layout::parse("f32[2,3]{0,1}").unwrap();
+    /// let tiled = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
     /// // Column-major: a d b e c f.
     /// let from = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0];
     /// let mut to = [f32::NAN; 8];
@@ -146,8 +146,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let a = layout_runtime::parse("s32[3]").unwrap();
-    /// let b = layout_runtime::parse("s32[3]{0:T(2)}").unwrap();
+    /// let a = xla_layout::parse("s32[3]").unwrap();
+    /// let b = xla_layout::parse("s32[3]{0:T(2)}").unwrap();
     /// let mut out = [0i32; 4];
     /// a.convert_with_fill(&[1, 2, 3], &b, &mut out, -1).unwrap();
     /// assert_eq!(out, [1, 2, 3, -1]);
@@ -202,7 +202,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("s4[2,3]{1,0:E(4)}").unwrap();
+    /// let l = xla_layout::parse("s4[2,3]{1,0:E(4)}").unwrap();
     /// let mut bytes = [0u8; 3];
     /// l.pack_bits(&[1i8, -2, 3, 4, 5, -8], &mut bytes).unwrap();
     /// assert_eq!(bytes, [0xe1, 0x43, 0x85]); // first element in the low nibble
@@ -224,7 +224,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("pred[3]{0:T(8)E(1)}").unwrap();
+    /// let l = xla_layout::parse("pred[3]{0:T(8)E(1)}").unwrap();
     /// let mut bytes = [0u8; 1];
     /// l.pack_bits_with_fill(&[true, false, true], &mut bytes, 1).unwrap();
     /// assert_eq!(bytes, [0b1111_1101]);
@@ -263,7 +263,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("s4[2,3]{1,0:E(4)}").unwrap();
+    /// let l = xla_layout::parse("s4[2,3]{1,0:E(4)}").unwrap();
     /// let mut logical = [0i8; 6];
     /// l.unpack_bits(&[0xe1, 0x43, 0x85], &mut logical).unwrap();
     /// assert_eq!(logical, [1, -2, 3, 4, 5, -8]);
@@ -298,8 +298,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let a = layout_runtime::parse("u4[2,2]{1,0}").unwrap();
-    /// let b = layout_runtime::parse("u4[2,2]{0,1}").unwrap();
+    /// let a = xla_layout::parse("u4[2,2]{1,0}").unwrap();
+    /// let b = xla_layout::parse("u4[2,2]{0,1}").unwrap();
     /// let mut out = [0u8; 2];
     /// a.convert_bits(&[0x21, 0x43], &b, &mut out).unwrap();
     /// assert_eq!(out, [0x31, 0x42]);
@@ -322,8 +322,8 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let a = layout_runtime::parse("u2[3]").unwrap();
-    /// let b = layout_runtime::parse("u2[3]{0:T(4)}").unwrap();
+    /// let a = xla_layout::parse("u2[3]").unwrap();
+    /// let b = xla_layout::parse("u2[3]{0:T(4)}").unwrap();
     /// let mut out = [0u8; 1];
     /// a.convert_bits_with_fill(&[0b10_01_11], &b, &mut out, 0b11).unwrap();
     /// assert_eq!(out, [0b11_10_01_11]);
@@ -374,7 +374,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
+    /// let l = xla_layout::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
     /// let slots: Vec<_> = l.slots().map(Option::unwrap).collect();
     /// assert_eq!(slots, [0, 2, 1, 3, 4, 6, 5, 7]);
     /// ```
@@ -389,7 +389,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// let mut slots = l.slot_indices();
     /// assert_eq!(slots.nth(2).flatten().as_deref(), Some(&[1, 0][..]));
     /// assert_eq!(l.slot_indices().nth(9), Some(None)); // padding
@@ -405,7 +405,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[2,3]{0,1}").unwrap();
+    /// let l = xla_layout::parse("f32[2,3]{0,1}").unwrap();
     /// assert!(l.offsets().eq([0, 2, 4, 1, 3, 5]));
     /// ```
     pub fn offsets(&self) -> Offsets {

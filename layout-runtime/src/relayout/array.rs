@@ -27,7 +27,7 @@ impl Layout {
     ///
     /// ```
     /// use ndarray::{Array2, ShapeBuilder};
-    /// let l = layout_runtime::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
     /// // Fortran (column-major) order in memory.
     /// let a = Array2::from_shape_vec((2, 3).f(), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]).unwrap();
     /// let mut storage = [f32::NAN; 8];
@@ -56,7 +56,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("u8[2,2]{1,0:T(1,4)}").unwrap();
+    /// let l = xla_layout::parse("u8[2,2]{1,0:T(1,4)}").unwrap();
     /// let a = ndarray::arr2(&[[1u8, 2], [3, 4]]);
     /// let mut storage = [0u8; 8];
     /// l.pack_array_with_fill(&a.t(), &mut storage, 9).unwrap();
@@ -137,7 +137,7 @@ impl Layout {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+    /// let l = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
     /// let a = l.unpack_array(&[1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]).unwrap();
     /// assert_eq!(a, ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
     /// ```

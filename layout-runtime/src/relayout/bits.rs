@@ -20,7 +20,7 @@ use super::walk::{Axis, Visitor};
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::BitElement;
+/// use xla_layout::BitElement;
 /// assert_eq!((-3i8).to_bits() & 0xf, 0b1101);
 /// assert_eq!(i8::from_bits(0b1101, 4), -3);
 /// assert_eq!(u8::from_bits(0b1101, 4), 13);

@@ -10,8 +10,8 @@ use crate::ElementType;
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::RelayoutError;
-/// let l = layout_runtime::parse("f32[3,5]").unwrap();
+/// use xla_layout::RelayoutError;
+/// let l = xla_layout::parse("f32[3,5]").unwrap();
 /// let err = l.pack(&[0.0f32; 14], &mut [0.0; 15]).unwrap_err();
 /// assert_eq!(err, RelayoutError::LogicalLength { expected: 15, actual: 14 });
 /// assert_eq!(err.to_string(), "the logical buffer holds 14 elements, but the layout has 15");

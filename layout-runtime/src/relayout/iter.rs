@@ -11,7 +11,7 @@ use crate::{InverseProgram, Layout, OffsetProgram, MAX_PROGRAM_STEPS, MAX_RANK, 
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let slots: Vec<Option<usize>> = l.slots().collect();
 /// assert_eq!(slots.len(), 24);
 /// assert_eq!(&slots[..4], &[Some(0), Some(1), Some(5), Some(6)]);
@@ -165,7 +165,7 @@ impl core::iter::FusedIterator for Slots {}
 /// # Examples
 ///
 /// ```
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let offsets: Vec<usize> = l.offsets().collect();
 /// assert_eq!(offsets, [0, 1, 4, 5, 8, 2, 3, 6, 7, 10, 12, 13, 16, 17, 20]);
 /// ```

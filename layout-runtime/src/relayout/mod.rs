@@ -48,7 +48,7 @@
 //! # Examples
 //!
 //! ```
-//! let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+//! let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 //! let logical: Vec<f32> = (0..15).map(|x| x as f32).collect();
 //! let mut storage = vec![f32::NAN; l.storage_len()];
 //! l.pack(&logical, &mut storage).unwrap();

@@ -10,7 +10,7 @@ use crate::{Layout, Op, Program};
 /// functions for one layout:
 ///
 /// - `size_t PREFIX_offset(const size_t *index)`: the storage offset of an
-///   index inside the dims (unspecified outside them, as [`Layout::offset`]);
+///   index inside the dims (unchecked: unspecified outside them);
 /// - `int PREFIX_index_of(size_t offset, size_t *index)`: writes the index
 ///   stored at `offset` and returns 1, or returns 0 for padding or an offset
 ///   past the storage, as [`Layout::index_of`].
@@ -25,8 +25,8 @@ use crate::{Layout, Op, Program};
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::CCode;
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::render::CCode;
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let c = CCode::new(&l).to_string();
 /// assert!(c.contains("XLA_LAYOUT_FN size_t xla_layout_offset(const size_t *index)\n{\n"));
 /// assert!(c.contains("    if (offset >= 24u) return 0;\n"));
@@ -43,8 +43,8 @@ impl<'a> CCode<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
-    /// let c = layout_runtime::render::CCode::new(&l).to_string();
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
+    /// let c = xla_layout::render::CCode::new(&l).to_string();
     /// assert!(c.contains("return v0 * 10u + v1;"));
     /// ```
     pub fn new(layout: &'a Layout) -> Self {
@@ -61,8 +61,8 @@ impl<'a> CCode<'a> {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::render::CCode;
-    /// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// use xla_layout::render::CCode;
+    /// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
     /// let c = CCode::with_prefix(&l, "fig2").unwrap().to_string();
     /// assert!(c.contains("int fig2_index_of(size_t offset, size_t *index)"));
     /// assert!(CCode::with_prefix(&l, "2fig").is_none());

@@ -44,8 +44,8 @@ impl fmt::Display for Horner<'_> {
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::IndexSteps;
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::render::IndexSteps;
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let expected = "\
 /// index (2,3) is at offset 17
 ///   physical index (2,3) in (3,5)
@@ -72,8 +72,8 @@ impl<'a> IndexSteps<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]").unwrap();
-    /// assert!(layout_runtime::render::IndexSteps::new(&l, &[3, 0]).is_none());
+    /// let l = xla_layout::parse("f32[3,5]").unwrap();
+    /// assert!(xla_layout::render::IndexSteps::new(&l, &[3, 0]).is_none());
     /// ```
     pub fn new(layout: &'a Layout, index: &[usize]) -> Option<Self> {
         if !layout.contains(index) {
@@ -264,8 +264,8 @@ fn level_forward(f: &mut dyn Write, before: &Point, step: &Step, next: &Point) -
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::OffsetSteps;
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::render::OffsetSteps;
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let text = OffsetSteps::new(&l, 9).to_string();
 /// assert!(text.starts_with("offset 9 is padding\n"));
 /// assert!(text.contains("(0*2+0,2*2+1) = (0,5) in (3,5)"));
@@ -284,8 +284,8 @@ impl<'a> OffsetSteps<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
-    /// let text = layout_runtime::render::OffsetSteps::new(&l, 24).to_string();
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let text = xla_layout::render::OffsetSteps::new(&l, 24).to_string();
     /// assert_eq!(text, "offset 24 is past the storage (24 slots)\n");
     /// ```
     pub fn new(layout: &'a Layout, offset: usize) -> Self {

@@ -32,8 +32,8 @@ enum Border {
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::Grid;
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::render::Grid;
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let expected = "\
 /// rows: dim 0 (3), columns: dim 1 (5)
 ///      0    1    2    3    4    5
@@ -64,8 +64,8 @@ impl<'a> Grid<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[8]{0:T(2,2)}").unwrap();
-    /// let text = layout_runtime::render::Grid::new(&l).to_string();
+    /// let l = xla_layout::parse("f32[8]{0:T(2,2)}").unwrap();
+    /// let text = xla_layout::render::Grid::new(&l).to_string();
     /// assert!(text.contains("|  0    1 |  4    5 |  8    9 | 12   13 |"));
     /// ```
     pub fn new(layout: &'a Layout) -> Self {
@@ -83,8 +83,8 @@ impl<'a> Grid<'a> {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::render::{Grid, Slice};
-    /// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+    /// use xla_layout::render::{Grid, Slice};
+    /// let l = xla_layout::parse("f32[2,3,4]").unwrap();
     /// let s = Slice::parse(&l, "1,:,:").unwrap();
     /// assert!(Grid::new(&l).slice(s).to_string().contains("| 12   13   14   15 |"));
     /// ```
@@ -99,8 +99,8 @@ impl<'a> Grid<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
-    /// assert!(layout_runtime::render::Grid::new(&l).colour(true).to_string().contains("\x1b["));
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert!(xla_layout::render::Grid::new(&l).colour(true).to_string().contains("\x1b["));
     /// ```
     #[must_use]
     pub fn colour(mut self, on: bool) -> Self {
@@ -113,8 +113,8 @@ impl<'a> Grid<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[100,100]").unwrap();
-    /// let text = layout_runtime::render::Grid::new(&l).limits(2, 3).to_string();
+    /// let l = xla_layout::parse("f32[100,100]").unwrap();
+    /// let text = xla_layout::render::Grid::new(&l).limits(2, 3).to_string();
     /// assert!(text.contains("0 |    0      1      2  ...\n"));
     /// assert!(text.contains("... 98 more rows"));
     /// ```
@@ -387,8 +387,8 @@ impl fmt::Display for Grid<'_> {
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::Memory;
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::render::Memory;
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let text = Memory::new(&l).to_string();
 /// assert!(text.starts_with("memory: 24 slots, 9 of them padding\n"));
 /// assert!(text.contains("\n   8: (0,4)   .   (1,4)   .\n"));
@@ -406,8 +406,8 @@ impl<'a> Memory<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
-    /// let text = layout_runtime::render::Memory::new(&l).to_string();
+    /// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// let text = xla_layout::render::Memory::new(&l).to_string();
     /// assert!(text.contains("   0: (0,0) (1,0) (0,1) (1,1) (0,2) (1,2) (0,3) (1,3)\n"));
     /// ```
     pub fn new(layout: &'a Layout) -> Self {
@@ -423,8 +423,8 @@ impl<'a> Memory<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
-    /// assert!(layout_runtime::render::Memory::new(&l).colour(true).to_string().contains("\x1b["));
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert!(xla_layout::render::Memory::new(&l).colour(true).to_string().contains("\x1b["));
     /// ```
     #[must_use]
     pub fn colour(mut self, on: bool) -> Self {
@@ -437,8 +437,8 @@ impl<'a> Memory<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3]{0:T(8,128)}").unwrap();
-    /// let text = layout_runtime::render::Memory::new(&l).limits(1).to_string();
+    /// let l = xla_layout::parse("f32[3]{0:T(8,128)}").unwrap();
+    /// let text = xla_layout::render::Memory::new(&l).limits(1).to_string();
     /// assert!(text.ends_with("... 1008 more slots\n"));
     /// ```
     #[must_use]

@@ -157,7 +157,7 @@ impl<'a> Levels<'a> {
             return None;
         }
         let mut point = Point::from_shape(&self.shapes[count]);
-        point.unravel(self.layout.offset(index));
+        point.unravel(self.layout.offset_unchecked(index));
         for l in (level + 1..=count).rev() {
             let step = Step::new(self.shapes[l - 1].dims().len(), &self.layout.tiles()[l - 1]);
             point = step.undo(&point, &self.shapes[l - 1])?;

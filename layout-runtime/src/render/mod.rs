@@ -19,8 +19,8 @@
 //! # Examples
 //!
 //! ```
-//! use layout_runtime::render::Grid;
-//! let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+//! use xla_layout::render::Grid;
+//! let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 //! let text = Grid::new(&l).to_string();
 //! assert!(text.contains("| 12   13 | 16   17 | 20    . |"));
 //! ```
@@ -53,8 +53,8 @@ pub use svg::Svg;
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::Slice;
-/// let l = layout_runtime::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
+/// use xla_layout::render::Slice;
+/// let l = xla_layout::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
 /// let s = Slice::parse(&l, "1,3,:,:,0").unwrap();
 /// assert_eq!((s.rows(), s.cols()), (Some(2), Some(3)));
 /// assert_eq!(Slice::default_for(&l).at(), &[0, 0, 0, 0, 0]);
@@ -73,8 +73,8 @@ pub struct Slice {
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::{Slice, SliceError};
-/// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+/// use xla_layout::render::{Slice, SliceError};
+/// let l = xla_layout::parse("f32[2,3,4]").unwrap();
 /// assert_eq!(Slice::parse(&l, "0,:"), Err(SliceError::Length { found: 2, rank: 3 }));
 /// assert_eq!(Slice::parse(&l, "5,:,:").unwrap_err().to_string(), "index `5` is outside dim 0 of size 2");
 /// ```
@@ -134,11 +134,11 @@ impl Slice {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::render::Slice;
-    /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
+    /// use xla_layout::render::Slice;
+    /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
     /// let s = Slice::default_for(&l);
     /// assert_eq!((s.rows(), s.cols()), (Some(0), Some(1)));
-    /// let l = layout_runtime::parse("f32[8]").unwrap();
+    /// let l = xla_layout::parse("f32[8]").unwrap();
     /// assert_eq!((Slice::default_for(&l).rows(), Slice::default_for(&l).cols()), (None, Some(0)));
     /// ```
     pub fn default_for(layout: &Layout) -> Slice {
@@ -167,8 +167,8 @@ impl Slice {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::render::Slice;
-    /// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+    /// use xla_layout::render::Slice;
+    /// let l = xla_layout::parse("f32[2,3,4]").unwrap();
     /// let s = Slice::parse(&l, " 1 , : , 2 ").unwrap();
     /// assert_eq!((s.rows(), s.cols(), s.at()), (None, Some(1), &[1, 0, 2][..]));
     /// ```
@@ -219,8 +219,8 @@ impl Slice {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]").unwrap();
-    /// assert_eq!(layout_runtime::render::Slice::default_for(&l).rows(), Some(0));
+    /// let l = xla_layout::parse("f32[3,5]").unwrap();
+    /// assert_eq!(xla_layout::render::Slice::default_for(&l).rows(), Some(0));
     /// ```
     pub fn rows(&self) -> Option<usize> {
         self.rows
@@ -231,8 +231,8 @@ impl Slice {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("f32[3,5]").unwrap();
-    /// assert_eq!(layout_runtime::render::Slice::default_for(&l).cols(), Some(1));
+    /// let l = xla_layout::parse("f32[3,5]").unwrap();
+    /// assert_eq!(xla_layout::render::Slice::default_for(&l).cols(), Some(1));
     /// ```
     pub fn cols(&self) -> Option<usize> {
         self.cols
@@ -243,8 +243,8 @@ impl Slice {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::render::Slice;
-    /// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+    /// use xla_layout::render::Slice;
+    /// let l = xla_layout::parse("f32[2,3,4]").unwrap();
     /// assert_eq!(Slice::parse(&l, "1,:,:").unwrap().at(), &[1, 0, 0]);
     /// ```
     pub fn at(&self) -> &[usize] {

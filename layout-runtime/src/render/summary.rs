@@ -11,8 +11,8 @@ use crate::Layout;
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::Summary;
-/// let l = layout_runtime::parse("F32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::render::Summary;
+/// let l = xla_layout::parse("F32[3,5]{1,0:T(2,2)}").unwrap();
 /// let expected = "\
 /// layout    f32[3,5]{1,0:T(2,2)}
 /// element   f32, 32 bits
@@ -36,8 +36,8 @@ impl<'a> Summary<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("s4[64,128]{1,0:E(4)}").unwrap();
-    /// let text = layout_runtime::render::Summary::new(&l).to_string();
+    /// let l = xla_layout::parse("s4[64,128]{1,0:E(4)}").unwrap();
+    /// let text = xla_layout::render::Summary::new(&l).to_string();
     /// assert!(text.contains("storage   8192 slots, 4096 bytes\n"));
     /// ```
     pub fn new(layout: &'a Layout) -> Self {

@@ -37,8 +37,8 @@ const RED: &str = "#d62728";
 /// # Examples
 ///
 /// ```
-/// use layout_runtime::render::Svg;
-/// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// use xla_layout::render::Svg;
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let svg = Svg::new(&l).to_string();
 /// assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
 /// assert!(svg.contains(">17</text>"));
@@ -58,8 +58,8 @@ impl<'a> Svg<'a> {
     /// # Examples
     ///
     /// ```
-    /// let l = layout_runtime::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
-    /// let svg = layout_runtime::render::Svg::new(&l).to_string();
+    /// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// let svg = xla_layout::render::Svg::new(&l).to_string();
     /// assert!(svg.contains("stroke=\"#d62728\""));
     /// ```
     pub fn new(layout: &'a Layout) -> Self {
@@ -76,8 +76,8 @@ impl<'a> Svg<'a> {
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::render::{Slice, Svg};
-    /// let l = layout_runtime::parse("f32[2,3,4]").unwrap();
+    /// use xla_layout::render::{Slice, Svg};
+    /// let l = xla_layout::parse("f32[2,3,4]").unwrap();
     /// let svg = Svg::new(&l).slice(Slice::parse(&l, "1,:,:").unwrap()).to_string();
     /// assert!(svg.contains(">23</text>"));
     /// ```

@@ -25,13 +25,15 @@ pub(crate) struct View<'a> {
 
 /// Colours for tiles: soft fills that keep black digits readable, as in the
 /// documents' figures. SVG fills and the nearest 256-colour terminal codes.
+/// No fill is red, the colour of later-level outlines in the SVG, so those
+/// stay visible on every tile.
 pub(crate) const PALETTE: [(&str, u8); 8] = [
     ("#8dd3c7", 116),
     ("#ffffb3", 229),
     ("#bebada", 146),
-    ("#fb8072", 210),
-    ("#80b1d3", 110),
     ("#fdb462", 215),
+    ("#80b1d3", 110),
+    ("#bc80bd", 139),
     ("#b3de69", 149),
     ("#fccde5", 218),
 ];
@@ -78,7 +80,7 @@ impl<'a> View<'a> {
     pub(crate) fn offset(&self, r: usize, c: usize) -> Option<usize> {
         let rank = self.layout.rank();
         self.is_real(r, c)
-            .then(|| self.layout.offset(&self.index(r, c)[..rank]))
+            .then(|| self.layout.offset_unchecked(&self.index(r, c)[..rank]))
     }
 
     /// The tile of `level` (1-based) holding cell `(r, c)`. A padding cell

@@ -9,6 +9,7 @@ fn main() {
         l.is_empty(),
         l.storage_len(),
         l.storage_bytes(),
+        l.padding_len(),
         l.rank(),
         l.true_rank(),
         l.dim(-1),

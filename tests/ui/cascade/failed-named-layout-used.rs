@@ -11,5 +11,6 @@ fn main() {
         Bad::SPEC,
         Bad::STORAGE_LEN,
         Bad::STORAGE_BYTES,
+        Bad::PADDING_LEN,
     );
 }

@@ -19,6 +19,7 @@ struct Hash;
 struct Formatter;
 struct Invalid;
 struct __XlaLayout;
+struct Bf16_4x8_T2x4_T2x1;
 
 ::xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
 
