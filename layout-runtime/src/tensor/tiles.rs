@@ -1,0 +1,258 @@
+//! First-level tiles: each tile's storage is one contiguous slice.
+
+use core::slice;
+
+use super::{AnyLayout, Storage, StorageMut, Tensor};
+use crate::{Layout, LayoutBuilder, TileDim};
+
+/// How a layout's storage splits into first-level tiles.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    /// Slots per tile.
+    len: usize,
+    /// Tiles, in storage order.
+    count: usize,
+}
+
+/// A tile's own layout: the tile's extents laid out by the remaining tiling
+/// levels, and how many tiles there are; `None` when the layout has no
+/// tiles, or a later level reaches past one first-level tile.
+fn first_level(l: &Layout) -> Option<(Layout, usize)> {
+    let (first, rest) = l.tiles().split_first()?;
+    let k = first
+        .dims()
+        .iter()
+        .filter(|d| matches!(d, TileDim::Size(_)))
+        .count();
+    let after = l.tiled_shape(1)?;
+    let (outer, inner) = after.dims().split_at(after.dims().len().checked_sub(k)?);
+    let mut b = LayoutBuilder::new(l.element_type(), inner);
+    for t in rest {
+        b = b.tile(t.dims());
+    }
+    if let Some(bits) = l.explicit_element_bits() {
+        b = b.element_bits(bits);
+    }
+    let sub = b.build().ok()?;
+    // The later levels must act on the tile alone: then the full tiled shape
+    // is the grid of tiles followed by the tile's own tiled shape.
+    let full = l.tiled_shape(l.tiles().len())?;
+    let own = sub.tiled_shape(rest.len())?;
+    let (grid, tail) = full.dims().split_at_checked(outer.len())?;
+    if grid != outer || tail != own.dims() {
+        return None;
+    }
+    let count = crate::fold::product(outer)?;
+    (count.checked_mul(sub.storage_len())? <= l.storage_len()).then_some((sub, count))
+}
+
+fn split(l: &Layout) -> Split {
+    match first_level(l) {
+        Some((sub, count)) => Split {
+            len: sub.storage_len(),
+            count,
+        },
+        None => Split {
+            len: l.storage_len(),
+            count: usize::from(l.storage_len() > 0),
+        },
+    }
+}
+
+/// Where a tile sits: its number in storage order, the storage offset of its
+/// first slot, and its origin, the logical index of its first element.
+///
+/// Slot `k` of the tile's slice is storage slot `offset + k`: ask
+/// [`Tensor::is_padding`] which of a partial edge tile's slots are padding.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, Tensor};
+/// let t = Tensor::new(layout!("f32[3,5]{1,0:T(2,2)}"), [0.0f32; 24]).unwrap();
+/// let (at, tile) = t.tiles().last().unwrap();
+/// assert_eq!((at.number, at.offset, at.origin), (5, 20, [2, 4]));
+/// let padding: Vec<bool> = (0..tile.len()).map(|k| t.is_padding(at.offset + k)).collect();
+/// assert_eq!(padding, [false, true, true, true]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileAt<I> {
+    /// The tile's position in storage order.
+    pub number: usize,
+    /// The storage offset of its first slot.
+    pub offset: usize,
+    /// The logical index of its first element.
+    pub origin: I,
+}
+
+fn at<L: AnyLayout>(layout: L, number: usize, len: usize) -> TileAt<L::Index> {
+    let offset = number * len;
+    // A tile's first slot is always an element: tile origins lie inside the dims.
+    let origin = layout
+        .index_at(offset)
+        .unwrap_or_else(|| layout.index_from(&[0; crate::MAX_RANK][..layout.shape().len()]));
+    TileAt {
+        number,
+        offset,
+        origin,
+    }
+}
+
+/// The first-level tiles of a [`Tensor`] in storage order, each with its
+/// contiguous storage. Made by [`Tensor::tiles`].
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, Tensor};
+/// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [1.0f32; 16]).unwrap();
+/// assert_eq!(t.tiles().count(), 4);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Tiles<'a, L, T> {
+    layout: L,
+    chunks: core::iter::Enumerate<slice::ChunksExact<'a, T>>,
+    len: usize,
+}
+
+impl<'a, L: AnyLayout, T> Iterator for Tiles<'a, L, T> {
+    type Item = (TileAt<L::Index>, &'a [T]);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let (k, tile) = self.chunks.next()?;
+        Some((at(self.layout, k, self.len), tile))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chunks.size_hint()
+    }
+}
+
+impl<L: AnyLayout, T> ExactSizeIterator for Tiles<'_, L, T> {}
+impl<L: AnyLayout, T> DoubleEndedIterator for Tiles<'_, L, T> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let (k, tile) = self.chunks.next_back()?;
+        Some((at(self.layout, k, self.len), tile))
+    }
+}
+
+/// The first-level tiles of a [`Tensor`] to write, disjoint, so they can go
+/// to different threads. Made by [`Tensor::tiles_mut`].
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, Tensor};
+/// let mut t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+/// for (at, tile) in t.tiles_mut() {
+///     tile.fill(at.number as f32);
+/// }
+/// assert_eq!(t[[3, 3]], 3.0);
+/// ```
+#[derive(Debug)]
+pub struct TilesMut<'a, L, T> {
+    layout: L,
+    chunks: core::iter::Enumerate<slice::ChunksExactMut<'a, T>>,
+    len: usize,
+}
+
+impl<'a, L: AnyLayout, T> Iterator for TilesMut<'a, L, T> {
+    type Item = (TileAt<L::Index>, &'a mut [T]);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let (k, tile) = self.chunks.next()?;
+        Some((at(self.layout, k, self.len), tile))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chunks.size_hint()
+    }
+}
+
+impl<L: AnyLayout, T> ExactSizeIterator for TilesMut<'_, L, T> {}
+impl<L: AnyLayout, T> DoubleEndedIterator for TilesMut<'_, L, T> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let (k, tile) = self.chunks.next_back()?;
+        Some((at(self.layout, k, self.len), tile))
+    }
+}
+
+impl<L: AnyLayout, S: Storage> Tensor<L, S> {
+    /// The first-level tiles in storage order: where each sits
+    /// ([`TileAt`]) and its contiguous storage, as
+    /// [`tile_layout`](Self::tile_layout) lays it out.
+    ///
+    /// A layout without tiles, or whose later levels reach across
+    /// first-level tiles, is one tile: all of its storage.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[2,4]{1,0:T(2,2)}"), [1.0f32, 2.0, 5.0, 6.0, 3.0, 4.0, 7.0, 8.0]).unwrap();
+    /// let tiles: Vec<([usize; 2], &[f32])> = t.tiles().map(|(at, s)| (at.origin, s)).collect();
+    /// assert_eq!(tiles, [([0, 0], &[1.0, 2.0, 5.0, 6.0][..]), ([0, 2], &[3.0, 4.0, 7.0, 8.0][..])]);
+    /// ```
+    pub fn tiles(&self) -> Tiles<'_, L, S::Elem> {
+        let s = self.layout.with_layout(split);
+        let storage = self.storage();
+        Tiles {
+            layout: self.layout,
+            chunks: storage[..s.len * s.count]
+                .chunks_exact(s.len.max(1))
+                .enumerate(),
+            len: s.len,
+        }
+    }
+
+    /// The layout of one first-level tile's storage: the tile's extents
+    /// (row-major) laid out by the remaining tiling levels. For
+    /// `bf16[..]{1,0:T(8,128)(2,1)}` it is `bf16[8,128]{1,0:T(2,1)}`, so a tile
+    /// becomes a tensor of its own. A layout that is one tile (see
+    /// [`tiles`](Self::tiles)) gives itself.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("bf16[16,256]{1,0:T(8,128)(2,1)}"), [0u16; 4096]).unwrap();
+    /// let sub = t.tile_layout();
+    /// assert_eq!(sub.to_string(), "bf16[8,128]{1,0:T(2,1)}");
+    /// let (_, first) = t.tiles().next().unwrap();
+    /// let tile = Tensor::new(&sub, first).unwrap();
+    /// assert_eq!(tile[[7, 127]], 0);
+    /// ```
+    pub fn tile_layout(&self) -> Layout {
+        self.layout
+            .with_layout(|l| first_level(l).map_or_else(|| l.clone(), |(sub, _)| sub))
+    }
+}
+
+impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
+    /// [`tiles`](Self::tiles), each tile's storage writable. The slices are
+    /// disjoint: hand them to threads.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let mut t = Tensor::new(layout!("f32[2,4]{1,0:T(2,2)}"), [0.0f32; 8]).unwrap();
+    /// let (_, second) = t.tiles_mut().nth(1).unwrap();
+    /// second[0] = 1.0;
+    /// assert_eq!(t[[0, 2]], 1.0);
+    /// ```
+    pub fn tiles_mut(&mut self) -> TilesMut<'_, L, S::Elem> {
+        let layout = self.layout;
+        let s = layout.with_layout(split);
+        let storage = self.storage.as_mut_slice_of_storage();
+        TilesMut {
+            layout,
+            chunks: storage[..s.len * s.count]
+                .chunks_exact_mut(s.len.max(1))
+                .enumerate(),
+            len: s.len,
+        }
+    }
+}
