@@ -7,12 +7,22 @@ use core::ops;
 use super::{Storage, StorageMut, Tensor};
 use crate::{Layout, StaticLayout};
 
-/// The panic of an index outside the dims, in the words of a slice's.
+/// The panic of an index outside the dims, in the words of a slice's. The
+/// index comes by value, so the hot path never stores it to memory.
 #[cold]
 #[inline(never)]
 #[track_caller]
 fn out_of_range(index: &[usize], dims: &[usize]) -> ! {
     panic!("index out of bounds: the dims are {dims:?} but the index is {index:?}")
+}
+
+/// [`out_of_range`] for a `layout!` index, kept out of line with its own
+/// copy of the index, so the hot path never stores the index to memory.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_range_of<L: StaticLayout>(index: L::Index) -> ! {
+    out_of_range(index.as_ref(), L::DIMS)
 }
 
 impl<L: StaticLayout, S: Storage> Tensor<L, S> {
@@ -61,9 +71,9 @@ impl<L: StaticLayout, S: Storage> ops::Index<L::Index> for Tensor<L, S> {
     #[inline]
     #[track_caller]
     fn index(&self, index: L::Index) -> &S::Elem {
-        match self.get(index) {
-            Some(x) => x,
-            None => out_of_range(index.as_ref(), L::DIMS),
+        match self.layout.try_offset(index) {
+            Some(offset) => &self.storage.as_slice_of_storage()[offset],
+            None => out_of_range_of::<L>(index),
         }
     }
 }
@@ -74,7 +84,7 @@ impl<L: StaticLayout, S: StorageMut> ops::IndexMut<L::Index> for Tensor<L, S> {
     fn index_mut(&mut self, index: L::Index) -> &mut S::Elem {
         match self.layout.try_offset(index) {
             Some(offset) => &mut self.storage.as_mut_slice_of_storage()[offset],
-            None => out_of_range(index.as_ref(), L::DIMS),
+            None => out_of_range_of::<L>(index),
         }
     }
 }

@@ -37,7 +37,7 @@ use crate::{Layout, RelayoutError, StaticLayout};
 pub use iter::{IndexedIter, Iter};
 #[cfg(feature = "alloc")]
 pub use iter::IterMut;
-pub use tiles::{TileAt, Tiles, TilesMut};
+pub use tiles::{TileAt, TileGrid, Tiles, TilesMut};
 
 /// A layout a [`Tensor`] can use: every `layout!` value (every
 /// [`StaticLayout`]) and every `&Layout`.

@@ -196,15 +196,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// assert_eq!(tiles, [([0, 0], &[1.0, 2.0, 5.0, 6.0][..]), ([0, 2], &[3.0, 4.0, 7.0, 8.0][..])]);
     /// ```
     pub fn tiles(&self) -> Tiles<'_, L, S::Elem> {
-        let s = self.layout.with_layout(split);
-        let storage = self.storage();
-        Tiles {
-            layout: self.layout,
-            chunks: storage[..s.len * s.count]
-                .chunks_exact(s.len.max(1))
-                .enumerate(),
-            len: s.len,
-        }
+        self.tile_grid().iter()
     }
 
     /// The layout of one first-level tile's storage: the tile's extents
@@ -227,6 +219,155 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     pub fn tile_layout(&self) -> Layout {
         self.layout
             .with_layout(|l| first_level(l).map_or_else(|| l.clone(), |(sub, _)| sub))
+    }
+}
+
+/// Random access to the first-level tiles of a [`Tensor`], for kernels that
+/// read tiles out of order (the rows of one operand against the columns of
+/// another). Made by [`Tensor::tile_grid`], which works out the tiling once.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, Tensor};
+/// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+/// let grid = t.tile_grid();
+/// let (at, tile) = grid.tile_of(&[3, 1]).unwrap();
+/// assert_eq!((at.number, at.origin, tile.len()), (2, [2, 0], 4));
+/// assert!(grid.tile_of(&[4, 0]).is_none());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct TileGrid<'a, L, T> {
+    layout: L,
+    storage: &'a [T],
+    slots: usize,
+    count: usize,
+}
+
+impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
+    /// Slots per tile.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// assert_eq!(t.tile_grid().tile_len(), 4);
+    /// ```
+    pub fn tile_len(&self) -> usize {
+        self.slots
+    }
+
+    /// The number of tiles.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// assert_eq!(t.tile_grid().len(), 4);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether there are no tiles (an empty array).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[4,0]"), [0.0f32; 0]).unwrap();
+    /// assert!(t.tile_grid().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Tile `number` (in storage order), or `None` past the last.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// assert_eq!(t.tile_grid().tile(3).unwrap().0.origin, [2, 2]);
+    /// ```
+    #[inline]
+    pub fn tile(&self, number: usize) -> Option<(TileAt<L::Index>, &'a [T])> {
+        if number >= self.count {
+            return None;
+        }
+        let start = number * self.slots;
+        let tile = self.storage.get(start..start + self.slots)?;
+        Some((at(self.layout, number, self.slots), tile))
+    }
+
+    /// The tile holding the element at `index`, or `None` outside the dims.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// assert_eq!(t.tile_grid().tile_of(&[1, 3]).unwrap().0.number, 1);
+    /// ```
+    #[inline]
+    pub fn tile_of(&self, index: &[usize]) -> Option<(TileAt<L::Index>, &'a [T])> {
+        let offset = self.layout.locate(index)?;
+        self.tile(offset / self.slots.max(1))
+    }
+
+    /// The tiles in storage order, as [`Tensor::tiles`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// assert_eq!(t.tile_grid().iter().count(), 4);
+    /// ```
+    pub fn iter(&self) -> Tiles<'a, L, T> {
+        self.into_iter()
+    }
+}
+
+impl<'a, L: AnyLayout, T> IntoIterator for &TileGrid<'a, L, T> {
+    type Item = (TileAt<L::Index>, &'a [T]);
+    type IntoIter = Tiles<'a, L, T>;
+
+    fn into_iter(self) -> Tiles<'a, L, T> {
+        Tiles {
+            layout: self.layout,
+            chunks: self.storage[..self.slots * self.count]
+                .chunks_exact(self.slots.max(1))
+                .enumerate(),
+            len: self.slots,
+        }
+    }
+}
+
+impl<L: AnyLayout, S: Storage> Tensor<L, S> {
+    /// Random access to the first-level tiles ([`TileGrid`]): the tiling is
+    /// worked out once, here, not per tile.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[16,256]{1,0:T(8,128)}"), vec![0.0f32; 4096]).unwrap();
+    /// let grid = t.tile_grid();
+    /// let (at, tile) = grid.tile_of(&[9, 130]).unwrap();
+    /// assert_eq!((at.origin, tile.len()), ([8, 128], 1024));
+    /// ```
+    pub fn tile_grid(&self) -> TileGrid<'_, L, S::Elem> {
+        let s = self.layout.with_layout(split);
+        TileGrid {
+            layout: self.layout,
+            storage: self.storage(),
+            slots: s.len,
+            count: s.count,
+        }
     }
 }
 
