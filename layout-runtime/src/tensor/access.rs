@@ -25,6 +25,15 @@ fn out_of_range_of<L: StaticLayout>(index: L::Index) -> ! {
     out_of_range(index.as_ref(), L::DIMS)
 }
 
+/// Hands `index` to [`out_of_range_of`] through a fresh copy made on the
+/// cold path: without it the optimizer passes the caller's own copy, which
+/// then has to sit in memory on every call of the hot path.
+#[inline(always)]
+#[track_caller]
+fn fail<L: StaticLayout>(index: L::Index) -> ! {
+    out_of_range_of::<L>(core::hint::black_box(index))
+}
+
 impl<L: StaticLayout, S: Storage> Tensor<L, S> {
     /// The element at `index`, or `None` outside the dims.
     ///
@@ -73,7 +82,7 @@ impl<L: StaticLayout, S: Storage> ops::Index<L::Index> for Tensor<L, S> {
     fn index(&self, index: L::Index) -> &S::Elem {
         match self.layout.try_offset(index) {
             Some(offset) => &self.storage.as_slice_of_storage()[offset],
-            None => out_of_range_of::<L>(index),
+            None => fail::<L>(index),
         }
     }
 }
@@ -84,7 +93,7 @@ impl<L: StaticLayout, S: StorageMut> ops::IndexMut<L::Index> for Tensor<L, S> {
     fn index_mut(&mut self, index: L::Index) -> &mut S::Elem {
         match self.layout.try_offset(index) {
             Some(offset) => &mut self.storage.as_mut_slice_of_storage()[offset],
-            None => out_of_range_of::<L>(index),
+            None => fail::<L>(index),
         }
     }
 }
