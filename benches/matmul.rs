@@ -57,14 +57,18 @@ fn tensor_tiles(bencher: divan::Bencher) {
 fn hand_addressed(bencher: divan::Bencher) {
     let x = inputs();
     let mut c = vec![0.0; CLayout::STORAGE_LEN];
-    bencher.bench_local(|| matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c)));
+    bencher.bench_local(|| {
+        matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c))
+    });
 }
 
 #[divan::bench(sample_count = 20)]
 fn naive_row_major(bencher: divan::Bencher) {
     let x = inputs();
     let mut c = vec![0.0; matmul::M * matmul::N];
-    bencher.bench_local(|| matmul::matmul_naive(black_box(&x.a_rm), black_box(&x.b_rm), black_box(&mut c)));
+    bencher.bench_local(|| {
+        matmul::matmul_naive(black_box(&x.a_rm), black_box(&x.b_rm), black_box(&mut c))
+    });
 }
 
 #[cfg(feature = "half")]
@@ -114,9 +118,15 @@ fn ratios() {
     matmul::matmul_by_hand(&x.a, &x.b, &mut c2);
     assert_eq!(c, c2, "the two tiled kernels agree");
     let tensor = fastest(runs, || tensors(black_box(&x), black_box(&mut c)));
-    let hand = fastest(runs, || matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c2)));
+    let hand = fastest(runs, || {
+        matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c2))
+    });
     let loops = fastest(runs, || {
-        matmul::matmul_naive(black_box(&x.a_rm), black_box(&x.b_rm), black_box(&mut naive));
+        matmul::matmul_naive(
+            black_box(&x.a_rm),
+            black_box(&x.b_rm),
+            black_box(&mut naive),
+        );
     });
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
@@ -131,7 +141,9 @@ fn ratios() {
     #[cfg(feature = "half")]
     {
         let b16 = bf16_input(&x);
-        let t16 = fastest(runs, || tensors_bf16(black_box(&x), black_box(&b16), black_box(&mut c)));
+        let t16 = fastest(runs, || {
+            tensors_bf16(black_box(&x), black_box(&b16), black_box(&mut c))
+        });
         println!("  with a bf16 B in (8,128)(2,1): {:.3} ms", ms(t16));
     }
 }

@@ -399,7 +399,9 @@ fn timings() {
                 col.convert_to(black_box(&src), &tiled, &mut out).unwrap();
             }),
             ("convert_back", &mut || {
-                tiled.convert_to(black_box(&storage), &col, &mut back).unwrap();
+                tiled
+                    .convert_to(black_box(&storage), &col, &mut back)
+                    .unwrap();
             }),
         ],
     );

@@ -150,7 +150,10 @@ pub fn inputs() -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
-#[allow(dead_code, reason = "the benchmark includes this file without its `main`")]
+#[allow(
+    dead_code,
+    reason = "the benchmark includes this file without its `main`"
+)]
 fn main() {
     let (a_rm, b_rm) = inputs();
     let (mut a_storage, mut b_storage) = (
@@ -173,7 +176,10 @@ fn main() {
     assert_eq!(got, want, "tiled kernel against the naive loop");
     let mut by_hand = vec![f32::NAN; CLayout::STORAGE_LEN];
     matmul_by_hand(&a_storage, &b_storage, &mut by_hand);
-    assert_eq!(by_hand, c_storage, "tensor kernel against hand-written addressing");
+    assert_eq!(
+        by_hand, c_storage,
+        "tensor kernel against hand-written addressing"
+    );
     println!(
         "C = A x B, {M}x{K} by {K}x{N}, f32 in {}: C[[5, 200]] = {}",
         ALayout::SPEC,

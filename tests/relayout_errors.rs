@@ -234,7 +234,9 @@ fn convert_mismatches() {
 
     let narrow = parse("pred[8]{0:E(1)}").unwrap();
     let byte = parse("pred[8]").unwrap();
-    let err = byte.convert_to(&[0u8; 8], &narrow, &mut [0u8; 1]).unwrap_err();
+    let err = byte
+        .convert_to(&[0u8; 8], &narrow, &mut [0u8; 1])
+        .unwrap_err();
     assert_eq!(err, RelayoutError::BitsMismatch { from: 8, to: 1 });
     assert_eq!(
         err.to_string(),

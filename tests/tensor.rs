@@ -81,7 +81,10 @@ fn check_reads(c: &Case) {
     let t = Tensor::new(l, &c.storage[..]).unwrap();
     let dims = l.dims();
     // Every element, in logical order and by index.
-    assert!(t.iter().copied().eq(c.logical.iter().copied()), "iter {spec}");
+    assert!(
+        t.iter().copied().eq(c.logical.iter().copied()),
+        "iter {spec}"
+    );
     assert_eq!(t.iter().len(), l.len());
     for (p, (index, &x)) in t.indexed_iter().enumerate() {
         assert_eq!(&*index, &unravel(p, dims)[..], "indexed_iter {spec}");
@@ -116,7 +119,9 @@ fn check_tiles(c: &Case, t: &Tensor<&Layout, &[u32]>) {
         assert_eq!(at.offset, seen, "tiles in storage order {spec}");
         assert_eq!(tile, &c.storage[seen..seen + tile.len()], "{spec}");
         seen += tile.len();
-        let origin = c.slots[at.offset].as_ref().expect("a tile starts with an element");
+        let origin = c.slots[at.offset]
+            .as_ref()
+            .expect("a tile starts with an element");
         assert_eq!(&*at.origin, &origin[..], "origin {spec}");
         let tt = Tensor::new(&sub, tile).unwrap();
         for k in 0..tile.len() {
@@ -127,7 +132,10 @@ fn check_tiles(c: &Case, t: &Tensor<&Layout, &[u32]>) {
         }
         if let (Some(shape), false) = (c.plain_first_tile(), whole) {
             let m2m = c.layout.minor_to_major();
-            for (k, slot) in c.slots[at.offset..at.offset + tile.len()].iter().enumerate() {
+            for (k, slot) in c.slots[at.offset..at.offset + tile.len()]
+                .iter()
+                .enumerate()
+            {
                 let Some(want) = slot else { continue };
                 let inner = sub.index_of(k).expect("an element is no tile padding");
                 let mut got = at.origin.to_vec();
@@ -141,14 +149,21 @@ fn check_tiles(c: &Case, t: &Tensor<&Layout, &[u32]>) {
     }
     let body = if whole { c.layout.storage_len() } else { seen };
     assert_eq!(seen, body, "{spec}");
-    assert!(c.slots[seen..].iter().all(Option::is_none), "only tail padding after the tiles {spec}");
+    assert!(
+        c.slots[seen..].iter().all(Option::is_none),
+        "only tail padding after the tiles {spec}"
+    );
 }
 
 /// Every mutable path writes where the reference says.
 fn check_writes(c: &Case) {
     let (l, spec) = (&c.layout, &c.spec);
     let dims = l.dims();
-    let expect_zero_padding: Vec<u32> = c.storage.iter().map(|&x| if x == SENTINEL { 0 } else { x }).collect();
+    let expect_zero_padding: Vec<u32> = c
+        .storage
+        .iter()
+        .map(|&x| if x == SENTINEL { 0 } else { x })
+        .collect();
 
     // get_mut and IndexMut.
     let mut s = vec![SENTINEL; l.storage_len()];
@@ -186,19 +201,31 @@ fn check_writes(c: &Case) {
     for (at, tile) in t.tiles_mut() {
         tile.copy_from_slice(&c.storage[at.offset..at.offset + tile.len()]);
     }
-    let covered = Tensor::new(l, &c.storage[..]).unwrap().tiles().map(|(_, s)| s.len()).sum::<usize>();
+    let covered = Tensor::new(l, &c.storage[..])
+        .unwrap()
+        .tiles()
+        .map(|(_, s)| s.len())
+        .sum::<usize>();
     assert_eq!(&s[..covered], &c.storage[..covered], "tiles_mut {spec}");
 
     // fill and fill_padding.
     let mut t = Tensor::new(l, c.storage.clone()).unwrap();
     t.fill(5);
     t.fill_padding(6);
-    let want: Vec<u32> = c.slots.iter().map(|s| if s.is_some() { 5 } else { 6 }).collect();
+    let want: Vec<u32> = c
+        .slots
+        .iter()
+        .map(|s| if s.is_some() { 5 } else { 6 })
+        .collect();
     assert_eq!(t.storage(), &want[..], "fill {spec}");
 
     // from_row_major, copy_from (to and from row-major), storage_mut.
     let t = Tensor::from_row_major(l, &c.logical, vec![SENTINEL; l.storage_len()]).unwrap();
-    assert_eq!(t.storage(), &expect_zero_padding[..], "from_row_major {spec}");
+    assert_eq!(
+        t.storage(),
+        &expect_zero_padding[..],
+        "from_row_major {spec}"
+    );
     let row_major = parse(&format!("u32{:?}", dims).replace(' ', "")).unwrap();
     let rm = Tensor::new(&row_major, &c.logical[..]).unwrap();
     let mut t = Tensor::new(l, vec![SENTINEL; l.storage_len()].into_boxed_slice()).unwrap();
@@ -313,9 +340,10 @@ where
         assert_eq!(s.get(i), Some(x));
         assert_eq!(s[i], *x);
     }
-    assert!(s.tiles().map(|(a, t)| (a.offset, a.origin.as_ref().to_vec(), t)).eq(r
+    assert!(s
         .tiles()
-        .map(|(a, t)| (a.offset, a.origin.to_vec(), t))));
+        .map(|(a, t)| (a.offset, a.origin.as_ref().to_vec(), t))
+        .eq(r.tiles().map(|(a, t)| (a.offset, a.origin.to_vec(), t))));
     assert_eq!(s.tile_layout(), r.tile_layout());
     let mut w = Tensor::new(l, vec![SENTINEL; L::STORAGE_LEN]).unwrap();
     for (i, x) in r.indexed_iter() {
@@ -440,7 +468,8 @@ fn convert_to_takes_either_kind_of_layout() {
 #[test]
 fn arrays_in_and_out_of_layout_values_and_tensors() {
     let l = layout!("f32[3,5]{0,1:T(2,2)}");
-    let a = xla_layout::relayout::ndarray::Array2::from_shape_fn((3, 5), |(i, j)| (i * 5 + j) as f32);
+    let a =
+        xla_layout::relayout::ndarray::Array2::from_shape_fn((3, 5), |(i, j)| (i * 5 + j) as f32);
     let mut storage = vec![0.0; l.storage_len()];
     l.pack_array(&a.t().t(), &mut storage).unwrap();
     assert_eq!(l.unpack_array(&storage).unwrap(), a.clone().into_dyn());

@@ -132,7 +132,10 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// assert!(t.iter().copied().eq([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
     /// ```
     pub fn iter(&self) -> Iter<'_, S::Elem> {
-        Iter::new(self.storage(), self.layout.with_layout(crate::Layout::offsets))
+        Iter::new(
+            self.storage(),
+            self.layout.with_layout(crate::Layout::offsets),
+        )
     }
 
     /// [`iter`](Self::iter) with each element's index.

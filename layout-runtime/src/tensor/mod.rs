@@ -34,9 +34,9 @@ use core::fmt::Debug;
 
 use crate::{Layout, RelayoutError, StaticLayout};
 
-pub use iter::{IndexedIter, Iter};
 #[cfg(feature = "alloc")]
 pub use iter::IterMut;
+pub use iter::{IndexedIter, Iter};
 pub use tiles::{TileAt, TileGrid, Tiles, TilesMut};
 
 /// A layout a [`Tensor`] can use: every `layout!` value (every
