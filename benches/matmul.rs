@@ -58,7 +58,7 @@ fn hand_addressed(bencher: divan::Bencher) {
     let x = inputs();
     let mut c = vec![0.0; CLayout::STORAGE_LEN];
     bencher.bench_local(|| {
-        matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c))
+        matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c));
     });
 }
 
@@ -67,7 +67,7 @@ fn naive_row_major(bencher: divan::Bencher) {
     let x = inputs();
     let mut c = vec![0.0; matmul::M * matmul::N];
     bencher.bench_local(|| {
-        matmul::matmul_naive(black_box(&x.a_rm), black_box(&x.b_rm), black_box(&mut c))
+        matmul::matmul_naive(black_box(&x.a_rm), black_box(&x.b_rm), black_box(&mut c));
     });
 }
 
@@ -119,7 +119,7 @@ fn ratios() {
     assert_eq!(c, c2, "the two tiled kernels agree");
     let tensor = fastest(runs, || tensors(black_box(&x), black_box(&mut c)));
     let hand = fastest(runs, || {
-        matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c2))
+        matmul::matmul_by_hand(black_box(&x.a), black_box(&x.b), black_box(&mut c2));
     });
     let loops = fastest(runs, || {
         matmul::matmul_naive(
@@ -142,7 +142,7 @@ fn ratios() {
     {
         let b16 = bf16_input(&x);
         let t16 = fastest(runs, || {
-            tensors_bf16(black_box(&x), black_box(&b16), black_box(&mut c))
+            tensors_bf16(black_box(&x), black_box(&b16), black_box(&mut c));
         });
         println!("  with a bf16 B in (8,128)(2,1): {:.3} ms", ms(t16));
     }

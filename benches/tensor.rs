@@ -13,7 +13,7 @@ use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use xla_layout::{layout, StaticLayout, Tensor};
+use xla_layout::{layout, Tensor};
 
 layout!(struct Big = "f32[4096,4096]{1,0:T(8,128)}");
 layout!(struct BigU = "u32[4096,4096]{1,0:T(8,128)}");
@@ -27,7 +27,11 @@ fn main() {
 
 fn floats() -> &'static [f32] {
     static DATA: OnceLock<Vec<f32>> = OnceLock::new();
-    DATA.get_or_init(|| (0..Big::STORAGE_LEN).map(|k| (k % 7) as f32).collect())
+    DATA.get_or_init(|| {
+        (0..Big::STORAGE_LEN)
+            .map(|k| f32::from((k % 7) as u8))
+            .collect()
+    })
 }
 
 fn ints() -> &'static [u32] {
@@ -107,7 +111,9 @@ fn offset_u32(buf: &[u32]) -> u32 {
 }
 
 mod f32_sum {
-    use super::*;
+    use super::{
+        black_box, floats, index_f32, iter_f32, offset_f32, slice_f32, tiles_f32, Big, Tensor,
+    };
 
     #[divan::bench(sample_count = 10)]
     fn storage_slice() -> f32 {
@@ -136,7 +142,9 @@ mod f32_sum {
 }
 
 mod u32_sum {
-    use super::*;
+    use super::{
+        black_box, index_u32, ints, iter_u32, offset_u32, slice_u32, tiles_u32, BigU, Tensor,
+    };
 
     #[divan::bench(sample_count = 10)]
     fn storage_slice() -> u32 {

@@ -39,6 +39,11 @@ const _: () = {
 
 /// C = A x B, tile by tile. Each tile is `f32[8,128]` in row-major order
 /// (the layouts have one tiling level; `tile_layout` says so, see `main`).
+///
+/// # Panics
+///
+/// Never: the dims are multiples of the tiles (checked when this compiles),
+/// so every tile the kernel asks for exists.
 pub fn matmul(
     a: &Tensor<ALayout, &[f32]>,
     b: &Tensor<BLayout, &[f32]>,
@@ -116,6 +121,10 @@ pub mod bf16 {
 
     /// C = A x B with a `bf16` B. A tile of B is `bf16[8,128]{1,0:T(2,1)}`:
     /// its 256-value chunks are pairs of rows, interleaved.
+    ///
+    /// # Panics
+    ///
+    /// Never, as [`super::matmul`].
     pub fn matmul(
         a: &Tensor<ALayout, &[f32]>,
         b: &Tensor<B16Layout, &[bf16]>,
@@ -145,8 +154,9 @@ pub mod bf16 {
 
 /// Small integers, so every product and sum is exact in `f32` and `bf16`.
 pub fn inputs() -> (Vec<f32>, Vec<f32>) {
-    let a = (0..M * K).map(|x| (x % 5) as f32 - 2.0).collect();
-    let b = (0..K * N).map(|x| (x % 7) as f32 - 3.0).collect();
+    let small = |x: usize, m: u8| f32::from(u8::try_from(x % usize::from(m)).unwrap_or(0));
+    let a = (0..M * K).map(|x| small(x, 5) - 2.0).collect();
+    let b = (0..K * N).map(|x| small(x, 7) - 3.0).collect();
     (a, b)
 }
 

@@ -226,7 +226,7 @@ fn check_writes(c: &Case) {
         &expect_zero_padding[..],
         "from_row_major {spec}"
     );
-    let row_major = parse(&format!("u32{:?}", dims).replace(' ', "")).unwrap();
+    let row_major = parse(&format!("u32{dims:?}").replace(' ', "")).unwrap();
     let rm = Tensor::new(&row_major, &c.logical[..]).unwrap();
     let mut t = Tensor::new(l, vec![SENTINEL; l.storage_len()].into_boxed_slice()).unwrap();
     t.copy_from(&rm).unwrap();
@@ -325,13 +325,17 @@ fn runtime_index_of_the_wrong_rank_panics() {
 }
 
 /// A `layout!` tensor and the same layout at run time agree on everything.
+#[allow(
+    clippy::many_single_char_names,
+    reason = "s: static, r: run time, w: written"
+)]
 fn static_matches_runtime<L>(l: L)
 where
     L: StaticLayout + AnyLayout<Index = <L as StaticLayout>::Index>,
 {
     let rt = l.runtime();
-    let c = Case::new(&reference_of(&rt));
-    let s = Tensor::new(l, c.storage.clone()).unwrap();
+    let case = Case::new(&reference_of(&rt));
+    let (c, s) = (&case, Tensor::new(l, case.storage.clone()).unwrap());
     let r = Tensor::new(&rt, &c.storage[..]).unwrap();
     assert!(s.iter().eq(r.iter()), "{l}");
     for ((i, x), (j, y)) in s.indexed_iter().zip(r.indexed_iter()) {
@@ -447,12 +451,12 @@ fn convert_to_takes_either_kind_of_layout() {
     let mut dst = vec![f32::NAN; row_t.storage_len()];
     col_t.convert_to(&src, &rt, &mut dst).unwrap();
     assert_eq!(dst, want);
-    let col_rt = col_t.runtime();
+    let from_rt = col_t.runtime();
     let mut dst = vec![f32::NAN; row_t.storage_len()];
-    col_rt.convert_to(&src, row_t, &mut dst).unwrap();
+    from_rt.convert_to(&src, row_t, &mut dst).unwrap();
     assert_eq!(dst, want);
     let mut dst = vec![f32::NAN; row_t.storage_len()];
-    col_rt.convert_to(&src, &rt, &mut dst).unwrap();
+    from_rt.convert_to(&src, &rt, &mut dst).unwrap();
     assert_eq!(dst, want);
     assert_eq!(
         col_t.convert_to(&src, layout!("f32[5,3]"), &mut [0.0; 15]),

@@ -28,6 +28,10 @@ fn out_of_range_of<L: StaticLayout>(index: L::Index) -> ! {
 /// Hands `index` to [`out_of_range_of`] through a fresh copy made on the
 /// cold path: without it the optimizer passes the caller's own copy, which
 /// then has to sit in memory on every call of the hot path.
+#[allow(
+    clippy::inline_always,
+    reason = "the copy must be made in the caller's cold branch"
+)]
 #[inline(always)]
 #[track_caller]
 fn fail<L: StaticLayout>(index: L::Index) -> ! {
