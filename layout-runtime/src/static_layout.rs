@@ -191,14 +191,14 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let storage = [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0];
     /// let mut logical = [0.0f32; 6];
     /// l.convert_to(&storage, xla_layout::layout!("f32[2,3]"), &mut logical).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     ///
-    /// let row_major = layout_runtime::parse("f32[2,3]").unwrap();
+    /// let row_major = xla_layout::parse("f32[2,3]").unwrap();
     /// l.convert_to(&storage, &row_major, &mut logical).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     /// ```
@@ -220,9 +220,9 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
-    /// let a = ndarray::arr2(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+    /// let a = xla_layout::relayout::ndarray::arr2(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]);
     /// let mut storage = [f32::NAN; 8];
     /// l.pack_array(&a, &mut storage).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
@@ -250,10 +250,10 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use layout_runtime::StaticLayout;
+    /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let a = l.unpack_array(&[1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]).unwrap();
-    /// assert_eq!(a, ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
+    /// assert_eq!(a, xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
     /// ```
     #[cfg(feature = "ndarray")]
     fn unpack_array<T: Copy>(self, storage: &[T]) -> Result<ndarray::ArrayD<T>, RelayoutError> {

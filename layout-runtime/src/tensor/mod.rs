@@ -510,7 +510,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// ```
     /// use xla_layout::{layout, Tensor};
     /// let t = Tensor::new(layout!("f32[1,3]{1,0:T(1,2)}"), [1.0f32, 2.0, 3.0, 0.0]).unwrap();
-    /// assert_eq!(t.to_array().unwrap(), ndarray::arr2(&[[1.0, 2.0, 3.0]]).into_dyn());
+    /// assert_eq!(t.to_array().unwrap(), xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0]]).into_dyn());
     /// ```
     #[cfg(feature = "ndarray")]
     pub fn to_array(&self) -> Result<ndarray::ArrayD<S::Elem>, RelayoutError>
@@ -560,7 +560,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     ///
     /// ```
     /// use xla_layout::{layout, Tensor};
-    /// let a = ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
+    /// let a = xla_layout::relayout::ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
     /// let t = Tensor::from_array(layout!("f32[2,2]{0,1}"), &a.view(), [0.0f32; 4]).unwrap();
     /// assert_eq!(t.storage(), &[1.0, 3.0, 2.0, 4.0]);
     /// ```

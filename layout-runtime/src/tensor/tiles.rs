@@ -355,7 +355,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     ///
     /// ```
     /// use xla_layout::{layout, Tensor};
-    /// let t = Tensor::new(layout!("f32[16,256]{1,0:T(8,128)}"), vec![0.0f32; 4096]).unwrap();
+    /// let t = Tensor::new(layout!("f32[16,256]{1,0:T(8,128)}"), &[0.0f32; 4096][..]).unwrap();
     /// let grid = t.tile_grid();
     /// let (at, tile) = grid.tile_of(&[9, 130]).unwrap();
     /// assert_eq!((at.origin, tile.len()), ([8, 128], 1024));
