@@ -481,3 +481,53 @@ fn arrays_in_and_out_of_layout_values_and_tensors() {
     assert_eq!(t.storage(), &storage[..]);
     assert_eq!(t.to_array().unwrap(), a.into_dyn());
 }
+
+#[allow(dead_code, reason = "the example's `main` is not used here")]
+#[path = "../examples/matmul.rs"]
+mod matmul;
+
+/// The example's tile-by-tile kernels agree with the naive loop and with
+/// hand-written addressing, slot for slot.
+#[test]
+fn the_matmul_example_is_right() {
+    use matmul::{ALayout, BLayout, CLayout, M, N};
+    let (a_rm, b_rm) = matmul::inputs();
+    let a = Tensor::from_row_major(ALayout, &a_rm, vec![0.0; ALayout::STORAGE_LEN]).unwrap();
+    let b = Tensor::from_row_major(BLayout, &b_rm, vec![0.0; BLayout::STORAGE_LEN]).unwrap();
+    let (a, b) = (
+        Tensor::new(ALayout, a.storage()).unwrap(),
+        Tensor::new(BLayout, b.storage()).unwrap(),
+    );
+    let mut c_storage = vec![f32::NAN; CLayout::STORAGE_LEN];
+    matmul::matmul(
+        &a,
+        &b,
+        &mut Tensor::new(CLayout, &mut c_storage[..]).unwrap(),
+    );
+    let mut want = vec![0.0; M * N];
+    matmul::matmul_naive(&a_rm, &b_rm, &mut want);
+    let mut got = vec![0.0; M * N];
+    Tensor::new(CLayout, &c_storage[..])
+        .unwrap()
+        .to_row_major(&mut got)
+        .unwrap();
+    assert_eq!(got, want);
+    let mut by_hand = vec![f32::NAN; CLayout::STORAGE_LEN];
+    matmul::matmul_by_hand(a.storage(), b.storage(), &mut by_hand);
+    assert_eq!(by_hand, c_storage);
+    #[cfg(feature = "half")]
+    {
+        use xla_layout::relayout::half::bf16;
+        let rm: Vec<bf16> = b_rm.iter().map(|&x| bf16::from_f32(x)).collect();
+        let b16 = Tensor::from_row_major(
+            matmul::bf16::B16Layout,
+            &rm,
+            vec![bf16::ZERO; matmul::bf16::B16Layout::STORAGE_LEN],
+        )
+        .unwrap();
+        let b16 = Tensor::new(matmul::bf16::B16Layout, b16.storage()).unwrap();
+        let mut c16 = vec![f32::NAN; CLayout::STORAGE_LEN];
+        matmul::bf16::matmul(&a, &b16, &mut Tensor::new(CLayout, &mut c16[..]).unwrap());
+        assert_eq!(c16, c_storage);
+    }
+}
