@@ -531,3 +531,42 @@ fn the_matmul_example_is_right() {
         assert_eq!(c16, c_storage);
     }
 }
+
+/// A tile as a `layout!` tensor of its own: checked once, then read and
+/// written with the tile layout's folded offsets.
+#[test]
+fn tiles_as_layout_values() {
+    let l = layout!("u32[19,260]{1,0:T(8,128)(2,1)}");
+    let tile = layout!("u32[8,128]{1,0:T(2,1)}");
+    let rt = l.runtime();
+    let c = Case::new(&reference_of(&rt));
+    let t = Tensor::new(l, &c.storage[..]).unwrap();
+    let mut seen = 0;
+    for (at, tt) in t.tiles_as(tile).unwrap() {
+        for (i, &x) in tt.indexed_iter() {
+            let [r, col] = [at.origin[0] + i[0], at.origin[1] + i[1]];
+            match t.get([r, col]) {
+                Some(&y) => assert_eq!(x, y),
+                None => assert_eq!(x, SENTINEL),
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 9 * 1024);
+    let mut w = Tensor::new(l, vec![SENTINEL; l.storage_len()]).unwrap();
+    for (at, mut tt) in w.tiles_mut_as(tile).unwrap() {
+        for r in 0..8 {
+            for col in 0..128 {
+                if let Some(&y) = t.get([at.origin[0] + r, at.origin[1] + col]) {
+                    tt[[r, col]] = y;
+                }
+            }
+        }
+    }
+    assert_eq!(w.storage(), &c.storage[..]);
+    let Err(err) = t.tiles_as(layout!("u32[8,128]{1,0}")) else {
+        panic!("a wrong tile layout was accepted")
+    };
+    assert_eq!(err.expected().to_string(), "u32[8,128]{1,0:T(2,1)}");
+    assert!(t.tiles_as(&rt).is_err());
+}

@@ -37,7 +37,7 @@ use crate::{Layout, RelayoutError, StaticLayout};
 #[cfg(feature = "alloc")]
 pub use iter::IterMut;
 pub use iter::{IndexedIter, Iter};
-pub use tiles::{TileAt, TileGrid, Tiles, TilesMut};
+pub use tiles::{TileAt, TileGrid, TileLayoutError, Tiles, TilesMut};
 
 /// A layout a [`Tensor`] can use: every `layout!` value (every
 /// [`StaticLayout`]) and every `&Layout`.

@@ -397,3 +397,145 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
         }
     }
 }
+
+/// `tiles_as` was given a layout other than the tiles' own: the tiles are
+/// laid out as [`expected`](Self::expected).
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, Tensor};
+/// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+/// let err = t.tiles_as(layout!("f32[2,2]{0,1}")).map(|_| ()).unwrap_err();
+/// assert_eq!(err.to_string(), "the tiles are laid out as `f32[2,2]{1,0}`, not `f32[2,2]{0,1}`");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileLayoutError {
+    expected: Layout,
+    given: Layout,
+}
+
+impl TileLayoutError {
+    /// The tiles' own layout ([`Tensor::tile_layout`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// let err = t.tiles_as(layout!("f32[4]")).map(|_| ()).unwrap_err();
+    /// assert_eq!(err.expected().to_string(), "f32[2,2]{1,0}");
+    /// ```
+    pub fn expected(&self) -> &Layout {
+        &self.expected
+    }
+}
+
+impl core::fmt::Display for TileLayoutError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "the tiles are laid out as `{}`, not `{}`",
+            self.expected, self.given
+        )
+    }
+}
+
+impl core::error::Error for TileLayoutError {}
+
+impl<L: AnyLayout, S: Storage> Tensor<L, S> {
+    /// [`tiles`](Self::tiles), each tile a tensor of `tile`, the tiles' own
+    /// layout ([`tile_layout`](Self::tile_layout)), checked once, here. With
+    /// a `layout!` value for `tile`, element access inside a tile is its
+    /// folded `const fn` offset.
+    ///
+    /// # Errors
+    ///
+    /// [`TileLayoutError`] if `tile` is not the tiles' layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let logical: Vec<u16> = (0..16 * 256).map(|x| x as u16).collect();
+    /// let mut storage = vec![0u16; 4096];
+    /// let t = Tensor::from_row_major(layout!("bf16[16,256]{1,0:T(8,128)(2,1)}"), &logical, &mut storage[..]).unwrap();
+    /// for (at, tile) in t.tiles_as(layout!("bf16[8,128]{1,0:T(2,1)}")).unwrap() {
+    ///     let [r, c] = at.origin;
+    ///     assert_eq!(tile[[3, 5]], logical[(r + 3) * 256 + c + 5]);
+    /// }
+    /// ```
+    #[allow(
+        clippy::type_complexity,
+        reason = "an iterator of pairs, spelled out once"
+    )]
+    pub fn tiles_as<M: AnyLayout>(
+        &self,
+        tile: M,
+    ) -> Result<impl Iterator<Item = (TileAt<L::Index>, Tensor<M, &[S::Elem]>)>, TileLayoutError>
+    {
+        check_tile(self.tile_layout(), tile)?;
+        Ok(self.tiles().map(move |(at, storage)| {
+            (
+                at,
+                Tensor {
+                    layout: tile,
+                    storage,
+                },
+            )
+        }))
+    }
+}
+
+impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
+    /// [`tiles_mut`](Self::tiles_mut), each tile a tensor of `tile` (see
+    /// [`tiles_as`](Self::tiles_as)).
+    ///
+    /// # Errors
+    ///
+    /// [`TileLayoutError`] if `tile` is not the tiles' layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let mut t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// for (at, mut tile) in t.tiles_mut_as(layout!("f32[2,2]")).unwrap() {
+    ///     tile[[1, 0]] = at.number as f32;
+    /// }
+    /// assert_eq!(t[[3, 2]], 3.0);
+    /// ```
+    #[allow(
+        clippy::type_complexity,
+        reason = "an iterator of pairs, spelled out once"
+    )]
+    pub fn tiles_mut_as<M: AnyLayout>(
+        &mut self,
+        tile: M,
+    ) -> Result<impl Iterator<Item = (TileAt<L::Index>, Tensor<M, &mut [S::Elem]>)>, TileLayoutError>
+    {
+        check_tile(self.tile_layout(), tile)?;
+        Ok(self.tiles_mut().map(move |(at, storage)| {
+            (
+                at,
+                Tensor {
+                    layout: tile,
+                    storage,
+                },
+            )
+        }))
+    }
+}
+
+fn check_tile<M: AnyLayout>(expected: Layout, tile: M) -> Result<(), TileLayoutError> {
+    tile.with_layout(|given| {
+        if *given == expected {
+            Ok(())
+        } else {
+            Err(TileLayoutError {
+                expected,
+                given: given.clone(),
+            })
+        }
+    })
+}
