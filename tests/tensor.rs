@@ -539,8 +539,8 @@ fn tiles_as_layout_values() {
     let l = layout!("u32[19,260]{1,0:T(8,128)(2,1)}");
     let tile = layout!("u32[8,128]{1,0:T(2,1)}");
     let rt = l.runtime();
-    let c = Case::new(&reference_of(&rt));
-    let t = Tensor::new(l, &c.storage[..]).unwrap();
+    let case = Case::new(&reference_of(&rt));
+    let t = Tensor::new(l, &case.storage[..]).unwrap();
     let mut seen = 0;
     for (at, tt) in t.tiles_as(tile).unwrap() {
         for (i, &x) in tt.indexed_iter() {
@@ -563,7 +563,7 @@ fn tiles_as_layout_values() {
             }
         }
     }
-    assert_eq!(w.storage(), &c.storage[..]);
+    assert_eq!(w.storage(), &case.storage[..]);
     let Err(err) = t.tiles_as(layout!("u32[8,128]{1,0}")) else {
         panic!("a wrong tile layout was accepted")
     };
