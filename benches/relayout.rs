@@ -389,17 +389,19 @@ fn timings() {
         vec![0.0f32; tiled.storage_len()],
         vec![0.0f32; tiled.storage_len()],
     );
-    col.convert(&src, &tiled, &mut storage).unwrap();
+    col.convert_to(&src, &tiled, &mut storage).unwrap();
     let mut back = vec![0.0f32; col.len()];
     measure(
         "f32_column_major",
         col.len() * 4,
         &mut [
             ("convert", &mut || {
-                col.convert(black_box(&src), &tiled, &mut out).unwrap();
+                col.convert_to(black_box(&src), &tiled, &mut out).unwrap();
             }),
             ("convert_back", &mut || {
-                tiled.convert(black_box(&storage), &col, &mut back).unwrap();
+                tiled
+                    .convert_to(black_box(&storage), &col, &mut back)
+                    .unwrap();
             }),
         ],
     );

@@ -25,7 +25,7 @@ fn check(a: &RefLayout, b: &RefLayout) {
         .unwrap();
     assert_eq!(got, expected, "{} -> {}", a.spec(), b.spec());
     let mut zero = vec![0xbeef; lb.storage_len()];
-    la.convert(&source, &lb, &mut zero).unwrap();
+    la.convert_to(&source, &lb, &mut zero).unwrap();
     let expected_zero = storage(b, &logical, 0);
     assert_eq!(
         zero,

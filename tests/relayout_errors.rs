@@ -65,14 +65,14 @@ fn whole_element_lengths() {
     let to = parse("f32[3,5]").unwrap();
     let mut out = [9.0f32; 15];
     assert_eq!(
-        l.convert(&[0.0; 20], &to, &mut out),
+        l.convert_to(&[0.0; 20], &to, &mut out),
         Err(RelayoutError::StorageLength {
             expected: 24,
             actual: 20
         })
     );
     assert_eq!(
-        l.convert(&[0.0; 24], &to, &mut out[..14]),
+        l.convert_to(&[0.0; 24], &to, &mut out[..14]),
         Err(RelayoutError::StorageLength {
             expected: 15,
             actual: 14
@@ -162,7 +162,7 @@ fn element_widths() {
         Err(RelayoutError::PackedLayout { bits: 4 })
     );
     assert_eq!(
-        packed.convert(&[0u8; 2], &packed, &mut [0u8; 2]),
+        packed.convert_to(&[0u8; 2], &packed, &mut [0u8; 2]),
         Err(RelayoutError::PackedLayout { bits: 4 })
     );
 
@@ -195,13 +195,13 @@ fn convert_mismatches() {
     let a = parse("f32[3,5]").unwrap();
     let mut out = [9.0f32; 15];
     let err = a
-        .convert(&[0.0; 15], &parse("f32[15]").unwrap(), &mut out)
+        .convert_to(&[0.0; 15], &parse("f32[15]").unwrap(), &mut out)
         .unwrap_err();
     assert_eq!(err, RelayoutError::RankMismatch { from: 2, to: 1 });
     assert_eq!(err.to_string(), "cannot convert between rank 2 and rank 1");
 
     let err = a
-        .convert(&[0.0; 15], &parse("f32[5,3]").unwrap(), &mut out)
+        .convert_to(&[0.0; 15], &parse("f32[5,3]").unwrap(), &mut out)
         .unwrap_err();
     assert_eq!(
         err,
@@ -217,7 +217,7 @@ fn convert_mismatches() {
     );
 
     let err = a
-        .convert(&[0.0; 15], &parse("s32[3,5]").unwrap(), &mut out)
+        .convert_to(&[0.0; 15], &parse("s32[3,5]").unwrap(), &mut out)
         .unwrap_err();
     assert_eq!(
         err,
@@ -234,7 +234,9 @@ fn convert_mismatches() {
 
     let narrow = parse("pred[8]{0:E(1)}").unwrap();
     let byte = parse("pred[8]").unwrap();
-    let err = byte.convert(&[0u8; 8], &narrow, &mut [0u8; 1]).unwrap_err();
+    let err = byte
+        .convert_to(&[0u8; 8], &narrow, &mut [0u8; 1])
+        .unwrap_err();
     assert_eq!(err, RelayoutError::BitsMismatch { from: 8, to: 1 });
     assert_eq!(
         err.to_string(),
@@ -267,7 +269,7 @@ fn empty_arrays() {
     assert_eq!((l.len(), l.storage_len()), (0, 0));
     l.pack(&[] as &[f32], &mut []).unwrap();
     l.unpack(&[] as &[f32], &mut []).unwrap();
-    l.convert(&[] as &[f32], &parse("f32[0,5]").unwrap(), &mut [])
+    l.convert_to(&[] as &[f32], &parse("f32[0,5]").unwrap(), &mut [])
         .unwrap();
     assert_eq!(l.slots().count(), 0);
     assert_eq!(l.offsets().count(), 0);

@@ -58,6 +58,17 @@ pub struct Index {
 }
 
 impl Index {
+    /// An index holding `values` (at most [`MAX_RANK`] of them).
+    pub(crate) fn from_slice(values: &[usize]) -> Index {
+        let mut index = Index {
+            values: [0; MAX_RANK],
+            len: values.len().min(MAX_RANK) as u8,
+        };
+        let n = usize::from(index.len);
+        index.values[..n].copy_from_slice(&values[..n]);
+        index
+    }
+
     /// The index at row-major position `position` of an array of `dims`.
     pub(crate) fn unravel(mut position: usize, dims: &[usize]) -> Index {
         let mut index = Index {

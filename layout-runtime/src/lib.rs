@@ -34,6 +34,7 @@ pub mod render;
 mod report;
 mod simplify;
 mod static_layout;
+pub mod tensor;
 mod tile;
 pub mod tpu;
 mod validate;
@@ -51,6 +52,7 @@ pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Ter
 pub use relayout::{BitElement, Offsets, RelayoutError, Slots};
 pub use report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use static_layout::StaticLayout;
+pub use tensor::{AnyLayout, Storage, StorageMut, Tensor};
 pub use tile::{Tile, TileDim};
 pub use validate::LayoutBuilder;
 

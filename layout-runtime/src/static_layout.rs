@@ -190,29 +190,83 @@ pub trait StaticLayout:
         self.runtime().unpack(storage, logical_row_major)
     }
 
-    /// [`Layout::convert`] from this layout to `to`.
+    /// [`Layout::convert_to`] from this layout to `to`: another `layout!`
+    /// value or a `&Layout`.
     ///
     /// # Errors
     ///
-    /// As [`Layout::convert`].
+    /// As [`Layout::convert_to`].
     ///
     /// # Examples
     ///
     /// ```
     /// use xla_layout::StaticLayout;
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
-    /// let row_major = xla_layout::parse("f32[2,3]").unwrap();
+    /// let storage = [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0];
     /// let mut logical = [0.0f32; 6];
-    /// l.convert_to(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &row_major, &mut logical).unwrap();
+    /// l.convert_to(&storage, xla_layout::layout!("f32[2,3]"), &mut logical).unwrap();
+    /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    ///
+    /// let row_major = xla_layout::parse("f32[2,3]").unwrap();
+    /// l.convert_to(&storage, &row_major, &mut logical).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     /// ```
-    fn convert_to<T: Copy + Default>(
+    fn convert_to<T: Copy + Default, D: crate::AnyLayout>(
         self,
         storage: &[T],
-        to: &Layout,
+        to: D,
         to_storage: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.runtime().convert(storage, to, to_storage)
+        self.runtime().convert_to(storage, to, to_storage)
+    }
+
+    /// [`Layout::pack_array`] for this layout (feature `ndarray`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::pack_array`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
+    /// let a = xla_layout::relayout::ndarray::arr2(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]);
+    /// let mut storage = [f32::NAN; 8];
+    /// l.pack_array(&a, &mut storage).unwrap();
+    /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
+    /// ```
+    #[cfg(feature = "ndarray")]
+    fn pack_array<S, D>(
+        self,
+        array: &ndarray::ArrayBase<S, D>,
+        storage: &mut [S::Elem],
+    ) -> Result<(), RelayoutError>
+    where
+        S: ndarray::Data,
+        S::Elem: Copy + Default,
+        D: ndarray::Dimension,
+    {
+        self.runtime().pack_array(array, storage)
+    }
+
+    /// [`Layout::unpack_array`] for this layout (feature `ndarray`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::unpack_array`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
+    /// let a = l.unpack_array(&[1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]).unwrap();
+    /// assert_eq!(a, xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
+    /// ```
+    #[cfg(feature = "ndarray")]
+    fn unpack_array<T: Copy>(self, storage: &[T]) -> Result<ndarray::ArrayD<T>, RelayoutError> {
+        self.runtime().unpack_array(storage)
     }
 
     /// [`Layout::pack_bits`] for this layout (sub-byte elements).

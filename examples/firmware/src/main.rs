@@ -19,29 +19,42 @@ mod dma;
 use core::panic::PanicInfo;
 
 use dma::{
-    Descriptor, FRAME_LEN, FRAME_TO_INPUT_PLAN, INPUT_SLOTS, OUTPUT_SLOTS, OUTPUT_TO_PACKET_PLAN,
-    PACKET_LEN,
+    AcceleratorInput, AcceleratorOutput, AdcFrame, Descriptor, RadioPacket, FRAME_LEN,
+    FRAME_TO_INPUT_PLAN, INPUT_SLOTS, OUTPUT_SLOTS, OUTPUT_TO_PACKET_PLAN, PACKET_LEN,
 };
+use xla_layout::Tensor;
+
+/// Per-channel gains applied before transmission, in flash: a tensor over a
+/// static buffer, its size checked against the layout when this compiles.
+static GAINS: Tensor<RadioPacket, [f32; PACKET_LEN]> =
+    Tensor::from_buffer(RadioPacket, [0.5; PACKET_LEN]);
 
 /// The reset handler: one frame through both plans, then idle. On the board
-/// the DMA engine walks the tables; `dma::execute` stands in for it.
+/// the DMA engine walks the tables; `dma::execute` stands in for it. Every
+/// buffer is a tensor over an array sized by its layout's `STORAGE_LEN`.
 #[no_mangle]
 pub extern "C" fn _start() -> ! {
-    let mut frame = [0.0f32; FRAME_LEN];
-    let mut value = 0.0;
-    for sample in &mut frame {
-        // Stand-in samples; the ADC writes these.
-        *sample = value;
-        value += 1.0;
-    }
-    let mut input = [0.0f32; INPUT_SLOTS];
-    dma::execute(&FRAME_TO_INPUT_PLAN, &frame, &mut input);
+    let mut frame = Tensor::from_buffer(AdcFrame, [0.0f32; FRAME_LEN]);
+    // Stand-in samples; the ADC writes these.
+    frame.indexed_for_each_mut(|[channel, t], sample| {
+        *sample = (channel * 1000 + t) as f32;
+    });
+    let mut input = Tensor::from_buffer(AcceleratorInput, [0.0f32; INPUT_SLOTS]);
+    dma::execute(&FRAME_TO_INPUT_PLAN, frame.storage(), input.storage_mut());
 
-    // Stand-in features; the accelerator writes these from `input`.
-    let mut output = [0.0f32; OUTPUT_SLOTS];
-    output.copy_from_slice(&input[..OUTPUT_SLOTS]);
-    let mut packet = [0.0f32; PACKET_LEN];
-    dma::execute(&OUTPUT_TO_PACKET_PLAN, &output, &mut packet);
+    // Stand-in features, by index in both tiled layouts; the accelerator
+    // writes these from `input`.
+    let mut output = Tensor::from_buffer(AcceleratorOutput, [0.0f32; OUTPUT_SLOTS]);
+    for channel in 0..6 {
+        for feature in 0..16 {
+            output[[channel, feature]] = input[[channel, feature * 16]];
+        }
+    }
+    let mut packet = Tensor::from_buffer(RadioPacket, [0.0f32; PACKET_LEN]);
+    dma::execute(&OUTPUT_TO_PACKET_PLAN, output.storage(), packet.storage_mut());
+    for (x, gain) in packet.storage_mut().iter_mut().zip(GAINS.iter()) {
+        *x *= gain;
+    }
     core::hint::black_box((&packet, descriptors()));
     loop {
         core::hint::spin_loop();

@@ -125,9 +125,10 @@ impl Layout {
     /// // Column-major: a d b e c f.
     /// let from = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0];
     /// let mut to = [f32::NAN; 8];
-    /// col_major.convert(&from, &tiled, &mut to).unwrap();
+    /// col_major.convert_to(&from, &tiled, &mut to).unwrap();
     /// assert_eq!(to, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     /// ```
+    #[deprecated(note = "renamed `convert_to`, which also takes `layout!` values")]
     pub fn convert<T: Copy + Default>(
         &self,
         storage: &[T],
@@ -137,11 +138,11 @@ impl Layout {
         self.convert_with_fill(storage, to, to_storage, T::default())
     }
 
-    /// [`convert`](Self::convert) with `fill` in the padding slots of `to`.
+    /// [`convert`](Self::convert_to) with `fill` in the padding slots of `to`.
     ///
     /// # Errors
     ///
-    /// As [`convert`](Self::convert).
+    /// As [`convert`](Self::convert_to).
     ///
     /// # Examples
     ///
@@ -288,12 +289,12 @@ impl Layout {
         Ok(())
     }
 
-    /// [`convert`](Self::convert) for sub-byte storage; padding slots of `to`
+    /// [`convert`](Self::convert_to) for sub-byte storage; padding slots of `to`
     /// and the unused bits of its last byte get 0.
     ///
     /// # Errors
     ///
-    /// As [`convert`](Self::convert) and [`pack_bits`](Self::pack_bits).
+    /// As [`convert`](Self::convert_to) and [`pack_bits`](Self::pack_bits).
     ///
     /// # Examples
     ///

@@ -364,3 +364,45 @@ impl Iterator for Offsets {
 
 impl ExactSizeIterator for Offsets {}
 impl core::iter::FusedIterator for Offsets {}
+
+impl Offsets {
+    /// The next run of elements that lie side by side in storage, in logical
+    /// order: `(offset, len)` for elements at `offset..offset + len`. One
+    /// odometer step per run, not per element.
+    pub(crate) fn next_run(&mut self) -> Option<(usize, usize)> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let len = match &mut self.inner {
+            OffsetsInner::Digits {
+                links,
+                values,
+                chains,
+                n_chains,
+                index,
+                offset,
+            } if *n_chains > 0 => {
+                let c = *n_chains - 1;
+                let ch = chains[c];
+                let l = ch.first;
+                if ch.len == 0 || links[l].stride != 1 {
+                    1
+                } else {
+                    // Inside the innermost digit, and inside the dim's bound.
+                    let len = (links[l].count - values[l])
+                        .min(ch.bound - index[c])
+                        .min(self.remaining);
+                    // All but the last step never carry.
+                    values[l] += len - 1;
+                    index[c] += len - 1;
+                    *offset += len - 1;
+                    self.remaining -= len - 1;
+                    len
+                }
+            }
+            _ => 1,
+        };
+        let last = self.next()?;
+        Some((last + 1 - len, len))
+    }
+}

@@ -1,7 +1,7 @@
 //! Bulk relayout: whole arrays between row-major buffers and tiled storage.
 //!
 //! [`pack`] lays a row-major array out in a layout's storage, [`unpack`]
-//! reads it back, and [`convert`] moves storage from one layout to another of
+//! reads it back, and [`convert_to`](crate::Layout::convert_to) moves storage from one layout to another of
 //! the same dims and element type directly, without a row-major copy in
 //! between. [`slots`] walks storage in memory order (each slot's logical
 //! position, or padding) and [`offsets`] walks logical order (each element's
@@ -38,7 +38,6 @@
 //!
 //! [`pack`]: crate::Layout::pack
 //! [`unpack`]: crate::Layout::unpack
-//! [`convert`]: crate::Layout::convert
 //! [`slots`]: crate::Layout::slots
 //! [`offsets`]: crate::Layout::offsets
 //! [`pack_bits`]: crate::Layout::pack_bits

@@ -1,0 +1,234 @@
+//! What a `Tensor` costs over the plain storage slice, on
+//! `f32[4096,4096]{1,0:T(8,128)}`: summing every element through `iter()`
+//! (logical order) and through `tiles()` (storage order, tile by tile)
+//! against summing the storage slice, and `t[[i, j]]` in a nested loop
+//! against `buf[l.offset([i, j])]`.
+//!
+//! `cargo bench --bench tensor`; after divan's table it prints the ratios
+//! (fastest of several runs each). The `f32` sums are one chain of
+//! dependent additions, as a float sum is; the `u32` sums let the compiler
+//! vectorize, which shows the walk's own overhead.
+
+use std::hint::black_box;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use xla_layout::{layout, Tensor};
+
+layout!(struct Big = "f32[4096,4096]{1,0:T(8,128)}");
+layout!(struct BigU = "u32[4096,4096]{1,0:T(8,128)}");
+
+const N: usize = 4096;
+
+fn main() {
+    divan::main();
+    ratios();
+}
+
+fn floats() -> &'static [f32] {
+    static DATA: OnceLock<Vec<f32>> = OnceLock::new();
+    DATA.get_or_init(|| {
+        (0..Big::STORAGE_LEN)
+            .map(|k| f32::from((k % 7) as u8))
+            .collect()
+    })
+}
+
+fn ints() -> &'static [u32] {
+    static DATA: OnceLock<Vec<u32>> = OnceLock::new();
+    DATA.get_or_init(|| (0..BigU::STORAGE_LEN).map(|k| (k % 7) as u32).collect())
+}
+
+fn slice_f32(s: &[f32]) -> f32 {
+    s.iter().fold(0.0, |a, &x| a + x)
+}
+
+fn iter_f32(t: &Tensor<Big, &[f32]>) -> f32 {
+    t.iter().fold(0.0, |a, &x| a + x)
+}
+
+fn tiles_f32(t: &Tensor<Big, &[f32]>) -> f32 {
+    t.tiles()
+        .fold(0.0, |a, (_, tile)| tile.iter().fold(a, |a, &x| a + x))
+}
+
+fn index_f32(t: &Tensor<Big, &[f32]>) -> f32 {
+    let n = black_box(N);
+    let mut sum = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            sum += t[[i, j]];
+        }
+    }
+    sum
+}
+
+fn offset_f32(buf: &[f32]) -> f32 {
+    let (n, l) = (black_box(N), Big);
+    let mut sum = 0.0;
+    for i in 0..n {
+        for j in 0..n {
+            sum += buf[l.offset([i, j])];
+        }
+    }
+    sum
+}
+
+fn slice_u32(s: &[u32]) -> u32 {
+    s.iter().fold(0, |a, &x| a.wrapping_add(x))
+}
+
+fn iter_u32(t: &Tensor<BigU, &[u32]>) -> u32 {
+    t.iter().fold(0, |a, &x| a.wrapping_add(x))
+}
+
+fn tiles_u32(t: &Tensor<BigU, &[u32]>) -> u32 {
+    t.tiles().fold(0, |a, (_, tile)| {
+        tile.iter().fold(a, |a, &x| a.wrapping_add(x))
+    })
+}
+
+fn index_u32(t: &Tensor<BigU, &[u32]>) -> u32 {
+    let n = black_box(N);
+    let mut sum = 0u32;
+    for i in 0..n {
+        for j in 0..n {
+            sum = sum.wrapping_add(t[[i, j]]);
+        }
+    }
+    sum
+}
+
+fn offset_u32(buf: &[u32]) -> u32 {
+    let (n, l) = (black_box(N), BigU);
+    let mut sum = 0u32;
+    for i in 0..n {
+        for j in 0..n {
+            sum = sum.wrapping_add(buf[l.offset([i, j])]);
+        }
+    }
+    sum
+}
+
+mod f32_sum {
+    use super::{
+        black_box, floats, index_f32, iter_f32, offset_f32, slice_f32, tiles_f32, Big, Tensor,
+    };
+
+    #[divan::bench(sample_count = 10)]
+    fn storage_slice() -> f32 {
+        slice_f32(black_box(floats()))
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tensor_iter() -> f32 {
+        iter_f32(&Tensor::new(Big, black_box(floats())).unwrap())
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tensor_tiles() -> f32 {
+        tiles_f32(&Tensor::new(Big, black_box(floats())).unwrap())
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tensor_index() -> f32 {
+        index_f32(&Tensor::new(Big, black_box(floats())).unwrap())
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn buf_offset() -> f32 {
+        offset_f32(black_box(floats()))
+    }
+}
+
+mod u32_sum {
+    use super::{
+        black_box, index_u32, ints, iter_u32, offset_u32, slice_u32, tiles_u32, BigU, Tensor,
+    };
+
+    #[divan::bench(sample_count = 10)]
+    fn storage_slice() -> u32 {
+        slice_u32(black_box(ints()))
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tensor_iter() -> u32 {
+        iter_u32(&Tensor::new(BigU, black_box(ints())).unwrap())
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tensor_tiles() -> u32 {
+        tiles_u32(&Tensor::new(BigU, black_box(ints())).unwrap())
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn tensor_index() -> u32 {
+        index_u32(&Tensor::new(BigU, black_box(ints())).unwrap())
+    }
+
+    #[divan::bench(sample_count = 10)]
+    fn buf_offset() -> u32 {
+        offset_u32(black_box(ints()))
+    }
+}
+
+/// The fastest of `runs` calls, which noise can only slow down.
+fn fastest<R>(runs: usize, mut f: impl FnMut() -> R) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn ratios() {
+    let runs = 12;
+    let (fs, is) = (floats(), ints());
+    let (tf, ti) = (
+        Tensor::new(Big, fs).unwrap(),
+        Tensor::new(BigU, is).unwrap(),
+    );
+    // The same sums, whichever way they walk (exact only for integers: a
+    // float sum depends on the order).
+    assert_eq!(slice_u32(is), iter_u32(&ti));
+    assert_eq!(slice_u32(is), tiles_u32(&ti));
+    assert_eq!(index_u32(&ti), offset_u32(is));
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    println!("\nratios on {} (fastest of {runs} runs each):", Big::SPEC);
+    for (name, slice, iter, tiles, index, offset) in [
+        (
+            "f32",
+            fastest(runs, || slice_f32(black_box(fs))),
+            fastest(runs, || iter_f32(black_box(&tf))),
+            fastest(runs, || tiles_f32(black_box(&tf))),
+            fastest(runs, || index_f32(black_box(&tf))),
+            fastest(runs, || offset_f32(black_box(fs))),
+        ),
+        (
+            "u32",
+            fastest(runs, || slice_u32(black_box(is))),
+            fastest(runs, || iter_u32(black_box(&ti))),
+            fastest(runs, || tiles_u32(black_box(&ti))),
+            fastest(runs, || index_u32(black_box(&ti))),
+            fastest(runs, || offset_u32(black_box(is))),
+        ),
+    ] {
+        println!(
+            "  {name}: slice {:.2} ms, iter() {:.2} ms ({:.2}x slice, goal 1.5x), \
+             tiles() {:.2} ms ({:.2}x slice, goal 1.1x), t[[i, j]] {:.2} ms \
+             ({:.3}x buf[l.offset([i, j])] at {:.2} ms, goal 1.05x)",
+            ms(slice),
+            ms(iter),
+            ratio(iter, slice),
+            ms(tiles),
+            ratio(tiles, slice),
+            ms(index),
+            ratio(index, offset),
+            ms(offset),
+        );
+    }
+}

@@ -1,0 +1,757 @@
+//! Tensors: a layout and the storage it describes, read and written as
+//! elements, in logical order, or one tile at a time.
+//!
+//! A [`Tensor`] pairs a layout (a `layout!` value, or a run-time `&Layout`)
+//! with storage (`&[T]`, `&mut [T]`, `[T; N]`, and with the `alloc` feature
+//! `Vec<T>` and `Box<[T]>`). Element access on a `layout!` tensor is the
+//! macro's folded `const fn` offset, as cheap as writing `buf[l.offset(i)]`
+//! by hand; walks in logical order go a run of neighbouring slots at a time,
+//! and [`tiles`](Tensor::tiles) hands out each first-level tile's
+//! contiguous storage.
+//!
+//! # Examples
+//!
+//! ```
+//! use xla_layout::{layout, Tensor};
+//! let l = layout!("f32[3,5]{1,0:T(2,2)}");
+//! let mut t = Tensor::new(l, [0.0f32; 24]).unwrap();
+//! t[[2, 3]] = 7.0;
+//! assert_eq!(t.storage()[17], 7.0);
+//! assert_eq!(t.get([2, 3]), Some(&7.0));
+//! assert_eq!(t.get([3, 0]), None);
+//! assert_eq!(t.iter().sum::<f32>(), 7.0);
+//! ```
+
+mod access;
+mod convert;
+mod iter;
+mod tiles;
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+use core::fmt::Debug;
+
+use crate::{Layout, RelayoutError, StaticLayout};
+
+#[cfg(feature = "alloc")]
+pub use iter::IterMut;
+pub use iter::{IndexedIter, Iter};
+pub use tiles::{TileAt, TileGrid, TileLayoutError, Tiles, TilesMut};
+
+/// A layout a [`Tensor`] can use: every `layout!` value (every
+/// [`StaticLayout`]) and every `&Layout`.
+///
+/// Also the destination of [`StaticLayout::convert_to`] and
+/// [`Layout::convert_to`], so `layout!` values and run-time layouts mix freely.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, AnyLayout};
+/// fn slots<L: AnyLayout>(l: L) -> usize {
+///     l.slot_count()
+/// }
+/// let rt = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// assert_eq!(slots(&rt), 24);
+/// assert_eq!(slots(layout!("f32[3,5]{1,0:T(2,2)}")), 24);
+/// ```
+pub trait AnyLayout: Copy {
+    /// A logical index: `[usize; RANK]` for a `layout!` value,
+    /// [`Index`](crate::Index) for a `&Layout`.
+    type Index: Copy + Debug + AsRef<[usize]>;
+
+    /// Runs `f` on the layout as a run-time [`Layout`]. For a `layout!`
+    /// value this builds one (a few microseconds): bulk operations call it
+    /// once per call, never per element.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// let n = layout!("f32[3,5]{1,0:T(2,2)}").with_layout(|l| l.tiles().len());
+    /// assert_eq!(n, 1);
+    /// ```
+    fn with_layout<R>(self, f: impl FnOnce(&Layout) -> R) -> R;
+
+    /// The logical dims.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// assert_eq!(layout!("f32[3,5]").shape(), &[3, 5]);
+    /// ```
+    fn shape(&self) -> &[usize];
+
+    /// The number of logical elements.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// assert_eq!(layout!("f32[3,5]{1,0:T(2,2)}").element_count(), 15);
+    /// ```
+    fn element_count(&self) -> usize;
+
+    /// The number of storage slots, padding included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// assert_eq!(layout!("f32[3,5]{1,0:T(2,2)}").slot_count(), 24);
+    /// ```
+    fn slot_count(&self) -> usize;
+
+    /// Bits per storage slot.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// assert_eq!(layout!("bf16[4]").slot_bits(), 16);
+    /// ```
+    fn slot_bits(&self) -> u32;
+
+    /// The storage offset of `index`, or `None` if it is not one entry per
+    /// dim, each inside its dim.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// let l = layout!("f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(l.locate(&[2, 3]), Some(17));
+    /// assert_eq!(l.locate(&[2]), None);
+    /// ```
+    fn locate(self, index: &[usize]) -> Option<usize>;
+
+    /// The logical index stored at `offset`, or `None` for padding or past
+    /// storage.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// let l = layout!("f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(l.index_at(17).map(|i| i), Some([2, 3]));
+    /// assert_eq!(l.index_at(9), None);
+    /// ```
+    fn index_at(self, offset: usize) -> Option<Self::Index>;
+
+    /// `values` as this layout's index type; `values` has one entry per dim.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, AnyLayout};
+    /// assert_eq!(layout!("f32[3,5]").index_from(&[1, 2]), [1, 2]);
+    /// ```
+    fn index_from(&self, values: &[usize]) -> Self::Index;
+}
+
+impl<L: StaticLayout> AnyLayout for L {
+    type Index = L::Index;
+
+    fn with_layout<R>(self, f: impl FnOnce(&Layout) -> R) -> R {
+        f(&self.runtime())
+    }
+
+    fn shape(&self) -> &[usize] {
+        L::DIMS
+    }
+
+    fn element_count(&self) -> usize {
+        L::LEN
+    }
+
+    fn slot_count(&self) -> usize {
+        L::STORAGE_LEN
+    }
+
+    fn slot_bits(&self) -> u32 {
+        L::ELEMENT_BITS
+    }
+
+    #[inline]
+    fn locate(self, index: &[usize]) -> Option<usize> {
+        if index.len() != L::RANK {
+            return None;
+        }
+        let mut i = L::Index::default();
+        i.as_mut().copy_from_slice(index);
+        self.try_offset(i)
+    }
+
+    #[inline]
+    fn index_at(self, offset: usize) -> Option<L::Index> {
+        self.index_of(offset)
+    }
+
+    #[inline]
+    fn index_from(&self, values: &[usize]) -> L::Index {
+        let mut i = L::Index::default();
+        i.as_mut().copy_from_slice(values);
+        i
+    }
+}
+
+impl AnyLayout for &Layout {
+    type Index = crate::Index;
+
+    fn with_layout<R>(self, f: impl FnOnce(&Layout) -> R) -> R {
+        f(self)
+    }
+
+    fn shape(&self) -> &[usize] {
+        self.dims()
+    }
+
+    fn element_count(&self) -> usize {
+        self.len()
+    }
+
+    fn slot_count(&self) -> usize {
+        self.storage_len()
+    }
+
+    fn slot_bits(&self) -> u32 {
+        self.element_bits()
+    }
+
+    fn locate(self, index: &[usize]) -> Option<usize> {
+        self.try_offset(index)
+    }
+
+    fn index_at(self, offset: usize) -> Option<crate::Index> {
+        self.index_of(offset)
+    }
+
+    fn index_from(&self, values: &[usize]) -> crate::Index {
+        crate::Index::from_slice(values)
+    }
+}
+
+impl AsRef<[usize]> for crate::Index {
+    fn as_ref(&self) -> &[usize] {
+        self
+    }
+}
+
+/// Storage a [`Tensor`] reads: a contiguous run of elements.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::Storage;
+/// assert_eq!([1, 2, 3].as_slice_of_storage(), &[1, 2, 3]);
+/// ```
+pub trait Storage {
+    /// The element type.
+    type Elem;
+    /// The elements, in storage order.
+    fn as_slice_of_storage(&self) -> &[Self::Elem];
+}
+
+/// Storage a [`Tensor`] can also write.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::StorageMut;
+/// let mut a = [1, 2, 3];
+/// a.as_mut_slice_of_storage()[0] = 9;
+/// assert_eq!(a, [9, 2, 3]);
+/// ```
+pub trait StorageMut: Storage {
+    /// The elements, in storage order.
+    fn as_mut_slice_of_storage(&mut self) -> &mut [Self::Elem];
+}
+
+impl<T> Storage for &[T] {
+    type Elem = T;
+    fn as_slice_of_storage(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T> Storage for &mut [T] {
+    type Elem = T;
+    fn as_slice_of_storage(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T> StorageMut for &mut [T] {
+    fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+impl<T, const N: usize> Storage for [T; N] {
+    type Elem = T;
+    fn as_slice_of_storage(&self) -> &[T] {
+        self
+    }
+}
+
+impl<T, const N: usize> StorageMut for [T; N] {
+    fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+impl<T, const N: usize> Storage for &[T; N] {
+    type Elem = T;
+    fn as_slice_of_storage(&self) -> &[T] {
+        *self
+    }
+}
+
+impl<T, const N: usize> Storage for &mut [T; N] {
+    type Elem = T;
+    fn as_slice_of_storage(&self) -> &[T] {
+        &**self
+    }
+}
+
+impl<T, const N: usize> StorageMut for &mut [T; N] {
+    fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
+        *self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T> Storage for alloc::vec::Vec<T> {
+    type Elem = T;
+    fn as_slice_of_storage(&self) -> &[T] {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T> StorageMut for alloc::vec::Vec<T> {
+    fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T> Storage for alloc::boxed::Box<[T]> {
+    type Elem = T;
+    fn as_slice_of_storage(&self) -> &[T] {
+        self
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<T> StorageMut for alloc::boxed::Box<[T]> {
+    fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+/// A layout and its storage: elements by index, in logical order, or tile
+/// by tile.
+///
+/// `L` is a `layout!` value or a `&Layout` ([`AnyLayout`]); `S` is the
+/// storage ([`Storage`]), holding exactly the layout's storage slots, each
+/// as wide as one slot (`f32` or `u32` for `f32`, `u16` or `half::bf16` for
+/// `bf16`, ...).
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, Tensor};
+/// let rt = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+/// let storage = [1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0];
+/// let t = Tensor::new(&rt, &storage[..]).unwrap();
+/// assert_eq!(t[[1, 2]], 6.0);
+/// assert!(t.iter().copied().eq([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+///
+/// let s = Tensor::new(layout!("f32[2,3]{1,0:T(2,2)}"), storage).unwrap();
+/// assert_eq!(s[[1, 2]], 6.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tensor<L, S> {
+    layout: L,
+    storage: S,
+}
+
+/// Why `T` cannot hold one slot of `layout`.
+fn check_element<T>(bits: u32) -> Result<(), RelayoutError> {
+    if bits < 8 {
+        return Err(RelayoutError::PackedLayout { bits });
+    }
+    let type_bits = core::mem::size_of::<T>() * 8;
+    if type_bits == bits as usize {
+        Ok(())
+    } else {
+        Err(RelayoutError::ElementSize {
+            layout_bits: bits,
+            type_bits,
+        })
+    }
+}
+
+impl<L: AnyLayout, S: Storage> Tensor<L, S> {
+    /// A tensor over `storage`, which must hold exactly the layout's storage
+    /// slots, each element as wide as one slot.
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError::StorageLength`] for storage of another length,
+    /// [`RelayoutError::ElementSize`] for an element of another width, and
+    /// [`RelayoutError::PackedLayout`] for sub-byte layouts (`s4`, `E(4)`, ...).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, RelayoutError, Tensor};
+    /// let l = layout!("f32[3,5]{1,0:T(2,2)}");
+    /// let err = Tensor::new(l, [0.0f32; 15]).unwrap_err();
+    /// assert_eq!(err, RelayoutError::StorageLength { expected: 24, actual: 15 });
+    /// ```
+    pub fn new(layout: L, storage: S) -> Result<Self, RelayoutError> {
+        check_element::<S::Elem>(layout.slot_bits())?;
+        let actual = storage.as_slice_of_storage().len();
+        let expected = layout.slot_count();
+        if actual != expected {
+            return Err(RelayoutError::StorageLength { expected, actual });
+        }
+        Ok(Tensor { layout, storage })
+    }
+
+    /// The layout.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[2]"), [1.0f32, 2.0]).unwrap();
+    /// assert_eq!(t.layout().to_string(), "f32[2]{0}");
+    /// ```
+    pub fn layout(&self) -> L {
+        self.layout
+    }
+
+    /// The storage slots, in memory order, padding included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[3]{0:T(2)}"), [1.0f32, 2.0, 3.0, 0.0]).unwrap();
+    /// assert_eq!(t.storage(), &[1.0, 2.0, 3.0, 0.0]);
+    /// ```
+    pub fn storage(&self) -> &[S::Elem] {
+        self.storage.as_slice_of_storage()
+    }
+
+    /// The storage, given back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[2]"), [1.0f32, 2.0]).unwrap();
+    /// assert_eq!(t.into_storage(), [1.0, 2.0]);
+    /// ```
+    pub fn into_storage(self) -> S {
+        self.storage
+    }
+
+    /// Whether storage slot `offset` is padding (or past storage).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
+    /// assert!(!t.is_padding(2));
+    /// assert!(t.is_padding(3));
+    /// ```
+    pub fn is_padding(&self, offset: usize) -> bool {
+        self.layout.index_at(offset).is_none()
+    }
+
+    /// Unpacks the elements into a row-major array `out` (one value per element).
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError::LogicalLength`] if `out` does not hold one value per element.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[3]{0:T(2)}"), [1.0f32, 2.0, 3.0, 0.0]).unwrap();
+    /// let mut out = [0.0; 3];
+    /// t.to_row_major(&mut out).unwrap();
+    /// assert_eq!(out, [1.0, 2.0, 3.0]);
+    /// ```
+    pub fn to_row_major(&self, out: &mut [S::Elem]) -> Result<(), RelayoutError>
+    where
+        S::Elem: Copy,
+    {
+        let storage = self.storage();
+        self.layout.with_layout(|l| l.unpack(storage, out))
+    }
+
+    /// The elements as an `ndarray` array of the layout's dims (feature `ndarray`).
+    ///
+    /// # Errors
+    ///
+    /// None in practice: the tensor's storage was checked when it was made.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[1,3]{1,0:T(1,2)}"), [1.0f32, 2.0, 3.0, 0.0]).unwrap();
+    /// assert_eq!(t.to_array().unwrap(), xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0]]).into_dyn());
+    /// ```
+    #[cfg(feature = "ndarray")]
+    pub fn to_array(&self) -> Result<ndarray::ArrayD<S::Elem>, RelayoutError>
+    where
+        S::Elem: Copy,
+    {
+        let storage = self.storage();
+        self.layout.with_layout(|l| l.unpack_array(storage))
+    }
+}
+
+impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
+    /// Packs the row-major array `logical` into `storage` and wraps it;
+    /// padding slots get `T::default()`.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), and [`RelayoutError::LogicalLength`] if
+    /// `logical` does not hold one value per element.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::from_row_major(layout!("f32[3]{0:T(2)}"), &[1.0, 2.0, 3.0], [9.0f32; 4]).unwrap();
+    /// assert_eq!(t.storage(), &[1.0, 2.0, 3.0, 0.0]);
+    /// ```
+    pub fn from_row_major(layout: L, logical: &[S::Elem], storage: S) -> Result<Self, RelayoutError>
+    where
+        S::Elem: Copy + Default,
+    {
+        let mut t = Tensor::new(layout, storage)?;
+        let out = t.storage.as_mut_slice_of_storage();
+        layout.with_layout(|l| l.pack(logical, out))?;
+        Ok(t)
+    }
+
+    /// Packs an `ndarray` array (any memory order) into `storage` and wraps
+    /// it; padding slots get `T::default()` (feature `ndarray`).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_row_major`](Self::from_row_major); an array of other dims is a
+    /// [`RelayoutError::RankMismatch`] or [`RelayoutError::DimMismatch`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let a = xla_layout::relayout::ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
+    /// let t = Tensor::from_array(layout!("f32[2,2]{0,1}"), &a.view(), [0.0f32; 4]).unwrap();
+    /// assert_eq!(t.storage(), &[1.0, 3.0, 2.0, 4.0]);
+    /// ```
+    #[cfg(feature = "ndarray")]
+    pub fn from_array<A, D>(
+        layout: L,
+        array: &ndarray::ArrayBase<A, D>,
+        storage: S,
+    ) -> Result<Self, RelayoutError>
+    where
+        A: ndarray::Data<Elem = S::Elem>,
+        D: ndarray::Dimension,
+        S::Elem: Copy + Default,
+    {
+        let mut t = Tensor::new(layout, storage)?;
+        let out = t.storage.as_mut_slice_of_storage();
+        layout.with_layout(|l| l.pack_array(array, out))?;
+        Ok(t)
+    }
+
+    /// The storage slots, in memory order, padding included.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let mut t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
+    /// t.storage_mut()[3] = 1.0;
+    /// assert!(t.is_padding(3));
+    /// ```
+    pub fn storage_mut(&mut self) -> &mut [S::Elem] {
+        self.storage.as_mut_slice_of_storage()
+    }
+
+    /// Copies every element of `other`, a tensor of the same dims and element
+    /// type in any layout, into this one; padding slots get `T::default()`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::convert_to`]: dims, rank or element types that differ.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let row = Tensor::new(layout!("f32[2,2]"), [1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    /// let mut col = Tensor::new(layout!("f32[2,2]{0,1}"), [0.0f32; 4]).unwrap();
+    /// col.copy_from(&row).unwrap();
+    /// assert_eq!(col.storage(), &[1.0, 3.0, 2.0, 4.0]);
+    /// ```
+    pub fn copy_from<M: AnyLayout, R: Storage<Elem = S::Elem>>(
+        &mut self,
+        other: &Tensor<M, R>,
+    ) -> Result<(), RelayoutError>
+    where
+        S::Elem: Copy + Default,
+    {
+        let dst = self.storage.as_mut_slice_of_storage();
+        let to = self.layout;
+        other
+            .layout
+            .with_layout(|from| from.convert_to(other.storage(), to, dst))
+    }
+
+    /// Sets every element to `value`; padding is left alone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let mut t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
+    /// t.fill(1.0);
+    /// assert_eq!(t.storage(), &[1.0, 1.0, 1.0, 0.0]);
+    /// ```
+    pub fn fill(&mut self, value: S::Elem)
+    where
+        S::Elem: Clone,
+    {
+        self.for_each_mut(|x| *x = value.clone());
+    }
+
+    /// Sets every padding slot to `value`; elements are left alone.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let mut t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
+    /// t.fill_padding(f32::NAN);
+    /// assert!(t.storage()[3].is_nan());
+    /// assert_eq!(&t.storage()[..3], &[0.0; 3]);
+    /// ```
+    pub fn fill_padding(&mut self, value: S::Elem)
+    where
+        S::Elem: Clone,
+    {
+        let storage = self.storage.as_mut_slice_of_storage();
+        self.layout.with_layout(|l| {
+            for (slot, what) in storage.iter_mut().zip(l.slots()) {
+                if what.is_none() {
+                    *slot = value.clone();
+                }
+            }
+        });
+    }
+
+    /// Calls `f` on every element in logical (row-major) order, a run of
+    /// neighbouring slots at a time; allocates nothing.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let mut t = Tensor::new(layout!("f32[2,2]{0,1}"), [0.0f32; 4]).unwrap();
+    /// let mut n = 0.0;
+    /// t.for_each_mut(|x| {
+    ///     *x = n;
+    ///     n += 1.0;
+    /// });
+    /// assert_eq!(t.storage(), &[0.0, 2.0, 1.0, 3.0]);
+    /// ```
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut S::Elem)) {
+        let storage = self.storage.as_mut_slice_of_storage();
+        self.layout.with_layout(|l| {
+            let mut runs = l.offsets();
+            while let Some((start, len)) = runs.next_run() {
+                storage[start..start + len].iter_mut().for_each(&mut f);
+            }
+        });
+    }
+
+    /// [`for_each_mut`](Self::for_each_mut) with each element's index.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let mut t = Tensor::new(layout!("f32[2,3]{1,0:T(2,2)}"), [0.0f32; 8]).unwrap();
+    /// t.indexed_for_each_mut(|[i, j], x| *x = (10 * i + j) as f32);
+    /// assert_eq!(t[[1, 2]], 12.0);
+    /// ```
+    pub fn indexed_for_each_mut(&mut self, mut f: impl FnMut(L::Index, &mut S::Elem)) {
+        let storage = self.storage.as_mut_slice_of_storage();
+        let layout = self.layout;
+        let rank = layout.shape().len();
+        let mut index = [0usize; crate::MAX_RANK];
+        layout.with_layout(|l| {
+            let mut runs = l.offsets();
+            while let Some((start, len)) = runs.next_run() {
+                for x in &mut storage[start..start + len] {
+                    f(layout.index_from(&index[..rank]), x);
+                    iter::advance(&mut index[..rank], layout.shape());
+                }
+            }
+        });
+    }
+}
+
+impl<L: StaticLayout, T, const N: usize> Tensor<L, [T; N]> {
+    /// A tensor over an array, checked at compile time: `N` must be the
+    /// layout's `STORAGE_LEN` and `T` as wide as one slot. A `const fn`, so
+    /// tensors can live in `static`s and `const`s (firmware buffers).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// layout!(pub struct Weights = "f32[3,5]{1,0:T(2,2)}");
+    /// static W: Tensor<Weights, [f32; Weights::STORAGE_LEN]> =
+    ///     Tensor::from_buffer(Weights, [0.5; Weights::STORAGE_LEN]);
+    /// assert_eq!(W[[2, 4]], 0.5);
+    /// ```
+    ///
+    /// A buffer of the wrong size does not compile:
+    ///
+    /// ```compile_fail
+    /// use xla_layout::{layout, Tensor};
+    /// layout!(pub struct Weights = "f32[3,5]{1,0:T(2,2)}");
+    /// static W: Tensor<Weights, [f32; 15]> = Tensor::from_buffer(Weights, [0.5; 15]);
+    /// ```
+    pub const fn from_buffer(layout: L, storage: [T; N]) -> Self {
+        const {
+            assert!(
+                N == L::STORAGE_LEN,
+                "the buffer's length is not the layout's `STORAGE_LEN`"
+            );
+            assert!(
+                L::ELEMENT_BITS >= 8 && core::mem::size_of::<T>() * 8 == L::ELEMENT_BITS as usize,
+                "the element type is not as wide as one storage slot"
+            );
+        }
+        Tensor { layout, storage }
+    }
+}

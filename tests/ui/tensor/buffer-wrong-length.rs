@@ -1,0 +1,10 @@
+// A static buffer of 15 slots for a layout of 24.
+use xla_layout::{layout, Tensor};
+
+layout!(struct Grid = "f32[3,5]{1,0:T(2,2)}");
+
+static BUF: Tensor<Grid, [f32; 15]> = Tensor::from_buffer(Grid, [0.0; 15]);
+
+fn main() {
+    let _ = BUF[[0, 0]];
+}

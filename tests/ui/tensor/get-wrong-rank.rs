@@ -1,0 +1,9 @@
+// `get` with an index of rank 1 on a rank-2 tensor.
+use xla_layout::{layout, Tensor};
+
+layout!(struct Grid = "f32[3,5]{1,0:T(2,2)}");
+
+fn main() {
+    let t = Tensor::new(Grid, [0.0f32; 24]).unwrap();
+    let _ = t.get([1]);
+}
