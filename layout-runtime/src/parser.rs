@@ -105,21 +105,21 @@ fn parse_dims(
     }
     loop {
         let start = lx.here();
+        let mut bounded = false;
         let size = if let Some(q) = lx.eat(b'?') {
-            soft.push(Error::new(ErrorKind::DynamicDim { bounded: false }, q));
+            soft.push(Error::new(ErrorKind::UnboundedDim, q));
             0
         } else if lx.eat(b'<').is_some() {
             lx.expect(b'=', "`<=` and a bound")?;
-            let (_, end) = lx.integer(
+            bounded = true;
+            // XLA allocates a bounded dim at its bound: the layout is the
+            // static one of that size.
+            lx.integer(
                 "dim bound",
                 "the bound of the dynamic dim",
                 usize::MAX as u128,
-            )?;
-            soft.push(Error::new(
-                ErrorKind::DynamicDim { bounded: true },
-                Span::new(start, end.end),
-            ));
-            0
+            )?
+            .0 as usize
         } else if lx.eat(b'-').is_some() {
             // Any magnitude: the sign alone is the mistake.
             let (_, end) = lx.number().ok_or_else(|| lx.unexpected("a dim size"))?;
@@ -132,6 +132,9 @@ fn parse_dims(
             lx.integer("dim", "a dim size or `]`", usize::MAX as u128)?
                 .0 as usize
         };
+        if bounded {
+            b.set_dynamic(b.rank());
+        }
         b.push_dim(size, Span::new(start, lx.end_of_last()));
         if lx.eat(b']').is_some() {
             return Ok(());
@@ -226,7 +229,11 @@ fn parse_layout(
             }
         } else if let Some((shown, why)) = unsupported(attr) {
             lx.expect(b'(', "`(`")?;
-            let group = lx.skip_group()?;
+            let mut group = lx.skip_group()?;
+            // `SC(0:10)(1:4,5)` writes one group per split: one mistake.
+            while lx.eat(b'(').is_some() {
+                group = lx.skip_group()?;
+            }
             soft.push(Error::new(
                 ErrorKind::UnsupportedAttribute { name: shown, why },
                 Span::new(start, group.end),
@@ -285,14 +292,10 @@ fn parse_tiles(
         let mut dims = [TileDim::Combine; MAX_TILE_RANK];
         let mut spans = [Span::default(); MAX_TILE_RANK];
         let mut n = 0usize;
-        if let Some(close) = lx.eat(b')') {
-            soft.push(Error::new(
-                ErrorKind::EmptyTile { level },
-                Span::new(open.start, close.end),
-            ));
-            continue;
-        }
-        loop {
+        // `T()` tiles no dims (XLA: "empty tile is valid HLO"), so it leaves
+        // the shape as it is.
+        let mut open_dims = lx.eat(b')').is_none();
+        while open_dims {
             let start = lx.here();
             let dim = if lx.eat(b'*').is_some() {
                 TileDim::Combine
@@ -320,10 +323,10 @@ fn parse_tiles(
             dims[n] = dim;
             spans[n] = span;
             n += 1;
-            if lx.eat(b')').is_some() {
-                break;
+            open_dims = lx.eat(b')').is_none();
+            if open_dims {
+                lx.expect(b',', "`,` or `)`")?;
             }
-            lx.expect(b',', "`,` or `)`")?;
         }
         let whole = Span::new(open.start, lx.end_of_last());
         b.push_tile_with_spans(&dims[..n], &spans[..n], whole)
