@@ -38,6 +38,14 @@ const GOLDEN: &[&str] = &[
     "pred[32,128]{1,0:T(32,128)(32,1)E(1)}",
     "s4[64,128]{1,0:T(8,128)(8,1)E(4)S(1)}",
     "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}",
+    // What XLA writes beyond SPEC.md's examples: narrow `E(n)`, `T()`, `<=N`.
+    "s8[21]{0:E(4)}",
+    "s8[3,7]{1,0:E(4)}",
+    "f32[]{:T()}",
+    "f32[3,4]{1,0:T()(2,2)}",
+    "f32[3,<=15]{1,0:T(2,2)}",
+    "s32[2,<=2,2]{2,0,1}",
+    "f6e3m2fn[16]{0:T(4)}",
     "f32[2,3]<0,1:L(4)>",
 ];
 
@@ -189,6 +197,8 @@ fn check_fields(g: &GenSpec, l: &Layout) -> Result<(), String> {
     };
     differ("type", l.element_type().name().into(), g.type_name.into());
     differ("dims", format!("{:?}", l.dims()), format!("{:?}", g.dims));
+    let dynamic: Vec<bool> = (0..l.rank()).map(|d| l.is_dynamic_dim(d)).collect();
+    differ("dynamic", format!("{dynamic:?}"), format!("{:?}", g.dynamic));
     differ(
         "minor_to_major",
         format!("{:?}", l.minor_to_major()),
