@@ -274,7 +274,7 @@ fn builder_misuse_is_an_error_naming_the_limit() {
 
 #[test]
 fn built_layouts_print_specs_that_parse_back() {
-    // `parse` caps `E(n)` at MAX_ELEMENT_BITS and `S(n)` at i64::MAX; a
+    // `parse` caps `E(n)` at MAX_ELEMENT_BITS and `S(n)` at MAX_MEMORY_SPACE; a
     // builder given more must refuse too, or print a spec no parser accepts.
     let builders = [
         LayoutBuilder::new(ElementType::F32, &[2]).element_bits(xla_layout::MAX_ELEMENT_BITS + 1),

@@ -198,7 +198,11 @@ fn check_fields(g: &GenSpec, l: &Layout) -> Result<(), String> {
     differ("type", l.element_type().name().into(), g.type_name.into());
     differ("dims", format!("{:?}", l.dims()), format!("{:?}", g.dims));
     let dynamic: Vec<bool> = (0..l.rank()).map(|d| l.is_dynamic_dim(d)).collect();
-    differ("dynamic", format!("{dynamic:?}"), format!("{:?}", g.dynamic));
+    differ(
+        "dynamic",
+        format!("{dynamic:?}"),
+        format!("{:?}", g.dynamic),
+    );
     differ(
         "minor_to_major",
         format!("{:?}", l.minor_to_major()),

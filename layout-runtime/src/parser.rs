@@ -223,7 +223,11 @@ fn parse_layout(
                     b.set_element_bits(v as u32, span);
                 }
                 _ => {
-                    let (v, _) = paren_int(lx, "`S(n)` memory space", i64::MAX as u128)?;
+                    let (v, _) = paren_int(
+                        lx,
+                        "`S(n)` memory space",
+                        u128::from(crate::MAX_MEMORY_SPACE),
+                    )?;
                     b.memory_space = v as u64;
                 }
             }

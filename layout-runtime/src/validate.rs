@@ -290,11 +290,11 @@ impl LayoutBuilder {
                 span,
             ));
         }
-        if self.memory_space > i64::MAX as u64 {
+        if self.memory_space > crate::MAX_MEMORY_SPACE {
             errors.push(Error::new(
                 ErrorKind::IntegerTooLarge {
                     what: "`S(n)` memory space",
-                    max: i64::MAX as u128,
+                    max: u128::from(crate::MAX_MEMORY_SPACE),
                 },
                 self.spec_span,
             ));

@@ -445,7 +445,7 @@ pub fn generate(rng: &mut Rng) -> GenSpec {
     });
     let space = rng.one_in(10).then(|| match rng.pick(4) {
         0 => 0,
-        1 => i64::MAX as u64,
+        1 => 127,
         _ => rng.pick(8) as u64,
     });
     let mut g = GenSpec {
