@@ -113,11 +113,12 @@ fn parse_dims(
             lx.expect(b'=', "`<=` and a bound")?;
             bounded = true;
             // XLA allocates a bounded dim at its bound: the layout is the
-            // static one of that size.
+            // static one of that size. Its bounds are `int64`, where 2^63
+            // marks an unbounded dim: larger bounds are not bounds.
             lx.integer(
                 "dim bound",
                 "the bound of the dynamic dim",
-                usize::MAX as u128,
+                i64::MAX as u128,
             )?
             .0 as usize
         } else if lx.eat(b'-').is_some() {
@@ -142,6 +143,10 @@ fn parse_dims(
         lx.expect(b',', "`,` or `]`")?;
     }
 }
+
+/// XLA keeps tile dims in `int64`, where `T(9223372036854775808)` wraps to
+/// its marker for `*`: larger sizes would mean something else there.
+pub(crate) const MAX_TILE_DIM: u128 = i64::MAX as u128;
 
 /// Attribute order as XLA prints it; `rank` compares positions.
 const ORDER: [&str; 4] = ["T", "L", "E", "S"];
@@ -311,7 +316,7 @@ fn parse_tiles(
                 ));
                 TileDim::Size(1)
             } else {
-                let (v, _) = lx.integer("tile dim", "a tile dim or `*`", usize::MAX as u128)?;
+                let (v, _) = lx.integer("tile dim", "a tile dim or `*`", MAX_TILE_DIM)?;
                 TileDim::Size(v as usize)
             };
             let span = Span::new(start, lx.end_of_last());

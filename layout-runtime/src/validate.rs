@@ -420,6 +420,15 @@ impl LayoutBuilder {
                     TileDim::Size(0) => {
                         errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j]));
                     }
+                    TileDim::Size(n) if *n as u128 > crate::parser::MAX_TILE_DIM => {
+                        errors.push(Error::new(
+                            ErrorKind::IntegerTooLarge {
+                                what: "tile dim",
+                                max: crate::parser::MAX_TILE_DIM,
+                            },
+                            spans[j],
+                        ));
+                    }
                     TileDim::Combine if j + 1 == tile.rank() => {
                         errors.push(Error::new(ErrorKind::CombineMostMinor { level }, spans[j]));
                     }

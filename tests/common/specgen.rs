@@ -355,8 +355,9 @@ fn gen_tile(rng: &mut Rng) -> usize {
         0..=27 => 1 + rng.pick(4),
         28..=33 => 1 + rng.pick(9),
         34..=37 => *rng.choose(&[8, 32, 128, 1024]),
-        38 => 1 << rng.pick(64),
-        _ => usize::MAX - rng.pick(2),
+        38 => 1 << rng.pick(63),
+        // XLA's tile dims are `int64`: the largest is `i64::MAX`.
+        _ => i64::MAX as usize - rng.pick(2),
     }
 }
 
@@ -420,7 +421,11 @@ pub fn generate(rng: &mut Rng) -> GenSpec {
         _ => 1 + rng.pick(5),
     };
     let dims: Vec<usize> = (0..rank).map(|_| gen_dim(rng)).collect();
-    let dynamic: Vec<bool> = (0..rank).map(|_| rng.one_in(12)).collect();
+    // XLA's bounds are `int64`; 2^63 there means `?`.
+    let dynamic: Vec<bool> = dims
+        .iter()
+        .map(|&d| rng.one_in(12) && d <= i64::MAX as usize)
+        .collect();
     let mut minor_to_major: Vec<usize> = (0..rank).rev().collect();
     if rng.one_in(2) {
         for i in (1..rank).rev() {
