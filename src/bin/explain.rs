@@ -146,14 +146,7 @@ fn run() -> Result<(), Failure> {
         return Ok(());
     };
     if let Some(path) = &args.hlo {
-        if let Some(spec) = &args.spec {
-            return Err(usage_error(format!(
-                "`{spec}`: --hlo reads its shapes from the file; give no SPEC"
-            )));
-        }
-        let text = read_hlo(path)?;
-        let _ = std::io::stdout().write_all(hlo_report(&text, args.tsv).as_bytes());
-        return Ok(());
+        return run_hlo(path, &args);
     }
     if args.tsv {
         return Err(usage_error("--tsv goes with --hlo"));
@@ -255,6 +248,17 @@ fn join(dims: &[usize]) -> String {
         .join(",")
 }
 
+fn run_hlo(path: &std::path::Path, args: &Args) -> Result<(), Failure> {
+    if let Some(spec) = &args.spec {
+        return Err(usage_error(format!(
+            "`{spec}`: --hlo reads its shapes from the file; give no SPEC"
+        )));
+    }
+    let text = read_hlo(path)?;
+    let _ = std::io::stdout().write_all(hlo_report(&text, args.tsv).as_bytes());
+    Ok(())
+}
+
 fn read_hlo(path: &std::path::Path) -> Result<String, Failure> {
     let read = if path.as_os_str() == "-" {
         let mut text = String::new();
@@ -287,7 +291,7 @@ fn hlo_report(text: &str, tsv: bool) -> String {
                 let spec = l.to_string();
                 let data = (l.len() as u128 * u128::from(l.element_bits())).div_ceil(8);
                 let storage = l.storage_bytes() as u64;
-                let padding = (storage as u128).saturating_sub(data) as u64;
+                let padding = u128::from(storage).saturating_sub(data) as u64;
                 rows.entry(spec.clone())
                     .or_insert(Row {
                         spec,

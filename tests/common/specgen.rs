@@ -424,7 +424,7 @@ pub fn generate(rng: &mut Rng) -> GenSpec {
     // XLA's bounds are `int64`; 2^63 there means `?`.
     let dynamic: Vec<bool> = dims
         .iter()
-        .map(|&d| rng.one_in(12) && d <= i64::MAX as usize)
+        .map(|&d| rng.one_in(12) && i64::try_from(d).is_ok())
         .collect();
     let mut minor_to_major: Vec<usize> = (0..rank).rev().collect();
     if rng.one_in(2) {
