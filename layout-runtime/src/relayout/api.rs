@@ -197,7 +197,11 @@ impl Layout {
     ///
     /// [`RelayoutError`] if the layout's elements take whole bytes or a width
     /// that does not divide 8, or a buffer length is not
-    /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes).
+    /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes). When
+    /// `E(n)` is narrower than the type's values (`s8[21]{0:E(4)}`, int4 held
+    /// in `s8`), every value and the fill must fit in `n` bits, signed for a
+    /// signed type ([`RelayoutError::ValueOutOfRange`]), and a float type
+    /// cannot be narrowed at all ([`RelayoutError::NarrowedFloat`]).
     ///
     /// # Examples
     ///
