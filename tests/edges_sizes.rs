@@ -4,7 +4,9 @@
 //! match hand computation. The default test profile has overflow checks on, so
 //! any overflowing arithmetic on the way would panic here.
 
-use xla_layout::{layout, parse, ErrorKind, Layout, Span, StaticLayout};
+use xla_layout::{
+    layout, parse, ElementType, ErrorKind, Layout, LayoutBuilder, Span, StaticLayout, TileDim,
+};
 use xla_layout::{
     MAX_ELEMENT_BITS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS,
 };
@@ -134,7 +136,7 @@ fn products_at_the_edge_of_usize() {
         "u8[4294967296,4294967296]",
         "u8[4294967296,4294967296]{1,0:T(*,2)}",
         "u8[18446744073709551615]{0:T(2)}",
-        "u8[3,3]{1,0:T(18446744073709551615,2)}",
+        "u8[3,3]{1,0:T(9223372036854775807,4)}",
         "u8[18446744073709551615]{0:L(2)}",
     ] {
         assert_eq!(
@@ -150,12 +152,35 @@ fn tile_sizes_at_the_edges() {
         error("u8[3]{0:T(0)}"),
         (ErrorKind::TileDimZero { level: 1 }, "0")
     );
+    // XLA's tile dims are `int64`; `T(2^63)` would be its `*` marker there.
+    for big in ["9223372036854775808", "18446744073709551615"] {
+        assert_eq!(
+            error(&format!("u8[3]{{0:T({big})}}")),
+            (
+                ErrorKind::IntegerTooLarge {
+                    what: "tile dim",
+                    max: i64::MAX as u128
+                },
+                big
+            )
+        );
+    }
+    let built = LayoutBuilder::new(ElementType::U8, &[3])
+        .tile(&[TileDim::Size(MAX)])
+        .build();
+    assert!(matches!(
+        built.unwrap_err().first().kind(),
+        ErrorKind::IntegerTooLarge {
+            what: "tile dim",
+            ..
+        }
+    ));
     assert_eq!(
         error("u8[3]{0:T(18446744073709551616)}"),
         (
             ErrorKind::IntegerTooLarge {
                 what: "tile dim",
-                max: MAX as u128
+                max: i64::MAX as u128
             },
             "18446744073709551616"
         )
@@ -179,13 +204,14 @@ fn tile_sizes_at_the_edges() {
         }
         assert_eq!(l.storage_len(), 15);
     }
-    // One tile of usize::MAX slots: three elements, then padding to the end.
-    let l = ok("u8[3]{0:T(18446744073709551615)}");
-    assert_eq!(l.storage_len(), MAX);
+    // One tile of i64::MAX slots (XLA's largest tile dim): three elements,
+    // then padding to the end.
+    let l = ok("u8[3]{0:T(9223372036854775807)}");
+    assert_eq!(l.storage_len(), (1 << 63) - 1);
     at(&l, &[2], 2);
     assert_eq!(l.index_of(3), None);
     assert_eq!(l.index_of(MAX - 1), None);
-    let spec = "f32[3]{0:T(18446744073709551615)}";
+    let spec = "f32[3]{0:T(9223372036854775807)}";
     assert_eq!(
         error(spec),
         (ErrorKind::StorageOverflow { unit: "bytes" }, spec)
@@ -216,16 +242,12 @@ fn element_bits_at_the_edges() {
     assert_eq!(ok("f32[3]{0:E(128)}").storage_bytes(), 48);
     assert_eq!(ok("c128[3]{0:E(128)}").storage_bytes(), 48);
     assert_eq!(ok("s4[3]{0:E(4096)}").storage_bytes(), 1536);
-    assert_eq!(
-        error("f32[2]{0:E(1)}"),
-        (
-            ErrorKind::ElementBitsTooNarrow {
-                bits: 1,
-                element: xla_layout::ElementType::F32
-            },
-            "1"
-        )
-    );
+    // Narrower than the type, as XLA writes int4 values held in `s8`.
+    assert_eq!(ok("f32[2]{0:E(1)}").storage_bytes(), 1);
+    assert_eq!(ok("s8[21]{0:E(4)}").storage_bytes(), 11);
+    assert_eq!(ok("s8[3,7]{1,0:E(4)}").storage_bytes(), 11);
+    assert_eq!(ok("f32[4]{0:E(16)}").storage_bytes(), 8);
+    assert_eq!(ok("f32[3]{0:E(3)}").storage_bytes(), 2);
     let limit = ErrorKind::IntegerTooLarge {
         what: "`E(n)` element size in bits",
         max: u128::from(MAX_ELEMENT_BITS),
@@ -254,20 +276,20 @@ fn tail_alignment_and_memory_space_at_the_edges() {
     let l = ok("u8[2]{0:L(9223372036854775808)}");
     assert_eq!(l.storage_len(), 1 << 63);
     at(&l, &[1], 1);
-    assert_eq!(
-        ok("u8[2]{0:S(9223372036854775807)}").memory_space(),
-        i64::MAX as u64
-    );
-    assert_eq!(
-        error("u8[2]{0:S(9223372036854775808)}"),
-        (
-            ErrorKind::IntegerTooLarge {
-                what: "`S(n)` memory space",
-                max: i64::MAX as u128
-            },
-            "9223372036854775808"
-        )
-    );
+    // XLA keeps the memory space in a signed byte.
+    assert_eq!(ok("u8[2]{0:S(127)}").memory_space(), 127);
+    for big in ["128", "9223372036854775807", "9223372036854775808"] {
+        assert_eq!(
+            error(&format!("u8[2]{{0:S({big})}}")),
+            (
+                ErrorKind::IntegerTooLarge {
+                    what: "`S(n)` memory space",
+                    max: 127
+                },
+                big
+            )
+        );
+    }
 }
 
 fn repeat(item: &str, n: usize, sep: &str) -> String {
@@ -439,10 +461,10 @@ fn layout_macro_at_the_edges() {
     assert_eq!(U8_MAX, MAX - 1);
     assert_eq!(WIDE, 18_446_744_069_414_584_319);
     assert_eq!(TALL_TILE, (1 << 63) - 1);
-    let l = layout!("u8[3]{0:T(18446744073709551615)}");
+    let l = layout!("u8[3]{0:T(9223372036854775807)}");
     assert_eq!(
         (l.storage_len(), l.offset([2]), l.index_of(3)),
-        (MAX, 2, None)
+        ((1 << 63) - 1, 2, None)
     );
     let l = layout!("u8[9223372036854775807]{0:T(2)}");
     assert_eq!(l.index_of((1 << 63) - 1), None);
@@ -458,12 +480,7 @@ fn layout_macro_at_the_edges() {
         layout!("u8[2]{0:L(18446744073709551615)}").storage_len(),
         MAX
     );
-    assert_eq!(
-        layout!("u8[2]{0:S(9223372036854775807)}")
-            .runtime()
-            .memory_space(),
-        i64::MAX as u64
-    );
+    assert_eq!(layout!("u8[2]{0:S(127)}").runtime().memory_space(), 127);
     let l = layout!("f32[0,4294967296,4294967296]{2,1,0:T(2,2)}");
     assert_eq!((l.len(), l.storage_len(), l.index_of(0)), (0, 0, None));
     let l = layout!("f32[2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2]");

@@ -24,8 +24,18 @@ use xla_layout::{parse, ErrorKind, Layout, ParseError, TileDim, MAX_ERRORS};
 /// The fewest inputs one run feeds to `parse`.
 const MIN_INPUTS: usize = 100_000;
 
-/// Specs beside SPEC.md's golden ones, mutated alongside the generated ones.
-const EXTRA: &[&str] = &["f32[2,3]<0,1:L(4)>"];
+/// Specs beside SPEC.md's golden ones, mutated alongside the generated ones:
+/// what XLA writes beyond SPEC.md's examples (narrow `E(n)`, `T()`, `<=N`).
+const EXTRA: &[&str] = &[
+    "s8[21]{0:E(4)}",
+    "s8[3,7]{1,0:E(4)}",
+    "f32[]{:T()}",
+    "f32[3,4]{1,0:T()(2,2)}",
+    "f32[3,<=15]{1,0:T(2,2)}",
+    "s32[2,<=2,2]{2,0,1}",
+    "f6e3m2fn[16]{0:T(4)}",
+    "f32[2,3]<0,1:L(4)>",
+];
 
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
@@ -184,6 +194,12 @@ fn check_fields(g: &GenSpec, l: &Layout) -> Result<(), String> {
     };
     differ("type", l.element_type().name().into(), g.type_name.into());
     differ("dims", format!("{:?}", l.dims()), format!("{:?}", g.dims));
+    let dynamic: Vec<bool> = (0..l.rank()).map(|d| l.is_dynamic_dim(d)).collect();
+    differ(
+        "dynamic",
+        format!("{dynamic:?}"),
+        format!("{:?}", g.dynamic),
+    );
     differ(
         "minor_to_major",
         format!("{:?}", l.minor_to_major()),

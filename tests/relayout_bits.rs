@@ -234,3 +234,95 @@ fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
     }
     v
 }
+
+/// `E(n)` narrower than the type (int4 values held in `s8`, as XLA's GPU
+/// tests write them): values must fit in `n` bits, floats cannot be narrowed.
+#[test]
+fn narrowed_integer_layouts() {
+    use xla_layout::{ElementType, RelayoutError};
+    let values: Vec<i8> = (0..21).map(|i| (i % 16) - 8).collect();
+    for (narrowed, native) in [
+        ("s8[21]{0:E(4)}", "s4[21]{0:E(4)}"),
+        ("s32[3,7]{1,0:T(2,4)E(4)}", "s4[3,7]{1,0:T(2,4)E(4)}"),
+    ] {
+        let (l, n) = (parse(narrowed).unwrap(), parse(native).unwrap());
+        assert_eq!(l.storage_bytes(), n.storage_bytes(), "{narrowed}");
+        let (mut a, mut b) = (vec![0u8; l.storage_bytes()], vec![0u8; n.storage_bytes()]);
+        l.pack_bits(&values, &mut a).unwrap();
+        n.pack_bits(&values, &mut b).unwrap();
+        assert_eq!(a, b, "{narrowed}");
+        let mut back = vec![0i8; 21];
+        l.unpack_bits(&a, &mut back).unwrap();
+        assert_eq!(back, values, "{narrowed}: sign-extended back");
+    }
+
+    let l = parse("s8[21]{0:E(4)}").unwrap();
+    let mut storage = vec![0xa5u8; l.storage_bytes()];
+    let mut wide = values.clone();
+    wide[5] = 8;
+    let err = l.pack_bits(&wide, &mut storage).unwrap_err();
+    assert_eq!(
+        err,
+        RelayoutError::ValueOutOfRange {
+            position: Some(5),
+            element: ElementType::S8,
+            bits: 4
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "the value at position 5 does not fit in `E(4)`: `s8` stored in 4 bits holds -8 to 7"
+    );
+    assert!(
+        storage.iter().all(|&b| b == 0xa5),
+        "nothing written on error"
+    );
+    assert!(matches!(
+        l.pack_bits_with_fill(&values, &mut storage, 0x10),
+        Err(RelayoutError::ValueOutOfRange { position: None, .. })
+    ));
+    // 0xf as a fill is -1 for a signed type read back from 4 bits: refused too.
+    assert!(l.pack_bits_with_fill(&values, &mut storage, 0xf).is_err());
+    assert!(l.pack_bits_with_fill(&values, &mut storage, 0xff).is_ok());
+
+    let u = parse("u8[4]{0:E(2)}").unwrap();
+    let mut out = [0u8; 1];
+    u.pack_bits(&[0u8, 1, 2, 3], &mut out).unwrap();
+    assert_eq!(out, [0b11_10_01_00]);
+    assert_eq!(
+        u.pack_bits(&[0u8, 1, 2, 4], &mut out),
+        Err(RelayoutError::ValueOutOfRange {
+            position: Some(3),
+            element: ElementType::U8,
+            bits: 2
+        })
+    );
+    assert!(u.pack_bits(&[0i8, 1, -1, 2], &mut out).is_err());
+
+    for spec in ["f32[4]{0:E(4)}", "f8e4m3fn[4]{0:E(4)}", "bf16[4]{0:E(2)}"] {
+        let l = parse(spec).unwrap();
+        let err = l
+            .pack_bits(&[0u8; 4], &mut [0u8; 2][..l.storage_bytes()])
+            .unwrap_err();
+        assert!(
+            matches!(err, RelayoutError::NarrowedFloat { .. }),
+            "{spec}: {err:?}"
+        );
+        assert!(err.to_string().contains("cannot be narrowed"), "{err}");
+        let mut back = [0u8; 4];
+        assert!(l
+            .unpack_bits(&[0u8; 2][..l.storage_bytes()], &mut back)
+            .is_err());
+    }
+    // Whole-element methods refuse packed layouts, narrowed or not.
+    assert!(matches!(
+        l.pack(&values, &mut vec![0i8; l.storage_len()]),
+        Err(RelayoutError::PackedLayout { bits: 4 })
+    ));
+    // Widths that do not divide a byte stay refused by the `_bits` methods.
+    let odd = parse("s8[4]{0:E(3)}").unwrap();
+    assert_eq!(
+        odd.pack_bits(&[0i8; 4], &mut [0u8; 2]),
+        Err(RelayoutError::UnsupportedBits { bits: 3 })
+    );
+}

@@ -39,7 +39,8 @@ macro_rules! element_types {
                 match self { $(ElementType::$variant => $name),* }
             }
 
-            /// Bits one element occupies when no `E(n)` is written (`pred` takes a byte).
+            /// Bits one element occupies when no `E(n)` is written (`pred` takes a
+            /// byte, and so do the 6-bit floats, which XLA keeps one per byte).
             ///
             /// # Examples
             ///
@@ -52,7 +53,11 @@ macro_rules! element_types {
                 match self { $(ElementType::$variant => $bits),* }
             }
 
-            /// The narrowest `E(n)` that still holds a value (`pred` fits in one bit).
+            /// The bits that carry a value (`pred` fits in one bit, `f6e2m3fn` in six).
+            ///
+            /// XLA accepts any `E(n)`, narrower ones included (int4 values held in
+            /// `s8`); this is the width below which a value of the type itself
+            /// would not fit, which the bulk `_bits` methods check for integers.
             ///
             /// # Examples
             ///
@@ -89,6 +94,8 @@ element_types! {
     Bf16 => "bf16", 16, 16;
     F64 => "f64", 64, 64;
     F4e2m1fn => "f4e2m1fn", 4, 4;
+    F6e2m3fn => "f6e2m3fn", 8, 6;
+    F6e3m2fn => "f6e3m2fn", 8, 6;
     F8e3m4 => "f8e3m4", 8, 8;
     F8e4m3 => "f8e4m3", 8, 8;
     F8e4m3fn => "f8e4m3fn", 8, 8;
@@ -105,6 +112,18 @@ element_types! {
 pub(crate) const NON_ARRAY_TYPES: &[&str] = &["token", "opaque", "tuple"];
 
 impl ElementType {
+    /// `Some(true)` for signed integers, `Some(false)` for unsigned ones and
+    /// `pred`, `None` for floats and complex numbers, whose bits cannot be
+    /// narrowed without changing the value.
+    pub(crate) const fn integer_signedness(self) -> Option<bool> {
+        use ElementType as T;
+        match self {
+            T::S1 | T::S2 | T::S4 | T::S8 | T::S16 | T::S32 | T::S64 => Some(true),
+            T::Pred | T::U1 | T::U2 | T::U4 | T::U8 | T::U16 | T::U32 | T::U64 => Some(false),
+            _ => None,
+        }
+    }
+
     /// Looks a name up, ignoring ASCII case.
     ///
     /// # Examples

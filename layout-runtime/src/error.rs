@@ -137,11 +137,8 @@ pub enum ErrorKind {
     },
     /// A negative array dim.
     NegativeDim,
-    /// A dynamic dim, `?` or `<=N`.
-    DynamicDim {
-        /// `true` for `<=N`, `false` for `?`.
-        bounded: bool,
-    },
+    /// An unbounded dynamic dim `?` (a bounded one, `<=N`, is read as its bound).
+    UnboundedDim,
     /// More dims than [`MAX_RANK`](crate::MAX_RANK).
     RankTooLarge {
         /// The limit.
@@ -165,11 +162,6 @@ pub enum ErrorKind {
     MinorToMajorRepeated {
         /// The dim.
         value: usize,
-    },
-    /// `T()` with no dims.
-    EmptyTile {
-        /// 1-based tiling level.
-        level: usize,
     },
     /// A tile dim of `0`.
     TileDimZero {
@@ -214,13 +206,6 @@ pub enum ErrorKind {
     },
     /// `L(0)`.
     TailAlignmentZero,
-    /// `E(n)` narrower than the element type.
-    ElementBitsTooNarrow {
-        /// The `n` written.
-        bits: u32,
-        /// The element type.
-        element: ElementType,
-    },
     /// The same attribute written twice.
     DuplicateAttribute {
         /// The attribute's letter(s).
@@ -282,11 +267,8 @@ impl fmt::Display for ErrorKind {
                 write!(f, "{what} is too large; the largest allowed is {max}")
             }
             K::NegativeDim => f.write_str("array dims must not be negative"),
-            K::DynamicDim { bounded: true } => f.write_str(
-                "bounded dynamic dim `<=N` has no fixed layout; write the bound `N` as a static size",
-            ),
-            K::DynamicDim { bounded: false } => f.write_str(
-                "unbounded dynamic dim `?` has no fixed layout; write a static size",
+            K::UnboundedDim => f.write_str(
+                "unbounded dynamic dim `?` has no fixed layout; write a static size or a bound such as `<=128`",
             ),
             K::RankTooLarge { limit } => {
                 write!(f, "the shape has more than {limit} dims (the rank limit)")
@@ -310,10 +292,6 @@ impl fmt::Display for ErrorKind {
             K::MinorToMajorRepeated { value } => write!(
                 f,
                 "dim `{value}` appears twice in `minor_to_major`; each dim must appear exactly once"
-            ),
-            K::EmptyTile { level } => write!(
-                f,
-                "tile at level {level} is empty; write at least one dim, as in `T(8,128)`"
             ),
             K::TileDimZero { level } => {
                 write!(f, "tile dim `0` at level {level} must be positive or `*`")
@@ -344,11 +322,6 @@ impl fmt::Display for ErrorKind {
             K::TailAlignmentZero => {
                 f.write_str("`L(0)` is not an alignment; `L(n)` needs n of at least 1")
             }
-            K::ElementBitsTooNarrow { bits, element } => write!(
-                f,
-                "`E({bits})` is narrower than `{element}`, which needs at least {} bits",
-                element.min_bits()
-            ),
             K::DuplicateAttribute { name } => {
                 write!(f, "attribute `{name}` is written twice; write it once")
             }

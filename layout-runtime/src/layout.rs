@@ -26,6 +26,8 @@ pub struct Layout {
     pub(crate) element: ElementType,
     pub(crate) rank: u8,
     pub(crate) dims: [usize; MAX_RANK],
+    /// Bit `d` set: dim `d` is dynamic, written `<=N` and laid out at `N`.
+    pub(crate) dynamic: u16,
     pub(crate) minor_to_major: [usize; MAX_RANK],
     pub(crate) tiles: [Tile; MAX_TILING_LEVELS],
     pub(crate) levels: u8,
@@ -178,6 +180,36 @@ impl Layout {
     /// ```
     pub fn dim(&self, dim: isize) -> Option<usize> {
         crate::resolve_dim(self.rank(), dim).map(|d| self.dims[d])
+    }
+
+    /// Whether dim `dim` is dynamic: written `<=N`, its size at run time is
+    /// at most `N`. XLA allocates such a dim at its bound, so [`dims`](Self::dims)
+    /// holds `N` and every offset is the one of the static shape. `false`
+    /// for a dim past the rank.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[3,<=15]{1,0:T(2,2)}").unwrap();
+    /// assert!(l.is_dynamic_dim(1));
+    /// assert!(!l.is_dynamic_dim(0));
+    /// assert_eq!(l.dims(), &[3, 15]);
+    /// assert_eq!(l.to_string(), "f32[3,<=15]{1,0:T(2,2)}");
+    /// ```
+    pub fn is_dynamic_dim(&self, dim: usize) -> bool {
+        dim < self.rank() && self.dynamic & (1 << dim) != 0
+    }
+
+    /// Whether any dim is dynamic (see [`is_dynamic_dim`](Self::is_dynamic_dim)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert!(xla_layout::parse("s32[2,<=2,2]{2,0,1}").unwrap().is_dynamic());
+    /// assert!(!xla_layout::parse("s32[2,2,2]").unwrap().is_dynamic());
+    /// ```
+    pub fn is_dynamic(&self) -> bool {
+        self.dynamic != 0
     }
 
     /// `minor_to_major`: dims from fastest- to slowest-varying.
@@ -440,6 +472,7 @@ impl Layout {
         if let Some(bits) = self.element_bits {
             b = b.element_bits(bits);
         }
+        b.dynamic = self.dynamic;
         if self.rank > 0 {
             b = b.tile(&tile[..self.rank()]);
         }
@@ -489,6 +522,9 @@ impl fmt::Display for Layout {
         for (i, d) in self.dims().iter().enumerate() {
             if i > 0 {
                 f.write_str(",")?;
+            }
+            if self.is_dynamic_dim(i) {
+                f.write_str("<=")?;
             }
             write!(f, "{d}")?;
         }

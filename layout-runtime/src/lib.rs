@@ -23,6 +23,7 @@
 mod element;
 mod error;
 mod fold;
+pub mod hlo;
 mod layout;
 mod lexer;
 mod outside;
@@ -68,6 +69,9 @@ pub const MAX_TILED_RANK: usize = 64;
 pub const MAX_PROGRAM_STEPS: usize = 256;
 /// The most padding checks in one inverse program.
 pub const MAX_CHECKS: usize = MAX_TILING_LEVELS * MAX_TILE_RANK + 1;
+/// The largest `S(n)`: XLA keeps the memory space in a signed byte, so
+/// `S(128)` would come back from XLA as `S(-128)`.
+pub const MAX_MEMORY_SPACE: u64 = 127;
 /// The widest `E(n)`, in bits.
 pub const MAX_ELEMENT_BITS: u32 = 4096;
 

@@ -105,21 +105,22 @@ fn parse_dims(
     }
     loop {
         let start = lx.here();
+        let mut bounded = false;
         let size = if let Some(q) = lx.eat(b'?') {
-            soft.push(Error::new(ErrorKind::DynamicDim { bounded: false }, q));
+            soft.push(Error::new(ErrorKind::UnboundedDim, q));
             0
         } else if lx.eat(b'<').is_some() {
             lx.expect(b'=', "`<=` and a bound")?;
-            let (_, end) = lx.integer(
+            bounded = true;
+            // XLA allocates a bounded dim at its bound: the layout is the
+            // static one of that size. Its bounds are `int64`, where 2^63
+            // marks an unbounded dim: larger bounds are not bounds.
+            lx.integer(
                 "dim bound",
                 "the bound of the dynamic dim",
-                usize::MAX as u128,
-            )?;
-            soft.push(Error::new(
-                ErrorKind::DynamicDim { bounded: true },
-                Span::new(start, end.end),
-            ));
-            0
+                i64::MAX as u128,
+            )?
+            .0 as usize
         } else if lx.eat(b'-').is_some() {
             // Any magnitude: the sign alone is the mistake.
             let (_, end) = lx.number().ok_or_else(|| lx.unexpected("a dim size"))?;
@@ -132,6 +133,9 @@ fn parse_dims(
             lx.integer("dim", "a dim size or `]`", usize::MAX as u128)?
                 .0 as usize
         };
+        if bounded {
+            b.set_dynamic(b.rank());
+        }
         b.push_dim(size, Span::new(start, lx.end_of_last()));
         if lx.eat(b']').is_some() {
             return Ok(());
@@ -139,6 +143,10 @@ fn parse_dims(
         lx.expect(b',', "`,` or `]`")?;
     }
 }
+
+/// XLA keeps tile dims in `int64`, where `T(9223372036854775808)` wraps to
+/// its marker for `*`: larger sizes would mean something else there.
+pub(crate) const MAX_TILE_DIM: u128 = i64::MAX as u128;
 
 /// Attribute order as XLA prints it; `rank` compares positions.
 const ORDER: [&str; 4] = ["T", "L", "E", "S"];
@@ -220,13 +228,21 @@ fn parse_layout(
                     b.set_element_bits(v as u32, span);
                 }
                 _ => {
-                    let (v, _) = paren_int(lx, "`S(n)` memory space", i64::MAX as u128)?;
+                    let (v, _) = paren_int(
+                        lx,
+                        "`S(n)` memory space",
+                        u128::from(crate::MAX_MEMORY_SPACE),
+                    )?;
                     b.memory_space = v as u64;
                 }
             }
         } else if let Some((shown, why)) = unsupported(attr) {
             lx.expect(b'(', "`(`")?;
-            let group = lx.skip_group()?;
+            let mut group = lx.skip_group()?;
+            // `SC(0:10)(1:4,5)` writes one group per split: one mistake.
+            while lx.eat(b'(').is_some() {
+                group = lx.skip_group()?;
+            }
             soft.push(Error::new(
                 ErrorKind::UnsupportedAttribute { name: shown, why },
                 Span::new(start, group.end),
@@ -285,14 +301,10 @@ fn parse_tiles(
         let mut dims = [TileDim::Combine; MAX_TILE_RANK];
         let mut spans = [Span::default(); MAX_TILE_RANK];
         let mut n = 0usize;
-        if let Some(close) = lx.eat(b')') {
-            soft.push(Error::new(
-                ErrorKind::EmptyTile { level },
-                Span::new(open.start, close.end),
-            ));
-            continue;
-        }
-        loop {
+        // `T()` tiles no dims (XLA: "empty tile is valid HLO"), so it leaves
+        // the shape as it is.
+        let mut open_dims = lx.eat(b')').is_none();
+        while open_dims {
             let start = lx.here();
             let dim = if lx.eat(b'*').is_some() {
                 TileDim::Combine
@@ -304,7 +316,7 @@ fn parse_tiles(
                 ));
                 TileDim::Size(1)
             } else {
-                let (v, _) = lx.integer("tile dim", "a tile dim or `*`", usize::MAX as u128)?;
+                let (v, _) = lx.integer("tile dim", "a tile dim or `*`", MAX_TILE_DIM)?;
                 TileDim::Size(v as usize)
             };
             let span = Span::new(start, lx.end_of_last());
@@ -320,10 +332,10 @@ fn parse_tiles(
             dims[n] = dim;
             spans[n] = span;
             n += 1;
-            if lx.eat(b')').is_some() {
-                break;
+            open_dims = lx.eat(b')').is_none();
+            if open_dims {
+                lx.expect(b',', "`,` or `)`")?;
             }
-            lx.expect(b',', "`,` or `)`")?;
         }
         let whole = Span::new(open.start, lx.end_of_last());
         b.push_tile_with_spans(&dims[..n], &spans[..n], whole)

@@ -27,6 +27,8 @@ pub struct LayoutBuilder {
     pub(crate) element_span: Span,
     rank: usize,
     dims: [usize; MAX_RANK],
+    /// Bit `d` set: dim `d` was written `<=N`.
+    pub(crate) dynamic: u16,
     dim_spans: [Span; MAX_RANK],
     m2m_written: bool,
     m2m_count: usize,
@@ -62,6 +64,7 @@ impl LayoutBuilder {
             element_span: Span::default(),
             rank: 0,
             dims: [0; MAX_RANK],
+            dynamic: 0,
             dim_spans: [Span::default(); MAX_RANK],
             m2m_written: false,
             m2m_count: 0,
@@ -95,6 +98,18 @@ impl LayoutBuilder {
             ));
         }
         self.rank += 1;
+    }
+
+    pub(crate) fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Marks dim `d` as bounded dynamic; dims past the rank limit are
+    /// reported by `push_dim` already.
+    pub(crate) fn set_dynamic(&mut self, d: usize) {
+        if d < MAX_RANK {
+            self.dynamic |= 1 << d;
+        }
     }
 
     pub(crate) fn set_minor_to_major_written(&mut self) {
@@ -275,30 +290,18 @@ impl LayoutBuilder {
                 span,
             ));
         }
-        if self.memory_space > i64::MAX as u64 {
+        if self.memory_space > crate::MAX_MEMORY_SPACE {
             errors.push(Error::new(
                 ErrorKind::IntegerTooLarge {
                     what: "`S(n)` memory space",
-                    max: i64::MAX as u128,
+                    max: u128::from(crate::MAX_MEMORY_SPACE),
                 },
                 self.spec_span,
             ));
         }
-        let element_bits = match self.element_bits {
-            Some((bits, span)) if bits != 0 && bits < self.element.min_bits() => {
-                errors.push(Error::new(
-                    ErrorKind::ElementBitsTooNarrow {
-                        bits,
-                        element: self.element,
-                    },
-                    span,
-                ));
-                None
-            }
-            // XLA reads `E(0)` as "not set".
-            Some((0, _)) | None => None,
-            Some((bits, _)) => Some(bits),
-        };
+        // XLA reads `E(0)` as "not set"; any other width is taken as written,
+        // narrower than the type included (int4 values held in `s8`).
+        let element_bits = self.element_bits.map(|(b, _)| b).filter(|&b| b != 0);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -328,6 +331,7 @@ impl LayoutBuilder {
             element: self.element,
             rank: rank as u8,
             dims: self.dims,
+            dynamic: self.dynamic,
             minor_to_major: m2m,
             tiles: self.tiles,
             levels: self.levels as u8,
@@ -411,17 +415,19 @@ impl LayoutBuilder {
         for (i, tile) in self.tiles[..self.levels].iter().enumerate() {
             let level = i + 1;
             let spans = &self.tile_spans[i];
-            if tile.rank() == 0 {
-                errors.push(Error::new(
-                    ErrorKind::EmptyTile { level },
-                    self.level_spans[i],
-                ));
-                continue;
-            }
             for (j, d) in tile.dims().iter().enumerate() {
                 match d {
                     TileDim::Size(0) => {
                         errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j]));
+                    }
+                    TileDim::Size(n) if *n as u128 > crate::parser::MAX_TILE_DIM => {
+                        errors.push(Error::new(
+                            ErrorKind::IntegerTooLarge {
+                                what: "tile dim",
+                                max: crate::parser::MAX_TILE_DIM,
+                            },
+                            spans[j],
+                        ));
                     }
                     TileDim::Combine if j + 1 == tile.rank() => {
                         errors.push(Error::new(ErrorKind::CombineMostMinor { level }, spans[j]));

@@ -168,9 +168,9 @@ impl RefLayout {
             seen[dim] = true;
         }
         for tile in &self.tiles {
-            assert!(!tile.is_empty(), "empty tile");
+            // An empty tile (`T()`) tiles no dims: valid, and a no-op.
             assert!(
-                matches!(tile.last(), Some(Some(_))),
+                tile.is_empty() || matches!(tile.last(), Some(Some(_))),
                 "`*` in the most minor tile position"
             );
             assert!(!tile.contains(&Some(0)), "tile size 0");
@@ -287,7 +287,7 @@ const MAX_RANDOM_SLOTS: usize = 4096;
 
 /// The shape one tiling level produces from `shape`, by shape arithmetic only.
 /// Used to pick tile lengths and reject large layouts without materialising.
-fn tiled_shape(shape: &[usize], tile: &[RefTileDim]) -> Vec<usize> {
+pub fn tiled_shape(shape: &[usize], tile: &[RefTileDim]) -> Vec<usize> {
     let mut shape = shape.to_vec();
     while shape.len() < tile.len() {
         shape.insert(0, 1);

@@ -3,8 +3,9 @@
 //!
 //! The generator walks SPEC.md §1 and writes specs that are valid by
 //! construction: any element type in any case, optional white space between
-//! tokens, `{}` or `<>`, a `minor_to_major` permutation, tiling levels with `*`
-//! (never most minor), and `L`, `E`, `S` in XLA's order. Next to the text it
+//! tokens, `{}` or `<>`, bounded dynamic dims `<=N`, a `minor_to_major`
+//! permutation, tiling levels with `*` (never most minor) and empty ones
+//! (`T()`), and `L`, `E` (narrower than the type too), `S` in XLA's order. Next to the text it
 //! keeps what the text means, so a test can check the parsed layout field by
 //! field and the canonical form it should print.
 //!
@@ -22,7 +23,7 @@ use std::fmt::Write as _;
 
 pub use super::rng::Rng;
 
-/// XLA's element types: canonical name, storage bits, narrowest `E(n)`.
+/// XLA's element types: canonical name, storage bits, bits of a value.
 pub const ELEMENTS: &[(&str, u32, u32)] = &[
     ("pred", 8, 1),
     ("s1", 1, 1),
@@ -44,6 +45,8 @@ pub const ELEMENTS: &[(&str, u32, u32)] = &[
     ("bf16", 16, 16),
     ("f64", 64, 64),
     ("f4e2m1fn", 4, 4),
+    ("f6e2m3fn", 8, 6),
+    ("f6e3m2fn", 8, 6),
     ("f8e3m4", 8, 8),
     ("f8e4m3", 8, 8),
     ("f8e4m3fn", 8, 8),
@@ -165,8 +168,10 @@ pub struct GenSpec {
     pub type_name: &'static str,
     /// Storage bits of the element type (no `E(n)`).
     pub type_bits: u32,
-    /// Logical dims in written order.
+    /// Logical dims in written order (a bounded dynamic dim at its bound).
     pub dims: Vec<usize>,
+    /// Which dims are written `<=N`.
+    pub dynamic: Vec<bool>,
     /// The effective `minor_to_major` (row-major when none is written).
     pub minor_to_major: Vec<usize>,
     /// One entry per tiling level, major to minor; `None` is `*`.
@@ -204,11 +209,7 @@ impl GenSpec {
         if self.memory_space != 0 {
             let _ = write!(attrs, "S({})", self.memory_space);
         }
-        let mut text = format!(
-            "{}[{}]",
-            self.type_name,
-            join(self.dims.iter().map(ToString::to_string))
-        );
+        let mut text = format!("{}[{}]", self.type_name, join(self.dim_texts()));
         if self.dims.is_empty() && attrs.is_empty() {
             return text;
         }
@@ -220,6 +221,14 @@ impl GenSpec {
         }
         text.push('}');
         text
+    }
+
+    /// Each dim as written: `N`, or `<=N` for a bounded dynamic dim.
+    pub fn dim_texts(&self) -> impl Iterator<Item = String> + '_ {
+        self.dims
+            .iter()
+            .zip(&self.dynamic)
+            .map(|(d, &dy)| if dy { format!("<={d}") } else { d.to_string() })
     }
 
     /// The number of elements, exactly (saturating at `u128::MAX`, far above
@@ -346,8 +355,9 @@ fn gen_tile(rng: &mut Rng) -> usize {
         0..=27 => 1 + rng.pick(4),
         28..=33 => 1 + rng.pick(9),
         34..=37 => *rng.choose(&[8, 32, 128, 1024]),
-        38 => 1 << rng.pick(64),
-        _ => usize::MAX - rng.pick(2),
+        38 => 1 << rng.pick(63),
+        // XLA's tile dims are `int64`: the largest is `i64::MAX`.
+        _ => i64::MAX as usize - rng.pick(2),
     }
 }
 
@@ -382,7 +392,12 @@ fn gen_tiles(rng: &mut Rng, rank: usize) -> Vec<Vec<Option<usize>>> {
     let mut tiles = Vec::new();
     let mut tiled_rank = rank;
     for _ in 0..levels {
-        let len = 1 + rng.pick((tiled_rank + 2).min(16));
+        // Sometimes `T()`, which tiles no dims.
+        let len = if rng.one_in(15) {
+            0
+        } else {
+            1 + rng.pick((tiled_rank + 2).min(16))
+        };
         let tile: Vec<Option<usize>> = (0..len)
             .map(|j| (j + 1 == len || !rng.one_in(5)).then(|| gen_tile(rng)))
             .collect();
@@ -406,6 +421,11 @@ pub fn generate(rng: &mut Rng) -> GenSpec {
         _ => 1 + rng.pick(5),
     };
     let dims: Vec<usize> = (0..rank).map(|_| gen_dim(rng)).collect();
+    // XLA's bounds are `int64`; 2^63 there means `?`.
+    let dynamic: Vec<bool> = dims
+        .iter()
+        .map(|&d| rng.one_in(12) && i64::try_from(d).is_ok())
+        .collect();
     let mut minor_to_major: Vec<usize> = (0..rank).rev().collect();
     if rng.one_in(2) {
         for i in (1..rank).rev() {
@@ -420,15 +440,17 @@ pub fn generate(rng: &mut Rng) -> GenSpec {
         1 => usize::MAX,
         _ => *rng.choose(&[2, 3, 4, 8, 16, 128, 1024]),
     });
-    let bits = rng.one_in(8).then(|| match rng.pick(5) {
+    let bits = rng.one_in(8).then(|| match rng.pick(6) {
         0 => 0,
         1 => min_bits,
         2 => 4096,
+        // Narrower than the type, as XLA's int4-in-`s8` layouts.
+        3 => 1 + rng.pick(type_bits as usize) as u32,
         _ => (min_bits + rng.pick(64) as u32).min(4096),
     });
     let space = rng.one_in(10).then(|| match rng.pick(4) {
         0 => 0,
-        1 => i64::MAX as u64,
+        1 => 127,
         _ => rng.pick(8) as u64,
     });
     let mut g = GenSpec {
@@ -436,6 +458,7 @@ pub fn generate(rng: &mut Rng) -> GenSpec {
         type_name,
         type_bits,
         dims,
+        dynamic,
         minor_to_major,
         tiles,
         tail_alignment: tail.unwrap_or(1),
@@ -460,7 +483,7 @@ fn write_text(rng: &mut Rng, g: &GenSpec, written: &[(&str, Option<String>); 3])
     }
     text.push_str(&any_case(rng, g.type_name));
     put(rng, &mut text, "[");
-    put_list(rng, &mut text, g.dims.iter().map(ToString::to_string));
+    put_list(rng, &mut text, g.dim_texts());
     put(rng, &mut text, "]");
     let rank = g.dims.len();
     let has_attrs = !g.tiles.is_empty() || written.iter().any(|(_, v)| v.is_some());

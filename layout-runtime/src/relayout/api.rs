@@ -198,7 +198,11 @@ impl Layout {
     ///
     /// [`RelayoutError`] if the layout's elements take whole bytes or a width
     /// that does not divide 8, or a buffer length is not
-    /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes).
+    /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes). When
+    /// `E(n)` is narrower than the type's values (`s8[21]{0:E(4)}`, int4 held
+    /// in `s8`), every value and the fill must fit in `n` bits, signed for a
+    /// signed type ([`RelayoutError::ValueOutOfRange`]), and a float type
+    /// cannot be narrowed at all ([`RelayoutError::NarrowedFloat`]).
     ///
     /// # Examples
     ///
@@ -238,6 +242,7 @@ impl Layout {
     ) -> Result<(), RelayoutError> {
         let bits = self.check_bits()?;
         self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
+        self.check_narrowed_values(bits, logical_row_major, fill)?;
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
         let mut v = PackBits {
             dst: storage,
@@ -430,10 +435,52 @@ impl Layout {
 
     fn check_bits(&self) -> Result<Bits, RelayoutError> {
         let bits = self.element_bits();
-        if bits >= 8 {
+        if bits % 8 == 0 {
             return Err(RelayoutError::NotPacked { bits });
         }
-        Bits::new(bits).ok_or(RelayoutError::UnsupportedBits { bits })
+        let packed = Bits::new(bits).ok_or(RelayoutError::UnsupportedBits { bits })?;
+        if self.is_narrowed() && self.element.integer_signedness().is_none() {
+            return Err(RelayoutError::NarrowedFloat {
+                element: self.element,
+                bits,
+            });
+        }
+        Ok(packed)
+    }
+
+    /// `E(n)` narrower than the element type's values, as in `s8[21]{0:E(4)}`
+    /// (`pred[8]{0:E(1)}` is not: a `pred` is one bit).
+    fn is_narrowed(&self) -> bool {
+        self.element_bits() < self.element.min_bits()
+    }
+
+    /// In a narrowed layout every value, and the fill, must survive the trip
+    /// through `n` bits: truncating an `s8` that is not an int4 would lose data.
+    fn check_narrowed_values<T: BitElement>(
+        &self,
+        bits: Bits,
+        values: &[T],
+        fill: u8,
+    ) -> Result<(), RelayoutError> {
+        let Some(signed) = self
+            .element
+            .integer_signedness()
+            .filter(|_| self.is_narrowed())
+        else {
+            return Ok(());
+        };
+        let out_of_range = |position| RelayoutError::ValueOutOfRange {
+            position,
+            element: self.element,
+            bits: bits.n,
+        };
+        if let Some(p) = values.iter().position(|v| !bits.holds(v.to_bits(), signed)) {
+            return Err(out_of_range(Some(p)));
+        }
+        if !bits.holds(fill, signed) {
+            return Err(out_of_range(None));
+        }
+        Ok(())
     }
 
     fn check_lengths(

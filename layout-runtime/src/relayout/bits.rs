@@ -88,6 +88,17 @@ impl Bits {
         })
     }
 
+    /// Whether `raw` reads back unchanged from its low `n` bits: zero-extended
+    /// for an unsigned element type, sign-extended for a signed one.
+    #[inline]
+    pub(crate) fn holds(self, raw: u8, signed: bool) -> bool {
+        if signed {
+            i8::from_bits(raw & self.mask, self.n).to_ne_bytes()[0] == raw
+        } else {
+            raw & !self.mask == 0
+        }
+    }
+
     #[inline]
     fn get(self, bytes: &[u8], slot: usize) -> u8 {
         let shift = (slot % self.per) as u32 * self.n;

@@ -57,6 +57,24 @@ pub enum RelayoutError {
         /// Bits per element.
         bits: u32,
     },
+    /// A `_bits` method on a float type narrowed by `E(n)` (`f32[4]{0:E(4)}`):
+    /// its bits cannot be cut without changing every value.
+    NarrowedFloat {
+        /// The element type.
+        element: ElementType,
+        /// Bits per element (`E(n)`).
+        bits: u32,
+    },
+    /// A value (or the fill) that does not fit the `n` bits of a narrowed
+    /// integer layout such as `s8[21]{0:E(4)}`.
+    ValueOutOfRange {
+        /// Row-major position of the first such value; `None` for the fill.
+        position: Option<usize>,
+        /// The element type, whose signedness sets the range.
+        element: ElementType,
+        /// Bits per element (`E(n)`).
+        bits: u32,
+    },
     /// `convert` between layouts of different ranks.
     RankMismatch {
         /// Rank of the source layout.
@@ -120,6 +138,29 @@ impl fmt::Display for RelayoutError {
                 f,
                 "packed elements of {bits} bits are not supported; `E(1)`, `E(2)` and `E(4)` are"
             ),
+            RelayoutError::NarrowedFloat { element, bits } => write!(
+                f,
+                "`{element}` elements cannot be narrowed to `E({bits})`: cutting a float's bits changes its value"
+            ),
+            RelayoutError::ValueOutOfRange {
+                position,
+                element,
+                bits,
+            } => {
+                let (lo, hi) = if element.integer_signedness() == Some(true) {
+                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+                } else {
+                    (0, (1i64 << bits) - 1)
+                };
+                match position {
+                    Some(p) => write!(f, "the value at position {p}")?,
+                    None => f.write_str("the fill value")?,
+                }
+                write!(
+                    f,
+                    " does not fit in `E({bits})`: `{element}` stored in {bits} bits holds {lo} to {hi}"
+                )
+            }
             RelayoutError::RankMismatch { from, to } => {
                 write!(f, "cannot convert between rank {from} and rank {to}")
             }

@@ -1,0 +1,384 @@
+//! See a layout: its shapes, sizes and padding, a picture of its offsets,
+//! the documents' worked example for one index or offset, an SVG picture,
+//! the TPU tiling for a shape, or the layout as C; or tally every array
+//! shape of a whole HLO dump.
+//!
+//! Installed with `cargo install xla-layout --features cli` (or `--path .`),
+//! or run from a checkout as an example:
+//!
+//! ```sh
+//! cargo run --example explain -- 'f32[3,5]{1,0:T(2,2)}'
+//! cargo run --example explain -- 'f32[3,5]{1,0:T(2,2)}' --index 2,3
+//! cargo run --example explain -- 'f32[3,5]{1,0:T(2,2)}' --offset 9
+//! cargo run --example explain -- 'bf16[4,8]{1,0:T(2,4)(2,1)}' --svg fig2.svg
+//! cargo run --example explain -- 'f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}' --slice 1,3,:,:,0
+//! cargo run --example explain -- --tpu 'bf16[3,1000]'
+//! cargo run --example explain -- --c 'f32[3,5]{1,0:T(2,2)}' > layout.c
+//! cargo run --example explain -- --hlo module.txt
+//! cargo run --example explain -- --hlo module.txt --tsv
+//! ```
+//!
+//! Exit status: 0 on success, 2 for a bad spec or bad arguments (with the
+//! same message and caret excerpt `layout!` gives), 1 if a file cannot be
+//! read or written.
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::process::ExitCode;
+
+use xla_layout::render::{CCode, Grid, IndexSteps, Memory, OffsetSteps, Slice, Summary, Svg};
+use xla_layout::tpu::{tpu_layout_like, tpu_rule};
+
+const USAGE: &str = "\
+usage: explain [OPTIONS] <SPEC>
+       explain --hlo FILE [--tsv]
+
+Shows an XLA layout such as 'f32[3,5]{1,0:T(2,2)}': its shapes, storage and
+padding, and a grid of the offsets of a 2-D slice, tiles outlined.
+
+With --hlo, reads a whole HLO module as XLA dumps it (FILE `-` is stdin) and
+prints one row per distinct array shape that instructions produce: how often,
+the storage and padding bytes of one such array, and the padding share, most
+padding in total first, then the totals.
+
+options:
+  --index I,J,...   the offset of one index, step by step
+  --offset N        the index stored at slot N, step by step, or why it is padding
+  --slice A,:,B,:   the 2-D slice to draw: `:` marks the drawn dims
+  --svg FILE        also write the picture as SVG to FILE
+  --tpu             SPEC is a shape such as 'bf16[3,1000]': use the TPU tiling
+  --c               print the layout as a C99/CUDA translation unit instead
+  --hlo FILE        tally the array shapes of an HLO module instead of one SPEC
+  --tsv             with --hlo: spec, occurrences, storage_bytes, padding_bytes
+                    (bytes of one array), tab-separated, for scripts
+  --prefix NAME     function name prefix for --c (default xla_layout)
+  --color WHEN      auto, always or never (auto: on a terminal, unless NO_COLOR is set)
+  -h, --help        this text
+";
+
+/// What the command line asks for.
+#[derive(Default)]
+struct Args {
+    spec: Option<String>,
+    index: Option<String>,
+    offset: Option<String>,
+    slice: Option<String>,
+    svg: Option<std::path::PathBuf>,
+    tpu: bool,
+    c: bool,
+    hlo: Option<std::path::PathBuf>,
+    tsv: bool,
+    prefix: Option<String>,
+    colour: Option<bool>,
+}
+
+/// A failure, already worded for the user, and the exit status it gives.
+struct Failure(String, u8);
+
+fn usage_error(message: impl std::fmt::Display) -> Failure {
+    Failure(format!("error: {message}\n\n{USAGE}"), 2)
+}
+
+fn parse_args() -> Result<Option<Args>, Failure> {
+    use lexopt::prelude::*;
+    let mut args = Args::default();
+    let mut parser = lexopt::Parser::from_env();
+    let value = |p: &mut lexopt::Parser| -> Result<String, Failure> {
+        p.value()
+            .map_err(usage_error)?
+            .into_string()
+            .map_err(|v| usage_error(format!("{v:?} is not valid UTF-8")))
+    };
+    while let Some(arg) = parser.next().map_err(usage_error)? {
+        match arg {
+            Short('h') | Long("help") => return Ok(None),
+            Long("index") => args.index = Some(value(&mut parser)?),
+            Long("offset") => args.offset = Some(value(&mut parser)?),
+            Long("slice") => args.slice = Some(value(&mut parser)?),
+            Long("svg") => args.svg = Some(parser.value().map_err(usage_error)?.into()),
+            Long("tpu") => args.tpu = true,
+            Long("c") => args.c = true,
+            Long("hlo") => args.hlo = Some(parser.value().map_err(usage_error)?.into()),
+            Long("tsv") => args.tsv = true,
+            Long("prefix") => args.prefix = Some(value(&mut parser)?),
+            Long("color" | "colour") => {
+                args.colour = match value(&mut parser)?.as_str() {
+                    "always" => Some(true),
+                    "never" => Some(false),
+                    "auto" => None,
+                    other => {
+                        return Err(usage_error(format!(
+                            "`--color {other}`: expected auto, always or never"
+                        )))
+                    }
+                };
+            }
+            Value(v) if args.spec.is_none() => {
+                args.spec = Some(
+                    v.into_string()
+                        .map_err(|v| usage_error(format!("{v:?} is not valid UTF-8")))?,
+                );
+            }
+            other => return Err(usage_error(other.unexpected())),
+        }
+    }
+    Ok(Some(args))
+}
+
+/// Comma-separated numbers, as in `--index 2,3`; empty means a scalar's `()`.
+fn numbers(text: &str, what: &str) -> Result<Vec<usize>, Failure> {
+    let text = text.trim().trim_start_matches('(').trim_end_matches(')');
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',')
+        .map(|n| {
+            n.trim().parse().map_err(|_| {
+                usage_error(format!("{what} `{text}`: `{}` is not a number", n.trim()))
+            })
+        })
+        .collect()
+}
+
+fn run() -> Result<(), Failure> {
+    let Some(args) = parse_args()? else {
+        print!("{USAGE}");
+        return Ok(());
+    };
+    if let Some(path) = &args.hlo {
+        return run_hlo(path, &args);
+    }
+    if args.tsv {
+        return Err(usage_error("--tsv goes with --hlo"));
+    }
+    let Some(spec) = args.spec.as_deref() else {
+        return Err(usage_error("no spec given"));
+    };
+    // The very function `layout!` calls, so the message is the macro's.
+    let parsed = xla_layout::parse(spec).map_err(|e| Failure(e.report(spec).to_string(), 2))?;
+    let colour = args.colour.unwrap_or_else(|| {
+        std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+    });
+    // The whole report, written at once; writing to a `String` cannot fail.
+    let mut out = String::new();
+    let layout = if args.tpu {
+        let chosen = tpu_layout_like(&parsed).map_err(|e| Failure(e.to_string(), 2))?;
+        let _ = writeln!(
+            out,
+            "TPU tiling (SPEC.md section 6) for {}[{}]:\n  {chosen}\n  rule: {}",
+            parsed.element_type(),
+            join(parsed.dims()),
+            tpu_rule(&parsed)
+        );
+        let untiled = xla_layout::LayoutBuilder::new(parsed.element_type(), parsed.dims())
+            .minor_to_major(parsed.minor_to_major())
+            .build()
+            .map_err(|e| Failure(e.to_string(), 2))?;
+        let _ = writeln!(
+            out,
+            "  cost: {} bytes tiled, {} bytes untiled, {} bytes of padding\n",
+            chosen.storage_bytes(),
+            untiled.storage_bytes(),
+            chosen
+                .storage_bytes()
+                .saturating_sub(untiled.storage_bytes())
+        );
+        chosen
+    } else {
+        parsed
+    };
+    if args.c {
+        let prefix = args.prefix.as_deref().unwrap_or("xla_layout");
+        let code = CCode::with_prefix(&layout, prefix)
+            .ok_or_else(|| usage_error(format!("`--prefix {prefix}` is not a C identifier")))?;
+        print!("{code}");
+        return Ok(());
+    }
+    let slice = match &args.slice {
+        Some(text) => Slice::parse(&layout, text)
+            .map_err(|e| usage_error(format!("--slice `{text}`: {e}")))?,
+        None => Slice::default_for(&layout),
+    };
+    let _ = write!(
+        out,
+        "{}\n{}\n{}",
+        Summary::new(&layout),
+        Grid::new(&layout).slice(slice).colour(colour),
+        Memory::new(&layout).colour(colour)
+    );
+    if let Some(text) = &args.index {
+        let index = numbers(text, "--index")?;
+        let steps = IndexSteps::new(&layout, &index).ok_or_else(|| {
+            usage_error(format!(
+                "--index `{text}` is not an index of {layout}: give {} numbers below [{}]",
+                layout.rank(),
+                join(layout.dims())
+            ))
+        })?;
+        let _ = write!(out, "\n{steps}");
+    }
+    if let Some(text) = &args.offset {
+        let offset = text
+            .trim()
+            .parse()
+            .map_err(|_| usage_error(format!("--offset `{text}` is not a number")))?;
+        if offset >= layout.storage_len() {
+            return Err(usage_error(format!(
+                "--offset {offset} is past the storage ({} slots)",
+                layout.storage_len()
+            )));
+        }
+        let _ = write!(out, "\n{}", OffsetSteps::new(&layout, offset));
+    }
+    if let Some(path) = &args.svg {
+        let svg = Svg::new(&layout).slice(slice).to_string();
+        std::fs::write(path, svg)
+            .map_err(|e| Failure(format!("error: cannot write {}: {e}", path.display()), 1))?;
+        let _ = writeln!(out, "\nwrote {}", path.display());
+    }
+    // A closed pipe (`| head`) is not an error worth a message.
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    Ok(())
+}
+
+fn join(dims: &[usize]) -> String {
+    dims.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn run_hlo(path: &std::path::Path, args: &Args) -> Result<(), Failure> {
+    if let Some(spec) = &args.spec {
+        return Err(usage_error(format!(
+            "`{spec}`: --hlo reads its shapes from the file; give no SPEC"
+        )));
+    }
+    let text = read_hlo(path)?;
+    let _ = std::io::stdout().write_all(hlo_report(&text, args.tsv).as_bytes());
+    Ok(())
+}
+
+fn read_hlo(path: &std::path::Path) -> Result<String, Failure> {
+    let read = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(path)
+    };
+    read.map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display()), 1))
+}
+
+/// One distinct array shape of a module and what its arrays cost.
+struct Row {
+    spec: String,
+    count: u64,
+    storage: u64,
+    padding: u64,
+}
+
+/// The tally `--hlo` prints: one row per distinct shape that instructions
+/// produce (each buffer once, not again beside every use), most padding in
+/// total first. Shapes the library refuses are listed after, with the reason.
+fn hlo_report(text: &str, tsv: bool) -> String {
+    use std::collections::HashMap;
+    let results = xla_layout::hlo::shapes(text).any(|s| s.is_result());
+    let mut rows: HashMap<String, Row> = HashMap::new();
+    let mut refused: HashMap<&str, (u64, String)> = HashMap::new();
+    for shape in xla_layout::hlo::shapes(text).filter(|s| s.is_result() || !results) {
+        match shape.layout() {
+            Ok(l) => {
+                let spec = l.to_string();
+                let data = (l.len() as u128 * u128::from(l.element_bits())).div_ceil(8);
+                let storage = l.storage_bytes() as u64;
+                let padding = u128::from(storage).saturating_sub(data) as u64;
+                rows.entry(spec.clone())
+                    .or_insert(Row {
+                        spec,
+                        count: 0,
+                        storage,
+                        padding,
+                    })
+                    .count += 1;
+            }
+            Err(e) => {
+                refused
+                    .entry(shape.text())
+                    .or_insert_with(|| (0, e.first().to_string()))
+                    .0 += 1;
+            }
+        }
+    }
+    let mut rows: Vec<Row> = rows.into_values().collect();
+    let total = |r: &Row, each: u64| u128::from(r.count) * u128::from(each);
+    rows.sort_by(|a, b| {
+        total(b, b.padding)
+            .cmp(&total(a, a.padding))
+            .then_with(|| a.spec.cmp(&b.spec))
+    });
+    let mut refused: Vec<_> = refused.into_iter().collect();
+    refused.sort();
+    let mut out = String::new();
+    if tsv {
+        for r in &rows {
+            let _ = writeln!(out, "{}\t{}\t{}\t{}", r.spec, r.count, r.storage, r.padding);
+        }
+        for (text, (count, why)) in &refused {
+            eprintln!("explain: refused `{text}` ({count}x): {why}");
+        }
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{:>6}  {:>14}  {:>14}  {:>7}  spec",
+        "count", "bytes each", "padding each", "padding"
+    );
+    let (mut storage, mut padding, mut arrays) = (0u128, 0u128, 0u64);
+    for r in &rows {
+        let _ = writeln!(
+            out,
+            "{:>6}  {:>14}  {:>14}  {:>7}  {}",
+            r.count,
+            r.storage,
+            r.padding,
+            share(u128::from(r.padding), u128::from(r.storage)),
+            r.spec
+        );
+        storage += total(r, r.storage);
+        padding += total(r, r.padding);
+        arrays += r.count;
+    }
+    let _ = writeln!(
+        out,
+        "{arrays:>6}  {storage:>14}  {padding:>14}  {:>7}  total: {} distinct shapes",
+        share(padding, storage),
+        rows.len()
+    );
+    if !refused.is_empty() {
+        let _ = writeln!(out, "\nrefused shapes (not counted above):");
+        for (text, (count, why)) in &refused {
+            let _ = writeln!(out, "{count:>6}  {text}: {why}");
+        }
+    }
+    out
+}
+
+/// `part` as a percentage of `whole`, one decimal.
+fn share(part: u128, whole: u128) -> String {
+    if whole == 0 {
+        return "-".into();
+    }
+    let tenths = (part * 1000 + whole / 2) / whole;
+    format!("{}.{}%", tenths / 10, tenths % 10)
+}
+
+/// The command, for the installed binary and for the example alike.
+pub fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message, status)) => {
+            eprintln!("{message}");
+            ExitCode::from(status)
+        }
+    }
+}

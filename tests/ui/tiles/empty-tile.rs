@@ -1,4 +1,0 @@
-// `T()` has no dims.
-fn main() {
-    let _ = xla_layout::layout!("f32[8,8]{1,0:T(2,2)()}");
-}
