@@ -291,11 +291,20 @@ fn median_of(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// One row of the summary table: case, operation, goal, ratio to `memcpy`.
+type Row = (String, String, f64, f64);
+
 /// Measures each operation of one case interleaved with `memcpy` of `bytes`,
 /// round after round, so that load from elsewhere on the machine hits both
 /// alike; prints the median seconds and the median per-round ratio
 /// `memcpy time / operation time` (1.0 is memcpy bandwidth).
-fn measure(case: &str, bytes: usize, ops: &mut [(&str, &mut dyn FnMut())]) {
+fn measure(
+    rows: &mut Vec<Row>,
+    case: &str,
+    goal: f64,
+    bytes: usize,
+    ops: &mut [(&str, &mut dyn FnMut())],
+) {
     const ROUNDS: usize = 11;
     let src = data(bytes, |i| i as u8);
     let mut dst = vec![0u8; bytes];
@@ -314,96 +323,115 @@ fn measure(case: &str, bytes: usize, ops: &mut [(&str, &mut dyn FnMut())]) {
         }
     }
     for (k, (name, _)) in ops.iter().enumerate() {
+        let ratio = median_of(ratios[k].clone());
         println!(
-            "{case} {name} {:.6} memcpy_ratio {:.2}",
+            "{case} {name} {:.6} memcpy_ratio {ratio:.2}",
             median_of(seconds[k].clone()),
-            median_of(ratios[k].clone())
         );
+        rows.push((case.to_owned(), (*name).to_owned(), goal, ratio));
     }
 }
 
-/// One `case operation seconds memcpy_ratio r` line per measurement (see
-/// the module docs).
-fn timings() {
-    for (case, spec) in [
-        ("f32_8x128", "f32[4096,4096]{1,0:T(8,128)}"),
-        ("f32_ragged_4093", "f32[4093,4093]{1,0:T(8,128)}"),
-    ] {
-        let l = parse(spec).unwrap();
-        let src = data(l.len(), |i| i as f32);
-        let (mut out, mut storage) = (vec![0.0f32; l.storage_len()], vec![0.0f32; l.storage_len()]);
-        l.pack(&src, &mut storage).unwrap();
-        let mut back = vec![0.0f32; l.len()];
-        let bytes = l.len() * 4;
-        measure(
-            case,
-            bytes,
-            &mut [
-                ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
-                ("unpack", &mut || {
-                    l.unpack(black_box(&storage), &mut back).unwrap();
-                }),
-            ],
-        );
-    }
-    let l = parse("bf16[4096,8192]{1,0:T(8,128)(2,1)}").unwrap();
-    let src = data(l.len(), |i| i as u16);
-    let (mut out, mut storage) = (vec![0u16; l.storage_len()], vec![0u16; l.storage_len()]);
-    l.pack(&src, &mut storage).unwrap();
-    let mut back = vec![0u16; l.len()];
-    measure(
-        "bf16_8x128_2x1",
-        l.len() * 2,
-        &mut [
-            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
-            ("unpack", &mut || {
-                l.unpack(black_box(&storage), &mut back).unwrap();
-            }),
-        ],
-    );
-    drop((src, storage, back));
+/// Goals as fractions of `memcpy`: whole elements copied in order,
+/// 8-bit and sub-byte interleaves, and permutations.
+const WHOLE: f64 = 0.9;
+const NARROW: f64 = 0.75;
+const PERMUTED: f64 = 0.6;
 
-    let l = parse("s8[8192,8192]{1,0:T(8,128)(4,1)}").unwrap();
-    let src = data(l.len(), |i| i as i8);
-    let (mut out, mut storage) = (vec![0i8; l.storage_len()], vec![0i8; l.storage_len()]);
-    l.pack(&src, &mut storage).unwrap();
-    let mut back = vec![0i8; l.len()];
-    measure(
-        "s8_8x128_4x1",
-        l.len(),
-        &mut [
-            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
-            ("unpack", &mut || {
-                l.unpack(black_box(&storage), &mut back).unwrap();
-            }),
-        ],
-    );
-    drop((src, storage, back));
-
-    let (col, tiled) = (
-        parse("f32[4096,4096]{0,1}").unwrap(),
-        parse("f32[4096,4096]{1,0:T(8,128)}").unwrap(),
-    );
-    let src = data(col.len(), |i| i as f32);
+/// Pack and unpack of a whole-element layout of 64 MiB.
+fn pack_case<T: Copy + Default + Send + Sync>(
+    rows: &mut Vec<Row>,
+    case: &str,
+    spec: &str,
+    goal: f64,
+    make: impl Fn(usize) -> T,
+) {
+    let l = parse(spec).unwrap();
+    let src = data(l.len(), make);
     let (mut out, mut storage) = (
-        vec![0.0f32; tiled.storage_len()],
-        vec![0.0f32; tiled.storage_len()],
+        vec![T::default(); l.storage_len()],
+        vec![T::default(); l.storage_len()],
     );
-    col.convert(&src, &tiled, &mut storage).unwrap();
-    let mut back = vec![0.0f32; col.len()];
+    l.pack(&src, &mut storage).unwrap();
+    let mut back = vec![T::default(); l.len()];
     measure(
-        "f32_column_major",
-        col.len() * 4,
+        rows,
+        case,
+        goal,
+        l.len() * std::mem::size_of::<T>(),
+        &mut [
+            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
+            ("unpack", &mut || {
+                l.unpack(black_box(&storage), &mut back).unwrap();
+            }),
+        ],
+    );
+}
+
+/// `convert` from `from` to `to` and back, 64 MiB each way.
+fn convert_case<T: Copy + Default + Send + Sync>(
+    rows: &mut Vec<Row>,
+    case: &str,
+    from: &str,
+    to: &str,
+    make: impl Fn(usize) -> T,
+) {
+    let (from, to) = (parse(from).unwrap(), parse(to).unwrap());
+    let src = data(from.storage_len(), make);
+    let (mut out, mut there) = (
+        vec![T::default(); to.storage_len()],
+        vec![T::default(); to.storage_len()],
+    );
+    from.convert(&src, &to, &mut there).unwrap();
+    let mut back = vec![T::default(); from.storage_len()];
+    measure(
+        rows,
+        case,
+        PERMUTED,
+        from.len() * std::mem::size_of::<T>(),
         &mut [
             ("convert", &mut || {
-                col.convert(black_box(&src), &tiled, &mut out).unwrap();
+                from.convert(black_box(&src), &to, &mut out).unwrap();
             }),
             ("convert_back", &mut || {
-                tiled.convert(black_box(&storage), &col, &mut back).unwrap();
+                to.convert(black_box(&there), &from, &mut back).unwrap();
             }),
         ],
     );
-    drop((src, storage, back));
+}
+
+/// One `case operation seconds memcpy_ratio r` line per measurement (see
+/// the module docs), then the same as a table with each case's goal.
+fn timings() {
+    let mut rows = Vec::new();
+    pack_case(
+        &mut rows,
+        "f32_8x128",
+        "f32[4096,4096]{1,0:T(8,128)}",
+        WHOLE,
+        |i| i as f32,
+    );
+    pack_case(
+        &mut rows,
+        "f32_ragged_4093",
+        "f32[4093,4093]{1,0:T(8,128)}",
+        WHOLE,
+        |i| i as f32,
+    );
+    pack_case(
+        &mut rows,
+        "bf16_8x128_2x1",
+        "bf16[4096,8192]{1,0:T(8,128)(2,1)}",
+        WHOLE,
+        |i| i as u16,
+    );
+    pack_case(
+        &mut rows,
+        "s8_8x128_4x1",
+        "s8[8192,8192]{1,0:T(8,128)(4,1)}",
+        NARROW,
+        |i| i as i8,
+    );
 
     let l = parse("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}").unwrap();
     let src = data(l.len(), |i| (i % 16) as i8 - 8);
@@ -411,7 +439,9 @@ fn timings() {
     l.pack_bits(&src, &mut storage).unwrap();
     let mut back = vec![0i8; l.len()];
     measure(
+        &mut rows,
         "s4_8x128_8x1",
+        NARROW,
         l.len(),
         &mut [
             ("pack", &mut || {
@@ -422,4 +452,38 @@ fn timings() {
             }),
         ],
     );
+    drop((src, out, storage, back));
+
+    convert_case(
+        &mut rows,
+        "f32_column_major",
+        "f32[4096,4096]{0,1}",
+        "f32[4096,4096]{1,0:T(8,128)}",
+        |i| i as f32,
+    );
+    convert_case(
+        &mut rows,
+        "f32_transpose",
+        "f32[4096,4096]{0,1}",
+        "f32[4096,4096]{1,0}",
+        |i| i as f32,
+    );
+    convert_case(
+        &mut rows,
+        "bf16_4d_permute",
+        "bf16[64,64,64,128]{3,2,1,0}",
+        "bf16[64,64,64,128]{1,3,2,0:T(8,128)(2,1)}",
+        |i| i as u16,
+    );
+    threads(&mut rows);
+
+    println!();
+    println!("| case | operation | vs memcpy | goal | met |");
+    println!("|---|---|---:|---:|---|");
+    for (case, op, goal, ratio) in rows {
+        let met = if ratio >= goal { "yes" } else { "no" };
+        println!("| {case} | {op} | {ratio:.2} | {goal:.2} | {met} |");
+    }
 }
+
+fn threads(_rows: &mut Vec<Row>) {}
