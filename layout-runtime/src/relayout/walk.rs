@@ -281,7 +281,8 @@ impl Walk {
         partial: &mut [usize; MAX_SOURCES],
     ) {
         if self.clear_from(j, partial) {
-            self.blocks(v, j, off, other);
+            let all = if j < self.n { self.steps[j].axis.count } else { 1 };
+            self.blocks(v, j, off, other, all);
             return;
         }
         let st = self.steps[j];
@@ -321,7 +322,24 @@ impl Walk {
             }
             return;
         }
-        for x in 0..st.axis.count {
+        // Values below `full` keep every later step of this source inside
+        // the bound: when the other sources are clear too, they form one
+        // padding-free block (a dim padded inside its tile, such as 64 of
+        // 128, then copies 64 rows at once instead of one row at a time).
+        let later = self.tail[j] - (st.axis.count - 1) * st.weight;
+        let room = self.bounds[s] - base;
+        let full = if room > later {
+            (room - later).div_ceil(st.weight).min(st.axis.count)
+        } else {
+            0
+        };
+        let first = if full > 0 && self.clear_from(j + 1, partial) {
+            self.blocks(v, j, off, other, full);
+            full
+        } else {
+            0
+        };
+        for x in first..st.axis.count {
             let p = base + x * st.weight;
             if p >= self.bounds[s] {
                 // Larger values only go further out: the rest of this step is padding.
@@ -349,19 +367,28 @@ impl Walk {
     /// the outer steps run with the other side's stride shrinking inwards
     /// instead, so consecutive blocks reuse those places (and their pages)
     /// rather than sweeping all columns once per row of tiles.
-    fn blocks<V: Visitor>(&self, v: &mut V, j: usize, off: usize, other: usize) {
+    fn blocks<V: Visitor>(&self, v: &mut V, j: usize, off: usize, other: usize, first: usize) {
+        // Step `j` takes values `0..first` only.
+        let step = |k: usize| {
+            let a = self.steps[k].axis;
+            if k == j {
+                Axis { count: first, ..a }
+            } else {
+                a
+            }
+        };
         match self.n - j {
             0 => v.block(off, other, UNIT, UNIT),
-            1 => v.block(off, other, UNIT, self.steps[j].axis),
-            2 => v.block(off, other, self.steps[j].axis, self.steps[j + 1].axis),
+            1 => v.block(off, other, UNIT, step(j)),
+            2 => v.block(off, other, step(j), step(j + 1)),
             outer => {
                 let mut order = [Axis {
                     count: 0,
                     walk: 0,
                     other: 0,
                 }; MAX_STEPS];
-                for (slot, st) in order.iter_mut().zip(&self.steps[j..self.n - 2]) {
-                    *slot = st.axis;
+                for (k, slot) in (j..self.n - 2).zip(order.iter_mut()) {
+                    *slot = step(k);
                 }
                 let order = &mut order[..outer - 2];
                 let (a, b) = (self.steps[self.n - 2].axis, self.steps[self.n - 1].axis);
