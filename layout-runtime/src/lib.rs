@@ -44,7 +44,9 @@ pub use layout::{Index, Layout};
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
-pub use relayout::{BitElement, Offsets, RelayoutError, Slots};
+pub use relayout::{
+    BitElement, Chunk, Chunks, ChunksMut, Offsets, RelayoutError, RelayoutPlan, Slots,
+};
 pub use report::{Excerpt, ParseError, Report, MAX_ERRORS};
 pub use static_layout::StaticLayout;
 pub use tile::{Tile, TileDim};

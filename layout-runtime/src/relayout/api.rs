@@ -3,7 +3,6 @@
 use super::bits::{BitElement, Bits, GatherBits, PackBits, ScatterBits, UnpackBits};
 use super::engine::{Plan, Side};
 use super::iter::{Offsets, Slots};
-use super::kernels::{Gather, Scatter};
 use super::RelayoutError;
 use crate::Layout;
 
@@ -56,20 +55,7 @@ impl Layout {
         storage: &mut [T],
         fill: T,
     ) -> Result<(), RelayoutError> {
-        self.check_slots::<T>()?;
-        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_len())?;
-        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
-        let mut v = Gather {
-            dst: storage,
-            src: logical_row_major,
-            padding: fill,
-        };
-        if self.is_empty() {
-            v.dst.fill(fill);
-            return Ok(());
-        }
-        Plan::over(&walked, &other).run(&walked, &other, &mut v);
-        Ok(())
+        self.pack_plan(fill)?.run(logical_row_major, storage)
     }
 
     /// Reads this layout's storage back into a row-major array. Padding is
@@ -94,18 +80,7 @@ impl Layout {
         storage: &[T],
         logical_row_major: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.check_slots::<T>()?;
-        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_len())?;
-        if self.is_empty() {
-            return Ok(());
-        }
-        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
-        let mut v = Scatter {
-            src: storage,
-            dst: logical_row_major,
-        };
-        Plan::over(&walked, &other).run(&walked, &other, &mut v);
-        Ok(())
+        self.unpack_plan()?.run(storage, logical_row_major)
     }
 
     /// Moves storage of this layout into the storage of `to`, a layout of the
@@ -159,33 +134,7 @@ impl Layout {
         to_storage: &mut [T],
         fill: T,
     ) -> Result<(), RelayoutError> {
-        self.check_convert(to)?;
-        self.check_slots::<T>()?;
-        check_len(storage.len(), self.storage_len())?;
-        check_len(to_storage.len(), to.storage_len())?;
-        if self.is_empty() {
-            to_storage.fill(fill);
-            return Ok(());
-        }
-        let (from, into) = (Side::Layout(self), Side::Layout(to));
-        match Direction::of(&from, &into) {
-            Direction::WalkDestination => {
-                let mut v = Gather {
-                    dst: to_storage,
-                    src: storage,
-                    padding: fill,
-                };
-                Plan::over(&into, &from).run(&into, &from, &mut v);
-            }
-            Direction::WalkSource => {
-                let mut v = Scatter {
-                    src: storage,
-                    dst: to_storage,
-                };
-                Plan::over(&from, &into).run(&from, &into, &mut v);
-            }
-        }
-        Ok(())
+        self.convert_plan(to, fill)?.run(storage, to_storage)
     }
 
     /// Packs one value per element into sub-byte storage (`E(1)`, `E(2)`,
@@ -450,7 +399,7 @@ impl Layout {
         check_len(storage, expected)
     }
 
-    fn check_convert(&self, to: &Layout) -> Result<(), RelayoutError> {
+    pub(super) fn check_convert(&self, to: &Layout) -> Result<(), RelayoutError> {
         if self.rank() != to.rank() {
             return Err(RelayoutError::RankMismatch {
                 from: self.rank(),
@@ -491,7 +440,7 @@ pub(super) fn check_len(actual: usize, expected: usize) -> Result<(), RelayoutEr
 }
 
 /// Which storage a conversion walks in memory order.
-enum Direction {
+pub(super) enum Direction {
     /// Write the destination in order, gathering from the source; every
     /// destination slot, padding included, is visited.
     WalkDestination,
@@ -502,7 +451,7 @@ enum Direction {
 }
 
 impl Direction {
-    fn of(from: &Side, into: &Side) -> Direction {
+    pub(super) fn of(from: &Side, into: &Side) -> Direction {
         let source_affine = from.digits().is_some_and(|d| d.affine_strides().is_some());
         let dest_dense = into.digits().is_some_and(|d| d.dense());
         if !source_affine && dest_dense {

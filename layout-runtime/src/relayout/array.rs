@@ -109,8 +109,9 @@ impl Layout {
                 let (walked, other) = (Side::Layout(self), Side::Strided(self.dims(), strides));
                 let mut v = Gather {
                     dst: storage,
+                    base: 0,
                     src: memory,
-                    padding: fill,
+                    padding: Some(fill),
                 };
                 Plan::over(&walked, &other).run(&walked, &other, &mut v);
                 return Ok(());

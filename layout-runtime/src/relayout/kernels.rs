@@ -216,9 +216,12 @@ fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
 
 /// Writes the walked storage from the other array (pack, convert).
 pub(crate) struct Gather<'a, T> {
+    /// The walked storage from slot `base` on.
     pub(crate) dst: &'a mut [T],
+    pub(crate) base: usize,
     pub(crate) src: &'a [T],
-    pub(crate) padding: T,
+    /// `None` only where the walked side has no padding.
+    pub(crate) padding: Option<T>,
 }
 
 impl<T: Copy> Visitor for Gather<'_, T> {
@@ -231,18 +234,22 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             sa: a.other,
             sb: b.other,
         };
-        copy_block(self.dst, off, self.src, other, block);
+        copy_block(self.dst, off - self.base, self.src, other, block);
     }
 
     fn padding(&mut self, off: usize, len: usize) {
-        self.dst[off..off + len].fill(self.padding);
+        if let Some(fill) = self.padding {
+            self.dst[off - self.base..][..len].fill(fill);
+        }
     }
 }
 
 /// Reads the walked storage into the other array (unpack, convert).
 pub(crate) struct Scatter<'a, T> {
     pub(crate) src: &'a [T],
+    /// The other array from position `base` on.
     pub(crate) dst: &'a mut [T],
+    pub(crate) base: usize,
 }
 
 impl<T: Copy> Visitor for Scatter<'_, T> {
@@ -255,7 +262,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             sa: a.walk,
             sb: b.walk,
         };
-        copy_block(self.dst, other, self.src, off, block);
+        copy_block(self.dst, other - self.base, self.src, off, block);
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}

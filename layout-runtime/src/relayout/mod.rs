@@ -68,12 +68,16 @@ mod engine;
 mod error;
 mod iter;
 mod kernels;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod plan;
+mod prepared;
 mod walk;
 
 pub use bits::BitElement;
 pub use error::RelayoutError;
 pub use iter::{Offsets, Slots};
+pub use prepared::{Chunk, Chunks, ChunksMut, RelayoutPlan};
 
 /// The `half` crate, whose `bf16` and `f16` are element types like any other
 /// (feature `half`).

@@ -234,6 +234,12 @@ impl Walk {
             n += 1;
         }
         self.n = n;
+        self.bookkeeping();
+    }
+
+    /// `prev` and `tail` for the current order of the steps.
+    fn bookkeeping(&mut self) {
+        let n = self.n;
         let mut last = [usize::MAX; MAX_SOURCES + 1];
         for j in 0..n {
             let slot = usize::from(self.steps[j].source).min(MAX_SOURCES);
@@ -246,6 +252,100 @@ impl Walk {
             let slot = usize::from(s.source).min(MAX_SOURCES);
             acc[slot] = acc[slot].saturating_add((s.axis.count - 1).saturating_mul(s.weight));
             self.tail[j] = acc[slot];
+        }
+    }
+
+    /// Slots of the walked storage one value of step `k - 1` spans (all of
+    /// the body for `k == 0`), if every step spans exactly `count` values of
+    /// the next one, so that each value of the first `k` steps together
+    /// covers one contiguous run of that many slots.
+    pub(crate) fn unit(&self, k: usize) -> Option<usize> {
+        let mut span = 1usize;
+        for st in self.steps[..self.n].iter().rev() {
+            if st.axis.walk != span {
+                return None;
+            }
+            span = span.checked_mul(st.axis.count)?;
+        }
+        if span != self.body {
+            return None;
+        }
+        Some(if k == 0 {
+            self.body
+        } else {
+            self.steps[k - 1].axis.walk
+        })
+    }
+
+    /// The number of values the first `k` steps take together.
+    pub(crate) fn units(&self, k: usize) -> usize {
+        self.steps[..k]
+            .iter()
+            .fold(1usize, |acc, st| acc.saturating_mul(st.axis.count))
+    }
+
+    /// The step whose values send elements to disjoint runs of the other
+    /// array, `stride` apart: `(step, stride)`, when the other steps together
+    /// reach less than one stride.
+    pub(crate) fn partitioning_step(&self) -> Option<(usize, usize)> {
+        let (q, st) = self.steps[..self.n]
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, st)| st.axis.other)?;
+        let mut reach = 0usize;
+        for (k, other) in self.steps[..self.n].iter().enumerate() {
+            if k != q {
+                reach = reach.checked_add((other.axis.count - 1).checked_mul(other.axis.other)?)?;
+            }
+        }
+        (st.axis.count > 1 && reach < st.axis.other).then_some((q, st.axis.other))
+    }
+
+    /// The same walk with step `q` outermost. Padding then no longer comes
+    /// out in storage order, so only visitors that ignore padding may run it.
+    pub(crate) fn with_first(&self, q: usize) -> Walk {
+        let mut w = self.clone();
+        w.steps[..=q].rotate_right(1);
+        w.bookkeeping();
+        w
+    }
+
+    /// Runs values `lo..hi` of the first `k` steps (read as one mixed-radix
+    /// number, step 0 most significant), each covering `unit` walked slots
+    /// from `value * unit`, and the `L(n)` tail padding if `tail`.
+    pub(crate) fn run_units<V: Visitor>(
+        &self,
+        v: &mut V,
+        k: usize,
+        unit: usize,
+        (lo, hi): (usize, usize),
+        tail: bool,
+    ) {
+        if self.body > 0 {
+            let mut partial = [0usize; MAX_SOURCES];
+            for u in lo..hi {
+                let (mut rest, mut off, mut other, mut inside) = (u, 0, 0, true);
+                partial.fill(0);
+                for st in self.steps[..k].iter().rev() {
+                    let x = rest % st.axis.count;
+                    rest /= st.axis.count;
+                    off += x * st.axis.walk;
+                    other += x * st.axis.other;
+                    if st.source != ALWAYS {
+                        let p = &mut partial[usize::from(st.source)];
+                        *p += x * st.weight;
+                        inside &= *p < self.bounds[usize::from(st.source)];
+                    }
+                }
+                if inside {
+                    self.descend(v, k, off, other, &mut partial);
+                } else {
+                    v.padding(off, unit);
+                }
+            }
+        }
+        if tail && self.storage_len > self.body {
+            v.padding(self.body, self.storage_len - self.body);
         }
     }
 
@@ -281,7 +381,11 @@ impl Walk {
         partial: &mut [usize; MAX_SOURCES],
     ) {
         if self.clear_from(j, partial) {
-            let all = if j < self.n { self.steps[j].axis.count } else { 1 };
+            let all = if j < self.n {
+                self.steps[j].axis.count
+            } else {
+                1
+            };
             self.blocks(v, j, off, other, all);
             return;
         }
