@@ -332,6 +332,13 @@ fn measure(
     }
 }
 
+/// Whether `RELAYOUT_CASES` (a comma-separated list of case-name parts,
+/// all when unset) asks for `case`.
+fn wanted(case: &str) -> bool {
+    std::env::var("RELAYOUT_CASES")
+        .map_or(true, |list| list.split(',').any(|part| case.contains(part)))
+}
+
 /// Goals as fractions of `memcpy`: whole elements copied in order,
 /// 8-bit and sub-byte interleaves, and permutations.
 const WHOLE: f64 = 0.9;
@@ -346,6 +353,9 @@ fn pack_case<T: Copy + Default + Send + Sync>(
     goal: f64,
     make: impl Fn(usize) -> T,
 ) {
+    if !wanted(case) {
+        return;
+    }
     let l = parse(spec).unwrap();
     let src = data(l.len(), make);
     let (mut out, mut storage) = (
@@ -376,6 +386,9 @@ fn convert_case<T: Copy + Default + Send + Sync>(
     to: &str,
     make: impl Fn(usize) -> T,
 ) {
+    if !wanted(case) {
+        return;
+    }
     let (from, to) = (parse(from).unwrap(), parse(to).unwrap());
     let src = data(from.storage_len(), make);
     let (mut out, mut there) = (
@@ -433,26 +446,9 @@ fn timings() {
         |i| i as i8,
     );
 
-    let l = parse("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}").unwrap();
-    let src = data(l.len(), |i| (i % 16) as i8 - 8);
-    let (mut out, mut storage) = (vec![0u8; l.storage_bytes()], vec![0u8; l.storage_bytes()]);
-    l.pack_bits(&src, &mut storage).unwrap();
-    let mut back = vec![0i8; l.len()];
-    measure(
-        &mut rows,
-        "s4_8x128_8x1",
-        NARROW,
-        l.len(),
-        &mut [
-            ("pack", &mut || {
-                l.pack_bits(black_box(&src), &mut out).unwrap();
-            }),
-            ("unpack", &mut || {
-                l.unpack_bits(black_box(&storage), &mut back).unwrap();
-            }),
-        ],
-    );
-    drop((src, out, storage, back));
+    if wanted("s4_8x128_8x1") {
+        s4_case(&mut rows);
+    }
 
     convert_case(
         &mut rows,
@@ -484,6 +480,29 @@ fn timings() {
         let met = if ratio >= goal { "yes" } else { "no" };
         println!("| {case} | {op} | {ratio:.2} | {goal:.2} | {met} |");
     }
+}
+
+/// `s4` packed two to a byte, in XLA's TPU tiling for 4-bit types.
+fn s4_case(rows: &mut Vec<Row>) {
+    let l = parse("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}").unwrap();
+    let src = data(l.len(), |i| (i % 16) as i8 - 8);
+    let (mut out, mut storage) = (vec![0u8; l.storage_bytes()], vec![0u8; l.storage_bytes()]);
+    l.pack_bits(&src, &mut storage).unwrap();
+    let mut back = vec![0i8; l.len()];
+    measure(
+        rows,
+        "s4_8x128_8x1",
+        NARROW,
+        l.len(),
+        &mut [
+            ("pack", &mut || {
+                l.pack_bits(black_box(&src), &mut out).unwrap();
+            }),
+            ("unpack", &mut || {
+                l.unpack_bits(black_box(&storage), &mut back).unwrap();
+            }),
+        ],
+    );
 }
 
 fn threads(_rows: &mut Vec<Row>) {}

@@ -18,7 +18,7 @@
 //! assert_eq!(l.to_string(), "f32[3,5]{1,0:T(2,2)}");
 //! ```
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod element;
 mod error;

@@ -5,6 +5,7 @@
 //! one row), rows interleaved element by element (`(2,1)` and `(4,1)` pack
 //! 2 or 4 rows into one word), and small transposes (column-major sources).
 
+use super::simd;
 use super::walk::{Axis, Visitor};
 
 /// A 2-D copy: `dst[d + i*da + j*db] = src[s + i*sa + j*sb]` for
@@ -32,6 +33,17 @@ pub(crate) fn copy_block<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, 
                 dst[d + i * b.da..][..b.nb].copy_from_slice(&src[s + i * b.sa..][..b.nb]);
             }
         }
+        return;
+    }
+    // Vector transposes for 4-byte elements, except where groups of 2, 4
+    // or 8 sit side by side (the interleaving loops do those).
+    let adjacent = |n: usize, stride: usize| matches!(n, 2 | 4 | 8) && stride == n;
+    if simd::VECTOR_TRANSPOSE
+        && core::mem::size_of::<T>() == 4
+        && ((b.db == 1 && b.sa == 1 && !adjacent(b.nb, b.da) && !adjacent(b.na, b.sb))
+            || (b.da == 1 && b.sb == 1 && !adjacent(b.nb, b.db) && !adjacent(b.na, b.sa)))
+    {
+        transpose(dst, d, src, s, b);
         return;
     }
     if b.db == 1 && b.sa == 1 {
@@ -173,7 +185,6 @@ interleavers!(8, interleave8, deinterleave8, 0 => r0, 1 => r1, 2 => r2, 3 => r3,
 /// A block where one side is contiguous along `i` and the other along `j`,
 /// in 8x8 tiles so both sides touch few cache lines at a time.
 fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
-    const TILE: usize = 8;
     // Orient it so the source runs along i and the destination along j.
     let b = if b.sa == 1 && b.db == 1 {
         b
@@ -187,6 +198,30 @@ fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
             sb: b.sa,
         }
     };
+    let (ti, tj) = match simd::transpose32(dst, d, b.da, src, s, b.sb, (b.na, b.nb)) {
+        (0, 0) => portable_transpose(dst, d, src, s, b),
+        done => done,
+    };
+    let edge = |dst: &mut [T], is: core::ops::Range<usize>, js: core::ops::Range<usize>| {
+        for i in is {
+            for j in js.clone() {
+                dst[d + i * b.da + j * b.db] = src[s + i * b.sa + j * b.sb];
+            }
+        }
+    };
+    edge(dst, 0..ti, tj..b.nb);
+    edge(dst, ti..b.na, 0..b.nb);
+}
+
+/// The 8x8 tiles of [`transpose`] in plain loops: the rows and columns done.
+fn portable_transpose<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+) -> (usize, usize) {
+    const TILE: usize = 8;
     let (ti, tj) = (b.na / TILE * TILE, b.nb / TILE * TILE);
     for i0 in (0..ti).step_by(TILE) {
         for j0 in (0..tj).step_by(TILE) {
@@ -203,15 +238,7 @@ fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
             }
         }
     }
-    let edge = |dst: &mut [T], is: core::ops::Range<usize>, js: core::ops::Range<usize>| {
-        for i in is {
-            for j in js.clone() {
-                dst[d + i * b.da + j * b.db] = src[s + i * b.sa + j * b.sb];
-            }
-        }
-    };
-    edge(dst, 0..ti, tj..b.nb);
-    edge(dst, ti..b.na, 0..b.nb);
+    (ti, tj)
 }
 
 /// Writes the walked storage from the other array (pack, convert).

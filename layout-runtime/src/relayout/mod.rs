@@ -72,6 +72,8 @@ mod kernels;
 mod parallel;
 mod plan;
 mod prepared;
+#[allow(unsafe_code)]
+mod simd;
 mod walk;
 
 pub use bits::BitElement;

@@ -1,0 +1,272 @@
+//! Machine kernels the compiler does not write from safe code: 4x4
+//! transposes of 32-bit elements in vector registers, and copies with
+//! non-temporal (streaming) stores, which write whole cache lines to memory
+//! without reading them first. This is the workspace's only `unsafe` code.
+//!
+//! Everything here is SSE2, which every x86-64 CPU has, so no run-time
+//! detection is needed; other targets get the portable loops. The kernels
+//! are inline assembly rather than intrinsics on purpose: they move the
+//! bytes of any `Copy` type, whose padding may be uninitialised, and
+//! assembly reads memory as bytes where an intrinsic would read typed
+//! vector values. Every public function checks its bounds in safe code
+//! before any `unsafe` block runs.
+
+/// Whether [`transpose32`] has a vector kernel on this target.
+pub(crate) const VECTOR_TRANSPOSE: bool = cfg!(target_arch = "x86_64");
+
+/// `dst[d + i*da + j] = src[s + i + j*sb]` for `i < na`, `j < nb`, rounded
+/// down to multiples of 4, for 4-byte `T`; returns the rounded `(na, nb)`
+/// it did, `(0, 0)` if `T` is not 4 bytes, the target has no kernel or a
+/// bound fails (the caller's portable loop then does it all).
+pub(crate) fn transpose32<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    da: usize,
+    src: &[T],
+    s: usize,
+    sb: usize,
+    (na, nb): (usize, usize),
+) -> (usize, usize) {
+    let (na, nb) = (na / 4 * 4, nb / 4 * 4);
+    if core::mem::size_of::<T>() != 4 || !VECTOR_TRANSPOSE || na == 0 || nb == 0 {
+        return (0, 0);
+    }
+    // The last element either side touches, in elements.
+    let last_dst = (na - 1)
+        .checked_mul(da)
+        .and_then(|x| x.checked_add(d + nb - 1));
+    let last_src = (nb - 1)
+        .checked_mul(sb)
+        .and_then(|x| x.checked_add(s + na - 1));
+    match (last_dst, last_src) {
+        (Some(ld), Some(ls)) if ld < dst.len() && ls < src.len() => {}
+        _ => return (0, 0),
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // Bands of rows and columns small enough that both sides stay in the
+        // first-level cache and TLB while a band is done.
+        const BAND: usize = 64;
+        for i_band in (0..na).step_by(BAND) {
+            for j_band in (0..nb).step_by(BAND) {
+                for i0 in (i_band..na.min(i_band + BAND)).step_by(4) {
+                    for j0 in (j_band..nb.min(j_band + BAND)).step_by(4) {
+                        // In bounds: i0 + 3 < na and j0 + 3 < nb, and the
+                        // corners (na-1, nb-1) were checked above.
+                        x86::tile4(dst, d + i0 * da + j0, da, src, s + i0 + j0 * sb, sb);
+                    }
+                }
+            }
+        }
+    }
+    (na, nb)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    #![allow(unsafe_code)]
+
+    use core::arch::asm;
+
+    /// One 4x4 tile: `dst[d + r*dd + c] = src[s + c*ss + r]` for `r, c < 4`,
+    /// 4-byte elements. The caller has checked `d + 3*dd + 3 < dst.len()`
+    /// and `s + 3*ss + 3 < src.len()`; the asserts below repeat it (cheaply,
+    /// and out of the hot path's way when the caller is right).
+    #[inline(always)]
+    pub(super) fn tile4<T: Copy>(
+        dst: &mut [T],
+        d: usize,
+        dd: usize,
+        src: &[T],
+        s: usize,
+        ss: usize,
+    ) {
+        debug_assert!(core::mem::size_of::<T>() == 4);
+        let (dst_row, src_row) = (&mut dst[d + 3 * dd..][..4], &src[s + 3 * ss..][..4]);
+        let (d3, s3) = (dst_row.as_mut_ptr(), src_row.as_ptr());
+        let (d0, s0) = (dst[d..][..4].as_mut_ptr(), src[s..][..4].as_ptr());
+        // SAFETY: rows 0 and 3 of both tiles were bounds-checked by the
+        // slicing above, and rows 1 and 2 lie between them (`d0 + k*dd*4`
+        // bytes, `k < 3`), inside the same slices; each row is 16 bytes, 4
+        // elements of 4 bytes. `dst` is a unique borrow, so no write aliases
+        // `src`. The assembly only moves bytes between memory and xmm
+        // registers it declares clobbered; it touches no stack and no flags.
+        unsafe {
+            asm!(
+                "movups xmm0, [{s0}]",
+                "movups xmm1, [{s0} + {ss}]",
+                "movups xmm2, [{s0} + {ss}*2]",
+                "movups xmm3, [{s3}]",
+                "movaps xmm4, xmm0",
+                "unpcklps xmm0, xmm1",
+                "unpckhps xmm4, xmm1",
+                "movaps xmm5, xmm2",
+                "unpcklps xmm2, xmm3",
+                "unpckhps xmm5, xmm3",
+                "movaps xmm1, xmm0",
+                "movlhps xmm0, xmm2",
+                "movhlps xmm2, xmm1",
+                "movaps xmm3, xmm4",
+                "movlhps xmm4, xmm5",
+                "movhlps xmm5, xmm3",
+                "movups [{d0}], xmm0",
+                "movups [{d0} + {dd}], xmm2",
+                "movups [{d0} + {dd}*2], xmm4",
+                "movups [{d3}], xmm5",
+                s0 = in(reg) s0,
+                s3 = in(reg) s3,
+                ss = in(reg) ss * 4,
+                d0 = in(reg) d0,
+                d3 = in(reg) d3,
+                dd = in(reg) dd * 4,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// Copies `src` into `dst` (equal lengths), the 16-byte-aligned middle
+    /// of `dst` with streaming stores.
+    pub(super) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
+        let n = dst.len().min(src.len());
+        let (dst, src) = (&mut dst[..n], &src[..n]);
+        let bytes = core::mem::size_of_val(src);
+        let d = dst.as_mut_ptr().cast::<u8>();
+        let s = src.as_ptr().cast::<u8>();
+        let head = d.align_offset(16).min(bytes);
+        let body = (bytes - head) / 64 * 64;
+        let tail = bytes - head - body;
+        // SAFETY: `d` and `s` are valid for `bytes` bytes (two slices of `n`
+        // elements of `T`), and a unique borrow cannot overlap a shared one.
+        // `head + body + tail == bytes`, so every access is inside them.
+        // `copy_nonoverlapping` and the assembly copy bytes without reading
+        // them as typed values, so padding bytes of `T` may be anything;
+        // the stores at `d + head` are 16-byte aligned as `movntdq` needs.
+        unsafe {
+            core::ptr::copy_nonoverlapping(s, d, head);
+            if body > 0 {
+                asm!(
+                    "2:",
+                    "movdqu xmm0, [{s}]",
+                    "movdqu xmm1, [{s} + 16]",
+                    "movdqu xmm2, [{s} + 32]",
+                    "movdqu xmm3, [{s} + 48]",
+                    "movntdq [{d}], xmm0",
+                    "movntdq [{d} + 16], xmm1",
+                    "movntdq [{d} + 32], xmm2",
+                    "movntdq [{d} + 48], xmm3",
+                    "add {s}, 64",
+                    "add {d}, 64",
+                    "sub {k}, 64",
+                    "jnz 2b",
+                    s = inout(reg) s.add(head) => _,
+                    d = inout(reg) d.add(head) => _,
+                    k = inout(reg) body => _,
+                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                    options(nostack),
+                );
+            }
+            core::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), tail);
+        }
+    }
+
+    /// Orders the streaming stores before anything written after.
+    pub(super) fn fence() {
+        // SAFETY: `sfence` only orders stores; it reads and writes nothing.
+        unsafe { asm!("sfence", options(nostack, preserves_flags)) }
+    }
+}
+
+/// `dst.copy_from_slice(src)`, with streaming stores where the target has them.
+pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if dst.len() == src.len() {
+            x86::stream_copy(dst, src);
+            return;
+        }
+    }
+    dst.copy_from_slice(src);
+}
+
+/// Makes streaming stores visible in order with later stores: call once
+/// after the last [`stream_copy`] of a relayout.
+pub(crate) fn stream_fence() {
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::vec::Vec;
+
+    /// Every size, offset and stride against the plain loop; nothing
+    /// outside the block may change.
+    #[test]
+    fn transposes_match_a_plain_loop() {
+        for na in 0..=13 {
+            for nb in 0..=13 {
+                for (d, s) in [(0, 0), (1, 3), (5, 2)] {
+                    for (pad_d, pad_s) in [(0, 0), (3, 1), (17, 64)] {
+                        let (da, sb) = (nb + pad_d, na + pad_s);
+                        let dst_len = d + na * da + 7;
+                        let src_len = s + nb * sb + 5;
+                        let src: Vec<u32> = (0..src_len as u32).map(|x| x * 7 + 1).collect();
+                        let mut got = std::vec![u32::MAX; dst_len];
+                        let (ta, tb) = transpose32(&mut got, d, da, &src, s, sb, (na, nb));
+                        let mut want = std::vec![u32::MAX; dst_len];
+                        for i in 0..ta {
+                            for j in 0..tb {
+                                want[d + i * da + j] = src[s + i + j * sb];
+                            }
+                        }
+                        assert_eq!(got, want, "{na}x{nb} at {d}/{s}, strides {da}/{sb}");
+                        if VECTOR_TRANSPOSE && na >= 4 && nb >= 4 {
+                            assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                        }
+                    }
+                }
+            }
+        }
+        // Not 4 bytes: nothing done.
+        let mut d16 = [0u16; 16];
+        assert_eq!(
+            transpose32(&mut d16, 0, 4, &[1u16; 16], 0, 4, (4, 4)),
+            (0, 0)
+        );
+        assert_eq!(d16, [0; 16]);
+        // A bound that fails: nothing done.
+        let mut short = [0u32; 15];
+        assert_eq!(
+            transpose32(&mut short, 0, 4, &[1u32; 16], 0, 4, (4, 4)),
+            (0, 0)
+        );
+    }
+
+    /// Every length and both misalignments of either side, bytes and wider.
+    #[test]
+    fn streaming_copies_match_copy_from_slice() {
+        let src: Vec<u8> = (0..700u32).map(|x| (x * 13 + 5) as u8).collect();
+        for len in [0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 300, 511, 600] {
+            for (d, s) in [(0, 0), (1, 0), (0, 3), (7, 9), (15, 16), (16, 1)] {
+                let mut got = std::vec![0xaau8; 700];
+                stream_copy(&mut got[d..d + len], &src[s..s + len]);
+                stream_fence();
+                let mut want = std::vec![0xaau8; 700];
+                want[d..d + len].copy_from_slice(&src[s..s + len]);
+                assert_eq!(got, want, "{len} bytes at {d} from {s}");
+            }
+        }
+        let wide: Vec<[u16; 3]> = (0..200u16).map(|x| [x, x + 1, x + 2]).collect();
+        for off in 0..4 {
+            let mut got = std::vec![[0u16; 3]; 200];
+            stream_copy(&mut got[off..], &wide[..200 - off]);
+            assert_eq!(&got[off..], &wide[..200 - off]);
+            assert!(got[..off].iter().all(|&x| x == [0; 3]));
+        }
+    }
+}
