@@ -112,6 +112,7 @@ impl Layout {
                     base: 0,
                     src: memory,
                     padding: Some(fill),
+                    stage: &mut [],
                 };
                 Plan::over(&walked, &other).run(&walked, &other, &mut v);
                 return Ok(());

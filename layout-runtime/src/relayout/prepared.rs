@@ -4,9 +4,19 @@ use core::ops::Range;
 
 use super::engine::{run_slot_range, Plan, Side};
 use super::kernels::{Gather, Scatter};
+use super::simd;
 use super::walk::Walk;
 use super::RelayoutError;
 use crate::Layout;
+
+/// Destinations from this size on are written with streaming stores: they
+/// would not stay in cache anyway, and a store that misses the cache
+/// otherwise reads the line from memory first. Tests lower it to reach the
+/// streaming kernels with small arrays.
+#[cfg(not(test))]
+const STREAM_BYTES: usize = 8 << 20;
+#[cfg(test)]
+const STREAM_BYTES: usize = 256;
 
 /// What a plan moves, which says what its buffers hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,18 +264,26 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
             }
             return Ok(());
         }
-        if self.gather {
-            let mut v = Gather {
-                dst,
-                base: 0,
-                src,
-                padding: self.fill,
-            };
-            self.walk.run(&self.into, &self.from, &mut v);
-        } else {
-            let mut v = Scatter { src, dst, base: 0 };
-            self.walk.run(&self.from, &self.into, &mut v);
-        }
+        self.staged(src, |stage| {
+            if self.gather {
+                let mut v = Gather {
+                    dst,
+                    base: 0,
+                    src,
+                    padding: self.fill,
+                    stage,
+                };
+                self.walk.run(&self.into, &self.from, &mut v);
+            } else {
+                let mut v = Scatter {
+                    src,
+                    dst,
+                    base: 0,
+                    stage,
+                };
+                self.walk.run(&self.from, &self.into, &mut v);
+            }
+        });
         Ok(())
     }
 
@@ -339,6 +357,20 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
             chunks: self.chunks(n),
             rest: dst,
         })
+    }
+
+    /// Runs `f` with a scratch buffer for streaming stores when the whole
+    /// destination is larger than caches hold (an empty one otherwise, or
+    /// when there is nothing to copy), then orders those stores.
+    fn staged(&self, src: &[T], f: impl FnOnce(&mut [T])) {
+        let bytes = self.dst_len.saturating_mul(core::mem::size_of::<T>());
+        match src.first() {
+            Some(&first) if bytes >= STREAM_BYTES => {
+                simd::with_stage(first, f);
+                simd::stream_fence();
+            }
+            _ => f(&mut []),
+        }
     }
 
     #[cfg(feature = "rayon")]
@@ -513,18 +545,24 @@ impl<T: Copy> Chunk<'_, '_, T> {
             return Ok(());
         }
         let base = self.range.start;
-        match &plan.split {
+        plan.staged(src, |stage| match &plan.split {
             Split::Destination(w) => {
                 let mut v = Gather {
                     dst,
                     base,
                     src,
                     padding: plan.fill,
+                    stage,
                 };
                 w.run_units(&mut v, self.k, self.unit, self.units, self.last);
             }
             Split::Source(w, _) => {
-                let mut v = Scatter { src, dst, base };
+                let mut v = Scatter {
+                    src,
+                    dst,
+                    base,
+                    stage,
+                };
                 w.run_units(&mut v, self.k, self.unit, self.units, false);
             }
             Split::Slots => {
@@ -533,10 +571,96 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     base,
                     src,
                     padding: plan.fill,
+                    stage,
                 };
                 run_slot_range(&plan.into, &plan.from, &mut v, self.range.clone());
             }
-        }
+        });
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::vec::Vec;
+
+    /// With streaming stores from 256 bytes on (in this test build), plans
+    /// whole and cut write what the slot iterator says, which never streams.
+    #[test]
+    fn streaming_plans_match_the_slot_iterator() {
+        for spec in [
+            "f32[67,300]{1,0:T(8,128)}",
+            "f32[67,300]{0,1:T(8,128)}",
+            "f32[40,33]{0,1}",
+            "bf16[37,260]{1,0:T(8,128)(2,1)}",
+            "bf16[3,64,4,128]{1,3,2,0:T(8,128)(2,1)}",
+            "s8[33,129]{1,0:T(8,128)(4,1)}",
+            "s8[9,1000]{1,0}",
+            "f32[7,50]{0,1:L(16)}",
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let bytes = (l.element_bits() / 8) as usize;
+            match bytes {
+                1 => check::<u8>(&l, |i| i as u8 | 1),
+                2 => check::<u16>(&l, |i| i as u16 | 1),
+                _ => check::<u32>(&l, |i| i as u32 | 1),
+            }
+        }
+    }
+
+    fn check<T: Copy + PartialEq + core::fmt::Debug + Default>(
+        l: &crate::Layout,
+        make: fn(usize) -> T,
+    ) {
+        let logical: Vec<T> = (0..l.len()).map(make).collect();
+        let fill = T::default();
+        let want: Vec<T> = l.slots().map(|p| p.map_or(fill, |p| logical[p])).collect();
+        let plan = l.pack_plan(fill).unwrap();
+        let mut got = std::vec![make(7); l.storage_len()];
+        plan.run(&logical, &mut got).unwrap();
+        assert_eq!(got, want, "pack {l}");
+        for n in [1, 2, 3, 7, 17] {
+            let mut cut = std::vec![make(7); l.storage_len()];
+            for (c, part) in plan.chunks_mut(n, &mut cut).unwrap() {
+                c.run(&logical, part).unwrap();
+            }
+            assert_eq!(cut, want, "pack {l}, {n} chunks");
+        }
+        let unpack = l.unpack_plan::<T>().unwrap();
+        let mut back = std::vec![make(7); l.len()];
+        unpack.run(&want, &mut back).unwrap();
+        assert_eq!(back, logical, "unpack {l}");
+        for n in [2, 5] {
+            let mut cut = std::vec![make(7); l.len()];
+            for (c, part) in unpack.chunks_mut(n, &mut cut).unwrap() {
+                c.run(&want, part).unwrap();
+            }
+            assert_eq!(cut, logical, "unpack {l}, {n} chunks");
+        }
+        let row_major = crate::parse(&std::format!(
+            "{}[{}]",
+            l.element_type(),
+            l.dims()
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ))
+        .unwrap();
+        let mut there = std::vec![make(7); l.storage_len()];
+        row_major
+            .convert_plan(l, fill)
+            .unwrap()
+            .run(&logical, &mut there)
+            .unwrap();
+        assert_eq!(there, want, "convert into {l}");
+        let mut back = std::vec![make(7); l.len()];
+        l.convert_plan(&row_major, fill)
+            .unwrap()
+            .run(&want, &mut back)
+            .unwrap();
+        assert_eq!(back, logical, "convert from {l}");
     }
 }

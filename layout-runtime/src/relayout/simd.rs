@@ -178,6 +178,33 @@ mod x86 {
     }
 }
 
+/// Eight-byte words of the scratch buffer of [`with_stage`].
+const STAGE_WORDS: usize = 1024;
+
+/// Runs `f` on a scratch buffer of 8 KiB worth of `T`s, each `init`, on
+/// the stack; an empty one if `T` is larger than 64 bytes or more aligned
+/// than `u64` (then nothing is worth staging).
+pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+    let size = core::mem::size_of::<T>();
+    if size == 0 || size > 64 || core::mem::align_of::<T>() > core::mem::align_of::<u64>() {
+        return f(&mut []);
+    }
+    let mut words = [core::mem::MaybeUninit::<u64>::uninit(); STAGE_WORDS];
+    let n = STAGE_WORDS * 8 / size;
+    let first = words.as_mut_ptr().cast::<T>();
+    // SAFETY: `words` is `8 * STAGE_WORDS` bytes, aligned for `u64` and so
+    // for `T` (checked above), and `n` values of `T` fit in it. Every one is
+    // written before the slice is made, so the slice holds only valid `T`s;
+    // it borrows `words`, which outlives `f`.
+    let stage = unsafe {
+        for k in 0..n {
+            first.add(k).write(init);
+        }
+        core::slice::from_raw_parts_mut(first, n)
+    };
+    f(stage)
+}
+
 /// `dst.copy_from_slice(src)`, with streaming stores where the target has them.
 pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
     #[cfg(target_arch = "x86_64")]
@@ -245,6 +272,17 @@ mod tests {
             transpose32(&mut short, 0, 4, &[1u32; 16], 0, 4, (4, 4)),
             (0, 0)
         );
+    }
+
+    #[test]
+    fn stages_hold_their_initial_value() {
+        with_stage(7u16, |s| {
+            assert_eq!(s.len(), 4096);
+            assert!(s.iter().all(|&x| x == 7));
+        });
+        with_stage([1u8; 3], |s| assert_eq!(s.len(), 8192 / 3));
+        with_stage([0u64; 9], |s| assert!(s.is_empty()));
+        with_stage(0u128, |s| assert!(s.len() == 512 || s.is_empty()));
     }
 
     /// Every length and both misalignments of either side, bytes and wider.
