@@ -18,11 +18,12 @@
     reason = "benchmark data: any distinct values will do"
 )]
 
+use std::cell::RefCell;
 use std::time::Instant;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use xla_layout::{layout, parse, StaticLayout};
+use xla_layout::{layout, parse, RelayoutPlan, StaticLayout};
 
 const MIB: usize = 1 << 20;
 
@@ -477,8 +478,12 @@ fn timings() {
     println!("| case | operation | vs memcpy | goal | met |");
     println!("|---|---|---:|---:|---|");
     for (case, op, goal, ratio) in rows {
-        let met = if ratio >= goal { "yes" } else { "no" };
-        println!("| {case} | {op} | {ratio:.2} | {goal:.2} | {met} |");
+        if goal.is_nan() {
+            println!("| {case} | {op} | {ratio:.2} | - | - |");
+        } else {
+            let met = if ratio >= goal { "yes" } else { "no" };
+            println!("| {case} | {op} | {ratio:.2} | {goal:.2} | {met} |");
+        }
     }
 }
 
@@ -505,4 +510,89 @@ fn s4_case(rows: &mut Vec<Row>) {
     );
 }
 
-fn threads(_rows: &mut Vec<Row>) {}
+/// Runs `plan` cut into `threads` chunks, one scoped thread each.
+fn on_threads<T: Copy + Send + Sync>(
+    plan: &RelayoutPlan<'_, T>,
+    threads: usize,
+    src: &[T],
+    dst: &mut [T],
+) {
+    std::thread::scope(|s| {
+        for (chunk, part) in plan.chunks_mut(threads, dst).unwrap() {
+            s.spawn(move || chunk.run(src, part).unwrap());
+        }
+    });
+}
+
+/// The same plans on one thread and on two (their chunks on scoped threads).
+fn threads(rows: &mut Vec<Row>) {
+    if !wanted("threads") {
+        return;
+    }
+    let l = parse("f32[4096,4096]{1,0:T(8,128)}").unwrap();
+    let col = parse("f32[4096,4096]{0,1}").unwrap();
+    let src = data(l.len(), |i| i as f32);
+    let (pack, unpack, convert) = (
+        l.pack_plan(0.0f32).unwrap(),
+        l.unpack_plan::<f32>().unwrap(),
+        col.convert_plan(&l, 0.0f32).unwrap(),
+    );
+    let mut storage = vec![0.0f32; l.storage_len()];
+    pack.run(&src, &mut storage).unwrap();
+    // Shared by the closures below, which run one at a time.
+    let (out, back) = (
+        RefCell::new(vec![0.0f32; l.storage_len()]),
+        RefCell::new(vec![0.0f32; l.len()]),
+    );
+    let out = || out.borrow_mut();
+    let back = || back.borrow_mut();
+    measure(
+        rows,
+        "threads_f32_8x128",
+        f64::NAN,
+        l.len() * 4,
+        &mut [
+            ("pack_1", &mut || {
+                on_threads(&pack, 1, black_box(&src), &mut out())
+            }),
+            ("pack_2", &mut || {
+                on_threads(&pack, 2, black_box(&src), &mut out())
+            }),
+            ("unpack_1", &mut || {
+                on_threads(&unpack, 1, black_box(&storage), &mut back())
+            }),
+            ("unpack_2", &mut || {
+                on_threads(&unpack, 2, black_box(&storage), &mut back())
+            }),
+            ("from_column_major_1", &mut || {
+                on_threads(&convert, 1, black_box(&src), &mut out())
+            }),
+            ("from_column_major_2", &mut || {
+                on_threads(&convert, 2, black_box(&src), &mut out())
+            }),
+        ],
+    );
+    drop((src, storage));
+    let (from, to) = (
+        parse("bf16[64,64,64,128]{3,2,1,0}").unwrap(),
+        parse("bf16[64,64,64,128]{1,3,2,0:T(8,128)(2,1)}").unwrap(),
+    );
+    let plan = from.convert_plan(&to, 0u16).unwrap();
+    let src = data(from.len(), |i| i as u16);
+    let out = RefCell::new(vec![0u16; to.storage_len()]);
+    let out = || out.borrow_mut();
+    measure(
+        rows,
+        "threads_bf16_4d_permute",
+        f64::NAN,
+        from.len() * 2,
+        &mut [
+            ("convert_1", &mut || {
+                on_threads(&plan, 1, black_box(&src), &mut out())
+            }),
+            ("convert_2", &mut || {
+                on_threads(&plan, 2, black_box(&src), &mut out())
+            }),
+        ],
+    );
+}

@@ -126,15 +126,18 @@ mod x86 {
         }
     }
 
-    /// Copies `src` into `dst` (equal lengths), the 16-byte-aligned middle
-    /// of `dst` with streaming stores.
+    /// Copies `src` into `dst` (equal lengths), the whole cache lines of
+    /// `dst` with streaming stores.
     pub(super) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
         let n = dst.len().min(src.len());
         let (dst, src) = (&mut dst[..n], &src[..n]);
         let bytes = core::mem::size_of_val(src);
         let d = dst.as_mut_ptr().cast::<u8>();
         let s = src.as_ptr().cast::<u8>();
-        let head = d.align_offset(16).min(bytes);
+        // Only whole cache lines are streamed: a line written partly with
+        // streaming stores and partly with plain ones (by a neighbouring
+        // row) is written back to memory twice.
+        let head = d.align_offset(64).min(bytes);
         let body = (bytes - head) / 64 * 64;
         let tail = bytes - head - body;
         // SAFETY: `d` and `s` are valid for `bytes` bytes (two slices of `n`
@@ -142,7 +145,7 @@ mod x86 {
         // `head + body + tail == bytes`, so every access is inside them.
         // `copy_nonoverlapping` and the assembly copy bytes without reading
         // them as typed values, so padding bytes of `T` may be anything;
-        // the stores at `d + head` are 16-byte aligned as `movntdq` needs.
+        // the stores at `d + head` are 64-byte aligned (`movntdq` needs 16).
         unsafe {
             core::ptr::copy_nonoverlapping(s, d, head);
             if body > 0 {
