@@ -305,9 +305,10 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
             _ if self.empty => (0, self.dst_len, 1),
             Split::Destination(w) => {
                 // Enough values to share out evenly, keeping the two innermost
-                // steps whole as blocks.
-                let mut k = 0;
-                while k + 2 < w.n && w.units(k) < 8 * n {
+                // steps whole as blocks; one step if it has enough values,
+                // since a range of one step runs as fast as the whole walk.
+                let mut k = usize::from(n > 1 && w.n > 2);
+                while k + 2 < w.n && w.units(k) < if k == 1 { 2 * n } else { 8 * n } {
                     k += 1;
                 }
                 match w.unit(k) {

@@ -321,7 +321,31 @@ impl Walk {
         (lo, hi): (usize, usize),
         tail: bool,
     ) {
-        if self.body > 0 {
+        if self.body > 0 && k == 1 && lo < hi {
+            // One step: run its values as a range of a shorter walk, so
+            // that the steps below keep the order `blocks` picks for them.
+            let st = self.steps[0];
+            let end = if st.source == ALWAYS {
+                hi
+            } else {
+                // Values from here on are past the bound: padding.
+                hi.min(self.bounds[usize::from(st.source)].div_ceil(st.weight))
+                    .max(lo)
+            };
+            if end > lo {
+                let mut w = self.clone();
+                w.steps[0].axis.count = end - lo;
+                w.bookkeeping();
+                let mut partial = [0usize; MAX_SOURCES];
+                if st.source != ALWAYS {
+                    partial[usize::from(st.source)] = lo * st.weight;
+                }
+                w.descend(v, 0, lo * st.axis.walk, lo * st.axis.other, &mut partial);
+            }
+            if hi > end {
+                v.padding(end * unit, (hi - end) * unit);
+            }
+        } else if self.body > 0 {
             let mut partial = [0usize; MAX_SOURCES];
             for u in lo..hi {
                 let (mut rest, mut off, mut other, mut inside) = (u, 0, 0, true);
