@@ -67,6 +67,9 @@ fn pack_and_unpack<T: Value>(l: &Layout) {
     let mut via_plan = vec![T::GARBAGE; l.storage_len()];
     pack.run(&logical, &mut via_plan).unwrap();
     assert!(via_plan == storage, "pack {spec}: plan and pack_with_fill");
+    // The slot iterator, which shares no copy kernel with plans.
+    let want: Vec<T> = l.slots().map(|p| p.map_or(fill, |p| logical[p])).collect();
+    assert!(storage == want, "pack {spec}: against slots()");
     let unpack = l.unpack_plan::<T>().unwrap();
     all_cuts(&unpack, &storage, &format!("unpack {spec}"));
     let mut back = vec![T::GARBAGE; l.len()];
@@ -151,6 +154,15 @@ fn convert_as<T: Value>(a: &Layout, b: &Layout) {
     let mut via_plan = vec![T::GARBAGE; b.storage_len()];
     plan.run(&src, &mut via_plan).unwrap();
     assert_eq!(via_plan, one_shot, "{a} -> {b}");
+    // Through row-major order with the slot iterators instead.
+    let mut logical = vec![T::GARBAGE; a.len()];
+    for (k, p) in a.slots().enumerate() {
+        if let Some(p) = p {
+            logical[p] = src[k];
+        }
+    }
+    let want: Vec<T> = b.slots().map(|p| p.map_or(fill, |p| logical[p])).collect();
+    assert_eq!(one_shot, want, "{a} -> {b}: against slots()");
 }
 
 #[test]

@@ -113,6 +113,7 @@ impl Layout {
                     src: memory,
                     padding: Some(fill),
                     stage: &mut [],
+                    unit: 1,
                 };
                 Plan::over(&walked, &other).run(&walked, &other, &mut v);
                 return Ok(());

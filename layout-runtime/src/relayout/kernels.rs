@@ -79,6 +79,57 @@ pub(crate) fn copy_block<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, 
     }
 }
 
+/// [`copy_block`] where each position starts a unit of `c` contiguous
+/// elements both sides (strides in elements). Units of 4 bytes transpose in
+/// vector registers; the rest, and other units, go one unit at a time.
+pub(crate) fn copy_units<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+    c: usize,
+) {
+    if b.na == 0 || b.nb == 0 {
+        return;
+    }
+    // Oriented so the destination runs along `j` and the source along `i`.
+    let t = if b.db == c && b.sa == c {
+        Some(b)
+    } else if b.da == c && b.sb == c {
+        Some(Block {
+            na: b.nb,
+            nb: b.na,
+            da: b.db,
+            db: b.da,
+            sa: b.sb,
+            sb: b.sa,
+        })
+    } else {
+        None
+    };
+    let (ti, tj) = match t {
+        Some(t) if c * core::mem::size_of::<T>() == 4 => {
+            simd::transpose_units(dst, d, t.da, src, s, t.sb, (t.na, t.nb))
+        }
+        _ => (0, 0),
+    };
+    let t = t.unwrap_or(b);
+    let mut unit = |i: usize, j: usize| {
+        dst[d + i * t.da + j * t.db..][..c].copy_from_slice(&src[s + i * t.sa + j * t.sb..][..c]);
+    };
+    for i in 0..ti {
+        for j in tj..t.nb {
+            unit(i, j);
+        }
+    }
+    for i in ti..t.na {
+        for j in 0..t.nb {
+            unit(i, j);
+        }
+    }
+}
+
 /// [`copy_block`], writing the destination with streaming stores: rows
 /// contiguous on both sides go straight from the source; others are put
 /// together in `stage` first, a few rows at a time. Rows shorter than a
@@ -307,6 +358,8 @@ pub(crate) struct Gather<'a, T> {
     pub(crate) padding: Option<T>,
     /// Scratch for streaming stores; empty: plain stores.
     pub(crate) stage: &'a mut [T],
+    /// Elements per position of a folded walk.
+    pub(crate) unit: usize,
 }
 
 impl<T: Copy> Visitor for Gather<'_, T> {
@@ -319,7 +372,9 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             sa: a.other,
             sb: b.other,
         };
-        if self.stage.is_empty() {
+        if self.unit > 1 {
+            copy_units(self.dst, off - self.base, self.src, other, block, self.unit);
+        } else if self.stage.is_empty() {
             copy_block(self.dst, off - self.base, self.src, other, block);
         } else {
             stream_block(
@@ -348,6 +403,8 @@ pub(crate) struct Scatter<'a, T> {
     pub(crate) base: usize,
     /// Scratch for streaming stores; empty: plain stores.
     pub(crate) stage: &'a mut [T],
+    /// Elements per position of a folded walk.
+    pub(crate) unit: usize,
 }
 
 impl<T: Copy> Visitor for Scatter<'_, T> {
@@ -360,7 +417,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             sa: a.walk,
             sb: b.walk,
         };
-        if self.stage.is_empty() {
+        if self.unit > 1 {
+            copy_units(self.dst, other - self.base, self.src, off, block, self.unit);
+        } else if self.stage.is_empty() {
             copy_block(self.dst, other - self.base, self.src, off, block);
         } else {
             stream_block(
@@ -450,6 +509,42 @@ mod tests {
                             simd::stream_fence();
                             assert_eq!(got, want, "{b:?}, stage {stage_len}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Units of 2 and 4 elements, in every orientation, against element loops.
+    #[test]
+    fn unit_blocks_match_a_plain_loop() {
+        for c in [2, 4] {
+            for (na, nb) in [(1, 1), (4, 4), (5, 9), (8, 64), (13, 3)] {
+                for (da, db) in [(nb * c + 2, c), (c, na * c + 6)] {
+                    for (sa, sb) in [(nb * c + 4, c), (c, na * c), (c * (nb + 1), 3 * c)] {
+                        let b = Block {
+                            na,
+                            nb,
+                            da,
+                            db,
+                            sa,
+                            sb,
+                        };
+                        let (d, s) = (3, 5);
+                        let src_len = s + (na - 1) * sa + (nb - 1) * sb + c + 1;
+                        let dst_len = d + (na - 1) * da + (nb - 1) * db + c + 2;
+                        let src: std::vec::Vec<u16> = (0..src_len as u16).collect();
+                        let mut want = std::vec![u16::MAX; dst_len];
+                        for i in 0..na {
+                            for j in 0..nb {
+                                for k in 0..c {
+                                    want[d + i * da + j * db + k] = src[s + i * sa + j * sb + k];
+                                }
+                            }
+                        }
+                        let mut got = std::vec![u16::MAX; dst_len];
+                        copy_units(&mut got, d, &src, s, b, c);
+                        assert_eq!(got, want, "{b:?} of {c}");
                     }
                 }
             }

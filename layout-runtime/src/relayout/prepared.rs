@@ -77,6 +77,8 @@ pub struct RelayoutPlan<'a, T> {
     into: Side<'a>,
     /// The whole relayout, walking the destination (`gather`) or the source.
     walk: Plan,
+    /// Elements per position of `walk`.
+    walk_unit: usize,
     gather: bool,
     split: Split,
     src_len: usize,
@@ -213,11 +215,36 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
             Plan::Walk(w) => Split::Destination(w.clone()),
             Plan::Slots => Split::Slots,
         };
+        // Elements per 4-byte unit: folding a walk's innermost step of that
+        // many elements lets the vector transposes move them (two `bf16`
+        // of a `(2,1)` tile as one unit, for one).
+        let unit = 4 / core::mem::size_of::<T>().clamp(1, 8);
+        let fold = |w: &Walk| {
+            if unit > 1 {
+                w.folded(unit).unwrap_or_else(|| w.clone())
+            } else {
+                w.clone()
+            }
+        };
+        let (walk, walk_unit) = match walk {
+            Plan::Walk(w) => {
+                let w = fold(&w);
+                let fold = w.fold;
+                (Plan::Walk(w), fold)
+            }
+            Plan::Slots => (Plan::Slots, 1),
+        };
+        let split = match split {
+            Split::Destination(w) => Split::Destination(fold(&w)),
+            Split::Source(w, stride) => Split::Source(fold(&w), stride),
+            Split::Slots => Split::Slots,
+        };
         RelayoutPlan {
             kind,
             from,
             into,
             walk,
+            walk_unit,
             gather,
             split,
             src_len: from.storage_len(),
@@ -272,6 +299,7 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                     src,
                     padding: self.fill,
                     stage,
+                    unit: self.walk_unit,
                 };
                 self.walk.run(&self.into, &self.from, &mut v);
             } else {
@@ -280,6 +308,7 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                     dst,
                     base: 0,
                     stage,
+                    unit: self.walk_unit,
                 };
                 self.walk.run(&self.from, &self.into, &mut v);
             }
@@ -554,6 +583,7 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     src,
                     padding: plan.fill,
                     stage,
+                    unit: w.fold,
                 };
                 w.run_units(&mut v, self.k, self.unit, self.units, self.last);
             }
@@ -563,6 +593,7 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     dst,
                     base,
                     stage,
+                    unit: w.fold,
                 };
                 w.run_units(&mut v, self.k, self.unit, self.units, false);
             }
@@ -573,6 +604,7 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     src,
                     padding: plan.fill,
                     stage,
+                    unit: 1,
                 };
                 run_slot_range(&plan.into, &plan.from, &mut v, self.range.clone());
             }

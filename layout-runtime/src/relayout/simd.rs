@@ -27,17 +27,37 @@ pub(crate) fn transpose32<T: Copy>(
     sb: usize,
     (na, nb): (usize, usize),
 ) -> (usize, usize) {
-    let (na, nb) = (na / 4 * 4, nb / 4 * 4);
-    if core::mem::size_of::<T>() != 4 || !VECTOR_TRANSPOSE || na == 0 || nb == 0 {
+    if core::mem::size_of::<T>() != 4 {
         return (0, 0);
     }
-    // The last element either side touches, in elements.
+    transpose_units(dst, d, da, src, s, sb, (na, nb))
+}
+
+/// [`transpose32`] for 4-byte units of 1, 2 or 4 elements: unit `(i, j)`
+/// is the `4 / size_of::<T>()` elements from `dst[d + i*da + j*u]` and from
+/// `src[s + i*u + j*sb]`, `u` elements a unit. `(0, 0)` for other sizes.
+pub(crate) fn transpose_units<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    da: usize,
+    src: &[T],
+    s: usize,
+    sb: usize,
+    (na, nb): (usize, usize),
+) -> (usize, usize) {
+    let size = core::mem::size_of::<T>();
+    let (na, nb) = (na / 4 * 4, nb / 4 * 4);
+    if !matches!(size, 1 | 2 | 4) || !VECTOR_TRANSPOSE || na == 0 || nb == 0 {
+        return (0, 0);
+    }
+    let u = 4 / size;
+    // The last element either side touches.
     let last_dst = (na - 1)
         .checked_mul(da)
-        .and_then(|x| x.checked_add(d + nb - 1));
+        .and_then(|x| x.checked_add(d.checked_add(nb * u - 1)?));
     let last_src = (nb - 1)
         .checked_mul(sb)
-        .and_then(|x| x.checked_add(s + na - 1));
+        .and_then(|x| x.checked_add(s.checked_add(na * u - 1)?));
     match (last_dst, last_src) {
         (Some(ld), Some(ls)) if ld < dst.len() && ls < src.len() => {}
         _ => return (0, 0),
@@ -53,7 +73,7 @@ pub(crate) fn transpose32<T: Copy>(
                     for j0 in (j_band..nb.min(j_band + BAND)).step_by(4) {
                         // In bounds: i0 + 3 < na and j0 + 3 < nb, and the
                         // corners (na-1, nb-1) were checked above.
-                        x86::tile4(dst, d + i0 * da + j0, da, src, s + i0 + j0 * sb, sb);
+                        x86::tile4(dst, d + i0 * da + j0 * u, da, src, s + i0 * u + j0 * sb, sb);
                     }
                 }
             }
@@ -68,10 +88,11 @@ mod x86 {
 
     use core::arch::asm;
 
-    /// One 4x4 tile: `dst[d + r*dd + c] = src[s + c*ss + r]` for `r, c < 4`,
-    /// 4-byte elements. The caller has checked `d + 3*dd + 3 < dst.len()`
-    /// and `s + 3*ss + 3 < src.len()`; the asserts below repeat it (cheaply,
-    /// and out of the hot path's way when the caller is right).
+    /// One 4x4 tile of 4-byte units: unit `(r, c)` of the destination,
+    /// `dst[d + r*dd..]` plus `c` units, is unit `(c, r)` of the source,
+    /// `src[s + c*ss..]` plus `r` units; strides in elements of `T`, whose
+    /// size divides 4. The caller has checked the last unit both sides; the
+    /// slicing below repeats it, cheaply.
     #[inline(always)]
     pub(super) fn tile4<T: Copy>(
         dst: &mut [T],
@@ -81,14 +102,15 @@ mod x86 {
         s: usize,
         ss: usize,
     ) {
-        debug_assert!(core::mem::size_of::<T>() == 4);
-        let (dst_row, src_row) = (&mut dst[d + 3 * dd..][..4], &src[s + 3 * ss..][..4]);
+        let size = core::mem::size_of::<T>();
+        let row = 16 / size;
+        let (dst_row, src_row) = (&mut dst[d + 3 * dd..][..row], &src[s + 3 * ss..][..row]);
         let (d3, s3) = (dst_row.as_mut_ptr(), src_row.as_ptr());
-        let (d0, s0) = (dst[d..][..4].as_mut_ptr(), src[s..][..4].as_ptr());
+        let (d0, s0) = (dst[d..][..row].as_mut_ptr(), src[s..][..row].as_ptr());
+        let (dd, ss) = (dd * size, ss * size);
         // SAFETY: rows 0 and 3 of both tiles were bounds-checked by the
-        // slicing above, and rows 1 and 2 lie between them (`d0 + k*dd*4`
-        // bytes, `k < 3`), inside the same slices; each row is 16 bytes, 4
-        // elements of 4 bytes. `dst` is a unique borrow, so no write aliases
+        // slicing above, and rows 1 and 2 lie between them (`d0 + k*dd`
+        // bytes, `0 < k < 3`), inside the same slices; each row is 16 bytes. `dst` is a unique borrow, so no write aliases
         // `src`. The assembly only moves bytes between memory and xmm
         // registers it declares clobbered; it touches no stack and no flags.
         unsafe {
@@ -115,10 +137,10 @@ mod x86 {
                 "movups [{d3}], xmm5",
                 s0 = in(reg) s0,
                 s3 = in(reg) s3,
-                ss = in(reg) ss * 4,
+                ss = in(reg) ss,
                 d0 = in(reg) d0,
                 d3 = in(reg) d3,
-                dd = in(reg) dd * 4,
+                dd = in(reg) dd,
                 out("xmm0") _, out("xmm1") _, out("xmm2") _,
                 out("xmm3") _, out("xmm4") _, out("xmm5") _,
                 options(nostack, preserves_flags),
@@ -286,6 +308,41 @@ mod tests {
         with_stage([1u8; 3], |s| assert_eq!(s.len(), 8192 / 3));
         with_stage([0u64; 9], |s| assert!(s.is_empty()));
         with_stage(0u128, |s| assert!(s.len() == 512 || s.is_empty()));
+    }
+
+    /// Units of two 2-byte and four 1-byte elements, at odd offsets.
+    #[test]
+    fn unit_transposes_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+            let u = 4 / core::mem::size_of::<T>();
+            for (na, nb) in [(4, 4), (5, 9), (8, 64), (13, 6), (3, 8)] {
+                for (d, s) in [(0, 0), (1, 3)] {
+                    for (pad_d, pad_s) in [(0, 0), (3, 5)] {
+                        let (da, sb) = (nb * u + pad_d, na * u + pad_s);
+                        let dst_len = d + na * da + 3;
+                        let src_len = s + nb * sb + 2;
+                        let src: Vec<T> = (0..src_len).map(make).collect();
+                        let mut got = std::vec![old; dst_len];
+                        let (ta, tb) = transpose_units(&mut got, d, da, &src, s, sb, (na, nb));
+                        let mut want = std::vec![old; dst_len];
+                        for i in 0..ta {
+                            for j in 0..tb {
+                                for k in 0..u {
+                                    want[d + i * da + j * u + k] = src[s + i * u + j * sb + k];
+                                }
+                            }
+                        }
+                        assert_eq!(got, want, "{na}x{nb} at {d}/{s}");
+                        if VECTOR_TRANSPOSE && na >= 4 && nb >= 4 {
+                            assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                        }
+                    }
+                }
+            }
+        }
+        check(|i| i as u16 | 0x8000, 0);
+        check(|i| i as u8 | 0x80, 0);
+        check(|i| i as u32 | 1 << 31, 0);
     }
 
     /// Every length and both misalignments of either side, bytes and wider.

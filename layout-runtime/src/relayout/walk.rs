@@ -59,6 +59,9 @@ pub(crate) struct Walk {
     prev: [usize; MAX_STEPS],
     pub(crate) body: usize,
     pub(crate) storage_len: usize,
+    /// Contiguous elements both sides at every position the walk names
+    /// (see [`folded`](Self::folded)); 1 for a plain walk.
+    pub(crate) fold: usize,
 }
 
 impl Walk {
@@ -75,7 +78,36 @@ impl Walk {
             prev: [usize::MAX; MAX_STEPS],
             body: walked.body,
             storage_len: walked.storage_len,
+            fold: 1,
         }
+    }
+
+    /// The walk without its innermost step when that step is `c` elements
+    /// contiguous on both sides and every other stride is a multiple of
+    /// `c`: each position it names then starts a unit of `c` elements, which
+    /// kernels move as one wider element (two `bf16` as one 4-byte unit).
+    pub(crate) fn folded(&self, c: usize) -> Option<Walk> {
+        let last = self.steps[..self.n].last()?;
+        let whole = |st: &Step| st.axis.walk % c == 0 && st.axis.other % c == 0;
+        if self.n < 2
+            || self.fold != 1
+            || last.axis
+                != (Axis {
+                    count: c,
+                    walk: 1,
+                    other: 1,
+                })
+            || last.source != ALWAYS
+            || !self.steps[..self.n - 1].iter().all(whole)
+        {
+            return None;
+        }
+        let mut w = self.clone();
+        w.n -= 1;
+        w.steps[w.n] = NO_STEP;
+        w.fold = c;
+        w.bookkeeping();
+        Some(w)
     }
 
     /// Walks `walked`, addressing an array whose offsets are `Σ index[d] * strides[d]`.
@@ -260,7 +292,7 @@ impl Walk {
     /// the next one, so that each value of the first `k` steps together
     /// covers one contiguous run of that many slots.
     pub(crate) fn unit(&self, k: usize) -> Option<usize> {
-        let mut span = 1usize;
+        let mut span = self.fold;
         for st in self.steps[..self.n].iter().rev() {
             if st.axis.walk != span {
                 return None;
@@ -416,6 +448,33 @@ impl Walk {
         let st = self.steps[j];
         let s = usize::from(st.source);
         if s == usize::from(ALWAYS) {
+            if j + 2 == self.n && self.steps[j + 1].source != ALWAYS {
+                // The last step alone has a bound, whose valid values do not
+                // depend on this step: one block, and padding after it.
+                let last = self.steps[j + 1];
+                let s1 = usize::from(last.source);
+                let valid = (self.bounds[s1] - partial[s1])
+                    .div_ceil(last.weight)
+                    .min(last.axis.count);
+                v.block(
+                    off,
+                    other,
+                    st.axis,
+                    Axis {
+                        count: valid,
+                        ..last.axis
+                    },
+                );
+                if valid < last.axis.count {
+                    for x in 0..st.axis.count {
+                        v.padding(
+                            off + x * st.axis.walk + valid * last.axis.walk,
+                            (last.axis.count - valid) * last.axis.walk,
+                        );
+                    }
+                }
+                return;
+            }
             for x in 0..st.axis.count {
                 self.descend(
                     v,
