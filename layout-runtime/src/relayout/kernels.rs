@@ -130,22 +130,31 @@ pub(crate) fn copy_units<T: Copy>(
     }
 }
 
-/// [`copy_block`], writing the destination with streaming stores: rows
-/// contiguous on both sides go straight from the source; others are put
-/// together in `stage` first, a few rows at a time. Rows shorter than a
-/// cache line, or longer than `stage`, are copied plainly.
+/// [`copy_units`] of `c` elements (a plain [`copy_block`] for 1), writing
+/// the destination with streaming stores: rows contiguous on both sides go
+/// straight from the source; others are put together in `stage` first, a
+/// few rows at a time. Rows shorter than a cache line, or longer than
+/// `stage`, are copied plainly.
 pub(crate) fn stream_block<T: Copy>(
     dst: &mut [T],
     d: usize,
     src: &[T],
     s: usize,
     b: Block,
+    c: usize,
     stage: &mut [T],
 ) {
+    let plain = |dst: &mut [T], d: usize, src: &[T], s: usize, b: Block| {
+        if c == 1 {
+            copy_block(dst, d, src, s, b);
+        } else {
+            copy_units(dst, d, src, s, b, c);
+        }
+    };
     // Oriented so that the destination's rows run along `j`.
-    let rows = if b.db == 1 {
+    let rows = if b.db == c || b.nb == 1 {
         b
-    } else if b.da == 1 {
+    } else if b.da == c || b.na == 1 {
         Block {
             na: b.nb,
             nb: b.na,
@@ -155,14 +164,15 @@ pub(crate) fn stream_block<T: Copy>(
             sb: b.sa,
         }
     } else {
-        return copy_block(dst, d, src, s, b);
+        return plain(dst, d, src, s, b);
     };
-    let len = rows.nb;
+    let rows = Block { db: c, ..rows };
+    let len = rows.nb * c;
     let per_stage = stage.len() / len.max(1);
-    if rows.na == 0 || len * core::mem::size_of::<T>() < 64 || (rows.sb != 1 && per_stage == 0) {
-        return copy_block(dst, d, src, s, b);
+    if rows.na == 0 || len * core::mem::size_of::<T>() < 64 || (rows.sb != c && per_stage == 0) {
+        return plain(dst, d, src, s, b);
     }
-    if rows.sb == 1 {
+    if rows.sb == c {
         for i in 0..rows.na {
             simd::stream_copy(
                 &mut dst[d + i * rows.da..][..len],
@@ -176,13 +186,26 @@ pub(crate) fn stream_block<T: Copy>(
         let staged = Block {
             na: m,
             da: len,
-            db: 1,
             ..rows
         };
-        copy_block(stage, 0, src, s + i0 * rows.sa, staged);
+        plain(stage, 0, src, s + i0 * rows.sa, staged);
         for (r, row) in stage[..m * len].chunks_exact(len).enumerate() {
             simd::stream_copy(&mut dst[d + (i0 + r) * rows.da..][..len], row);
         }
+    }
+}
+
+/// `dst.fill(fill)` with streaming stores, a stage's worth at a time, for
+/// runs of at least a cache line.
+pub(crate) fn stream_fill<T: Copy>(dst: &mut [T], fill: T, stage: &mut [T]) {
+    if stage.is_empty() || core::mem::size_of_val(dst) < 64 {
+        dst.fill(fill);
+        return;
+    }
+    let n = stage.len().min(dst.len());
+    stage[..n].fill(fill);
+    for part in dst.chunks_mut(n) {
+        simd::stream_copy(part, &stage[..part.len()]);
     }
 }
 
@@ -372,25 +395,19 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             sa: a.other,
             sb: b.other,
         };
-        if self.unit > 1 {
-            copy_units(self.dst, off - self.base, self.src, other, block, self.unit);
-        } else if self.stage.is_empty() {
-            copy_block(self.dst, off - self.base, self.src, other, block);
+        let d = off - self.base;
+        if !self.stage.is_empty() {
+            stream_block(self.dst, d, self.src, other, block, self.unit, self.stage);
+        } else if self.unit > 1 {
+            copy_units(self.dst, d, self.src, other, block, self.unit);
         } else {
-            stream_block(
-                self.dst,
-                off - self.base,
-                self.src,
-                other,
-                block,
-                self.stage,
-            );
+            copy_block(self.dst, d, self.src, other, block);
         }
     }
 
     fn padding(&mut self, off: usize, len: usize) {
         if let Some(fill) = self.padding {
-            self.dst[off - self.base..][..len].fill(fill);
+            stream_fill(&mut self.dst[off - self.base..][..len], fill, self.stage);
         }
     }
 }
@@ -417,19 +434,13 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             sa: a.walk,
             sb: b.walk,
         };
-        if self.unit > 1 {
-            copy_units(self.dst, other - self.base, self.src, off, block, self.unit);
-        } else if self.stage.is_empty() {
-            copy_block(self.dst, other - self.base, self.src, off, block);
+        let d = other - self.base;
+        if !self.stage.is_empty() {
+            stream_block(self.dst, d, self.src, off, block, self.unit, self.stage);
+        } else if self.unit > 1 {
+            copy_units(self.dst, d, self.src, off, block, self.unit);
         } else {
-            stream_block(
-                self.dst,
-                other - self.base,
-                self.src,
-                off,
-                block,
-                self.stage,
-            );
+            copy_block(self.dst, d, self.src, off, block);
         }
     }
 
@@ -505,7 +516,7 @@ mod tests {
                             copy_block(&mut want, d, &src, s, b);
                             let mut got = std::vec![7u32; dst_len];
                             let mut stage = std::vec![0u32; stage_len];
-                            stream_block(&mut got, d, &src, s, b, &mut stage);
+                            stream_block(&mut got, d, &src, s, b, 1, &mut stage);
                             simd::stream_fence();
                             assert_eq!(got, want, "{b:?}, stage {stage_len}");
                         }
@@ -545,7 +556,31 @@ mod tests {
                         let mut got = std::vec![u16::MAX; dst_len];
                         copy_units(&mut got, d, &src, s, b, c);
                         assert_eq!(got, want, "{b:?} of {c}");
+                        for stage_len in [8, 64, 1000] {
+                            let mut got = std::vec![u16::MAX; dst_len];
+                            let mut stage = std::vec![0u16; stage_len];
+                            stream_block(&mut got, d, &src, s, b, c, &mut stage);
+                            simd::stream_fence();
+                            assert_eq!(got, want, "{b:?} of {c}, streamed, stage {stage_len}");
+                        }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_fills_match_plain_ones() {
+        for len in [0, 1, 15, 16, 17, 100, 1000] {
+            for off in [0, 1, 7] {
+                for stage_len in [0, 16, 100] {
+                    let mut got = std::vec![1u32; 1100];
+                    let mut stage = std::vec![0u32; stage_len];
+                    stream_fill(&mut got[off..off + len], 9, &mut stage);
+                    simd::stream_fence();
+                    let mut want = std::vec![1u32; 1100];
+                    want[off..off + len].fill(9);
+                    assert_eq!(got, want, "{len} at {off}, stage {stage_len}");
                 }
             }
         }
