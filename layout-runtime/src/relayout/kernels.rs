@@ -234,6 +234,12 @@ macro_rules! interleavers {
     ($k:literal, $inter:ident, $deinter:ident, $($j:literal => $r:ident),+) => {
         /// `out[x*gs + j] = src[j*pitch + x]`: K rows of `n` become `n` groups of K.
         fn $inter<T: Copy>(out: &mut [T], gs: usize, src: &[T], pitch: usize, n: usize) {
+            if $k == 4 && gs == 4 && pitch >= n {
+                let done = simd::interleave4_bytes(out, src, pitch, n);
+                if done > 0 {
+                    return $inter(&mut out[4 * done..], gs, &src[done..], pitch, n - done);
+                }
+            }
             $( let $r = &src[$j * pitch..$j * pitch + n]; )+
             if gs != $k {
                 for x in 0..n {
@@ -253,6 +259,12 @@ macro_rules! interleavers {
 
         /// `dst[j*pitch + x] = input[x*gs + j]`: the inverse of the above.
         fn $deinter<T: Copy>(dst: &mut [T], pitch: usize, input: &[T], gs: usize, n: usize) {
+            if $k == 4 && gs == 4 && pitch >= n {
+                let done = simd::deinterleave4_bytes(dst, pitch, input, n);
+                if done > 0 {
+                    return $deinter(&mut dst[done..], pitch, &input[4 * done..], gs, n - done);
+                }
+            }
             if gs != $k {
                 match split_rows::<T, $k>(dst, pitch, n) {
                     Some([$($r),+]) => {

@@ -82,6 +82,62 @@ pub(crate) fn transpose_units<T: Copy>(
     (na, nb)
 }
 
+/// `out[x*4 + j] = src[j*pitch + x]` for `j < 4` and `x < n` rounded down
+/// to 16, for 1-byte `T`: four rows of bytes into groups of four (`s8`
+/// `(4,1)` tiles). Returns how many columns it did: 0 for other sizes, other
+/// targets or a bound that fails.
+pub(crate) fn interleave4_bytes<T: Copy>(
+    out: &mut [T],
+    src: &[T],
+    pitch: usize,
+    n: usize,
+) -> usize {
+    let n = n / 16 * 16;
+    if core::mem::size_of::<T>() != 1 || !VECTOR_TRANSPOSE || n == 0 {
+        return 0;
+    }
+    if out.len() < 4 * n
+        || pitch
+            .checked_mul(3)
+            .and_then(|p| p.checked_add(n))
+            .is_none_or(|end| end > src.len())
+    {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    for x in (0..n).step_by(16) {
+        x86::interleave4(&mut out[4 * x..][..64], src, x, pitch);
+    }
+    n
+}
+
+/// `dst[j*pitch + x] = input[x*4 + j]`: the inverse of [`interleave4_bytes`],
+/// with the same return value.
+pub(crate) fn deinterleave4_bytes<T: Copy>(
+    dst: &mut [T],
+    pitch: usize,
+    input: &[T],
+    n: usize,
+) -> usize {
+    let n = n / 16 * 16;
+    if core::mem::size_of::<T>() != 1 || !VECTOR_TRANSPOSE || n == 0 {
+        return 0;
+    }
+    if input.len() < 4 * n
+        || pitch
+            .checked_mul(3)
+            .and_then(|p| p.checked_add(n))
+            .is_none_or(|end| end > dst.len())
+    {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    for x in (0..n).step_by(16) {
+        x86::deinterleave4(dst, x, pitch, &input[4 * x..][..64]);
+    }
+    n
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     #![allow(unsafe_code)]
@@ -141,6 +197,120 @@ mod x86 {
                 d0 = in(reg) d0,
                 d3 = in(reg) d3,
                 dd = in(reg) dd,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// 16 columns of four 1-byte rows (`src[j*pitch + x..][..16]`) into 16
+    /// groups of four, `out[..64]`.
+    #[inline(always)]
+    pub(super) fn interleave4<T: Copy>(out: &mut [T], src: &[T], x: usize, pitch: usize) {
+        let out = &mut out[..64];
+        let rows = [
+            src[x..][..16].as_ptr(),
+            src[x + pitch..][..16].as_ptr(),
+            src[x + 2 * pitch..][..16].as_ptr(),
+            src[x + 3 * pitch..][..16].as_ptr(),
+        ];
+        // SAFETY: each row pointer starts a bounds-checked slice of 16
+        // elements of a 1-byte `T` (the caller checked the size), and `out` is
+        // a bounds-checked unique slice of 64; the assembly reads 16 bytes
+        // from each row and writes 64 bytes to `out`, which cannot overlap
+        // the shared `src`. It uses no stack and leaves the flags alone.
+        unsafe {
+            asm!(
+                "movdqu xmm0, [{a}]",
+                "movdqu xmm1, [{b}]",
+                "movdqu xmm2, [{c}]",
+                "movdqu xmm3, [{d}]",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklwd xmm0, xmm2",
+                "punpckhwd xmm1, xmm2",
+                "movdqa xmm3, xmm4",
+                "punpcklwd xmm4, xmm5",
+                "punpckhwd xmm3, xmm5",
+                "movdqu [{o}], xmm0",
+                "movdqu [{o} + 16], xmm1",
+                "movdqu [{o} + 32], xmm4",
+                "movdqu [{o} + 48], xmm3",
+                a = in(reg) rows[0],
+                b = in(reg) rows[1],
+                c = in(reg) rows[2],
+                d = in(reg) rows[3],
+                o = in(reg) out.as_mut_ptr(),
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// 16 groups of four 1-byte elements, `input[..64]`, into 16 columns of
+    /// four rows, `dst[j*pitch + x..][..16]`.
+    #[inline(always)]
+    pub(super) fn deinterleave4<T: Copy>(dst: &mut [T], x: usize, pitch: usize, input: &[T]) {
+        let input = &input[..64];
+        // Rows 0 and 3 in bounds, so rows 1 and 2 between them are too.
+        let _ = (&dst[x..][..16], &dst[x + 3 * pitch..][..16]);
+        let first = dst[x..].as_mut_ptr();
+        // SAFETY: as in `interleave4`, the other way round: the four rows,
+        // `pitch >= 16` apart (checked by the caller), are disjoint 16-byte
+        // runs inside the unique `dst` (rows 0 and 3 checked above), all
+        // addressed from one pointer; 64 bytes of `input` are read.
+        unsafe {
+            let rows = [
+                first,
+                first.add(pitch),
+                first.add(2 * pitch),
+                first.add(3 * pitch),
+            ];
+            asm!(
+                "movdqu xmm0, [{i}]",
+                "movdqu xmm1, [{i} + 16]",
+                "movdqu xmm2, [{i} + 32]",
+                "movdqu xmm3, [{i} + 48]",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklbw xmm0, xmm4",
+                "punpckhbw xmm1, xmm4",
+                "movdqa xmm3, xmm2",
+                "punpcklbw xmm2, xmm5",
+                "punpckhbw xmm3, xmm5",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklqdq xmm0, xmm2",
+                "punpckhqdq xmm1, xmm2",
+                "movdqa xmm3, xmm4",
+                "punpcklqdq xmm4, xmm5",
+                "punpckhqdq xmm3, xmm5",
+                "movdqu [{a}], xmm0",
+                "movdqu [{b}], xmm1",
+                "movdqu [{c}], xmm4",
+                "movdqu [{d}], xmm3",
+                i = in(reg) input.as_ptr(),
+                a = in(reg) rows[0],
+                b = in(reg) rows[1],
+                c = in(reg) rows[2],
+                d = in(reg) rows[3],
                 out("xmm0") _, out("xmm1") _, out("xmm2") _,
                 out("xmm3") _, out("xmm4") _, out("xmm5") _,
                 options(nostack, preserves_flags),
@@ -343,6 +513,41 @@ mod tests {
         check(|i| i as u16 | 0x8000, 0);
         check(|i| i as u8 | 0x80, 0);
         check(|i| i as u32 | 1 << 31, 0);
+    }
+
+    /// Byte interleaves at every column count up to 70, odd pitches and offsets.
+    #[test]
+    fn byte_interleaves_match_plain_loops() {
+        for n in 0..70 {
+            for pad in [0, 1, 17] {
+                let pitch = n + pad;
+                let src: Vec<u8> = (0..3 * pitch + n + 3).map(|x| (x * 7 + 3) as u8).collect();
+                let mut out = std::vec![0u8; 4 * n + 5];
+                let done = interleave4_bytes(&mut out[1..], &src[2..], pitch, n);
+                let mut want = std::vec![0u8; 4 * n + 5];
+                for x in 0..done {
+                    for j in 0..4 {
+                        want[1 + x * 4 + j] = src[2 + j * pitch + x];
+                    }
+                }
+                assert_eq!(out, want, "interleave {n} columns, pitch {pitch}");
+                if VECTOR_TRANSPOSE {
+                    assert_eq!(done, n / 16 * 16);
+                }
+                let input: Vec<i8> = (0..4 * n + 1).map(|x| (x * 5 + 1) as i8).collect();
+                let mut dst = std::vec![0i8; 3 * pitch + n + 4];
+                let done = deinterleave4_bytes(&mut dst[3..], pitch, &input[1..], n);
+                let mut want = std::vec![0i8; 3 * pitch + n + 4];
+                for x in 0..done {
+                    for j in 0..4 {
+                        want[3 + j * pitch + x] = input[1 + x * 4 + j];
+                    }
+                }
+                assert_eq!(dst, want, "deinterleave {n} columns, pitch {pitch}");
+            }
+        }
+        assert_eq!(interleave4_bytes(&mut [0u16; 64], &[0u16; 64], 16, 16), 0);
+        assert_eq!(deinterleave4_bytes(&mut [0u8; 63], 16, &[0u8; 64], 16), 0);
     }
 
     /// Every length and both misalignments of either side, bytes and wider.
