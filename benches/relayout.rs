@@ -553,22 +553,22 @@ fn threads(rows: &mut Vec<Row>) {
         l.len() * 4,
         &mut [
             ("pack_1", &mut || {
-                on_threads(&pack, 1, black_box(&src), &mut out())
+                on_threads(&pack, 1, black_box(&src), &mut out());
             }),
             ("pack_2", &mut || {
-                on_threads(&pack, 2, black_box(&src), &mut out())
+                on_threads(&pack, 2, black_box(&src), &mut out());
             }),
             ("unpack_1", &mut || {
-                on_threads(&unpack, 1, black_box(&storage), &mut back())
+                on_threads(&unpack, 1, black_box(&storage), &mut back());
             }),
             ("unpack_2", &mut || {
-                on_threads(&unpack, 2, black_box(&storage), &mut back())
+                on_threads(&unpack, 2, black_box(&storage), &mut back());
             }),
             ("from_column_major_1", &mut || {
-                on_threads(&convert, 1, black_box(&src), &mut out())
+                on_threads(&convert, 1, black_box(&src), &mut out());
             }),
             ("from_column_major_2", &mut || {
-                on_threads(&convert, 2, black_box(&src), &mut out())
+                on_threads(&convert, 2, black_box(&src), &mut out());
             }),
         ],
     );
@@ -588,10 +588,10 @@ fn threads(rows: &mut Vec<Row>) {
         from.len() * 2,
         &mut [
             ("convert_1", &mut || {
-                on_threads(&plan, 1, black_box(&src), &mut out())
+                on_threads(&plan, 1, black_box(&src), &mut out());
             }),
             ("convert_2", &mut || {
-                on_threads(&plan, 2, black_box(&src), &mut out())
+                on_threads(&plan, 2, black_box(&src), &mut out());
             }),
         ],
     );

@@ -2,6 +2,13 @@
 //! writes the same bytes as the one-shot call, chunks write only their own
 //! ranges, on threads too, and bad buffers are errors before any write.
 
+#![allow(
+    clippy::cast_precision_loss,
+    clippy::float_cmp,
+    clippy::many_single_char_names,
+    reason = "test values are small integers, exact as floats, compared exactly"
+)]
+
 mod common;
 
 use common::reference::{random_layout, RefLayout, Rng};
@@ -79,7 +86,7 @@ fn pack_and_unpack<T: Value>(l: &Layout) {
 
 #[test]
 fn chunks_of_random_layouts_match_one_run() {
-    let mut rng = Rng::new(0x0c4u64 << 32 | 11);
+    let mut rng = Rng::new(0x0c4_0000_000b);
     let mut done = 0;
     while done < 600 {
         let g = generate(&mut rng);
@@ -167,7 +174,7 @@ fn convert_as<T: Value>(a: &Layout, b: &Layout) {
 
 #[test]
 fn chunks_of_random_conversions_match_one_run() {
-    let mut rng = Rng::new(0x0c4u64 << 32 | 12);
+    let mut rng = Rng::new(0x0c4_0000_000c);
     let mut done = 0;
     while done < 300 {
         let a = RefLayout {

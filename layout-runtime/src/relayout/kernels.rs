@@ -88,15 +88,15 @@ pub(crate) fn copy_units<T: Copy>(
     src: &[T],
     s: usize,
     b: Block,
-    c: usize,
+    width: usize,
 ) {
     if b.na == 0 || b.nb == 0 {
         return;
     }
     // Oriented so the destination runs along `j` and the source along `i`.
-    let t = if b.db == c && b.sa == c {
+    let t = if b.db == width && b.sa == width {
         Some(b)
-    } else if b.da == c && b.sb == c {
+    } else if b.da == width && b.sb == width {
         Some(Block {
             na: b.nb,
             nb: b.na,
@@ -109,28 +109,29 @@ pub(crate) fn copy_units<T: Copy>(
         None
     };
     let (ti, tj) = match t {
-        Some(t) if c * core::mem::size_of::<T>() == 4 => {
+        Some(t) if width * core::mem::size_of::<T>() == 4 => {
             simd::transpose_units(dst, d, t.da, src, s, t.sb, (t.na, t.nb))
         }
         _ => (0, 0),
     };
     let t = t.unwrap_or(b);
-    let mut unit = |i: usize, j: usize| {
-        dst[d + i * t.da + j * t.db..][..c].copy_from_slice(&src[s + i * t.sa + j * t.sb..][..c]);
+    let mut one = |i: usize, j: usize| {
+        dst[d + i * t.da + j * t.db..][..width]
+            .copy_from_slice(&src[s + i * t.sa + j * t.sb..][..width]);
     };
     for i in 0..ti {
         for j in tj..t.nb {
-            unit(i, j);
+            one(i, j);
         }
     }
     for i in ti..t.na {
         for j in 0..t.nb {
-            unit(i, j);
+            one(i, j);
         }
     }
 }
 
-/// [`copy_units`] of `c` elements (a plain [`copy_block`] for 1), writing
+/// [`copy_units`] of `width` elements (a plain [`copy_block`] for 1), writing
 /// the destination with streaming stores: rows contiguous on both sides go
 /// straight from the source; others are put together in `stage` first, a
 /// few rows at a time. Rows shorter than a cache line, or longer than
@@ -141,20 +142,20 @@ pub(crate) fn stream_block<T: Copy>(
     src: &[T],
     s: usize,
     b: Block,
-    c: usize,
+    width: usize,
     stage: &mut [T],
 ) {
     let plain = |dst: &mut [T], d: usize, src: &[T], s: usize, b: Block| {
-        if c == 1 {
+        if width == 1 {
             copy_block(dst, d, src, s, b);
         } else {
-            copy_units(dst, d, src, s, b, c);
+            copy_units(dst, d, src, s, b, width);
         }
     };
     // Oriented so that the destination's rows run along `j`.
-    let rows = if b.db == c || b.nb == 1 {
+    let rows = if b.db == width || b.nb == 1 {
         b
-    } else if b.da == c || b.na == 1 {
+    } else if b.da == width || b.na == 1 {
         Block {
             na: b.nb,
             nb: b.na,
@@ -166,13 +167,14 @@ pub(crate) fn stream_block<T: Copy>(
     } else {
         return plain(dst, d, src, s, b);
     };
-    let rows = Block { db: c, ..rows };
-    let len = rows.nb * c;
+    let rows = Block { db: width, ..rows };
+    let len = rows.nb * width;
     let per_stage = stage.len() / len.max(1);
-    if rows.na == 0 || len * core::mem::size_of::<T>() < 64 || (rows.sb != c && per_stage == 0) {
+    if rows.na == 0 || len * core::mem::size_of::<T>() < 64 || (rows.sb != width && per_stage == 0)
+    {
         return plain(dst, d, src, s, b);
     }
-    if rows.sb == c {
+    if rows.sb == width {
         for i in 0..rows.na {
             simd::stream_copy(
                 &mut dst[d + i * rows.da..][..len],

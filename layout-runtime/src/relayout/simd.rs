@@ -149,7 +149,7 @@ mod x86 {
     /// `src[s + c*ss..]` plus `r` units; strides in elements of `T`, whose
     /// size divides 4. The caller has checked the last unit both sides; the
     /// slicing below repeats it, cheaply.
-    #[inline(always)]
+    #[inline]
     pub(super) fn tile4<T: Copy>(
         dst: &mut [T],
         d: usize,
@@ -206,7 +206,7 @@ mod x86 {
 
     /// 16 columns of four 1-byte rows (`src[j*pitch + x..][..16]`) into 16
     /// groups of four, `out[..64]`.
-    #[inline(always)]
+    #[inline]
     pub(super) fn interleave4<T: Copy>(out: &mut [T], src: &[T], x: usize, pitch: usize) {
         let out = &mut out[..64];
         let rows = [
@@ -256,7 +256,7 @@ mod x86 {
 
     /// 16 groups of four 1-byte elements, `input[..64]`, into 16 columns of
     /// four rows, `dst[j*pitch + x..][..16]`.
-    #[inline(always)]
+    #[inline]
     pub(super) fn deinterleave4<T: Copy>(dst: &mut [T], x: usize, pitch: usize, input: &[T]) {
         let input = &input[..64];
         // Rows 0 and 3 in bounds, so rows 1 and 2 between them are too.
@@ -534,7 +534,7 @@ mod tests {
                 if VECTOR_TRANSPOSE {
                     assert_eq!(done, n / 16 * 16);
                 }
-                let input: Vec<i8> = (0..4 * n + 1).map(|x| (x * 5 + 1) as i8).collect();
+                let input: Vec<i8> = (0..=4 * n).map(|x| (x * 5 + 1) as i8).collect();
                 let mut dst = std::vec![0i8; 3 * pitch + n + 4];
                 let done = deinterleave4_bytes(&mut dst[3..], pitch, &input[1..], n);
                 let mut want = std::vec![0i8; 3 * pitch + n + 4];
