@@ -170,9 +170,32 @@ pub(crate) fn stream_block<T: Copy>(
     let rows = Block { db: width, ..rows };
     let len = rows.nb * width;
     let per_stage = stage.len() / len.max(1);
-    if rows.na == 0 || len * core::mem::size_of::<T>() < 64 || (rows.sb != width && per_stage == 0)
-    {
+    if rows.na == 0 || len * core::mem::size_of::<T>() < 64 {
         return plain(dst, d, src, s, b);
+    }
+    if rows.sb != width && per_stage < STAGED_ROWS && rows.na > per_stage {
+        // Rows too long to stage a few at a time: slabs of columns that fit
+        // (a whole-array transpose, say), each still a cache line wide.
+        let cols = stage.len() / STAGED_ROWS / width;
+        if cols * width * core::mem::size_of::<T>() < 64 {
+            return plain(dst, d, src, s, b);
+        }
+        for j0 in (0..rows.nb).step_by(cols) {
+            let slab = Block {
+                nb: cols.min(rows.nb - j0),
+                ..rows
+            };
+            stream_block(
+                dst,
+                d + j0 * width,
+                src,
+                s + j0 * rows.sb,
+                slab,
+                width,
+                stage,
+            );
+        }
+        return;
     }
     if rows.sb == width {
         for i in 0..rows.na {
@@ -196,6 +219,10 @@ pub(crate) fn stream_block<T: Copy>(
         }
     }
 }
+
+/// Rows a stage should hold at least: fewer, and the source side of a
+/// transpose reads too little of each cache line per pass.
+const STAGED_ROWS: usize = 8;
 
 /// `dst.fill(fill)` with streaming stores, a stage's worth at a time, for
 /// runs of at least a cache line.
@@ -521,7 +548,7 @@ mod tests {
                             sa,
                             sb,
                         };
-                        for stage_len in [0, 16, 100, 4096] {
+                        for stage_len in [0, 16, 100, 1000, 4096] {
                             let (d, s) = (5, 3);
                             let src_len = s + (na - 1) * sa + (nb - 1) * sb + 1;
                             let dst_len = d + (na - 1) * da + (nb - 1) * db + 1 + 2;
