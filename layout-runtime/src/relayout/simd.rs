@@ -140,8 +140,6 @@ pub(crate) fn deinterleave4_bytes<T: Copy>(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    #![allow(unsafe_code)]
-
     use core::arch::asm;
 
     /// One 4x4 tile of 4-byte units: unit `(r, c)` of the destination,
