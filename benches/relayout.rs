@@ -18,11 +18,12 @@
     reason = "benchmark data: any distinct values will do"
 )]
 
+use std::cell::RefCell;
 use std::time::Instant;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use xla_layout::{layout, parse, StaticLayout};
+use xla_layout::{layout, parse, RelayoutPlan, StaticLayout};
 
 const MIB: usize = 1 << 20;
 
@@ -291,11 +292,20 @@ fn median_of(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// One row of the summary table: case, operation, goal, ratio to `memcpy`.
+type Row = (String, String, f64, f64);
+
 /// Measures each operation of one case interleaved with `memcpy` of `bytes`,
 /// round after round, so that load from elsewhere on the machine hits both
 /// alike; prints the median seconds and the median per-round ratio
 /// `memcpy time / operation time` (1.0 is memcpy bandwidth).
-fn measure(case: &str, bytes: usize, ops: &mut [(&str, &mut dyn FnMut())]) {
+fn measure(
+    rows: &mut Vec<Row>,
+    case: &str,
+    goal: f64,
+    bytes: usize,
+    ops: &mut [(&str, &mut dyn FnMut())],
+) {
     const ROUNDS: usize = 11;
     let src = data(bytes, |i| i as u8);
     let mut dst = vec![0u8; bytes];
@@ -314,106 +324,180 @@ fn measure(case: &str, bytes: usize, ops: &mut [(&str, &mut dyn FnMut())]) {
         }
     }
     for (k, (name, _)) in ops.iter().enumerate() {
+        let ratio = median_of(ratios[k].clone());
         println!(
-            "{case} {name} {:.6} memcpy_ratio {:.2}",
+            "{case} {name} {:.6} memcpy_ratio {ratio:.2}",
             median_of(seconds[k].clone()),
-            median_of(ratios[k].clone())
         );
+        rows.push((case.to_owned(), (*name).to_owned(), goal, ratio));
     }
 }
 
-/// One `case operation seconds memcpy_ratio r` line per measurement (see
-/// the module docs).
-fn timings() {
-    for (case, spec) in [
-        ("f32_8x128", "f32[4096,4096]{1,0:T(8,128)}"),
-        ("f32_ragged_4093", "f32[4093,4093]{1,0:T(8,128)}"),
-    ] {
-        let l = parse(spec).unwrap();
-        let src = data(l.len(), |i| i as f32);
-        let (mut out, mut storage) = (vec![0.0f32; l.storage_len()], vec![0.0f32; l.storage_len()]);
-        l.pack(&src, &mut storage).unwrap();
-        let mut back = vec![0.0f32; l.len()];
-        let bytes = l.len() * 4;
-        measure(
-            case,
-            bytes,
-            &mut [
-                ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
-                ("unpack", &mut || {
-                    l.unpack(black_box(&storage), &mut back).unwrap();
-                }),
-            ],
-        );
+/// Whether `RELAYOUT_CASES` (a comma-separated list of case-name parts,
+/// all when unset) asks for `case`.
+fn wanted(case: &str) -> bool {
+    std::env::var("RELAYOUT_CASES")
+        .map_or(true, |list| list.split(',').any(|part| case.contains(part)))
+}
+
+/// Goals as fractions of `memcpy`: whole elements copied in order,
+/// 8-bit and sub-byte interleaves, and permutations.
+const WHOLE: f64 = 0.9;
+const NARROW: f64 = 0.75;
+const PERMUTED: f64 = 0.6;
+
+/// Pack and unpack of a whole-element layout of 64 MiB.
+fn pack_case<T: Copy + Default + Send + Sync>(
+    rows: &mut Vec<Row>,
+    case: &str,
+    spec: &str,
+    goal: f64,
+    make: impl Fn(usize) -> T,
+) {
+    if !wanted(case) {
+        return;
     }
-    let l = parse("bf16[4096,8192]{1,0:T(8,128)(2,1)}").unwrap();
-    let src = data(l.len(), |i| i as u16);
-    let (mut out, mut storage) = (vec![0u16; l.storage_len()], vec![0u16; l.storage_len()]);
-    l.pack(&src, &mut storage).unwrap();
-    let mut back = vec![0u16; l.len()];
-    measure(
-        "bf16_8x128_2x1",
-        l.len() * 2,
-        &mut [
-            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
-            ("unpack", &mut || {
-                l.unpack(black_box(&storage), &mut back).unwrap();
-            }),
-        ],
-    );
-    drop((src, storage, back));
-
-    let l = parse("s8[8192,8192]{1,0:T(8,128)(4,1)}").unwrap();
-    let src = data(l.len(), |i| i as i8);
-    let (mut out, mut storage) = (vec![0i8; l.storage_len()], vec![0i8; l.storage_len()]);
-    l.pack(&src, &mut storage).unwrap();
-    let mut back = vec![0i8; l.len()];
-    measure(
-        "s8_8x128_4x1",
-        l.len(),
-        &mut [
-            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
-            ("unpack", &mut || {
-                l.unpack(black_box(&storage), &mut back).unwrap();
-            }),
-        ],
-    );
-    drop((src, storage, back));
-
-    let (col, tiled) = (
-        parse("f32[4096,4096]{0,1}").unwrap(),
-        parse("f32[4096,4096]{1,0:T(8,128)}").unwrap(),
-    );
-    let src = data(col.len(), |i| i as f32);
+    let l = parse(spec).unwrap();
+    let src = data(l.len(), make);
     let (mut out, mut storage) = (
-        vec![0.0f32; tiled.storage_len()],
-        vec![0.0f32; tiled.storage_len()],
+        vec![T::default(); l.storage_len()],
+        vec![T::default(); l.storage_len()],
     );
-    col.convert_to(&src, &tiled, &mut storage).unwrap();
-    let mut back = vec![0.0f32; col.len()];
+    l.pack(&src, &mut storage).unwrap();
+    let mut back = vec![T::default(); l.len()];
     measure(
-        "f32_column_major",
-        col.len() * 4,
+        rows,
+        case,
+        goal,
+        l.len() * std::mem::size_of::<T>(),
+        &mut [
+            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
+            ("unpack", &mut || {
+                l.unpack(black_box(&storage), &mut back).unwrap();
+            }),
+        ],
+    );
+}
+
+/// `convert_to` from `from` to `to` and back, 64 MiB each way.
+fn convert_case<T: Copy + Default + Send + Sync>(
+    rows: &mut Vec<Row>,
+    case: &str,
+    from: &str,
+    to: &str,
+    make: impl Fn(usize) -> T,
+) {
+    if !wanted(case) {
+        return;
+    }
+    let (from, to) = (parse(from).unwrap(), parse(to).unwrap());
+    let src = data(from.storage_len(), make);
+    let (mut out, mut there) = (
+        vec![T::default(); to.storage_len()],
+        vec![T::default(); to.storage_len()],
+    );
+    from.convert_to(&src, &to, &mut there).unwrap();
+    let mut back = vec![T::default(); from.storage_len()];
+    measure(
+        rows,
+        case,
+        PERMUTED,
+        from.len() * std::mem::size_of::<T>(),
         &mut [
             ("convert", &mut || {
-                col.convert_to(black_box(&src), &tiled, &mut out).unwrap();
+                from.convert_to(black_box(&src), &to, &mut out).unwrap();
             }),
             ("convert_back", &mut || {
-                tiled
-                    .convert_to(black_box(&storage), &col, &mut back)
-                    .unwrap();
+                to.convert_to(black_box(&there), &from, &mut back).unwrap();
             }),
         ],
     );
-    drop((src, storage, back));
+}
 
+/// One `case operation seconds memcpy_ratio r` line per measurement (see
+/// the module docs), then the same as a table with each case's goal.
+fn timings() {
+    let mut rows = Vec::new();
+    pack_case(
+        &mut rows,
+        "f32_8x128",
+        "f32[4096,4096]{1,0:T(8,128)}",
+        WHOLE,
+        |i| i as f32,
+    );
+    pack_case(
+        &mut rows,
+        "f32_ragged_4093",
+        "f32[4093,4093]{1,0:T(8,128)}",
+        WHOLE,
+        |i| i as f32,
+    );
+    pack_case(
+        &mut rows,
+        "bf16_8x128_2x1",
+        "bf16[4096,8192]{1,0:T(8,128)(2,1)}",
+        WHOLE,
+        |i| i as u16,
+    );
+    pack_case(
+        &mut rows,
+        "s8_8x128_4x1",
+        "s8[8192,8192]{1,0:T(8,128)(4,1)}",
+        NARROW,
+        |i| i as i8,
+    );
+
+    if wanted("s4_8x128_8x1") {
+        s4_case(&mut rows);
+    }
+
+    convert_case(
+        &mut rows,
+        "f32_column_major",
+        "f32[4096,4096]{0,1}",
+        "f32[4096,4096]{1,0:T(8,128)}",
+        |i| i as f32,
+    );
+    convert_case(
+        &mut rows,
+        "f32_transpose",
+        "f32[4096,4096]{0,1}",
+        "f32[4096,4096]{1,0}",
+        |i| i as f32,
+    );
+    convert_case(
+        &mut rows,
+        "bf16_4d_permute",
+        "bf16[64,64,64,128]{3,2,1,0}",
+        "bf16[64,64,64,128]{1,3,2,0:T(8,128)(2,1)}",
+        |i| i as u16,
+    );
+    threads(&mut rows);
+
+    println!();
+    println!("| case | operation | vs memcpy | goal | met |");
+    println!("|---|---|---:|---:|---|");
+    for (case, op, goal, ratio) in rows {
+        if goal.is_nan() {
+            println!("| {case} | {op} | {ratio:.2} | - | - |");
+        } else {
+            let met = if ratio >= goal { "yes" } else { "no" };
+            println!("| {case} | {op} | {ratio:.2} | {goal:.2} | {met} |");
+        }
+    }
+}
+
+/// `s4` packed two to a byte, in XLA's TPU tiling for 4-bit types.
+fn s4_case(rows: &mut Vec<Row>) {
     let l = parse("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}").unwrap();
     let src = data(l.len(), |i| (i % 16) as i8 - 8);
     let (mut out, mut storage) = (vec![0u8; l.storage_bytes()], vec![0u8; l.storage_bytes()]);
     l.pack_bits(&src, &mut storage).unwrap();
     let mut back = vec![0i8; l.len()];
     measure(
+        rows,
         "s4_8x128_8x1",
+        NARROW,
         l.len(),
         &mut [
             ("pack", &mut || {
@@ -421,6 +505,93 @@ fn timings() {
             }),
             ("unpack", &mut || {
                 l.unpack_bits(black_box(&storage), &mut back).unwrap();
+            }),
+        ],
+    );
+}
+
+/// Runs `plan` cut into `threads` chunks, one scoped thread each.
+fn on_threads<T: Copy + Send + Sync>(
+    plan: &RelayoutPlan<'_, T>,
+    threads: usize,
+    src: &[T],
+    dst: &mut [T],
+) {
+    std::thread::scope(|s| {
+        for (chunk, part) in plan.chunks_mut(threads, dst).unwrap() {
+            s.spawn(move || chunk.run(src, part).unwrap());
+        }
+    });
+}
+
+/// The same plans on one thread and on two (their chunks on scoped threads).
+fn threads(rows: &mut Vec<Row>) {
+    if !wanted("threads") {
+        return;
+    }
+    let l = parse("f32[4096,4096]{1,0:T(8,128)}").unwrap();
+    let col = parse("f32[4096,4096]{0,1}").unwrap();
+    let src = data(l.len(), |i| i as f32);
+    let (pack, unpack, convert) = (
+        l.pack_plan(0.0f32).unwrap(),
+        l.unpack_plan::<f32>().unwrap(),
+        col.convert_plan(&l, 0.0f32).unwrap(),
+    );
+    let mut storage = vec![0.0f32; l.storage_len()];
+    pack.run(&src, &mut storage).unwrap();
+    // Shared by the closures below, which run one at a time.
+    let (out, back) = (
+        RefCell::new(vec![0.0f32; l.storage_len()]),
+        RefCell::new(vec![0.0f32; l.len()]),
+    );
+    let out = || out.borrow_mut();
+    let back = || back.borrow_mut();
+    measure(
+        rows,
+        "threads_f32_8x128",
+        f64::NAN,
+        l.len() * 4,
+        &mut [
+            ("pack_1", &mut || {
+                on_threads(&pack, 1, black_box(&src), &mut out());
+            }),
+            ("pack_2", &mut || {
+                on_threads(&pack, 2, black_box(&src), &mut out());
+            }),
+            ("unpack_1", &mut || {
+                on_threads(&unpack, 1, black_box(&storage), &mut back());
+            }),
+            ("unpack_2", &mut || {
+                on_threads(&unpack, 2, black_box(&storage), &mut back());
+            }),
+            ("from_column_major_1", &mut || {
+                on_threads(&convert, 1, black_box(&src), &mut out());
+            }),
+            ("from_column_major_2", &mut || {
+                on_threads(&convert, 2, black_box(&src), &mut out());
+            }),
+        ],
+    );
+    drop((src, storage));
+    let (from, to) = (
+        parse("bf16[64,64,64,128]{3,2,1,0}").unwrap(),
+        parse("bf16[64,64,64,128]{1,3,2,0:T(8,128)(2,1)}").unwrap(),
+    );
+    let plan = from.convert_plan(&to, 0u16).unwrap();
+    let src = data(from.len(), |i| i as u16);
+    let out = RefCell::new(vec![0u16; to.storage_len()]);
+    let out = || out.borrow_mut();
+    measure(
+        rows,
+        "threads_bf16_4d_permute",
+        f64::NAN,
+        from.len() * 2,
+        &mut [
+            ("convert_1", &mut || {
+                on_threads(&plan, 1, black_box(&src), &mut out());
+            }),
+            ("convert_2", &mut || {
+                on_threads(&plan, 2, black_box(&src), &mut out());
             }),
         ],
     );

@@ -1,4 +1,4 @@
-//! `convert` between layouts of the same dims, against the reference: every
+//! `convert_to` between layouts of the same dims, against the reference: every
 //! destination slot holds the element the reference puts there, or the fill.
 
 mod common;
@@ -21,7 +21,7 @@ fn check(a: &RefLayout, b: &RefLayout) {
     let source = storage(a, &logical, 0xdead);
     let expected = storage(b, &logical, u32::MAX);
     let mut got = vec![0xbeef; lb.storage_len()];
-    la.convert_with_fill(&source, &lb, &mut got, u32::MAX)
+    la.convert_to_with_fill(&source, &lb, &mut got, u32::MAX)
         .unwrap();
     assert_eq!(got, expected, "{} -> {}", a.spec(), b.spec());
     let mut zero = vec![0xbeef; lb.storage_len()];

@@ -170,7 +170,7 @@ fn element_widths() {
     assert_eq!(err, RelayoutError::NotPacked { bits: 32 });
     assert_eq!(
         err.to_string(),
-        "the layout stores 32 bits per element, whole bytes; use `pack`, `unpack` or `convert`"
+        "the layout stores 32 bits per element, whole bytes; use `pack`, `unpack` or `convert_to`"
     );
     assert_eq!(
         l.unpack_bits(&[0u8; 16], &mut [0u8; 4]),

@@ -18,7 +18,7 @@
 //! assert_eq!(l.to_string(), "f32[3,5]{1,0:T(2,2)}");
 //! ```
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod element;
 mod error;
@@ -50,7 +50,9 @@ pub use outside::outside_dims as __outside_dims;
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
-pub use relayout::{BitElement, Offsets, RelayoutError, Slots};
+pub use relayout::{
+    BitElement, Chunk, Chunks, ChunksMut, Offsets, RelayoutError, RelayoutPlan, Slots,
+};
 pub use report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use static_layout::StaticLayout;
 pub use tensor::{AnyLayout, Storage, StorageMut, Tensor};

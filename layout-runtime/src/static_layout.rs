@@ -220,6 +220,33 @@ pub trait StaticLayout:
         self.runtime().convert_to(storage, to, to_storage)
     }
 
+    /// [`Layout::convert_to_with_fill`] from this layout to `to`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::convert_to`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("s32[3]");
+    /// let mut out = [0i32; 4];
+    /// l.convert_to_with_fill(&[1, 2, 3], xla_layout::layout!("s32[3]{0:T(2)}"), &mut out, -1)
+    ///     .unwrap();
+    /// assert_eq!(out, [1, 2, 3, -1]);
+    /// ```
+    fn convert_to_with_fill<T: Copy, D: crate::AnyLayout>(
+        self,
+        storage: &[T],
+        to: D,
+        to_storage: &mut [T],
+        fill: T,
+    ) -> Result<(), RelayoutError> {
+        self.runtime()
+            .convert_to_with_fill(storage, to, to_storage, fill)
+    }
+
     /// [`Layout::pack_array`] for this layout (feature `ndarray`).
     ///
     /// # Errors

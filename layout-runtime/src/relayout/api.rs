@@ -3,9 +3,8 @@
 use super::bits::{BitElement, Bits, GatherBits, PackBits, ScatterBits, UnpackBits};
 use super::engine::{Plan, Side};
 use super::iter::{Offsets, Slots};
-use super::kernels::{Gather, Scatter};
 use super::RelayoutError;
-use crate::Layout;
+use crate::{AnyLayout, Layout};
 
 impl Layout {
     /// Lays out a row-major array in this layout's storage; padding slots
@@ -56,20 +55,7 @@ impl Layout {
         storage: &mut [T],
         fill: T,
     ) -> Result<(), RelayoutError> {
-        self.check_slots::<T>()?;
-        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_len())?;
-        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
-        let mut v = Gather {
-            dst: storage,
-            src: logical_row_major,
-            padding: fill,
-        };
-        if self.is_empty() {
-            v.dst.fill(fill);
-            return Ok(());
-        }
-        Plan::over(&walked, &other).run(&walked, &other, &mut v);
-        Ok(())
+        self.pack_plan(fill)?.run(logical_row_major, storage)
     }
 
     /// Reads this layout's storage back into a row-major array. Padding is
@@ -94,55 +80,48 @@ impl Layout {
         storage: &[T],
         logical_row_major: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.check_slots::<T>()?;
-        self.check_lengths(logical_row_major.len(), storage.len(), self.storage_len())?;
-        if self.is_empty() {
-            return Ok(());
-        }
-        let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
-        let mut v = Scatter {
-            src: storage,
-            dst: logical_row_major,
-        };
-        Plan::over(&walked, &other).run(&walked, &other, &mut v);
-        Ok(())
+        self.unpack_plan()?.run(storage, logical_row_major)
     }
 
-    /// Moves storage of this layout into the storage of `to`, a layout of the
-    /// same dims and element type, without a row-major copy in between;
-    /// padding slots of `to` get `T::default()`.
+    /// Moves `storage`, laid out by this layout, into `to_storage`, laid out
+    /// by `to` (a `&Layout` or a `layout!` value) of the same dims and
+    /// element type, without a row-major copy in between; padding slots of
+    /// `to` get `T::default()`.
     ///
     /// # Errors
     ///
-    /// [`RelayoutError`] if the dims or element types differ, or as
-    /// [`pack`](Self::pack) for either side.
+    /// [`RelayoutError`] if the ranks, dims or element types differ, `T` is
+    /// not as wide as a slot, or a buffer length is not the layout's
+    /// [`storage_len`](Self::storage_len).
     ///
     /// # Examples
     ///
     /// ```
     /// let col_major = xla_layout::parse("f32[2,3]{0,1}").unwrap();
-    /// let tiled = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
     /// // Column-major: a d b e c f.
     /// let from = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0];
     /// let mut to = [f32::NAN; 8];
+    /// col_major.convert_to(&from, xla_layout::layout!("f32[2,3]{1,0:T(2,2)}"), &mut to).unwrap();
+    /// assert_eq!(to, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
+    ///
+    /// let tiled = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
     /// col_major.convert_to(&from, &tiled, &mut to).unwrap();
     /// assert_eq!(to, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     /// ```
-    #[deprecated(note = "renamed `convert_to`, which also takes `layout!` values")]
-    pub fn convert<T: Copy + Default>(
+    pub fn convert_to<T: Copy + Default, D: AnyLayout>(
         &self,
         storage: &[T],
-        to: &Layout,
+        to: D,
         to_storage: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.convert_with_fill(storage, to, to_storage, T::default())
+        self.convert_to_with_fill(storage, to, to_storage, T::default())
     }
 
-    /// [`convert`](Self::convert_to) with `fill` in the padding slots of `to`.
+    /// [`convert_to`](Self::convert_to) with `fill` in the padding slots of `to`.
     ///
     /// # Errors
     ///
-    /// As [`convert`](Self::convert_to).
+    /// As [`convert_to`](Self::convert_to).
     ///
     /// # Examples
     ///
@@ -150,43 +129,17 @@ impl Layout {
     /// let a = xla_layout::parse("s32[3]").unwrap();
     /// let b = xla_layout::parse("s32[3]{0:T(2)}").unwrap();
     /// let mut out = [0i32; 4];
-    /// a.convert_with_fill(&[1, 2, 3], &b, &mut out, -1).unwrap();
+    /// a.convert_to_with_fill(&[1, 2, 3], &b, &mut out, -1).unwrap();
     /// assert_eq!(out, [1, 2, 3, -1]);
     /// ```
-    pub fn convert_with_fill<T: Copy>(
+    pub fn convert_to_with_fill<T: Copy, D: AnyLayout>(
         &self,
         storage: &[T],
-        to: &Layout,
+        to: D,
         to_storage: &mut [T],
         fill: T,
     ) -> Result<(), RelayoutError> {
-        self.check_convert(to)?;
-        self.check_slots::<T>()?;
-        check_len(storage.len(), self.storage_len())?;
-        check_len(to_storage.len(), to.storage_len())?;
-        if self.is_empty() {
-            to_storage.fill(fill);
-            return Ok(());
-        }
-        let (from, into) = (Side::Layout(self), Side::Layout(to));
-        match Direction::of(&from, &into) {
-            Direction::WalkDestination => {
-                let mut v = Gather {
-                    dst: to_storage,
-                    src: storage,
-                    padding: fill,
-                };
-                Plan::over(&into, &from).run(&into, &from, &mut v);
-            }
-            Direction::WalkSource => {
-                let mut v = Scatter {
-                    src: storage,
-                    dst: to_storage,
-                };
-                Plan::over(&from, &into).run(&from, &into, &mut v);
-            }
-        }
-        Ok(())
+        to.with_layout(|to| self.convert_plan(to, fill)?.run(storage, to_storage))
     }
 
     /// Packs one value per element into sub-byte storage (`E(1)`, `E(2)`,
@@ -299,7 +252,7 @@ impl Layout {
     ///
     /// # Errors
     ///
-    /// As [`convert`](Self::convert_to) and [`pack_bits`](Self::pack_bits).
+    /// As [`convert_to`](Self::convert_to).and [`pack_bits`](Self::pack_bits).
     ///
     /// # Examples
     ///
@@ -498,7 +451,7 @@ impl Layout {
         check_len(storage, expected)
     }
 
-    fn check_convert(&self, to: &Layout) -> Result<(), RelayoutError> {
+    pub(super) fn check_convert(&self, to: &Layout) -> Result<(), RelayoutError> {
         if self.rank() != to.rank() {
             return Err(RelayoutError::RankMismatch {
                 from: self.rank(),
@@ -539,7 +492,7 @@ pub(super) fn check_len(actual: usize, expected: usize) -> Result<(), RelayoutEr
 }
 
 /// Which storage a conversion walks in memory order.
-enum Direction {
+pub(super) enum Direction {
     /// Write the destination in order, gathering from the source; every
     /// destination slot, padding included, is visited.
     WalkDestination,
@@ -550,7 +503,7 @@ enum Direction {
 }
 
 impl Direction {
-    fn of(from: &Side, into: &Side) -> Direction {
+    pub(super) fn of(from: &Side, into: &Side) -> Direction {
         let source_affine = from.digits().is_some_and(|d| d.affine_strides().is_some());
         let dest_dense = into.digits().is_some_and(|d| d.dense());
         if !source_affine && dest_dense {

@@ -109,8 +109,11 @@ impl Layout {
                 let (walked, other) = (Side::Layout(self), Side::Strided(self.dims(), strides));
                 let mut v = Gather {
                     dst: storage,
+                    base: 0,
                     src: memory,
-                    padding: fill,
+                    padding: Some(fill),
+                    stage: &mut [],
+                    unit: 1,
                 };
                 Plan::over(&walked, &other).run(&walked, &other, &mut v);
                 return Ok(());

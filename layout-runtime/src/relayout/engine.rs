@@ -6,7 +6,7 @@ use super::walk::{Visitor, Walk, UNIT};
 use crate::{Layout, MAX_PROGRAM_STEPS, MAX_RANK};
 
 /// One end of a relayout: a layout's storage, or a dense row-major array.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Side<'a> {
     Layout(&'a Layout),
     RowMajor(&'a [usize]),
@@ -25,7 +25,7 @@ impl Side<'_> {
         }
     }
 
-    fn storage_len(&self) -> usize {
+    pub(crate) fn storage_len(&self) -> usize {
         match self {
             Side::Layout(l) => l.storage_len(),
             Side::RowMajor(dims) => dims.iter().product(),
@@ -92,6 +92,7 @@ fn row_major_strides(dims: &[usize]) -> [usize; MAX_RANK] {
 /// How to visit every slot of the walked side.
 // No allocator: the walk lives inline, and a plan is made once per call.
 #[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
 pub(crate) enum Plan {
     /// Digit by digit, a block at a time.
     Walk(Walk),
@@ -127,11 +128,22 @@ impl Plan {
 }
 
 fn run_slots<V: Visitor>(walked: &Side, other: &Side, v: &mut V) {
+    run_slot_range(walked, other, v, 0..walked.storage_len());
+}
+
+/// Walked slots `range` one at a time through the index programs.
+pub(crate) fn run_slot_range<V: Visitor>(
+    walked: &Side,
+    other: &Side,
+    v: &mut V,
+    range: core::ops::Range<usize>,
+) {
     let mut scratch = [0; MAX_PROGRAM_STEPS];
     let mut index = [0; MAX_RANK];
     let rank = walked.rank();
     let mut padding_from = None;
-    for k in 0..walked.storage_len() {
+    let end = range.end;
+    for k in range {
         if walked.index_of(k, &mut scratch, &mut index) {
             if let Some(start) = padding_from.take() {
                 v.padding(start, k - start);
@@ -143,7 +155,7 @@ fn run_slots<V: Visitor>(walked: &Side, other: &Side, v: &mut V) {
         }
     }
     if let Some(start) = padding_from {
-        v.padding(start, walked.storage_len() - start);
+        v.padding(start, end - start);
     }
 }
 

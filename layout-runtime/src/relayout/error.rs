@@ -75,14 +75,14 @@ pub enum RelayoutError {
         /// Bits per element (`E(n)`).
         bits: u32,
     },
-    /// `convert` between layouts of different ranks.
+    /// `convert_to` between layouts of different ranks.
     RankMismatch {
         /// Rank of the source layout.
         from: usize,
         /// Rank of the destination layout.
         to: usize,
     },
-    /// `convert` between layouts whose dims differ.
+    /// `convert_to` between layouts whose dims differ.
     DimMismatch {
         /// The first dim that differs.
         dim: usize,
@@ -91,14 +91,14 @@ pub enum RelayoutError {
         /// Its size in the destination layout.
         to: usize,
     },
-    /// `convert` between layouts of different element types.
+    /// `convert_to` between layouts of different element types.
     ElementMismatch {
         /// Element type of the source layout.
         from: ElementType,
         /// Element type of the destination layout.
         to: ElementType,
     },
-    /// `convert` between layouts of different bits per element (`E(n)`).
+    /// `convert_to` between layouts of different bits per element (`E(n)`).
     BitsMismatch {
         /// Bits per element of the source layout.
         from: u32,
@@ -132,7 +132,7 @@ impl fmt::Display for RelayoutError {
             ),
             RelayoutError::NotPacked { bits } => write!(
                 f,
-                "the layout stores {bits} bits per element, whole bytes; use `pack`, `unpack` or `convert`"
+                "the layout stores {bits} bits per element, whole bytes; use `pack`, `unpack` or `convert_to`"
             ),
             RelayoutError::UnsupportedBits { bits } => write!(
                 f,

@@ -5,6 +5,7 @@
 //! one row), rows interleaved element by element (`(2,1)` and `(4,1)` pack
 //! 2 or 4 rows into one word), and small transposes (column-major sources).
 
+use super::simd;
 use super::walk::{Axis, Visitor};
 
 /// A 2-D copy: `dst[d + i*da + j*db] = src[s + i*sa + j*sb]` for
@@ -32,6 +33,17 @@ pub(crate) fn copy_block<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, 
                 dst[d + i * b.da..][..b.nb].copy_from_slice(&src[s + i * b.sa..][..b.nb]);
             }
         }
+        return;
+    }
+    // Vector transposes for 4-byte elements, except where groups of 2, 4
+    // or 8 sit side by side (the interleaving loops do those).
+    let adjacent = |n: usize, stride: usize| matches!(n, 2 | 4 | 8) && stride == n;
+    if simd::VECTOR_TRANSPOSE
+        && core::mem::size_of::<T>() == 4
+        && ((b.db == 1 && b.sa == 1 && !adjacent(b.nb, b.da) && !adjacent(b.na, b.sb))
+            || (b.da == 1 && b.sb == 1 && !adjacent(b.nb, b.db) && !adjacent(b.na, b.sa)))
+    {
+        transpose(dst, d, src, s, b);
         return;
     }
     if b.db == 1 && b.sa == 1 {
@@ -67,6 +79,165 @@ pub(crate) fn copy_block<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, 
     }
 }
 
+/// [`copy_block`] where each position starts a unit of `c` contiguous
+/// elements both sides (strides in elements). Units of 4 bytes transpose in
+/// vector registers; the rest, and other units, go one unit at a time.
+pub(crate) fn copy_units<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+    width: usize,
+) {
+    if b.na == 0 || b.nb == 0 {
+        return;
+    }
+    // Oriented so the destination runs along `j` and the source along `i`.
+    let t = if b.db == width && b.sa == width {
+        Some(b)
+    } else if b.da == width && b.sb == width {
+        Some(Block {
+            na: b.nb,
+            nb: b.na,
+            da: b.db,
+            db: b.da,
+            sa: b.sb,
+            sb: b.sa,
+        })
+    } else {
+        None
+    };
+    let (ti, tj) = match t {
+        Some(t) if width * core::mem::size_of::<T>() == 4 => {
+            simd::transpose_units(dst, d, t.da, src, s, t.sb, (t.na, t.nb))
+        }
+        _ => (0, 0),
+    };
+    let t = t.unwrap_or(b);
+    let mut one = |i: usize, j: usize| {
+        dst[d + i * t.da + j * t.db..][..width]
+            .copy_from_slice(&src[s + i * t.sa + j * t.sb..][..width]);
+    };
+    for i in 0..ti {
+        for j in tj..t.nb {
+            one(i, j);
+        }
+    }
+    for i in ti..t.na {
+        for j in 0..t.nb {
+            one(i, j);
+        }
+    }
+}
+
+/// [`copy_units`] of `width` elements (a plain [`copy_block`] for 1), writing
+/// the destination with streaming stores: rows contiguous on both sides go
+/// straight from the source; others are put together in `stage` first, a
+/// few rows at a time. Rows shorter than a cache line, or longer than
+/// `stage`, are copied plainly.
+pub(crate) fn stream_block<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+    width: usize,
+    stage: &mut [T],
+) {
+    let plain = |dst: &mut [T], d: usize, src: &[T], s: usize, b: Block| {
+        if width == 1 {
+            copy_block(dst, d, src, s, b);
+        } else {
+            copy_units(dst, d, src, s, b, width);
+        }
+    };
+    // Oriented so that the destination's rows run along `j`.
+    let rows = if b.db == width || b.nb == 1 {
+        b
+    } else if b.da == width || b.na == 1 {
+        Block {
+            na: b.nb,
+            nb: b.na,
+            da: b.db,
+            db: b.da,
+            sa: b.sb,
+            sb: b.sa,
+        }
+    } else {
+        return plain(dst, d, src, s, b);
+    };
+    let rows = Block { db: width, ..rows };
+    let len = rows.nb * width;
+    let per_stage = stage.len() / len.max(1);
+    if rows.na == 0 || len * core::mem::size_of::<T>() < 64 {
+        return plain(dst, d, src, s, b);
+    }
+    if rows.sb != width && per_stage < STAGED_ROWS && rows.na > per_stage {
+        // Rows too long to stage a few at a time: slabs of columns that fit
+        // (a whole-array transpose, say), each still a cache line wide.
+        let cols = stage.len() / STAGED_ROWS / width;
+        if cols * width * core::mem::size_of::<T>() < 64 {
+            return plain(dst, d, src, s, b);
+        }
+        for j0 in (0..rows.nb).step_by(cols) {
+            let slab = Block {
+                nb: cols.min(rows.nb - j0),
+                ..rows
+            };
+            stream_block(
+                dst,
+                d + j0 * width,
+                src,
+                s + j0 * rows.sb,
+                slab,
+                width,
+                stage,
+            );
+        }
+        return;
+    }
+    if rows.sb == width {
+        for i in 0..rows.na {
+            simd::stream_copy(
+                &mut dst[d + i * rows.da..][..len],
+                &src[s + i * rows.sa..][..len],
+            );
+        }
+        return;
+    }
+    for i0 in (0..rows.na).step_by(per_stage) {
+        let m = per_stage.min(rows.na - i0);
+        let staged = Block {
+            na: m,
+            da: len,
+            ..rows
+        };
+        plain(stage, 0, src, s + i0 * rows.sa, staged);
+        for (r, row) in stage[..m * len].chunks_exact(len).enumerate() {
+            simd::stream_copy(&mut dst[d + (i0 + r) * rows.da..][..len], row);
+        }
+    }
+}
+
+/// Rows a stage should hold at least: fewer, and the source side of a
+/// transpose reads too little of each cache line per pass.
+const STAGED_ROWS: usize = 8;
+
+/// `dst.fill(fill)` with streaming stores, a stage's worth at a time, for
+/// runs of at least a cache line.
+pub(crate) fn stream_fill<T: Copy>(dst: &mut [T], fill: T, stage: &mut [T]) {
+    if stage.is_empty() || core::mem::size_of_val(dst) < 64 {
+        dst.fill(fill);
+        return;
+    }
+    let n = stage.len().min(dst.len());
+    stage[..n].fill(fill);
+    for part in dst.chunks_mut(n) {
+        simd::stream_copy(part, &stage[..part.len()]);
+    }
+}
+
 /// `a.iter().zip(b.iter().zip(...))` over row slices.
 macro_rules! zip_rows {
     ($a:expr) => { $a.iter() };
@@ -92,6 +263,12 @@ macro_rules! interleavers {
     ($k:literal, $inter:ident, $deinter:ident, $($j:literal => $r:ident),+) => {
         /// `out[x*gs + j] = src[j*pitch + x]`: K rows of `n` become `n` groups of K.
         fn $inter<T: Copy>(out: &mut [T], gs: usize, src: &[T], pitch: usize, n: usize) {
+            if $k == 4 && gs == 4 && pitch >= n {
+                let done = simd::interleave4_bytes(out, src, pitch, n);
+                if done > 0 {
+                    return $inter(&mut out[4 * done..], gs, &src[done..], pitch, n - done);
+                }
+            }
             $( let $r = &src[$j * pitch..$j * pitch + n]; )+
             if gs != $k {
                 for x in 0..n {
@@ -111,6 +288,12 @@ macro_rules! interleavers {
 
         /// `dst[j*pitch + x] = input[x*gs + j]`: the inverse of the above.
         fn $deinter<T: Copy>(dst: &mut [T], pitch: usize, input: &[T], gs: usize, n: usize) {
+            if $k == 4 && gs == 4 && pitch >= n {
+                let done = simd::deinterleave4_bytes(dst, pitch, input, n);
+                if done > 0 {
+                    return $deinter(&mut dst[done..], pitch, &input[4 * done..], gs, n - done);
+                }
+            }
             if gs != $k {
                 match split_rows::<T, $k>(dst, pitch, n) {
                     Some([$($r),+]) => {
@@ -173,7 +356,6 @@ interleavers!(8, interleave8, deinterleave8, 0 => r0, 1 => r1, 2 => r2, 3 => r3,
 /// A block where one side is contiguous along `i` and the other along `j`,
 /// in 8x8 tiles so both sides touch few cache lines at a time.
 fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
-    const TILE: usize = 8;
     // Orient it so the source runs along i and the destination along j.
     let b = if b.sa == 1 && b.db == 1 {
         b
@@ -187,6 +369,30 @@ fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
             sb: b.sa,
         }
     };
+    let (ti, tj) = match simd::transpose32(dst, d, b.da, src, s, b.sb, (b.na, b.nb)) {
+        (0, 0) => portable_transpose(dst, d, src, s, b),
+        done => done,
+    };
+    let edge = |dst: &mut [T], is: core::ops::Range<usize>, js: core::ops::Range<usize>| {
+        for i in is {
+            for j in js.clone() {
+                dst[d + i * b.da + j * b.db] = src[s + i * b.sa + j * b.sb];
+            }
+        }
+    };
+    edge(dst, 0..ti, tj..b.nb);
+    edge(dst, ti..b.na, 0..b.nb);
+}
+
+/// The 8x8 tiles of [`transpose`] in plain loops: the rows and columns done.
+fn portable_transpose<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+) -> (usize, usize) {
+    const TILE: usize = 8;
     let (ti, tj) = (b.na / TILE * TILE, b.nb / TILE * TILE);
     for i0 in (0..ti).step_by(TILE) {
         for j0 in (0..tj).step_by(TILE) {
@@ -203,22 +409,21 @@ fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
             }
         }
     }
-    let edge = |dst: &mut [T], is: core::ops::Range<usize>, js: core::ops::Range<usize>| {
-        for i in is {
-            for j in js.clone() {
-                dst[d + i * b.da + j * b.db] = src[s + i * b.sa + j * b.sb];
-            }
-        }
-    };
-    edge(dst, 0..ti, tj..b.nb);
-    edge(dst, ti..b.na, 0..b.nb);
+    (ti, tj)
 }
 
 /// Writes the walked storage from the other array (pack, convert).
 pub(crate) struct Gather<'a, T> {
+    /// The walked storage from slot `base` on.
     pub(crate) dst: &'a mut [T],
+    pub(crate) base: usize,
     pub(crate) src: &'a [T],
-    pub(crate) padding: T,
+    /// `None` only where the walked side has no padding.
+    pub(crate) padding: Option<T>,
+    /// Scratch for streaming stores; empty: plain stores.
+    pub(crate) stage: &'a mut [T],
+    /// Elements per position of a folded walk.
+    pub(crate) unit: usize,
 }
 
 impl<T: Copy> Visitor for Gather<'_, T> {
@@ -231,18 +436,33 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             sa: a.other,
             sb: b.other,
         };
-        copy_block(self.dst, off, self.src, other, block);
+        let d = off - self.base;
+        if !self.stage.is_empty() {
+            stream_block(self.dst, d, self.src, other, block, self.unit, self.stage);
+        } else if self.unit > 1 {
+            copy_units(self.dst, d, self.src, other, block, self.unit);
+        } else {
+            copy_block(self.dst, d, self.src, other, block);
+        }
     }
 
     fn padding(&mut self, off: usize, len: usize) {
-        self.dst[off..off + len].fill(self.padding);
+        if let Some(fill) = self.padding {
+            stream_fill(&mut self.dst[off - self.base..][..len], fill, self.stage);
+        }
     }
 }
 
 /// Reads the walked storage into the other array (unpack, convert).
 pub(crate) struct Scatter<'a, T> {
     pub(crate) src: &'a [T],
+    /// The other array from position `base` on.
     pub(crate) dst: &'a mut [T],
+    pub(crate) base: usize,
+    /// Scratch for streaming stores; empty: plain stores.
+    pub(crate) stage: &'a mut [T],
+    /// Elements per position of a folded walk.
+    pub(crate) unit: usize,
 }
 
 impl<T: Copy> Visitor for Scatter<'_, T> {
@@ -255,7 +475,14 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             sa: a.walk,
             sb: b.walk,
         };
-        copy_block(self.dst, other, self.src, off, block);
+        let d = other - self.base;
+        if !self.stage.is_empty() {
+            stream_block(self.dst, d, self.src, off, block, self.unit, self.stage);
+        } else if self.unit > 1 {
+            copy_units(self.dst, d, self.src, off, block, self.unit);
+        } else {
+            copy_block(self.dst, d, self.src, off, block);
+        }
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
@@ -291,6 +518,110 @@ mod tests {
                             }
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// The streaming path against the plain one, for every orientation,
+    /// row lengths around a cache line, odd offsets and small stages (so
+    /// that rows go through the stage a few at a time).
+    #[test]
+    fn streamed_blocks_match_plain_ones() {
+        for (na, nb) in [
+            (1, 16),
+            (3, 17),
+            (8, 128),
+            (17, 5),
+            (33, 40),
+            (2, 300),
+            (128, 8),
+        ] {
+            for pad in [0, 3] {
+                for (da, db) in [(nb + pad, 1), (1, na + pad)] {
+                    for (sa, sb) in [(nb + pad, 1), (1, na + pad), (2 * nb + 1, 2)] {
+                        let b = Block {
+                            na,
+                            nb,
+                            da,
+                            db,
+                            sa,
+                            sb,
+                        };
+                        for stage_len in [0, 16, 100, 1000, 4096] {
+                            let (d, s) = (5, 3);
+                            let src_len = s + (na - 1) * sa + (nb - 1) * sb + 1;
+                            let dst_len = d + (na - 1) * da + (nb - 1) * db + 1 + 2;
+                            let src: std::vec::Vec<u32> = (0..src_len as u32).collect();
+                            let mut want = std::vec![7u32; dst_len];
+                            copy_block(&mut want, d, &src, s, b);
+                            let mut got = std::vec![7u32; dst_len];
+                            let mut stage = std::vec![0u32; stage_len];
+                            stream_block(&mut got, d, &src, s, b, 1, &mut stage);
+                            simd::stream_fence();
+                            assert_eq!(got, want, "{b:?}, stage {stage_len}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Units of 2 and 4 elements, in every orientation, against element loops.
+    #[test]
+    fn unit_blocks_match_a_plain_loop() {
+        for c in [2, 4] {
+            for (na, nb) in [(1, 1), (4, 4), (5, 9), (8, 64), (13, 3)] {
+                for (da, db) in [(nb * c + 2, c), (c, na * c + 6)] {
+                    for (sa, sb) in [(nb * c + 4, c), (c, na * c), (c * (nb + 1), 3 * c)] {
+                        let b = Block {
+                            na,
+                            nb,
+                            da,
+                            db,
+                            sa,
+                            sb,
+                        };
+                        let (d, s) = (3, 5);
+                        let src_len = s + (na - 1) * sa + (nb - 1) * sb + c + 1;
+                        let dst_len = d + (na - 1) * da + (nb - 1) * db + c + 2;
+                        let src: std::vec::Vec<u16> = (0..src_len as u16).collect();
+                        let mut want = std::vec![u16::MAX; dst_len];
+                        for i in 0..na {
+                            for j in 0..nb {
+                                for k in 0..c {
+                                    want[d + i * da + j * db + k] = src[s + i * sa + j * sb + k];
+                                }
+                            }
+                        }
+                        let mut got = std::vec![u16::MAX; dst_len];
+                        copy_units(&mut got, d, &src, s, b, c);
+                        assert_eq!(got, want, "{b:?} of {c}");
+                        for stage_len in [8, 64, 1000] {
+                            let mut got = std::vec![u16::MAX; dst_len];
+                            let mut stage = std::vec![0u16; stage_len];
+                            stream_block(&mut got, d, &src, s, b, c, &mut stage);
+                            simd::stream_fence();
+                            assert_eq!(got, want, "{b:?} of {c}, streamed, stage {stage_len}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_fills_match_plain_ones() {
+        for len in [0, 1, 15, 16, 17, 100, 1000] {
+            for off in [0, 1, 7] {
+                for stage_len in [0, 16, 100] {
+                    let mut got = std::vec![1u32; 1100];
+                    let mut stage = std::vec![0u32; stage_len];
+                    stream_fill(&mut got[off..off + len], 9, &mut stage);
+                    simd::stream_fence();
+                    let mut want = std::vec![1u32; 1100];
+                    want[off..off + len].fill(9);
+                    assert_eq!(got, want, "{len} at {off}, stage {stage_len}");
                 }
             }
         }

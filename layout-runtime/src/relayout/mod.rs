@@ -25,6 +25,23 @@
 //! split dims, or padding inside a split inner tile) go slot by slot through
 //! the folded index programs: correct, and slower.
 //!
+//! On x86-64, destinations larger than the cache are written with streaming
+//! (non-temporal) stores, whole cache lines at a time, staged through a small
+//! buffer on the stack: a plain store that misses the cache reads the line
+//! from memory first, which costs a third of the bandwidth. Transposes of
+//! 4-byte units (`f32`, or two `bf16` that stay together on both sides) run
+//! four by four in SSE2 registers, and `(4,1)` tiles of bytes interleave in
+//! them. These kernels are inline assembly in one module, the crate's only
+//! `unsafe` code; other targets use the portable loops.
+//!
+//! # Plans and threads
+//!
+//! [`pack_plan`], [`unpack_plan`] and [`convert_plan`] check a relayout once
+//! and return a [`RelayoutPlan`] that runs on any buffers of the right
+//! lengths, whole or as [`chunks`](RelayoutPlan::chunks) of about equal
+//! work with disjoint destination ranges, one per thread; with the `rayon`
+//! feature, `par_pack`, `par_unpack` and `par_convert` do that on rayon's pool.
+//!
 //! # Sub-byte elements
 //!
 //! Layouts of fewer than 8 bits per element (`s4`, `u2`, `pred` with `E(1)`,
@@ -40,6 +57,9 @@
 //! [`unpack`]: crate::Layout::unpack
 //! [`slots`]: crate::Layout::slots
 //! [`offsets`]: crate::Layout::offsets
+//! [`pack_plan`]: crate::Layout::pack_plan
+//! [`unpack_plan`]: crate::Layout::unpack_plan
+//! [`convert_plan`]: crate::Layout::convert_plan
 //! [`pack_bits`]: crate::Layout::pack_bits
 //! [`unpack_bits`]: crate::Layout::unpack_bits
 //! [`convert_bits`]: crate::Layout::convert_bits
@@ -67,12 +87,18 @@ mod engine;
 mod error;
 mod iter;
 mod kernels;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod plan;
+mod prepared;
+#[allow(unsafe_code)]
+mod simd;
 mod walk;
 
 pub use bits::BitElement;
 pub use error::RelayoutError;
 pub use iter::{Offsets, Slots};
+pub use prepared::{Chunk, Chunks, ChunksMut, RelayoutPlan};
 
 /// The `half` crate, whose `bf16` and `f16` are element types like any other
 /// (feature `half`).

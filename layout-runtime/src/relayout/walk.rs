@@ -59,6 +59,9 @@ pub(crate) struct Walk {
     prev: [usize; MAX_STEPS],
     pub(crate) body: usize,
     pub(crate) storage_len: usize,
+    /// Contiguous elements both sides at every position the walk names
+    /// (see [`folded`](Self::folded)); 1 for a plain walk.
+    pub(crate) fold: usize,
 }
 
 impl Walk {
@@ -75,7 +78,36 @@ impl Walk {
             prev: [usize::MAX; MAX_STEPS],
             body: walked.body,
             storage_len: walked.storage_len,
+            fold: 1,
         }
+    }
+
+    /// The walk without its innermost step when that step is `c` elements
+    /// contiguous on both sides and every other stride is a multiple of
+    /// `c`: each position it names then starts a unit of `c` elements, which
+    /// kernels move as one wider element (two `bf16` as one 4-byte unit).
+    pub(crate) fn folded(&self, c: usize) -> Option<Walk> {
+        let last = self.steps[..self.n].last()?;
+        let whole = |st: &Step| st.axis.walk % c == 0 && st.axis.other % c == 0;
+        if self.n < 2
+            || self.fold != 1
+            || last.axis
+                != (Axis {
+                    count: c,
+                    walk: 1,
+                    other: 1,
+                })
+            || last.source != ALWAYS
+            || !self.steps[..self.n - 1].iter().all(whole)
+        {
+            return None;
+        }
+        let mut w = self.clone();
+        w.n -= 1;
+        w.steps[w.n] = NO_STEP;
+        w.fold = c;
+        w.bookkeeping();
+        Some(w)
     }
 
     /// Walks `walked`, addressing an array whose offsets are `Σ index[d] * strides[d]`.
@@ -234,6 +266,12 @@ impl Walk {
             n += 1;
         }
         self.n = n;
+        self.bookkeeping();
+    }
+
+    /// `prev` and `tail` for the current order of the steps.
+    fn bookkeeping(&mut self) {
+        let n = self.n;
         let mut last = [usize::MAX; MAX_SOURCES + 1];
         for j in 0..n {
             let slot = usize::from(self.steps[j].source).min(MAX_SOURCES);
@@ -246,6 +284,124 @@ impl Walk {
             let slot = usize::from(s.source).min(MAX_SOURCES);
             acc[slot] = acc[slot].saturating_add((s.axis.count - 1).saturating_mul(s.weight));
             self.tail[j] = acc[slot];
+        }
+    }
+
+    /// Slots of the walked storage one value of step `k - 1` spans (all of
+    /// the body for `k == 0`), if every step spans exactly `count` values of
+    /// the next one, so that each value of the first `k` steps together
+    /// covers one contiguous run of that many slots.
+    pub(crate) fn unit(&self, k: usize) -> Option<usize> {
+        let mut span = self.fold;
+        for st in self.steps[..self.n].iter().rev() {
+            if st.axis.walk != span {
+                return None;
+            }
+            span = span.checked_mul(st.axis.count)?;
+        }
+        if span != self.body {
+            return None;
+        }
+        Some(if k == 0 {
+            self.body
+        } else {
+            self.steps[k - 1].axis.walk
+        })
+    }
+
+    /// The number of values the first `k` steps take together.
+    pub(crate) fn units(&self, k: usize) -> usize {
+        self.steps[..k]
+            .iter()
+            .fold(1usize, |acc, st| acc.saturating_mul(st.axis.count))
+    }
+
+    /// The step whose values send elements to disjoint runs of the other
+    /// array, `stride` apart: `(step, stride)`, when the other steps together
+    /// reach less than one stride.
+    pub(crate) fn partitioning_step(&self) -> Option<(usize, usize)> {
+        let (q, st) = self.steps[..self.n]
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, st)| st.axis.other)?;
+        let mut reach = 0usize;
+        for (k, other) in self.steps[..self.n].iter().enumerate() {
+            if k != q {
+                reach = reach.checked_add((other.axis.count - 1).checked_mul(other.axis.other)?)?;
+            }
+        }
+        (st.axis.count > 1 && reach < st.axis.other).then_some((q, st.axis.other))
+    }
+
+    /// The same walk with step `q` outermost. Padding then no longer comes
+    /// out in storage order, so only visitors that ignore padding may run it.
+    pub(crate) fn with_first(&self, q: usize) -> Walk {
+        let mut w = self.clone();
+        w.steps[..=q].rotate_right(1);
+        w.bookkeeping();
+        w
+    }
+
+    /// Runs values `lo..hi` of the first `k` steps (read as one mixed-radix
+    /// number, step 0 most significant), each covering `unit` walked slots
+    /// from `value * unit`, and the `L(n)` tail padding if `tail`.
+    pub(crate) fn run_units<V: Visitor>(
+        &self,
+        v: &mut V,
+        k: usize,
+        unit: usize,
+        (lo, hi): (usize, usize),
+        tail: bool,
+    ) {
+        if self.body > 0 && k == 1 && lo < hi {
+            // One step: run its values as a range of a shorter walk, so
+            // that the steps below keep the order `blocks` picks for them.
+            let st = self.steps[0];
+            let end = if st.source == ALWAYS {
+                hi
+            } else {
+                // Values from here on are past the bound: padding.
+                hi.min(self.bounds[usize::from(st.source)].div_ceil(st.weight))
+                    .max(lo)
+            };
+            if end > lo {
+                let mut w = self.clone();
+                w.steps[0].axis.count = end - lo;
+                w.bookkeeping();
+                let mut partial = [0usize; MAX_SOURCES];
+                if st.source != ALWAYS {
+                    partial[usize::from(st.source)] = lo * st.weight;
+                }
+                w.descend(v, 0, lo * st.axis.walk, lo * st.axis.other, &mut partial);
+            }
+            if hi > end {
+                v.padding(end * unit, (hi - end) * unit);
+            }
+        } else if self.body > 0 {
+            let mut partial = [0usize; MAX_SOURCES];
+            for u in lo..hi {
+                let (mut rest, mut off, mut other, mut inside) = (u, 0, 0, true);
+                partial.fill(0);
+                for st in self.steps[..k].iter().rev() {
+                    let x = rest % st.axis.count;
+                    rest /= st.axis.count;
+                    off += x * st.axis.walk;
+                    other += x * st.axis.other;
+                    if st.source != ALWAYS {
+                        let p = &mut partial[usize::from(st.source)];
+                        *p += x * st.weight;
+                        inside &= *p < self.bounds[usize::from(st.source)];
+                    }
+                }
+                if inside {
+                    self.descend(v, k, off, other, &mut partial);
+                } else {
+                    v.padding(off, unit);
+                }
+            }
+        }
+        if tail && self.storage_len > self.body {
+            v.padding(self.body, self.storage_len - self.body);
         }
     }
 
@@ -281,12 +437,44 @@ impl Walk {
         partial: &mut [usize; MAX_SOURCES],
     ) {
         if self.clear_from(j, partial) {
-            self.blocks(v, j, off, other);
+            let all = if j < self.n {
+                self.steps[j].axis.count
+            } else {
+                1
+            };
+            self.blocks(v, j, off, other, all);
             return;
         }
         let st = self.steps[j];
         let s = usize::from(st.source);
         if s == usize::from(ALWAYS) {
+            if j + 2 == self.n && self.steps[j + 1].source != ALWAYS {
+                // The last step alone has a bound, whose valid values do not
+                // depend on this step: one block, and padding after it.
+                let last = self.steps[j + 1];
+                let s1 = usize::from(last.source);
+                let valid = (self.bounds[s1] - partial[s1])
+                    .div_ceil(last.weight)
+                    .min(last.axis.count);
+                v.block(
+                    off,
+                    other,
+                    st.axis,
+                    Axis {
+                        count: valid,
+                        ..last.axis
+                    },
+                );
+                if valid < last.axis.count {
+                    for x in 0..st.axis.count {
+                        v.padding(
+                            off + x * st.axis.walk + valid * last.axis.walk,
+                            (last.axis.count - valid) * last.axis.walk,
+                        );
+                    }
+                }
+                return;
+            }
             for x in 0..st.axis.count {
                 self.descend(
                     v,
@@ -321,7 +509,24 @@ impl Walk {
             }
             return;
         }
-        for x in 0..st.axis.count {
+        // Values below `full` keep every later step of this source inside
+        // the bound: when the other sources are clear too, they form one
+        // padding-free block (a dim padded inside its tile, such as 64 of
+        // 128, then copies 64 rows at once instead of one row at a time).
+        let later = self.tail[j] - (st.axis.count - 1) * st.weight;
+        let room = self.bounds[s] - base;
+        let full = if room > later {
+            (room - later).div_ceil(st.weight).min(st.axis.count)
+        } else {
+            0
+        };
+        let first = if full > 0 && self.clear_from(j + 1, partial) {
+            self.blocks(v, j, off, other, full);
+            full
+        } else {
+            0
+        };
+        for x in first..st.axis.count {
             let p = base + x * st.weight;
             if p >= self.bounds[s] {
                 // Larger values only go further out: the rest of this step is padding.
@@ -349,19 +554,28 @@ impl Walk {
     /// the outer steps run with the other side's stride shrinking inwards
     /// instead, so consecutive blocks reuse those places (and their pages)
     /// rather than sweeping all columns once per row of tiles.
-    fn blocks<V: Visitor>(&self, v: &mut V, j: usize, off: usize, other: usize) {
+    fn blocks<V: Visitor>(&self, v: &mut V, j: usize, off: usize, other: usize, first: usize) {
+        // Step `j` takes values `0..first` only.
+        let step = |k: usize| {
+            let a = self.steps[k].axis;
+            if k == j {
+                Axis { count: first, ..a }
+            } else {
+                a
+            }
+        };
         match self.n - j {
             0 => v.block(off, other, UNIT, UNIT),
-            1 => v.block(off, other, UNIT, self.steps[j].axis),
-            2 => v.block(off, other, self.steps[j].axis, self.steps[j + 1].axis),
+            1 => v.block(off, other, UNIT, step(j)),
+            2 => v.block(off, other, step(j), step(j + 1)),
             outer => {
                 let mut order = [Axis {
                     count: 0,
                     walk: 0,
                     other: 0,
                 }; MAX_STEPS];
-                for (slot, st) in order.iter_mut().zip(&self.steps[j..self.n - 2]) {
-                    *slot = st.axis;
+                for (k, slot) in (j..self.n - 2).zip(order.iter_mut()) {
+                    *slot = step(k);
                 }
                 let order = &mut order[..outer - 2];
                 let (a, b) = (self.steps[self.n - 2].axis, self.steps[self.n - 1].axis);

@@ -23,7 +23,6 @@
 //! ```
 
 mod access;
-mod convert;
 mod iter;
 mod tiles;
 

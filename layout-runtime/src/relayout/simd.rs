@@ -1,0 +1,573 @@
+//! Machine kernels the compiler does not write from safe code: 4x4
+//! transposes of 32-bit elements in vector registers, and copies with
+//! non-temporal (streaming) stores, which write whole cache lines to memory
+//! without reading them first. This is the workspace's only `unsafe` code.
+//!
+//! Everything here is SSE2, which every x86-64 CPU has, so no run-time
+//! detection is needed; other targets get the portable loops. The kernels
+//! are inline assembly rather than intrinsics on purpose: they move the
+//! bytes of any `Copy` type, whose padding may be uninitialised, and
+//! assembly reads memory as bytes where an intrinsic would read typed
+//! vector values. Every public function checks its bounds in safe code
+//! before any `unsafe` block runs.
+
+/// Whether [`transpose32`] has a vector kernel on this target.
+pub(crate) const VECTOR_TRANSPOSE: bool = cfg!(target_arch = "x86_64");
+
+/// `dst[d + i*da + j] = src[s + i + j*sb]` for `i < na`, `j < nb`, rounded
+/// down to multiples of 4, for 4-byte `T`; returns the rounded `(na, nb)`
+/// it did, `(0, 0)` if `T` is not 4 bytes, the target has no kernel or a
+/// bound fails (the caller's portable loop then does it all).
+pub(crate) fn transpose32<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    da: usize,
+    src: &[T],
+    s: usize,
+    sb: usize,
+    (na, nb): (usize, usize),
+) -> (usize, usize) {
+    if core::mem::size_of::<T>() != 4 {
+        return (0, 0);
+    }
+    transpose_units(dst, d, da, src, s, sb, (na, nb))
+}
+
+/// [`transpose32`] for 4-byte units of 1, 2 or 4 elements: unit `(i, j)`
+/// is the `4 / size_of::<T>()` elements from `dst[d + i*da + j*u]` and from
+/// `src[s + i*u + j*sb]`, `u` elements a unit. `(0, 0)` for other sizes.
+pub(crate) fn transpose_units<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    da: usize,
+    src: &[T],
+    s: usize,
+    sb: usize,
+    (na, nb): (usize, usize),
+) -> (usize, usize) {
+    let size = core::mem::size_of::<T>();
+    let (na, nb) = (na / 4 * 4, nb / 4 * 4);
+    if !matches!(size, 1 | 2 | 4) || !VECTOR_TRANSPOSE || na == 0 || nb == 0 {
+        return (0, 0);
+    }
+    let u = 4 / size;
+    // The last element either side touches.
+    let last_dst = (na - 1)
+        .checked_mul(da)
+        .and_then(|x| x.checked_add(d.checked_add(nb * u - 1)?));
+    let last_src = (nb - 1)
+        .checked_mul(sb)
+        .and_then(|x| x.checked_add(s.checked_add(na * u - 1)?));
+    match (last_dst, last_src) {
+        (Some(ld), Some(ls)) if ld < dst.len() && ls < src.len() => {}
+        _ => return (0, 0),
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // Bands of rows and columns small enough that both sides stay in the
+        // first-level cache and TLB while a band is done.
+        const BAND: usize = 64;
+        for i_band in (0..na).step_by(BAND) {
+            for j_band in (0..nb).step_by(BAND) {
+                for i0 in (i_band..na.min(i_band + BAND)).step_by(4) {
+                    for j0 in (j_band..nb.min(j_band + BAND)).step_by(4) {
+                        // In bounds: i0 + 3 < na and j0 + 3 < nb, and the
+                        // corners (na-1, nb-1) were checked above.
+                        x86::tile4(dst, d + i0 * da + j0 * u, da, src, s + i0 * u + j0 * sb, sb);
+                    }
+                }
+            }
+        }
+    }
+    (na, nb)
+}
+
+/// `out[x*4 + j] = src[j*pitch + x]` for `j < 4` and `x < n` rounded down
+/// to 16, for 1-byte `T`: four rows of bytes into groups of four (`s8`
+/// `(4,1)` tiles). Returns how many columns it did: 0 for other sizes, other
+/// targets or a bound that fails.
+pub(crate) fn interleave4_bytes<T: Copy>(
+    out: &mut [T],
+    src: &[T],
+    pitch: usize,
+    n: usize,
+) -> usize {
+    let n = n / 16 * 16;
+    if core::mem::size_of::<T>() != 1 || !VECTOR_TRANSPOSE || n == 0 {
+        return 0;
+    }
+    if out.len() < 4 * n
+        || pitch
+            .checked_mul(3)
+            .and_then(|p| p.checked_add(n))
+            .is_none_or(|end| end > src.len())
+    {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    for x in (0..n).step_by(16) {
+        x86::interleave4(&mut out[4 * x..][..64], src, x, pitch);
+    }
+    n
+}
+
+/// `dst[j*pitch + x] = input[x*4 + j]`: the inverse of [`interleave4_bytes`],
+/// with the same return value.
+pub(crate) fn deinterleave4_bytes<T: Copy>(
+    dst: &mut [T],
+    pitch: usize,
+    input: &[T],
+    n: usize,
+) -> usize {
+    let n = n / 16 * 16;
+    if core::mem::size_of::<T>() != 1 || !VECTOR_TRANSPOSE || n == 0 {
+        return 0;
+    }
+    if input.len() < 4 * n
+        || pitch
+            .checked_mul(3)
+            .and_then(|p| p.checked_add(n))
+            .is_none_or(|end| end > dst.len())
+    {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    for x in (0..n).step_by(16) {
+        x86::deinterleave4(dst, x, pitch, &input[4 * x..][..64]);
+    }
+    n
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::asm;
+
+    /// One 4x4 tile of 4-byte units: unit `(r, c)` of the destination,
+    /// `dst[d + r*dd..]` plus `c` units, is unit `(c, r)` of the source,
+    /// `src[s + c*ss..]` plus `r` units; strides in elements of `T`, whose
+    /// size divides 4. The caller has checked the last unit both sides; the
+    /// slicing below repeats it, cheaply.
+    #[inline]
+    pub(super) fn tile4<T: Copy>(
+        dst: &mut [T],
+        d: usize,
+        dd: usize,
+        src: &[T],
+        s: usize,
+        ss: usize,
+    ) {
+        let size = core::mem::size_of::<T>();
+        let row = 16 / size;
+        let (dst_row, src_row) = (&mut dst[d + 3 * dd..][..row], &src[s + 3 * ss..][..row]);
+        let (d3, s3) = (dst_row.as_mut_ptr(), src_row.as_ptr());
+        let (d0, s0) = (dst[d..][..row].as_mut_ptr(), src[s..][..row].as_ptr());
+        let (dd, ss) = (dd * size, ss * size);
+        // SAFETY: rows 0 and 3 of both tiles were bounds-checked by the
+        // slicing above, and rows 1 and 2 lie between them (`d0 + k*dd`
+        // bytes, `0 < k < 3`), inside the same slices; each row is 16 bytes. `dst` is a unique borrow, so no write aliases
+        // `src`. The assembly only moves bytes between memory and xmm
+        // registers it declares clobbered; it touches no stack and no flags.
+        unsafe {
+            asm!(
+                "movups xmm0, [{s0}]",
+                "movups xmm1, [{s0} + {ss}]",
+                "movups xmm2, [{s0} + {ss}*2]",
+                "movups xmm3, [{s3}]",
+                "movaps xmm4, xmm0",
+                "unpcklps xmm0, xmm1",
+                "unpckhps xmm4, xmm1",
+                "movaps xmm5, xmm2",
+                "unpcklps xmm2, xmm3",
+                "unpckhps xmm5, xmm3",
+                "movaps xmm1, xmm0",
+                "movlhps xmm0, xmm2",
+                "movhlps xmm2, xmm1",
+                "movaps xmm3, xmm4",
+                "movlhps xmm4, xmm5",
+                "movhlps xmm5, xmm3",
+                "movups [{d0}], xmm0",
+                "movups [{d0} + {dd}], xmm2",
+                "movups [{d0} + {dd}*2], xmm4",
+                "movups [{d3}], xmm5",
+                s0 = in(reg) s0,
+                s3 = in(reg) s3,
+                ss = in(reg) ss,
+                d0 = in(reg) d0,
+                d3 = in(reg) d3,
+                dd = in(reg) dd,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// 16 columns of four 1-byte rows (`src[j*pitch + x..][..16]`) into 16
+    /// groups of four, `out[..64]`.
+    #[inline]
+    pub(super) fn interleave4<T: Copy>(out: &mut [T], src: &[T], x: usize, pitch: usize) {
+        let out = &mut out[..64];
+        let rows = [
+            src[x..][..16].as_ptr(),
+            src[x + pitch..][..16].as_ptr(),
+            src[x + 2 * pitch..][..16].as_ptr(),
+            src[x + 3 * pitch..][..16].as_ptr(),
+        ];
+        // SAFETY: each row pointer starts a bounds-checked slice of 16
+        // elements of a 1-byte `T` (the caller checked the size), and `out` is
+        // a bounds-checked unique slice of 64; the assembly reads 16 bytes
+        // from each row and writes 64 bytes to `out`, which cannot overlap
+        // the shared `src`. It uses no stack and leaves the flags alone.
+        unsafe {
+            asm!(
+                "movdqu xmm0, [{a}]",
+                "movdqu xmm1, [{b}]",
+                "movdqu xmm2, [{c}]",
+                "movdqu xmm3, [{d}]",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklwd xmm0, xmm2",
+                "punpckhwd xmm1, xmm2",
+                "movdqa xmm3, xmm4",
+                "punpcklwd xmm4, xmm5",
+                "punpckhwd xmm3, xmm5",
+                "movdqu [{o}], xmm0",
+                "movdqu [{o} + 16], xmm1",
+                "movdqu [{o} + 32], xmm4",
+                "movdqu [{o} + 48], xmm3",
+                a = in(reg) rows[0],
+                b = in(reg) rows[1],
+                c = in(reg) rows[2],
+                d = in(reg) rows[3],
+                o = in(reg) out.as_mut_ptr(),
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// 16 groups of four 1-byte elements, `input[..64]`, into 16 columns of
+    /// four rows, `dst[j*pitch + x..][..16]`.
+    #[inline]
+    pub(super) fn deinterleave4<T: Copy>(dst: &mut [T], x: usize, pitch: usize, input: &[T]) {
+        let input = &input[..64];
+        // Rows 0 and 3 in bounds, so rows 1 and 2 between them are too.
+        let _ = (&dst[x..][..16], &dst[x + 3 * pitch..][..16]);
+        let first = dst[x..].as_mut_ptr();
+        // SAFETY: as in `interleave4`, the other way round: the four rows,
+        // `pitch >= 16` apart (checked by the caller), are disjoint 16-byte
+        // runs inside the unique `dst` (rows 0 and 3 checked above), all
+        // addressed from one pointer; 64 bytes of `input` are read.
+        unsafe {
+            let rows = [
+                first,
+                first.add(pitch),
+                first.add(2 * pitch),
+                first.add(3 * pitch),
+            ];
+            asm!(
+                "movdqu xmm0, [{i}]",
+                "movdqu xmm1, [{i} + 16]",
+                "movdqu xmm2, [{i} + 32]",
+                "movdqu xmm3, [{i} + 48]",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklbw xmm0, xmm4",
+                "punpckhbw xmm1, xmm4",
+                "movdqa xmm3, xmm2",
+                "punpcklbw xmm2, xmm5",
+                "punpckhbw xmm3, xmm5",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklqdq xmm0, xmm2",
+                "punpckhqdq xmm1, xmm2",
+                "movdqa xmm3, xmm4",
+                "punpcklqdq xmm4, xmm5",
+                "punpckhqdq xmm3, xmm5",
+                "movdqu [{a}], xmm0",
+                "movdqu [{b}], xmm1",
+                "movdqu [{c}], xmm4",
+                "movdqu [{d}], xmm3",
+                i = in(reg) input.as_ptr(),
+                a = in(reg) rows[0],
+                b = in(reg) rows[1],
+                c = in(reg) rows[2],
+                d = in(reg) rows[3],
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// Copies `src` into `dst` (equal lengths), the whole cache lines of
+    /// `dst` with streaming stores.
+    pub(super) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
+        let n = dst.len().min(src.len());
+        let (dst, src) = (&mut dst[..n], &src[..n]);
+        let bytes = core::mem::size_of_val(src);
+        let d = dst.as_mut_ptr().cast::<u8>();
+        let s = src.as_ptr().cast::<u8>();
+        // Only whole cache lines are streamed: a line written partly with
+        // streaming stores and partly with plain ones (by a neighbouring
+        // row) is written back to memory twice.
+        let head = d.align_offset(64).min(bytes);
+        let body = (bytes - head) / 64 * 64;
+        let tail = bytes - head - body;
+        // SAFETY: `d` and `s` are valid for `bytes` bytes (two slices of `n`
+        // elements of `T`), and a unique borrow cannot overlap a shared one.
+        // `head + body + tail == bytes`, so every access is inside them.
+        // `copy_nonoverlapping` and the assembly copy bytes without reading
+        // them as typed values, so padding bytes of `T` may be anything;
+        // the stores at `d + head` are 64-byte aligned (`movntdq` needs 16).
+        unsafe {
+            core::ptr::copy_nonoverlapping(s, d, head);
+            if body > 0 {
+                asm!(
+                    "2:",
+                    "movdqu xmm0, [{s}]",
+                    "movdqu xmm1, [{s} + 16]",
+                    "movdqu xmm2, [{s} + 32]",
+                    "movdqu xmm3, [{s} + 48]",
+                    "movntdq [{d}], xmm0",
+                    "movntdq [{d} + 16], xmm1",
+                    "movntdq [{d} + 32], xmm2",
+                    "movntdq [{d} + 48], xmm3",
+                    "add {s}, 64",
+                    "add {d}, 64",
+                    "sub {k}, 64",
+                    "jnz 2b",
+                    s = inout(reg) s.add(head) => _,
+                    d = inout(reg) d.add(head) => _,
+                    k = inout(reg) body => _,
+                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                    options(nostack),
+                );
+            }
+            core::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), tail);
+        }
+    }
+
+    /// Orders the streaming stores before anything written after.
+    pub(super) fn fence() {
+        // SAFETY: `sfence` only orders stores; it reads and writes nothing.
+        unsafe { asm!("sfence", options(nostack, preserves_flags)) }
+    }
+}
+
+/// Eight-byte words of the scratch buffer of [`with_stage`].
+const STAGE_WORDS: usize = 1024;
+
+/// Runs `f` on a scratch buffer of 8 KiB worth of `T`s, each `init`, on
+/// the stack; an empty one if `T` is larger than 64 bytes or more aligned
+/// than `u64` (then nothing is worth staging).
+pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+    let size = core::mem::size_of::<T>();
+    if size == 0 || size > 64 || core::mem::align_of::<T>() > core::mem::align_of::<u64>() {
+        return f(&mut []);
+    }
+    let mut words = [core::mem::MaybeUninit::<u64>::uninit(); STAGE_WORDS];
+    let n = STAGE_WORDS * 8 / size;
+    let first = words.as_mut_ptr().cast::<T>();
+    // SAFETY: `words` is `8 * STAGE_WORDS` bytes, aligned for `u64` and so
+    // for `T` (checked above), and `n` values of `T` fit in it. Every one is
+    // written before the slice is made, so the slice holds only valid `T`s;
+    // it borrows `words`, which outlives `f`.
+    let stage = unsafe {
+        for k in 0..n {
+            first.add(k).write(init);
+        }
+        core::slice::from_raw_parts_mut(first, n)
+    };
+    f(stage)
+}
+
+/// `dst.copy_from_slice(src)`, with streaming stores where the target has them.
+pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if dst.len() == src.len() {
+            x86::stream_copy(dst, src);
+            return;
+        }
+    }
+    dst.copy_from_slice(src);
+}
+
+/// Makes streaming stores visible in order with later stores: call once
+/// after the last [`stream_copy`] of a relayout.
+pub(crate) fn stream_fence() {
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::vec::Vec;
+
+    /// Every size, offset and stride against the plain loop; nothing
+    /// outside the block may change.
+    #[test]
+    fn transposes_match_a_plain_loop() {
+        for na in 0..=13 {
+            for nb in 0..=13 {
+                for (d, s) in [(0, 0), (1, 3), (5, 2)] {
+                    for (pad_d, pad_s) in [(0, 0), (3, 1), (17, 64)] {
+                        let (da, sb) = (nb + pad_d, na + pad_s);
+                        let dst_len = d + na * da + 7;
+                        let src_len = s + nb * sb + 5;
+                        let src: Vec<u32> = (0..src_len as u32).map(|x| x * 7 + 1).collect();
+                        let mut got = std::vec![u32::MAX; dst_len];
+                        let (ta, tb) = transpose32(&mut got, d, da, &src, s, sb, (na, nb));
+                        let mut want = std::vec![u32::MAX; dst_len];
+                        for i in 0..ta {
+                            for j in 0..tb {
+                                want[d + i * da + j] = src[s + i + j * sb];
+                            }
+                        }
+                        assert_eq!(got, want, "{na}x{nb} at {d}/{s}, strides {da}/{sb}");
+                        if VECTOR_TRANSPOSE && na >= 4 && nb >= 4 {
+                            assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                        }
+                    }
+                }
+            }
+        }
+        // Not 4 bytes: nothing done.
+        let mut d16 = [0u16; 16];
+        assert_eq!(
+            transpose32(&mut d16, 0, 4, &[1u16; 16], 0, 4, (4, 4)),
+            (0, 0)
+        );
+        assert_eq!(d16, [0; 16]);
+        // A bound that fails: nothing done.
+        let mut short = [0u32; 15];
+        assert_eq!(
+            transpose32(&mut short, 0, 4, &[1u32; 16], 0, 4, (4, 4)),
+            (0, 0)
+        );
+    }
+
+    #[test]
+    fn stages_hold_their_initial_value() {
+        with_stage(7u16, |s| {
+            assert_eq!(s.len(), 4096);
+            assert!(s.iter().all(|&x| x == 7));
+        });
+        with_stage([1u8; 3], |s| assert_eq!(s.len(), 8192 / 3));
+        with_stage([0u64; 9], |s| assert!(s.is_empty()));
+        with_stage(0u128, |s| assert!(s.len() == 512 || s.is_empty()));
+    }
+
+    /// Units of two 2-byte and four 1-byte elements, at odd offsets.
+    #[test]
+    fn unit_transposes_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+            let u = 4 / core::mem::size_of::<T>();
+            for (na, nb) in [(4, 4), (5, 9), (8, 64), (13, 6), (3, 8)] {
+                for (d, s) in [(0, 0), (1, 3)] {
+                    for (pad_d, pad_s) in [(0, 0), (3, 5)] {
+                        let (da, sb) = (nb * u + pad_d, na * u + pad_s);
+                        let dst_len = d + na * da + 3;
+                        let src_len = s + nb * sb + 2;
+                        let src: Vec<T> = (0..src_len).map(make).collect();
+                        let mut got = std::vec![old; dst_len];
+                        let (ta, tb) = transpose_units(&mut got, d, da, &src, s, sb, (na, nb));
+                        let mut want = std::vec![old; dst_len];
+                        for i in 0..ta {
+                            for j in 0..tb {
+                                for k in 0..u {
+                                    want[d + i * da + j * u + k] = src[s + i * u + j * sb + k];
+                                }
+                            }
+                        }
+                        assert_eq!(got, want, "{na}x{nb} at {d}/{s}");
+                        if VECTOR_TRANSPOSE && na >= 4 && nb >= 4 {
+                            assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                        }
+                    }
+                }
+            }
+        }
+        check(|i| i as u16 | 0x8000, 0);
+        check(|i| i as u8 | 0x80, 0);
+        check(|i| i as u32 | 1 << 31, 0);
+    }
+
+    /// Byte interleaves at every column count up to 70, odd pitches and offsets.
+    #[test]
+    fn byte_interleaves_match_plain_loops() {
+        for n in 0..70 {
+            for pad in [0, 1, 17] {
+                let pitch = n + pad;
+                let src: Vec<u8> = (0..3 * pitch + n + 3).map(|x| (x * 7 + 3) as u8).collect();
+                let mut out = std::vec![0u8; 4 * n + 5];
+                let done = interleave4_bytes(&mut out[1..], &src[2..], pitch, n);
+                let mut want = std::vec![0u8; 4 * n + 5];
+                for x in 0..done {
+                    for j in 0..4 {
+                        want[1 + x * 4 + j] = src[2 + j * pitch + x];
+                    }
+                }
+                assert_eq!(out, want, "interleave {n} columns, pitch {pitch}");
+                if VECTOR_TRANSPOSE {
+                    assert_eq!(done, n / 16 * 16);
+                }
+                let input: Vec<i8> = (0..=4 * n).map(|x| (x * 5 + 1) as i8).collect();
+                let mut dst = std::vec![0i8; 3 * pitch + n + 4];
+                let done = deinterleave4_bytes(&mut dst[3..], pitch, &input[1..], n);
+                let mut want = std::vec![0i8; 3 * pitch + n + 4];
+                for x in 0..done {
+                    for j in 0..4 {
+                        want[3 + j * pitch + x] = input[1 + x * 4 + j];
+                    }
+                }
+                assert_eq!(dst, want, "deinterleave {n} columns, pitch {pitch}");
+            }
+        }
+        assert_eq!(interleave4_bytes(&mut [0u16; 64], &[0u16; 64], 16, 16), 0);
+        assert_eq!(deinterleave4_bytes(&mut [0u8; 63], 16, &[0u8; 64], 16), 0);
+    }
+
+    /// Every length and both misalignments of either side, bytes and wider.
+    #[test]
+    fn streaming_copies_match_copy_from_slice() {
+        let src: Vec<u8> = (0..700u32).map(|x| (x * 13 + 5) as u8).collect();
+        for len in [0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 300, 511, 600] {
+            for (d, s) in [(0, 0), (1, 0), (0, 3), (7, 9), (15, 16), (16, 1)] {
+                let mut got = std::vec![0xaau8; 700];
+                stream_copy(&mut got[d..d + len], &src[s..s + len]);
+                stream_fence();
+                let mut want = std::vec![0xaau8; 700];
+                want[d..d + len].copy_from_slice(&src[s..s + len]);
+                assert_eq!(got, want, "{len} bytes at {d} from {s}");
+            }
+        }
+        let wide: Vec<[u16; 3]> = (0..200u16).map(|x| [x, x + 1, x + 2]).collect();
+        for off in 0..4 {
+            let mut got = std::vec![[0u16; 3]; 200];
+            stream_copy(&mut got[off..], &wide[..200 - off]);
+            assert_eq!(&got[off..], &wide[..200 - off]);
+            assert!(got[..off].iter().all(|&x| x == [0; 3]));
+        }
+    }
+}

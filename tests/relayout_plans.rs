@@ -1,0 +1,329 @@
+//! Reusable relayout plans and their chunks: every way of cutting a plan
+//! writes the same bytes as the one-shot call, chunks write only their own
+//! ranges, on threads too, and bad buffers are errors before any write.
+
+#![allow(
+    clippy::cast_precision_loss,
+    clippy::float_cmp,
+    clippy::many_single_char_names,
+    reason = "test values are small integers, exact as floats, compared exactly"
+)]
+
+mod common;
+
+use common::reference::{random_layout, RefLayout, Rng};
+use common::specgen::generate;
+use xla_layout::{parse, Layout, RelayoutError, RelayoutPlan};
+
+/// Distinct-looking values that never equal the garbage the buffers start with.
+trait Value: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync {
+    fn make(i: usize) -> Self;
+    const GARBAGE: Self;
+}
+
+macro_rules! value {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            #[allow(clippy::cast_possible_truncation)]
+            fn make(i: usize) -> Self {
+                (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) as $t | 1
+            }
+            const GARBAGE: Self = 0;
+        }
+    )*};
+}
+value!(u8, u16, u32, u64);
+
+/// Runs `plan` whole and cut into 1..=17 chunks (in reverse order, to
+/// catch chunks that depend on each other), checking ranges and bytes.
+fn all_cuts<T: Value>(plan: &RelayoutPlan<'_, T>, src: &[T], what: &str) {
+    let mut whole = vec![T::GARBAGE; plan.dst_len()];
+    plan.run(src, &mut whole).unwrap();
+    for n in 1..=17 {
+        let chunks: Vec<_> = plan.chunks(n).collect();
+        assert_eq!(chunks.len(), n);
+        let mut next = 0;
+        for c in &chunks {
+            assert_eq!(c.range().start, next, "{what}: {n} chunks leave a gap");
+            next = c.range().end;
+        }
+        assert_eq!(next, plan.dst_len(), "{what}: {n} chunks");
+        let mut cut = vec![T::GARBAGE; plan.dst_len()];
+        for c in chunks.iter().rev() {
+            // Anything written outside the range would be caught: the
+            // chunk sees its own part only.
+            c.run(src, &mut cut[c.range()]).unwrap();
+        }
+        assert!(cut == whole, "{what}: {n} chunks differ from one run");
+        let mut split = vec![T::GARBAGE; plan.dst_len()];
+        for (c, part) in plan.chunks_mut(n, &mut split).unwrap() {
+            c.run(src, part).unwrap();
+        }
+        assert!(split == whole, "{what}: chunks_mut({n})");
+    }
+}
+
+fn pack_and_unpack<T: Value>(l: &Layout) {
+    let spec = l.to_string();
+    let logical: Vec<T> = (0..l.len()).map(T::make).collect();
+    let fill = T::make(usize::MAX);
+    let pack = l.pack_plan(fill).unwrap();
+    all_cuts(&pack, &logical, &format!("pack {spec}"));
+    let mut storage = vec![T::GARBAGE; l.storage_len()];
+    l.pack_with_fill(&logical, &mut storage, fill).unwrap();
+    let mut via_plan = vec![T::GARBAGE; l.storage_len()];
+    pack.run(&logical, &mut via_plan).unwrap();
+    assert!(via_plan == storage, "pack {spec}: plan and pack_with_fill");
+    // The slot iterator, which shares no copy kernel with plans.
+    let want: Vec<T> = l.slots().map(|p| p.map_or(fill, |p| logical[p])).collect();
+    assert!(storage == want, "pack {spec}: against slots()");
+    let unpack = l.unpack_plan::<T>().unwrap();
+    all_cuts(&unpack, &storage, &format!("unpack {spec}"));
+    let mut back = vec![T::GARBAGE; l.len()];
+    unpack.run(&storage, &mut back).unwrap();
+    assert!(back == logical, "unpack {spec}: round trip");
+}
+
+#[test]
+fn chunks_of_random_layouts_match_one_run() {
+    let mut rng = Rng::new(0x0c4_0000_000b);
+    let mut done = 0;
+    while done < 600 {
+        let g = generate(&mut rng);
+        if !g.is_small() || g.element_bits.is_some() {
+            continue;
+        }
+        let Ok(l) = parse(&g.text) else { continue };
+        match g.type_bits {
+            8 => pack_and_unpack::<u8>(&l),
+            16 => pack_and_unpack::<u16>(&l),
+            32 => pack_and_unpack::<u32>(&l),
+            64 => pack_and_unpack::<u64>(&l),
+            _ => continue,
+        }
+        done += 1;
+    }
+}
+
+/// Layouts large enough for every kind of cut: several tiles per chunk,
+/// ragged edges, padding inside tiles, permutations and the `L(n)` tail.
+#[test]
+fn chunks_of_tpu_layouts_match_one_run() {
+    for spec in [
+        "f32[67,300]{1,0:T(8,128)}",
+        "f32[67,300]{0,1:T(8,128)}",
+        "f32[64,256]{1,0:T(8,128)}",
+        "bf16[37,260]{1,0:T(8,128)(2,1)}",
+        "bf16[4,6,5,130]{1,3,2,0:T(8,128)(2,1)}",
+        "bf16[3,64,4,128]{1,3,2,0:T(8,128)(2,1)}",
+        "s8[33,129]{1,0:T(8,128)(4,1)}",
+        "f32[50,70]{0,1}",
+        "f32[5,9,140]{0,2,1:T(8,128)}",
+        "f32[7,5]{0,1:L(16)}",
+        "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+        "f32[5]{0:T(2)(4)}",
+        "f32[11,10]{1,0:T(2,2)(*,3)}",
+        "u32[]{:T(128)}",
+        "f32[0,5]{1,0:T(8,128)}",
+    ] {
+        let l = parse(spec).unwrap();
+        match l.element_bits() {
+            8 => pack_and_unpack::<u8>(&l),
+            16 => pack_and_unpack::<u16>(&l),
+            _ => pack_and_unpack::<u32>(&l),
+        }
+    }
+}
+
+fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, rng.pick(i + 1));
+    }
+    v
+}
+
+fn convert_pair(a: &Layout, b: &Layout) {
+    if a.element_bits() == 16 {
+        convert_as::<u16>(a, b);
+    } else {
+        convert_as::<u32>(a, b);
+    }
+}
+
+fn convert_as<T: Value>(a: &Layout, b: &Layout) {
+    let src: Vec<T> = (0..a.storage_len()).map(T::make).collect();
+    let fill = T::make(usize::MAX);
+    let plan = a.convert_plan(b, fill).unwrap();
+    all_cuts(&plan, &src, &format!("{a} -> {b}"));
+    let mut one_shot = vec![T::GARBAGE; b.storage_len()];
+    a.convert_to_with_fill(&src, b, &mut one_shot, fill)
+        .unwrap();
+    let mut via_plan = vec![T::GARBAGE; b.storage_len()];
+    plan.run(&src, &mut via_plan).unwrap();
+    assert_eq!(via_plan, one_shot, "{a} -> {b}");
+    // Through row-major order with the slot iterators instead.
+    let mut logical = vec![T::GARBAGE; a.len()];
+    for (k, p) in a.slots().enumerate() {
+        if let Some(p) = p {
+            logical[p] = src[k];
+        }
+    }
+    let want: Vec<T> = b.slots().map(|p| p.map_or(fill, |p| logical[p])).collect();
+    assert_eq!(one_shot, want, "{a} -> {b}: against slots()");
+}
+
+#[test]
+fn chunks_of_random_conversions_match_one_run() {
+    let mut rng = Rng::new(0x0c4_0000_000c);
+    let mut done = 0;
+    while done < 300 {
+        let a = RefLayout {
+            type_name: "u32",
+            ..random_layout(&mut rng)
+        };
+        let other = random_layout(&mut rng);
+        let b = RefLayout {
+            type_name: "u32",
+            dims: a.dims.clone(),
+            minor_to_major: shuffled(a.dims.len(), &mut rng),
+            tiles: other.tiles,
+            tail_alignment: other.tail_alignment,
+        };
+        let (la, lb) = (parse(&a.spec()).unwrap(), parse(&b.spec()).unwrap());
+        if lb.storage_len() > 20_000 {
+            continue;
+        }
+        convert_pair(&la, &lb);
+        convert_pair(&lb, &la);
+        done += 1;
+    }
+    for (a, b) in [
+        ("f32[130,260]{0,1}", "f32[130,260]{1,0:T(8,128)}"),
+        ("f32[130,260]{1,0}", "f32[130,260]{0,1}"),
+        (
+            "bf16[4,6,5,130]{3,2,1,0}",
+            "bf16[4,6,5,130]{1,3,2,0:T(8,128)(2,1)}",
+        ),
+    ] {
+        let (a, b) = (parse(a).unwrap(), parse(b).unwrap());
+        convert_pair(&a, &b);
+        convert_pair(&b, &a);
+    }
+}
+
+#[test]
+fn chunks_run_on_threads() {
+    let l = parse("f32[300,500]{1,0:T(8,128)}").unwrap();
+    let logical: Vec<f32> = (0..l.len()).map(|x| x as f32).collect();
+    let plan = l.pack_plan(-1.0f32).unwrap();
+    let mut whole = vec![0.0; plan.dst_len()];
+    plan.run(&logical, &mut whole).unwrap();
+    for threads in 1..=5 {
+        let mut parts = vec![0.0; plan.dst_len()];
+        std::thread::scope(|s| {
+            for (chunk, part) in plan.chunks_mut(threads, &mut parts).unwrap() {
+                let logical = &logical;
+                s.spawn(move || chunk.run(logical, part).unwrap());
+            }
+        });
+        assert_eq!(parts, whole, "{threads} threads");
+    }
+}
+
+#[test]
+fn plans_refuse_bad_arguments_before_writing() {
+    let l = parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    assert_eq!(
+        l.pack_plan(0u16).unwrap_err(),
+        RelayoutError::ElementSize {
+            layout_bits: 32,
+            type_bits: 16
+        }
+    );
+    assert!(matches!(
+        parse("s4[4]").unwrap().unpack_plan::<u8>(),
+        Err(RelayoutError::PackedLayout { bits: 4 })
+    ));
+    let other = parse("f32[3,6]").unwrap();
+    assert!(matches!(
+        l.convert_plan(&other, 0.0f32),
+        Err(RelayoutError::DimMismatch { dim: 1, .. })
+    ));
+
+    let plan = l.pack_plan(0.0f32).unwrap();
+    let logical = [1.0f32; 15];
+    let mut storage = [7.0f32; 24];
+    assert_eq!(
+        plan.run(&logical[..14], &mut storage),
+        Err(RelayoutError::LogicalLength {
+            expected: 15,
+            actual: 14
+        })
+    );
+    assert_eq!(
+        plan.run(&logical, &mut storage[..23]),
+        Err(RelayoutError::StorageLength {
+            expected: 24,
+            actual: 23
+        })
+    );
+    assert!(plan.chunks_mut(2, &mut storage[..20]).is_err());
+    for chunk in plan.chunks(3) {
+        let range = chunk.range();
+        if range.is_empty() {
+            continue;
+        }
+        assert!(chunk
+            .run(&logical, &mut storage[range.start + 1..range.end])
+            .is_err());
+        assert!(chunk.run(&logical[1..], &mut storage[range]).is_err());
+    }
+    assert_eq!(storage, [7.0; 24], "a refused call wrote");
+
+    let unpack = l.unpack_plan::<f32>().unwrap();
+    let mut back = [7.0f32; 15];
+    assert_eq!(
+        unpack.run(&storage, &mut back[..14]),
+        Err(RelayoutError::LogicalLength {
+            expected: 15,
+            actual: 14
+        })
+    );
+    assert_eq!(back, [7.0; 15]);
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_relayouts_match_one_run() {
+    for spec in [
+        "f32[700,900]{1,0:T(8,128)}",
+        "bf16[640,1000]{1,0:T(8,128)(2,1)}",
+        "f32[3,5]{1,0:T(2,2)}",
+    ] {
+        let l = parse(spec).unwrap();
+        let logical: Vec<u32> = (0..l.len()).map(u32::make).collect();
+        if l.element_bits() == 16 {
+            let logical: Vec<u16> = (0..l.len()).map(u16::make).collect();
+            let (mut a, mut b) = (vec![0; l.storage_len()], vec![0; l.storage_len()]);
+            l.par_pack(&logical, &mut a).unwrap();
+            l.pack(&logical, &mut b).unwrap();
+            assert_eq!(a, b, "{spec}");
+            continue;
+        }
+        let (mut a, mut b) = (vec![0; l.storage_len()], vec![0; l.storage_len()]);
+        l.par_pack(&logical, &mut a).unwrap();
+        l.pack(&logical, &mut b).unwrap();
+        assert_eq!(a, b, "{spec}");
+        let (mut x, mut y) = (vec![0; l.len()], vec![0; l.len()]);
+        l.par_unpack(&a, &mut x).unwrap();
+        l.unpack(&a, &mut y).unwrap();
+        assert_eq!(x, y, "{spec}");
+        let col = parse(&spec.replace("{1,0:", "{0,1:")).unwrap();
+        let (mut p, mut q) = (vec![0; col.storage_len()], vec![0; col.storage_len()]);
+        l.par_convert(&a, &col, &mut p).unwrap();
+        l.convert_to(&a, &col, &mut q).unwrap();
+        assert_eq!(p, q, "{spec}");
+        assert!(l.par_pack(&logical[1..], &mut a).is_err());
+    }
+}
