@@ -2,7 +2,6 @@
 
 use core::fmt;
 
-use crate::report::Excerpt;
 use crate::ElementType;
 
 /// A half-open byte range `start..end` into the spec text.
@@ -382,22 +381,6 @@ impl Error {
     /// ```
     pub const fn span(&self) -> Span {
         self.span
-    }
-
-    /// The spec on one line with carets under the offending text.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let spec = "f32[3,5]{1,0:T(2,0)}";
-    /// let err = xla_layout::parse(spec).unwrap_err();
-    /// assert_eq!(
-    ///     err.first().excerpt(spec).to_string(),
-    ///     "  | f32[3,5]{1,0:T(2,0)}\n  |                  ^"
-    /// );
-    /// ```
-    pub fn excerpt<'a>(&self, spec: &'a str) -> Excerpt<'a> {
-        Excerpt::new(spec, self.span)
     }
 }
 

@@ -17,6 +17,26 @@ impl<'a> Excerpt<'a> {
     }
 }
 
+// The excerpt belongs to reporting, so the error catalogue (`error.rs`)
+// depends on nothing here and the two modules form no cycle.
+impl Error {
+    /// The spec on one line with carets under the offending text.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let spec = "f32[3,5]{1,0:T(2,0)}";
+    /// let err = xla_layout::parse(spec).unwrap_err();
+    /// assert_eq!(
+    ///     err.first().excerpt(spec).to_string(),
+    ///     "  | f32[3,5]{1,0:T(2,0)}\n  |                  ^"
+    /// );
+    /// ```
+    pub fn excerpt<'a>(&self, spec: &'a str) -> Excerpt<'a> {
+        Excerpt::new(spec, self.span())
+    }
+}
+
 impl fmt::Display for Excerpt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Control characters would break the one-line picture, so they print as spaces.
