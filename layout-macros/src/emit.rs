@@ -98,7 +98,7 @@ fn value(v: Value) -> TokenStream {
 
 fn offset_body(l: &Layout) -> TokenStream {
     let p = l.offset_program();
-    if let Some(body) = linear::offset_body(p) {
+    if let Some(body) = linear::offset_body(&p) {
         return body;
     }
     // A coefficient too large for the linear form: the terms as folded.

@@ -2,7 +2,9 @@
 
 use core::fmt;
 
-use crate::fold::{shape_after, Shape};
+use crate::code::Code;
+use crate::fixed::Fixed;
+use crate::fold::{fold, shape_after, Folded, Shape};
 use crate::program::{InverseProgram, OffsetProgram};
 use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 
@@ -20,26 +22,33 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 /// assert_eq!(l.index_of(16).as_deref(), Some(&[2, 0][..]));
 /// assert_eq!(l.storage_bytes(), 64);
 /// ```
+///
+/// # Size
+///
+/// A `Layout` is a plain value of at most 4 KiB (`size_of::<Layout>()`),
+/// without allocation. It keeps the description and its index programs in
+/// a compact form (see [`offset_program`](Self::offset_program)); programs
+/// too long for that form (more than 48 steps or 32 distinct constants) are
+/// folded again on every call, which is correct but slower.
+// Equality and hashing read live entries only: `Fixed` ignores stale slots,
+// and `code` is a function of the description.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
     pub(crate) element: ElementType,
-    pub(crate) rank: u8,
-    pub(crate) dims: [usize; MAX_RANK],
-    pub(crate) minor_to_major: [usize; MAX_RANK],
-    pub(crate) tiles: [Tile; MAX_TILING_LEVELS],
-    pub(crate) levels: u8,
+    pub(crate) dims: Fixed<usize, MAX_RANK>,
+    pub(crate) minor_to_major: Fixed<usize, MAX_RANK>,
+    pub(crate) tiles: Fixed<Tile, MAX_TILING_LEVELS>,
     pub(crate) tail_alignment: usize,
     pub(crate) element_bits: Option<u32>,
     pub(crate) memory_space: u64,
     pub(crate) len: usize,
     pub(crate) storage_len: usize,
     pub(crate) storage_bytes: usize,
-    pub(crate) offset: OffsetProgram,
-    pub(crate) inverse: InverseProgram,
+    pub(crate) code: Option<Code>,
 }
 
-/// Scratch entries that fit most folded programs; see [`Layout::offset`].
-const SMALL_SCRATCH: usize = 32;
+const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
+
 
 /// A logical index returned by value, without allocation; derefs to `[usize]`.
 ///
@@ -52,18 +61,21 @@ const SMALL_SCRATCH: usize = 32;
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Index {
-    values: [usize; MAX_RANK],
-    len: u8,
+    values: Fixed<usize, MAX_RANK>,
 }
 
 impl Index {
+    /// All zeros, `rank` long (at most [`MAX_RANK`]).
+    fn zeros(rank: usize) -> Index {
+        let mut values = Fixed::from_slice(&[0; MAX_RANK], 0).unwrap_or(Fixed::new(0));
+        values.truncate(rank);
+        Index { values }
+    }
+
     /// The index at row-major position `position` of an array of `dims`.
     pub(crate) fn unravel(mut position: usize, dims: &[usize]) -> Index {
-        let mut index = Index {
-            values: [0; MAX_RANK],
-            len: dims.len() as u8,
-        };
-        for (slot, &d) in index.values[..dims.len()].iter_mut().zip(dims).rev() {
+        let mut index = Index::zeros(dims.len());
+        for (slot, &d) in index.values.iter_mut().zip(dims).rev() {
             // A zero dim has no positions; the guard only keeps `%` total.
             *slot = position % d.max(1);
             position /= d.max(1);
@@ -75,7 +87,7 @@ impl Index {
 impl core::ops::Deref for Index {
     type Target = [usize];
     fn deref(&self) -> &[usize] {
-        &self.values[..usize::from(self.len)]
+        &self.values
     }
 }
 
@@ -129,7 +141,7 @@ impl Layout {
     /// assert_eq!(layout_runtime::parse("f32[1,5,1]").unwrap().rank(), 3);
     /// ```
     pub fn rank(&self) -> usize {
-        usize::from(self.rank)
+        self.dims.len()
     }
 
     /// The number of dims greater than 1.
@@ -151,7 +163,7 @@ impl Layout {
     /// assert_eq!(layout_runtime::parse("f32[3,5]").unwrap().dims(), &[3, 5]);
     /// ```
     pub fn dims(&self) -> &[usize] {
-        &self.dims[..self.rank()]
+        &self.dims
     }
 
     /// One dim's size; negative numbers count from the end (-1 is the last dim).
@@ -176,7 +188,7 @@ impl Layout {
     /// assert_eq!(layout_runtime::parse("f32[2,3,4]").unwrap().minor_to_major(), &[2, 1, 0]);
     /// ```
     pub fn minor_to_major(&self) -> &[usize] {
-        &self.minor_to_major[..self.rank()]
+        &self.minor_to_major
     }
 
     /// The tiling levels, first applied first.
@@ -188,7 +200,7 @@ impl Layout {
     /// assert_eq!(l.tiles().len(), 2);
     /// ```
     pub fn tiles(&self) -> &[Tile] {
-        &self.tiles[..usize::from(self.levels)]
+        &self.tiles
     }
 
     /// `L(n)`, 1 when not written.
@@ -301,13 +313,31 @@ impl Layout {
     /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
+    #[inline]
     pub fn offset(&self, index: &[usize]) -> usize {
-        // Most programs are short: a small scratch saves zeroing the full one.
-        if self.offset.program().steps().len() <= SMALL_SCRATCH {
-            self.offset.eval(index, &mut [0; SMALL_SCRATCH])
-        } else {
-            self.offset.eval(index, &mut [0; MAX_PROGRAM_STEPS])
+        match &self.code {
+            Some(code) => code.offset(index),
+            None => self.offset_slow(index),
         }
+    }
+
+    /// [`offset`](Self::offset) of a layout whose programs exceed the compact form.
+    #[cold]
+    fn offset_slow(&self, index: &[usize]) -> usize {
+        let Some(folded) = self.fold() else { return 0 };
+        folded.offset.eval(index, &mut [0; MAX_PROGRAM_STEPS])
+    }
+
+    /// The programs, folded again from the description.
+    fn fold(&self) -> Option<Folded> {
+        // Cannot fail: the same fold succeeded when the layout was built.
+        fold(
+            self.dims(),
+            self.minor_to_major(),
+            self.tiles(),
+            self.tail_alignment,
+        )
+        .ok()
     }
 
     /// The storage offset of `index`, or `None` if it is outside the dims or
@@ -335,19 +365,35 @@ impl Layout {
     /// assert_eq!(l.index_of(9), None); // padding
     /// assert_eq!(l.index_of(24), None); // past storage
     /// ```
+    #[inline]
     pub fn index_of(&self, offset: usize) -> Option<Index> {
-        let mut index = Index {
-            values: [0; MAX_RANK],
-            len: self.rank,
+        let mut index = Index::zeros(self.rank());
+        self.index_into(offset, &mut index.values)
+            .then_some(index)
+    }
+
+    /// Writes the logical index at `offset` into `index` (at least rank
+    /// long) and returns `true`; `false` for padding or past storage.
+    #[inline]
+    pub(crate) fn index_into(&self, offset: usize, index: &mut [usize]) -> bool {
+        if offset >= self.storage_len || index.len() < self.rank() {
+            return false;
+        }
+        match &self.code {
+            Some(code) => code.index_of(offset, &mut index[..self.rank()]),
+            None => self.index_slow(offset, index),
+        }
+    }
+
+    /// [`index_into`](Self::index_into) of a layout whose programs exceed the compact form.
+    #[cold]
+    fn index_slow(&self, offset: usize, index: &mut [usize]) -> bool {
+        let Some(folded) = self.fold() else {
+            return false;
         };
-        let found = if self.inverse.program().steps().len() <= SMALL_SCRATCH {
-            self.inverse
-                .eval(offset, &mut [0; SMALL_SCRATCH], &mut index.values)
-        } else {
-            self.inverse
-                .eval(offset, &mut [0; MAX_PROGRAM_STEPS], &mut index.values)
-        };
-        found.then_some(index)
+        folded
+            .inverse
+            .eval(offset, &mut [0; MAX_PROGRAM_STEPS], index)
     }
 
     /// This layout with XLA's old `padded_dimensions` (SPEC.md §7): each dim
@@ -383,7 +429,7 @@ impl Layout {
         if padded.iter().zip(self.dims()).any(|(p, d)| p < d) {
             return fail("must not be narrower than the dims they pad");
         }
-        if self.levels > 0 {
+        if !self.tiles.is_empty() {
             return fail("cannot be combined with tiles; write the tiles alone");
         }
         let mut tile = [crate::TileDim::Size(1); MAX_RANK];
@@ -397,7 +443,7 @@ impl Layout {
         if let Some(bits) = self.element_bits {
             b = b.element_bits(bits);
         }
-        if self.rank > 0 {
+        if self.rank() > 0 {
             b = b.tile(&tile[..self.rank()]);
         }
         b.build()
@@ -405,17 +451,24 @@ impl Layout {
 
     /// The folded forward map, as `layout!` prints it in Rust.
     ///
+    /// The layout keeps its programs in a compact form that [`offset`]
+    /// evaluates; this is the full, inspectable one, folded again on each
+    /// call (a few microseconds).
+    ///
+    /// [`offset`]: Self::offset
+    ///
     /// # Examples
     ///
     /// ```
     /// let l = layout_runtime::parse("f32[10,20]{0,1}").unwrap();
     /// assert_eq!(l.offset_program().terms().len(), 2);
     /// ```
-    pub fn offset_program(&self) -> &OffsetProgram {
-        &self.offset
+    pub fn offset_program(&self) -> OffsetProgram {
+        self.fold().map_or(OffsetProgram::EMPTY, |f| f.offset)
     }
 
-    /// The folded inverse map.
+    /// The folded inverse map, folded again on each call like
+    /// [`offset_program`](Self::offset_program).
     ///
     /// # Examples
     ///
@@ -423,15 +476,15 @@ impl Layout {
     /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.inverse_program().storage_len(), 24);
     /// ```
-    pub fn inverse_program(&self) -> &InverseProgram {
-        &self.inverse
+    pub fn inverse_program(&self) -> InverseProgram {
+        self.fold().map_or(InverseProgram::EMPTY, |f| f.inverse)
     }
 
     /// Whether the layout writes a `{...}` part when printed: always, except
     /// for an untiled scalar with nothing else to say.
     fn prints_layout(&self) -> bool {
-        self.rank > 0
-            || self.levels > 0
+        self.rank() > 0
+            || !self.tiles.is_empty()
             || self.tail_alignment != 1
             || self.element_bits.is_some()
             || self.memory_space != 0
@@ -460,7 +513,7 @@ impl fmt::Display for Layout {
             }
             write!(f, "{d}")?;
         }
-        let attrs = self.levels > 0
+        let attrs = !self.tiles.is_empty()
             || self.tail_alignment != 1
             || self.element_bits.is_some()
             || self.memory_space != 0;

@@ -21,7 +21,9 @@
 #![forbid(unsafe_code)]
 
 mod element;
+mod code;
 mod error;
+mod fixed;
 mod fold;
 mod layout;
 mod lexer;
