@@ -14,11 +14,13 @@ use crate::fixed::Fixed;
 use crate::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
 
 /// The most ops a compact program holds.
-pub(crate) const MAX_OPS: usize = 48;
+pub(crate) const MAX_OPS: usize = 40;
 /// The most distinct constants the two programs of a layout share.
-pub(crate) const MAX_CONSTANTS: usize = 32;
+pub(crate) const MAX_CONSTANTS: usize = 20;
 /// The most offset terms and the most padding checks.
 pub(crate) const MAX_TERMS: usize = 24;
+/// Steps of a short program, which gets a smaller table of values.
+const SHORT: usize = 16;
 /// An output slot that is always 0.
 const ZERO: u8 = u8::MAX;
 
@@ -161,22 +163,32 @@ impl Compiler {
 
 impl Code {
     /// The compact form of a layout's programs, or `None` if they exceed
-    /// the capacities above.
-    pub(crate) fn new(dims: &[usize], offset: &OffsetProgram, inverse: &InverseProgram) -> Option<Code> {
+    /// the capacities above. With `offset` `None` (the offset has a closed
+    /// form) only the inverse is kept.
+    pub(crate) fn new(
+        dims: &[usize],
+        offset: Option<&OffsetProgram>,
+        inverse: &InverseProgram,
+    ) -> Option<Code> {
         let mut c = Compiler {
             pool: Fixed::new(Constant::UNUSED),
         };
-        let (forward, _) = c.program(offset.program(), &|n| {
-            dims.get(usize::from(n)).copied().unwrap_or(usize::MAX)
-        })?;
+        let mut forward = Fixed::new(Ins::Input(0));
         let mut terms = Fixed::new(Pair {
             step: 0,
             constant: 0,
         });
-        for t in offset.terms() {
-            let step = u8::try_from(t.step).ok()?;
-            let constant = c.constant(t.scale, usize::MAX)?;
-            terms.push(Pair { step, constant })?;
+        if let Some(offset) = offset {
+            forward = c
+                .program(offset.program(), &|n| {
+                    dims.get(usize::from(n)).copied().unwrap_or(usize::MAX)
+                })?
+                .0;
+            for t in offset.terms() {
+                let step = u8::try_from(t.step).ok()?;
+                let constant = c.constant(t.scale, usize::MAX)?;
+                terms.push(Pair { step, constant })?;
+            }
         }
         let storage = inverse.storage_len();
         let (inv, _) = c.program(inverse.program(), &|_| storage)?;
@@ -216,8 +228,8 @@ impl Code {
 
     /// Runs `ops` on `input`, leaving step `i`'s value in `values[i]`.
     #[inline]
-    fn run(&self, ops: &[Ins], input: &dyn Fn(u8) -> usize, values: &mut [usize; MAX_OPS]) {
-        for i in 0..ops.len().min(MAX_OPS) {
+    fn run(&self, ops: &[Ins], input: impl Fn(u8) -> usize, values: &mut [usize]) {
+        for i in 0..ops.len().min(values.len()) {
             let v = |s: u8| values.get(usize::from(s)).copied().unwrap_or(0);
             values[i] = match ops[i] {
                 Ins::Input(n) => input(n),
@@ -235,7 +247,7 @@ impl Code {
         let mut values = [0usize; MAX_OPS];
         self.run(
             &self.forward,
-            &|n| index.get(usize::from(n)).copied().unwrap_or(0),
+            |n| index.get(usize::from(n)).copied().unwrap_or(0),
             &mut values,
         );
         self.terms.iter().fold(0usize, |acc, t| {
@@ -248,8 +260,17 @@ impl Code {
     /// (exactly rank long); `false` for padding.
     #[inline]
     pub(crate) fn index_of(&self, offset: usize, index: &mut [usize]) -> bool {
-        let mut values = [0usize; MAX_OPS];
-        self.run(&self.inverse, &|_| offset, &mut values);
+        // Most inverse programs are short: a small table saves zeroing the full one.
+        if self.inverse.len() <= SHORT {
+            self.index_with(offset, index, &mut [0; SHORT])
+        } else {
+            self.index_with(offset, index, &mut [0; MAX_OPS])
+        }
+    }
+
+    #[inline]
+    fn index_with(&self, offset: usize, index: &mut [usize], values: &mut [usize]) -> bool {
+        self.run(&self.inverse, |_| offset, values);
         let v = |s: u8| values.get(usize::from(s)).copied().unwrap_or(0);
         if self
             .checks

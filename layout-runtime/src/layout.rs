@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use crate::closed::Closed;
 use crate::code::Code;
 use crate::fixed::Fixed;
 use crate::fold::{fold, shape_after, Folded, Shape};
@@ -28,7 +29,7 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 /// A `Layout` is a plain value of at most 4 KiB (`size_of::<Layout>()`),
 /// without allocation. It keeps the description and its index programs in
 /// a compact form (see [`offset_program`](Self::offset_program)); programs
-/// too long for that form (more than 48 steps or 32 distinct constants) are
+/// too long for that form (over 40 steps, or over 20 distinct constants) are
 /// folded again on every call, which is correct but slower.
 // Equality and hashing read live entries only: `Fixed` ignores stale slots,
 // and `code` is a function of the description.
@@ -44,6 +45,7 @@ pub struct Layout {
     pub(crate) len: usize,
     pub(crate) storage_len: usize,
     pub(crate) storage_bytes: usize,
+    pub(crate) closed: Option<Closed>,
     pub(crate) code: Option<Code>,
 }
 
@@ -315,9 +317,12 @@ impl Layout {
     /// ```
     #[inline]
     pub fn offset(&self, index: &[usize]) -> usize {
-        match &self.code {
-            Some(code) => code.offset(index),
-            None => self.offset_slow(index),
+        if let Some(closed) = &self.closed {
+            closed.offset(index)
+        } else if let Some(code) = &self.code {
+            code.offset(index)
+        } else {
+            self.offset_slow(index)
         }
     }
 
@@ -551,5 +556,112 @@ impl core::str::FromStr for Layout {
     /// Same as [`parse`](crate::parse).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         crate::parse(s)
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use core::hash::{BuildHasher, Hash};
+    use std::hash::RandomState;
+    use std::println;
+
+    use super::Layout;
+    use crate::{Index, OffsetProgram, Shape, Tile, MAX_PROGRAM_STEPS};
+
+    #[test]
+    fn sizes() {
+        let size = core::mem::size_of::<Layout>();
+        println!("Layout: {size} bytes");
+        println!("Tile: {} bytes", core::mem::size_of::<Tile>());
+        println!("Index: {} bytes", core::mem::size_of::<Index>());
+        println!("Shape: {} bytes", core::mem::size_of::<Shape>());
+        println!("OffsetProgram: {} bytes", core::mem::size_of::<OffsetProgram>());
+        assert!(size <= 4096, "{size}");
+    }
+
+    fn hash(l: &Layout) -> u64 {
+        let s = RandomState::new();
+        let h = |l: &Layout| {
+            let mut h = s.build_hasher();
+            l.hash(&mut h);
+            core::hash::Hasher::finish(&h)
+        };
+        h(l)
+    }
+
+    #[test]
+    fn equality_reads_live_entries_only() {
+        let a = crate::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+        // The same layout from the builder, then with stale entries left
+        // behind the length of each list.
+        let mut b = crate::LayoutBuilder::new(crate::ElementType::F32, &[3, 5])
+            .tile(&[crate::TileDim::Size(2), crate::TileDim::Size(2)])
+            .build()
+            .unwrap();
+        b.dims.push(77).unwrap();
+        b.dims.truncate(2);
+        b.minor_to_major.push(9).unwrap();
+        b.minor_to_major.truncate(2);
+        b.tiles.push(Tile::EMPTY).unwrap();
+        b.tiles.truncate(1);
+        let s = RandomState::new();
+        let h = |l: &Layout| s.hash_one(l);
+        assert_eq!(a, b);
+        assert_eq!(h(&a), h(&b));
+        assert_ne!(a, crate::parse("f32[3,5]{1,0:T(2,1)}").unwrap());
+        let _ = hash(&a);
+    }
+
+    /// Offsets and indices of every slot through the layout's fast form
+    /// against the full folded programs.
+    fn agrees(spec: &str, every: usize) -> (bool, bool) {
+        let l = crate::parse(spec).unwrap();
+        let (p, inv) = (l.offset_program(), l.inverse_program());
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        for position in (0..l.len()).step_by(every) {
+            let index = Index::unravel(position, l.dims());
+            assert_eq!(l.offset(&index), p.eval(&index, &mut scratch), "{spec} at {index:?}");
+        }
+        for k in (0..l.storage_len() + 3).step_by(every) {
+            let mut want = [0; crate::MAX_RANK];
+            let found = inv.eval(k, &mut scratch, &mut want);
+            let got = l.index_of(k);
+            assert_eq!(got.as_deref(), found.then_some(&want[..l.rank()]), "{spec} at {k}");
+        }
+        (l.closed.is_some(), l.code.is_some())
+    }
+
+    #[test]
+    fn every_form_agrees_with_the_programs() {
+        // Closed forms: of inputs, of combined sums, of divisions that are
+        // not shifts.
+        assert_eq!(agrees("bf16[64,256]{1,0:T(8,128)(2,1)}", 1), (true, true));
+        assert_eq!(agrees("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", 1), (true, true));
+        assert_eq!(agrees("f32[30,20]{0,1:T(3,5)}", 1), (true, true));
+        assert_eq!(agrees("f32[7,9]{1,0:T(3)(2)}", 1), (true, true));
+        // `((i % 3) * 10 + j % 4) / 2` and the like have no closed form: interpreted.
+        assert_eq!(agrees("f32[7,10]{1,0:T(3,4)(2,3)}", 1), (false, true));
+        // Too long for the compact form: folded again on each call.
+        let long = "f32[3,3,3,3,3,3,3,3,3]{8,7,6,5,4,3,2,1,0:T(2,2,2,2,2,2,2,2,2)(2,1)}";
+        assert_eq!(agrees(long, 97), (false, false));
+    }
+
+    #[test]
+    fn values_past_two_to_the_32_divide_exactly() {
+        // Dividends of 2^33 and more: no reciprocal is exact, so these take
+        // plain division.
+        let l = crate::parse("s8[8589934597]{0:T(1000)}").unwrap();
+        let p = l.offset_program();
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        for i in [0, 999, 1000, 4_294_967_296, 8_589_934_596] {
+            assert_eq!(l.offset(&[i]), p.eval(&[i], &mut scratch));
+            assert_eq!(l.index_of(l.offset(&[i])).as_deref(), Some(&[i][..]));
+        }
+        // Out of range: any value, no panic.
+        let _ = l.offset(&[usize::MAX]);
+        let _ = crate::parse("f32[3,5]{1,0:T(2,2)}").unwrap().offset(&[usize::MAX, 7]);
     }
 }

@@ -21,6 +21,7 @@
 #![forbid(unsafe_code)]
 
 mod element;
+mod closed;
 mod code;
 mod error;
 mod fixed;

@@ -2,6 +2,7 @@
 //! built in code alike. Independent mistakes are all reported.
 
 use crate::error::{Error, ErrorKind, Span};
+use crate::closed::Closed;
 use crate::code::Code;
 use crate::fixed::Fixed;
 use crate::fold::fold;
@@ -326,7 +327,9 @@ impl LayoutBuilder {
             })?;
         // Storage covers every element, so this fits whenever storage does.
         let len = crate::fold::product(dims).unwrap_or(usize::MAX);
-        let code = Code::new(dims, &folded.offset, &folded.inverse);
+        let closed = Closed::new(&folded.offset, dims);
+        let interpreted = closed.is_none().then_some(&folded.offset);
+        let code = Code::new(dims, interpreted, &folded.inverse);
         Ok(Layout {
             element: self.element,
             dims: Fixed::from_slice(dims, 0).unwrap_or(Fixed::new(0)),
@@ -338,6 +341,7 @@ impl LayoutBuilder {
             len,
             storage_len: folded.storage_len,
             storage_bytes,
+            closed,
             code,
         })
     }
