@@ -13,6 +13,7 @@
 
 use crate::fixed::Fixed;
 use crate::program::{OffsetProgram, Op, Program, StepId};
+use crate::raw::{Reader, Writer};
 
 /// The most terms a closed form holds.
 const MAX_TERMS: usize = 16;
@@ -40,12 +41,30 @@ struct Term {
     scale: usize,
 }
 
+impl Term {
+    const ZERO: Term = Term {
+        source: 0,
+        div: 0,
+        rem: 0,
+        modulus: 0,
+        scale: 0,
+    };
+}
+
 /// `sum[sum] += input[input] * weight`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Part {
     sum: u8,
     input: u8,
     weight: usize,
+}
+
+impl Part {
+    const ZERO: Part = Part {
+        sum: 0,
+        input: 0,
+        weight: 0,
+    };
 }
 
 /// The closed form of one offset program; see the module docs.
@@ -170,13 +189,13 @@ impl Unfolder<'_> {
 
     /// One past the largest value of `source` for in-range inputs.
     fn range(&self, source: &Source) -> Option<u64> {
-        let dim = |n: u8| -> Option<u64> {
-            u64::try_from(*self.dims.get(usize::from(n))?).ok()
-        };
+        let dim = |n: u8| -> Option<u64> { u64::try_from(*self.dims.get(usize::from(n))?).ok() };
         match source {
             Source::Input(n) => dim(*n),
             Source::Sum(parts) => parts.iter().try_fold(1u64, |acc, &(n, w)| {
-                let top = dim(n)?.checked_sub(1)?.checked_mul(u64::try_from(w).ok()?)?;
+                let top = dim(n)?
+                    .checked_sub(1)?
+                    .checked_mul(u64::try_from(w).ok()?)?;
                 acc.checked_add(top)
             }),
         }
@@ -184,6 +203,51 @@ impl Unfolder<'_> {
 }
 
 impl Closed {
+    pub(crate) fn write(&self, w: Writer) {
+        w(self.terms.len() as u64);
+        for t in self.terms.iter() {
+            for word in [u64::from(t.source), t.div, t.rem, t.modulus, t.scale as u64] {
+                w(word);
+            }
+        }
+        w(self.parts.len() as u64);
+        for p in self.parts.iter() {
+            for word in [u64::from(p.sum), u64::from(p.input), p.weight as u64] {
+                w(word);
+            }
+        }
+        w(u64::from(self.shifts));
+    }
+
+    pub(crate) const fn read(r: &mut Reader) -> Closed {
+        let mut terms = Fixed::new(Term::ZERO);
+        let mut n = r.usize();
+        while n > 0 {
+            let (source, div, rem, modulus, scale) =
+                (r.u8(), r.word(), r.word(), r.word(), r.usize());
+            terms = terms.with(Term {
+                source,
+                div,
+                rem,
+                modulus,
+                scale,
+            });
+            n -= 1;
+        }
+        let mut parts = Fixed::new(Part::ZERO);
+        let mut n = r.usize();
+        while n > 0 {
+            let (sum, input, weight) = (r.u8(), r.u8(), r.usize());
+            parts = parts.with(Part { sum, input, weight });
+            n -= 1;
+        }
+        Closed {
+            terms,
+            parts,
+            shifts: r.bool(),
+        }
+    }
+
     /// The closed form of `program` over inputs below `dims`, or `None` if
     /// it has none within the capacities above.
     pub(crate) fn new(program: &OffsetProgram, dims: &[usize]) -> Option<Closed> {
@@ -201,24 +265,15 @@ impl Closed {
             u.expand(t.step, t.scale)?;
         }
         let small = |n: usize| u64::try_from(n).ok().filter(|&n| n <= LIMIT);
-        let shifts = u.raw.iter().all(|r| {
-            r.a.is_power_of_two() && r.b.is_none_or(usize::is_power_of_two)
-        });
+        let shifts = u
+            .raw
+            .iter()
+            .all(|r| r.a.is_power_of_two() && r.b.is_none_or(usize::is_power_of_two));
         let direct = u.raw.iter().all(|r| matches!(r.source, Source::Input(_)));
         let mut sums: Fixed<Fixed<(u8, usize), MAX_PARTS>, MAX_SUMS> =
             Fixed::new(Fixed::new((0, 0)));
-        let mut parts = Fixed::new(Part {
-            sum: 0,
-            input: 0,
-            weight: 0,
-        });
-        let mut terms = Fixed::new(Term {
-            source: 0,
-            div: 0,
-            rem: 0,
-            modulus: 0,
-            scale: 0,
-        });
+        let mut parts = Fixed::new(Part::ZERO);
+        let mut terms = Fixed::new(Term::ZERO);
         for r in u.raw.iter() {
             if u.range(&r.source)? > LIMIT {
                 return None;
@@ -304,7 +359,8 @@ impl Closed {
         let value = |t: &Term| x.get(usize::from(t.source)).copied().unwrap_or(0) as u64;
         if self.shifts {
             self.terms.iter().fold(0usize, |acc, t| {
-                let digit = (value(t) >> t.div) & t.rem;
+                // `div` is below 64 in any layout this crate built.
+                let digit = value(t).wrapping_shr(t.div as u32) & t.rem;
                 acc.wrapping_add((digit as usize).wrapping_mul(t.scale))
             })
         } else {

@@ -12,6 +12,7 @@
 
 use crate::fixed::Fixed;
 use crate::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
+use crate::raw::{Reader, Writer};
 
 /// The most ops a compact program holds.
 pub(crate) const MAX_OPS: usize = 40;
@@ -141,10 +142,7 @@ impl Compiler {
                     Ins::Div(step(a)?, self.constant(k, r(a))?),
                     r(a).div_ceil(k.max(1)),
                 ),
-                Op::Mod(a, k) => (
-                    Ins::Mod(step(a)?, self.constant(k, r(a))?),
-                    r(a).min(k),
-                ),
+                Op::Mod(a, k) => (Ins::Mod(step(a)?, self.constant(k, r(a))?), r(a).min(k)),
                 Op::Mul(a, k) => (
                     Ins::Mul(step(a)?, self.constant(k, usize::MAX)?),
                     r(a).saturating_sub(1).saturating_mul(k).saturating_add(1),
@@ -161,7 +159,116 @@ impl Compiler {
     }
 }
 
+impl Ins {
+    fn write(self, w: Writer) {
+        let (tag, a, b) = match self {
+            Ins::Input(n) => (0, n, 0),
+            Ins::Div(a, k) => (1, a, k),
+            Ins::Mod(a, k) => (2, a, k),
+            Ins::Mul(a, k) => (3, a, k),
+            Ins::Add(a, b) => (4, a, b),
+        };
+        w(tag);
+        w(u64::from(a));
+        w(u64::from(b));
+    }
+
+    const fn read(r: &mut Reader) -> Ins {
+        let (tag, a, b) = (r.word(), r.u8(), r.u8());
+        match tag {
+            1 => Ins::Div(a, b),
+            2 => Ins::Mod(a, b),
+            3 => Ins::Mul(a, b),
+            4 => Ins::Add(a, b),
+            _ => Ins::Input(a),
+        }
+    }
+}
+
+fn write_ins(w: Writer, ops: &[Ins]) {
+    w(ops.len() as u64);
+    for op in ops {
+        op.write(w);
+    }
+}
+
+const fn read_ins(r: &mut Reader) -> Fixed<Ins, MAX_OPS> {
+    let mut ops = Fixed::new(Ins::Input(0));
+    let mut n = r.usize();
+    while n > 0 {
+        ops = ops.with(Ins::read(r));
+        n -= 1;
+    }
+    ops
+}
+
+fn write_pairs(w: Writer, pairs: &[Pair]) {
+    w(pairs.len() as u64);
+    for p in pairs {
+        w(u64::from(p.step));
+        w(u64::from(p.constant));
+    }
+}
+
+const fn read_pairs(r: &mut Reader) -> Fixed<Pair, MAX_TERMS> {
+    let mut pairs = Fixed::new(Pair {
+        step: 0,
+        constant: 0,
+    });
+    let mut n = r.usize();
+    while n > 0 {
+        let (step, constant) = (r.u8(), r.u8());
+        pairs = pairs.with(Pair { step, constant });
+        n -= 1;
+    }
+    pairs
+}
+
 impl Code {
+    pub(crate) fn write(&self, w: Writer) {
+        w(self.pool.len() as u64);
+        for c in self.pool.iter() {
+            w(c.value as u64);
+            w(c.magic);
+        }
+        write_ins(w, &self.forward);
+        write_pairs(w, &self.terms);
+        write_ins(w, &self.inverse);
+        write_pairs(w, &self.checks);
+        w(self.outputs.len() as u64);
+        for &o in self.outputs.iter() {
+            w(u64::from(o));
+        }
+    }
+
+    pub(crate) const fn read(r: &mut Reader) -> Code {
+        let mut pool = Fixed::new(Constant::UNUSED);
+        let mut n = r.usize();
+        while n > 0 {
+            let (value, magic) = (r.usize(), r.word());
+            pool = pool.with(Constant { value, magic });
+            n -= 1;
+        }
+        let forward = read_ins(r);
+        let terms = read_pairs(r);
+        let inverse = read_ins(r);
+        let checks = read_pairs(r);
+        let mut outputs = Fixed::new(ZERO);
+        let mut n = r.usize();
+        while n > 0 {
+            outputs = outputs.with(r.u8());
+            n -= 1;
+        }
+        Code {
+            pool,
+            forward,
+            terms,
+            inverse,
+            checks,
+            outputs,
+        }
+    }
+
     /// The compact form of a layout's programs, or `None` if they exceed
     /// the capacities above. With `offset` `None` (the offset has a closed
     /// form) only the inverse is kept.

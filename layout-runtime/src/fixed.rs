@@ -41,6 +41,15 @@ impl<T: Copy, const N: usize> Fixed<T, N> {
         Some(f)
     }
 
+    /// This list with `value` appended, usable in constants; unchanged when full.
+    pub(crate) const fn with(mut self, value: T) -> Self {
+        if (self.len as usize) < N {
+            self.items[self.len as usize] = value;
+            self.len += 1;
+        }
+        self
+    }
+
     /// The live entries.
     pub(crate) const fn as_slice(&self) -> &[T] {
         self.items.split_at(self.len as usize).0

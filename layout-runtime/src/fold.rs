@@ -362,8 +362,8 @@ fn inverse_program(
         len = restored - info.prepended;
     }
     debug_assert_eq!(len, m2m.len());
-    let mut outputs: Fixed<Value, MAX_RANK> = Fixed::from_slice(&[None; MAX_RANK], None)
-        .unwrap_or(Fixed::new(None));
+    let mut outputs: Fixed<Value, MAX_RANK> =
+        Fixed::from_slice(&[None; MAX_RANK], None).unwrap_or(Fixed::new(None));
     outputs.truncate(m2m.len());
     for (p, &d) in m2m.iter().rev().enumerate() {
         outputs[d] = values[p];

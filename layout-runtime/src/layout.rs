@@ -51,7 +51,6 @@ pub struct Layout {
 
 const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
 
-
 /// A logical index returned by value, without allocation; derefs to `[usize]`.
 ///
 /// # Examples
@@ -335,7 +334,20 @@ impl Layout {
 
     /// The programs, folded again from the description.
     fn fold(&self) -> Option<Folded> {
-        // Cannot fail: the same fold succeeded when the layout was built.
+        // Cannot fail for a layout this crate built: the same fold succeeded
+        // then. A layout read from foreign words (`__from_words`) may break
+        // what folding assumes; it gets no programs rather than a panic.
+        let rank = self.rank();
+        let permutation = self.minor_to_major().len() == rank
+            && (0..rank).all(|d| self.minor_to_major().contains(&d))
+            && self.minor_to_major().iter().all(|&d| d < rank);
+        let tiles_ok = self.tiles().iter().all(|t| {
+            matches!(t.dims().last(), Some(crate::TileDim::Size(_)))
+                && !t.dims().contains(&crate::TileDim::Size(0))
+        });
+        if !permutation || !tiles_ok || self.tail_alignment == 0 {
+            return None;
+        }
         fold(
             self.dims(),
             self.minor_to_major(),
@@ -373,8 +385,7 @@ impl Layout {
     #[inline]
     pub fn index_of(&self, offset: usize) -> Option<Index> {
         let mut index = Index::zeros(self.rank());
-        self.index_into(offset, &mut index.values)
-            .then_some(index)
+        self.index_into(offset, &mut index.values).then_some(index)
     }
 
     /// Writes the logical index at `offset` into `index` (at least rank
@@ -559,7 +570,6 @@ impl core::str::FromStr for Layout {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -578,7 +588,10 @@ mod tests {
         println!("Tile: {} bytes", core::mem::size_of::<Tile>());
         println!("Index: {} bytes", core::mem::size_of::<Index>());
         println!("Shape: {} bytes", core::mem::size_of::<Shape>());
-        println!("OffsetProgram: {} bytes", core::mem::size_of::<OffsetProgram>());
+        println!(
+            "OffsetProgram: {} bytes",
+            core::mem::size_of::<OffsetProgram>()
+        );
         assert!(size <= 4096, "{size}");
     }
 
@@ -623,13 +636,21 @@ mod tests {
         let mut scratch = [0; MAX_PROGRAM_STEPS];
         for position in (0..l.len()).step_by(every) {
             let index = Index::unravel(position, l.dims());
-            assert_eq!(l.offset(&index), p.eval(&index, &mut scratch), "{spec} at {index:?}");
+            assert_eq!(
+                l.offset(&index),
+                p.eval(&index, &mut scratch),
+                "{spec} at {index:?}"
+            );
         }
         for k in (0..l.storage_len() + 3).step_by(every) {
             let mut want = [0; crate::MAX_RANK];
             let found = inv.eval(k, &mut scratch, &mut want);
             let got = l.index_of(k);
-            assert_eq!(got.as_deref(), found.then_some(&want[..l.rank()]), "{spec} at {k}");
+            assert_eq!(
+                got.as_deref(),
+                found.then_some(&want[..l.rank()]),
+                "{spec} at {k}"
+            );
         }
         (l.closed.is_some(), l.code.is_some())
     }
@@ -639,7 +660,10 @@ mod tests {
         // Closed forms: of inputs, of combined sums, of divisions that are
         // not shifts.
         assert_eq!(agrees("bf16[64,256]{1,0:T(8,128)(2,1)}", 1), (true, true));
-        assert_eq!(agrees("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", 1), (true, true));
+        assert_eq!(
+            agrees("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", 1),
+            (true, true)
+        );
         assert_eq!(agrees("f32[30,20]{0,1:T(3,5)}", 1), (true, true));
         assert_eq!(agrees("f32[7,9]{1,0:T(3)(2)}", 1), (true, true));
         // `((i % 3) * 10 + j % 4) / 2` and the like have no closed form: interpreted.
@@ -662,6 +686,8 @@ mod tests {
         }
         // Out of range: any value, no panic.
         let _ = l.offset(&[usize::MAX]);
-        let _ = crate::parse("f32[3,5]{1,0:T(2,2)}").unwrap().offset(&[usize::MAX, 7]);
+        let _ = crate::parse("f32[3,5]{1,0:T(2,2)}")
+            .unwrap()
+            .offset(&[usize::MAX, 7]);
     }
 }

@@ -20,9 +20,9 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
-mod element;
 mod closed;
 mod code;
+mod element;
 mod error;
 mod fixed;
 mod fold;
@@ -31,6 +31,7 @@ mod lexer;
 mod padding;
 mod parser;
 pub mod program;
+mod raw;
 pub mod relayout;
 pub mod render;
 mod report;

@@ -1,9 +1,9 @@
 //! Validation: every rule about values, for parsed specs and for layouts
 //! built in code alike. Independent mistakes are all reported.
 
-use crate::error::{Error, ErrorKind, Span};
 use crate::closed::Closed;
 use crate::code::Code;
+use crate::error::{Error, ErrorKind, Span};
 use crate::fixed::Fixed;
 use crate::fold::fold;
 use crate::report::ParseError;

@@ -143,18 +143,8 @@ fn largest_constant(l: &Layout) -> usize {
         })
         .max()
         .unwrap_or(0);
-    let scales = offset
-        .terms()
-        .iter()
-        .map(|t| t.scale)
-        .max()
-        .unwrap_or(0);
-    let bounds = inverse
-        .checks()
-        .iter()
-        .map(|c| c.bound)
-        .max()
-        .unwrap_or(0);
+    let scales = offset.terms().iter().map(|t| t.scale).max().unwrap_or(0);
+    let bounds = inverse.checks().iter().map(|c| c.bound).max().unwrap_or(0);
     from_ops.max(scales).max(bounds).max(l.storage_len())
 }
 
