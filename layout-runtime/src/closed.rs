@@ -1,16 +1,19 @@
 //! The offset as a closed form: `Σ ((x / a) % b) * c`, with `x` an input
 //! or a sum of inputs times constants, and the division and remainder done
-//! by multiplication with precomputed reciprocals.
+//! by multiplication with precomputed reciprocals (see
+//! [`divide`](crate::divide)).
 //!
 //! Tiling only ever splits a value into quotient and remainder by a tile
 //! extent and sums the pieces with strides, so an offset program unfolds
 //! into such terms: `(i / 8) * 8192 + ((i / 2) % 4) * 256 + ...`. Evaluating
 //! the terms needs no table of intermediate values and no dispatch on step
-//! kinds, which is most of an interpreter's cost. Programs that do not
-//! unfold (a `*` combine under a second tiling level), and layouts with
-//! values past 2^32, where the reciprocals are not exact, keep the
-//! interpreted form of [`Code`](crate::code::Code).
+//! kinds, which is most of an interpreter's cost. Every rewrite below is an
+//! identity for all inputs in wrapping arithmetic, as the generated code's
+//! are, so the two agree on every index, out-of-range ones included.
+//! Programs that do not unfold (a `*` combine under a second tiling level)
+//! keep the interpreted form of [`Code`](crate::code::Code).
 
+use crate::divide::{divide, Divisor};
 use crate::fixed::Fixed;
 use crate::program::{OffsetProgram, Op, Program, StepId};
 use crate::raw::{Reader, Writer};
@@ -21,32 +24,34 @@ const MAX_TERMS: usize = 16;
 const MAX_PARTS: usize = 16;
 /// The most sums.
 const MAX_SUMS: usize = 8;
-/// Every value the closed form divides is below this, so the reciprocals are exact.
-const LIMIT: u64 = 1 << 32;
 
 /// One term, `((x / a) % b) * scale`.
 ///
-/// With every `a` and `b` a power of two, `div` is `log2(a)` and `rem` is
-/// `b - 1`: the term is `((x >> div) & rem) * scale`. Otherwise `div` is
-/// `ceil(2^64 / a) - 1` and `rem` is `ceil(2^64 / b)`; `b` of 2^32 stands for
-/// no remainder (Lemire, Kaser and Kurz, "Faster remainder by direct
-/// computation", 2019: exact for dividends and divisors up to 2^32).
+/// With every `a` and `b` of a layout a power of two, the term is
+/// `((x >> a_shift) & b_mask) * scale`, `b_mask` all ones for no remainder.
+/// Otherwise `a_magic`, `b_magic` and the shifts are those of
+/// [`Divisor`]s for `a` and `b`, `b` 0 for no remainder.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Term {
     /// The input (or, with sums, the sum) divided.
     source: u8,
-    div: u64,
-    rem: u64,
-    modulus: u64,
+    a_shift: u8,
+    b_shift: u8,
+    a_magic: u64,
+    b_magic: u64,
+    /// `b`, or with shifts `b - 1`.
+    b: u64,
     scale: usize,
 }
 
 impl Term {
     const ZERO: Term = Term {
         source: 0,
-        div: 0,
-        rem: 0,
-        modulus: 0,
+        a_shift: 0,
+        b_shift: 0,
+        a_magic: 0,
+        b_magic: 0,
+        b: 0,
         scale: 0,
     };
 }
@@ -95,7 +100,6 @@ struct Raw {
 
 struct Unfolder<'a> {
     program: &'a Program,
-    dims: &'a [usize],
     raw: Fixed<Raw, MAX_TERMS>,
 }
 
@@ -186,27 +190,21 @@ impl Unfolder<'_> {
             Op::Div(..) | Op::Mod(..) => None,
         }
     }
-
-    /// One past the largest value of `source` for in-range inputs.
-    fn range(&self, source: &Source) -> Option<u64> {
-        let dim = |n: u8| -> Option<u64> { u64::try_from(*self.dims.get(usize::from(n))?).ok() };
-        match source {
-            Source::Input(n) => dim(*n),
-            Source::Sum(parts) => parts.iter().try_fold(1u64, |acc, &(n, w)| {
-                let top = dim(n)?
-                    .checked_sub(1)?
-                    .checked_mul(u64::try_from(w).ok()?)?;
-                acc.checked_add(top)
-            }),
-        }
-    }
 }
 
 impl Closed {
     pub(crate) fn write(&self, w: Writer) {
         w(self.terms.len() as u64);
         for t in self.terms.iter() {
-            for word in [u64::from(t.source), t.div, t.rem, t.modulus, t.scale as u64] {
+            let shifts = u64::from(t.a_shift) | u64::from(t.b_shift) << 8;
+            for word in [
+                u64::from(t.source),
+                shifts,
+                t.a_magic,
+                t.b_magic,
+                t.b,
+                t.scale as u64,
+            ] {
                 w(word);
             }
         }
@@ -223,13 +221,15 @@ impl Closed {
         let mut terms = Fixed::new(Term::ZERO);
         let mut n = r.usize();
         while n > 0 {
-            let (source, div, rem, modulus, scale) =
-                (r.u8(), r.word(), r.word(), r.word(), r.usize());
+            let (source, shifts) = (r.u8(), r.word());
+            let (a_magic, b_magic, b, scale) = (r.word(), r.word(), r.word(), r.usize());
             terms = terms.with(Term {
                 source,
-                div,
-                rem,
-                modulus,
+                a_shift: (shifts & 63) as u8,
+                b_shift: (shifts >> 8 & 63) as u8,
+                a_magic,
+                b_magic,
+                b,
                 scale,
             });
             n -= 1;
@@ -248,12 +248,11 @@ impl Closed {
         }
     }
 
-    /// The closed form of `program` over inputs below `dims`, or `None` if
-    /// it has none within the capacities above.
-    pub(crate) fn new(program: &OffsetProgram, dims: &[usize]) -> Option<Closed> {
+    /// The closed form of `program`, or `None` if it has none within the
+    /// capacities above.
+    pub(crate) fn new(program: &OffsetProgram) -> Option<Closed> {
         let mut u = Unfolder {
             program: program.program(),
-            dims,
             raw: Fixed::new(Raw {
                 source: Source::Input(0),
                 a: 1,
@@ -264,7 +263,6 @@ impl Closed {
         for t in program.terms() {
             u.expand(t.step, t.scale)?;
         }
-        let small = |n: usize| u64::try_from(n).ok().filter(|&n| n <= LIMIT);
         let shifts = u
             .raw
             .iter()
@@ -275,10 +273,11 @@ impl Closed {
         let mut parts = Fixed::new(Part::ZERO);
         let mut terms = Fixed::new(Term::ZERO);
         for r in u.raw.iter() {
-            if u.range(&r.source)? > LIMIT {
-                return None;
-            }
-            let (a, b) = (small(r.a)?, small(r.b.unwrap_or(1 << 32))?);
+            let a = Divisor::new(u64::try_from(r.a).ok()?)?;
+            let b = match r.b {
+                Some(b) => Divisor::new(u64::try_from(b).ok()?)?,
+                None => Divisor::NONE,
+            };
             let source = if direct {
                 match r.source {
                     Source::Input(n) => n,
@@ -306,23 +305,20 @@ impl Closed {
                 };
                 u8::try_from(i).ok()?
             };
-            let term = if shifts {
-                Term {
-                    source,
-                    div: u64::from(a.trailing_zeros()),
-                    rem: b - 1,
-                    modulus: b,
-                    scale: r.scale,
-                }
-            } else {
-                Term {
-                    source,
-                    div: u64::MAX / a,
-                    // b >= 2, so this is at most 2^63.
-                    rem: u64::MAX / b + 1,
-                    modulus: b,
-                    scale: r.scale,
-                }
+            // Shifts are below 64.
+            #[allow(clippy::cast_possible_truncation)]
+            let term = Term {
+                source,
+                a_shift: a.shift() as u8,
+                b_shift: b.shift() as u8,
+                a_magic: a.magic,
+                b_magic: b.magic,
+                b: if shifts {
+                    b.value.wrapping_sub(1)
+                } else {
+                    b.value
+                },
+                scale: r.scale,
             };
             terms.push(term)?;
         }
@@ -351,25 +347,22 @@ impl Closed {
         }
     }
 
-    // Sources are below 2^32 for in-range inputs, and results fit `usize`;
-    // out of range, truncation only makes an unspecified offset.
+    // A digit is at most its `usize` source, so it fits a `usize`.
     #[allow(clippy::cast_possible_truncation)]
     #[inline]
     fn sum(&self, x: &[usize]) -> usize {
         let value = |t: &Term| x.get(usize::from(t.source)).copied().unwrap_or(0) as u64;
         if self.shifts {
             self.terms.iter().fold(0usize, |acc, t| {
-                // `div` is below 64 in any layout this crate built.
-                let digit = value(t).wrapping_shr(t.div as u32) & t.rem;
+                let digit = value(t).wrapping_shr(u32::from(t.a_shift)) & t.b;
                 acc.wrapping_add((digit as usize).wrapping_mul(t.scale))
             })
         } else {
             self.terms.iter().fold(0usize, |acc, t| {
-                let x = u128::from(value(t));
-                let q = ((x * u128::from(t.div) + x) >> 64) as u64;
-                let low = t.rem.wrapping_mul(q);
-                let digit = ((u128::from(low) * u128::from(t.modulus)) >> 64) as usize;
-                acc.wrapping_add(digit.wrapping_mul(t.scale))
+                let q = divide(value(t), t.a_magic, u32::from(t.a_shift));
+                let digit =
+                    q.wrapping_sub(divide(q, t.b_magic, u32::from(t.b_shift)).wrapping_mul(t.b));
+                acc.wrapping_add((digit as usize).wrapping_mul(t.scale))
             })
         }
     }

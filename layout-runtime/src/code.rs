@@ -6,10 +6,12 @@
 //! of them. Real layouts fold into a few dozen steps over a handful of
 //! distinct constants, so [`Code`] stores 3-byte ops that name their operands
 //! by position and their constants by slot in a shared pool. Each pool entry
-//! carries a reciprocal, so a division by a constant costs one
-//! multiplication, as in compiled code, instead of a hardware divide.
+//! carries a reciprocal (see [`divide`](crate::divide)), so a division by a
+//! constant is a multiplication and shifts, as in compiled code, instead of
+//! a hardware divide.
 //! Programs that do not fit are re-folded on use (see `Layout::offset`).
 
+use crate::divide::Divisor;
 use crate::fixed::Fixed;
 use crate::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
 use crate::raw::{Reader, Writer};
@@ -24,57 +26,6 @@ pub(crate) const MAX_TERMS: usize = 24;
 const SHORT: usize = 16;
 /// An output slot that is always 0.
 const ZERO: u8 = u8::MAX;
-
-/// A constant and its reciprocal for division by multiplication.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct Constant {
-    value: usize,
-    /// `ceil(2^64 / value)` when every dividend is below 2^32 and `value`
-    /// is in `[2, 2^32)`, which makes `x / value` exactly the high half of
-    /// `x * magic` and `x % value` the high half of the low half times
-    /// `value` (Lemire, Kaser and Kurz, "Faster remainder by direct
-    /// computation", 2019); 0 otherwise, for plain division.
-    magic: u64,
-}
-
-impl Constant {
-    const UNUSED: Constant = Constant { value: 0, magic: 0 };
-
-    fn new(value: usize, dividend_range: usize) -> Constant {
-        let fits = |n: usize| u64::try_from(n).is_ok_and(|n| n <= 1 << 32);
-        let magic = if value >= 2 && fits(value) && fits(dividend_range) {
-            // value >= 2, so this is at most 2^63: no overflow.
-            u64::MAX / value as u64 + 1
-        } else {
-            0
-        };
-        Constant { value, magic }
-    }
-
-    // On a 64-bit target `usize` and `u64` are one type; on a 32-bit one the
-    // fast path only runs on values below 2^32, so no cast loses bits.
-    #[allow(clippy::cast_possible_truncation)]
-    #[inline]
-    fn div(self, x: usize) -> usize {
-        if self.magic == 0 {
-            // `value` is at least 2 wherever a division is folded.
-            x / self.value.max(1)
-        } else {
-            ((u128::from(self.magic) * x as u128) >> 64) as usize
-        }
-    }
-
-    #[allow(clippy::cast_possible_truncation)]
-    #[inline]
-    fn rem(self, x: usize) -> usize {
-        if self.magic == 0 {
-            x % self.value.max(1)
-        } else {
-            let low = self.magic.wrapping_mul(x as u64);
-            ((u128::from(low) * self.value as u128) >> 64) as usize
-        }
-    }
-}
 
 /// One compact op; operands are earlier ops by position, constants are
 /// pool slots.
@@ -97,7 +48,7 @@ struct Pair {
 /// Both programs of a layout, compact; see the module docs.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Code {
-    pool: Fixed<Constant, MAX_CONSTANTS>,
+    pool: Fixed<Divisor, MAX_CONSTANTS>,
     forward: Fixed<Ins, MAX_OPS>,
     terms: Fixed<Pair, MAX_TERMS>,
     inverse: Fixed<Ins, MAX_OPS>,
@@ -108,54 +59,37 @@ pub(crate) struct Code {
 /// Builds a [`Code`], tracking the range of every step so that each
 /// constant knows whether its reciprocal is exact.
 struct Compiler {
-    pool: Fixed<Constant, MAX_CONSTANTS>,
+    pool: Fixed<Divisor, MAX_CONSTANTS>,
 }
 
 impl Compiler {
-    fn constant(&mut self, value: usize, dividend_range: usize) -> Option<u8> {
-        let c = Constant::new(value, dividend_range);
-        // A constant used once with a large dividend and once with a small
-        // one is stored twice; both are exact.
-        if let Some(i) = self.pool.iter().position(|&p| p == c) {
+    fn constant(&mut self, value: usize) -> Option<u8> {
+        let value = u64::try_from(value).ok()?;
+        if let Some(i) = self.pool.iter().position(|p| p.value == value) {
             return u8::try_from(i).ok();
         }
         let i = u8::try_from(self.pool.len()).ok()?;
-        self.pool.push(c)?;
+        // Only products and bounds are ever 0 (of empty arrays); they need no reciprocal.
+        self.pool
+            .push(Divisor::new(value).unwrap_or(Divisor::NONE))?;
         Some(i)
     }
 
-    /// The program's ops and each step's range (one past its largest value
-    /// for in-range inputs); `input_range(n)` is input `n`'s.
-    fn program(
-        &mut self,
-        program: &Program,
-        input_range: &dyn Fn(u8) -> usize,
-    ) -> Option<(Fixed<Ins, MAX_OPS>, [usize; MAX_OPS])> {
+    /// The program's ops.
+    fn program(&mut self, program: &Program) -> Option<Fixed<Ins, MAX_OPS>> {
         let mut ops = Fixed::new(Ins::Input(0));
-        let mut range = [0usize; MAX_OPS];
-        for (i, op) in program.steps().iter().enumerate() {
-            let r = |s: StepId| range.get(usize::from(s)).copied().unwrap_or(usize::MAX);
+        for op in program.steps() {
             let step = |s: StepId| u8::try_from(s).ok();
-            let (ins, rng) = match *op {
-                Op::Input(n) => (Ins::Input(n), input_range(n)),
-                Op::Div(a, k) => (
-                    Ins::Div(step(a)?, self.constant(k, r(a))?),
-                    r(a).div_ceil(k.max(1)),
-                ),
-                Op::Mod(a, k) => (Ins::Mod(step(a)?, self.constant(k, r(a))?), r(a).min(k)),
-                Op::Mul(a, k) => (
-                    Ins::Mul(step(a)?, self.constant(k, usize::MAX)?),
-                    r(a).saturating_sub(1).saturating_mul(k).saturating_add(1),
-                ),
-                Op::Add(a, b) => (
-                    Ins::Add(step(a)?, step(b)?),
-                    r(a).saturating_add(r(b)).saturating_sub(1),
-                ),
+            let ins = match *op {
+                Op::Input(n) => Ins::Input(n),
+                Op::Div(a, k) => Ins::Div(step(a)?, self.constant(k)?),
+                Op::Mod(a, k) => Ins::Mod(step(a)?, self.constant(k)?),
+                Op::Mul(a, k) => Ins::Mul(step(a)?, self.constant(k)?),
+                Op::Add(a, b) => Ins::Add(step(a)?, step(b)?),
             };
             ops.push(ins)?;
-            *range.get_mut(i)? = rng;
         }
-        Some((ops, range))
+        Some(ops)
     }
 }
 
@@ -228,7 +162,7 @@ impl Code {
     pub(crate) fn write(&self, w: Writer) {
         w(self.pool.len() as u64);
         for c in self.pool.iter() {
-            w(c.value as u64);
+            w(c.value);
             w(c.magic);
         }
         write_ins(w, &self.forward);
@@ -242,11 +176,11 @@ impl Code {
     }
 
     pub(crate) const fn read(r: &mut Reader) -> Code {
-        let mut pool = Fixed::new(Constant::UNUSED);
+        let mut pool = Fixed::new(Divisor::NONE);
         let mut n = r.usize();
         while n > 0 {
-            let (value, magic) = (r.usize(), r.word());
-            pool = pool.with(Constant { value, magic });
+            let (value, magic) = (r.word(), r.word());
+            pool = pool.with(Divisor::from_parts(value, magic));
             n -= 1;
         }
         let forward = read_ins(r);
@@ -272,13 +206,9 @@ impl Code {
     /// The compact form of a layout's programs, or `None` if they exceed
     /// the capacities above. With `offset` `None` (the offset has a closed
     /// form) only the inverse is kept.
-    pub(crate) fn new(
-        dims: &[usize],
-        offset: Option<&OffsetProgram>,
-        inverse: &InverseProgram,
-    ) -> Option<Code> {
+    pub(crate) fn new(offset: Option<&OffsetProgram>, inverse: &InverseProgram) -> Option<Code> {
         let mut c = Compiler {
-            pool: Fixed::new(Constant::UNUSED),
+            pool: Fixed::new(Divisor::NONE),
         };
         let mut forward = Fixed::new(Ins::Input(0));
         let mut terms = Fixed::new(Pair {
@@ -286,26 +216,21 @@ impl Code {
             constant: 0,
         });
         if let Some(offset) = offset {
-            forward = c
-                .program(offset.program(), &|n| {
-                    dims.get(usize::from(n)).copied().unwrap_or(usize::MAX)
-                })?
-                .0;
+            forward = c.program(offset.program())?;
             for t in offset.terms() {
                 let step = u8::try_from(t.step).ok()?;
-                let constant = c.constant(t.scale, usize::MAX)?;
+                let constant = c.constant(t.scale)?;
                 terms.push(Pair { step, constant })?;
             }
         }
-        let storage = inverse.storage_len();
-        let (inv, _) = c.program(inverse.program(), &|_| storage)?;
+        let inv = c.program(inverse.program())?;
         let mut checks = Fixed::new(Pair {
             step: 0,
             constant: 0,
         });
         for ch in inverse.checks() {
             let step = u8::try_from(ch.step).ok()?;
-            let constant = c.constant(ch.bound, usize::MAX)?;
+            let constant = c.constant(ch.bound)?;
             checks.push(Pair { step, constant })?;
         }
         let mut outputs = Fixed::new(ZERO);
@@ -326,11 +251,11 @@ impl Code {
         })
     }
 
-    fn constant(&self, slot: u8) -> Constant {
+    fn constant(&self, slot: u8) -> Divisor {
         self.pool
             .get(usize::from(slot))
             .copied()
-            .unwrap_or(Constant::UNUSED)
+            .unwrap_or(Divisor::NONE)
     }
 
     /// Runs `ops` on `input`, leaving step `i`'s value in `values[i]`.
@@ -340,9 +265,9 @@ impl Code {
             let v = |s: u8| values.get(usize::from(s)).copied().unwrap_or(0);
             values[i] = match ops[i] {
                 Ins::Input(n) => input(n),
-                Ins::Div(a, k) => self.constant(k).div(v(a)),
-                Ins::Mod(a, k) => self.constant(k).rem(v(a)),
-                Ins::Mul(a, k) => v(a).wrapping_mul(self.constant(k).value),
+                Ins::Div(a, k) => to_usize(self.constant(k).div(v(a) as u64)),
+                Ins::Mod(a, k) => to_usize(self.constant(k).rem(v(a) as u64)),
+                Ins::Mul(a, k) => v(a).wrapping_mul(to_usize(self.constant(k).value)),
                 Ins::Add(a, b) => v(a).wrapping_add(v(b)),
             };
         }
@@ -359,7 +284,7 @@ impl Code {
         );
         self.terms.iter().fold(0usize, |acc, t| {
             let v = values.get(usize::from(t.step)).copied().unwrap_or(0);
-            acc.wrapping_add(v.wrapping_mul(self.constant(t.constant).value))
+            acc.wrapping_add(v.wrapping_mul(to_usize(self.constant(t.constant).value)))
         })
     }
 
@@ -382,7 +307,7 @@ impl Code {
         if self
             .checks
             .iter()
-            .any(|c| v(c.step) >= self.constant(c.constant).value)
+            .any(|c| v(c.step) as u64 >= self.constant(c.constant).value)
         {
             return false;
         }
@@ -391,4 +316,12 @@ impl Code {
         }
         true
     }
+}
+
+/// A quotient, remainder or constant as a `usize`: each fits, being at most
+/// a `usize` dividend or a constant that was a `usize`.
+#[allow(clippy::cast_possible_truncation)]
+#[inline]
+fn to_usize(v: u64) -> usize {
+    v as usize
 }

@@ -675,8 +675,8 @@ mod tests {
 
     #[test]
     fn values_past_two_to_the_32_divide_exactly() {
-        // Dividends of 2^33 and more: no reciprocal is exact, so these take
-        // plain division.
+        // Dividends of 2^33 and more, and out-of-range ones: the same
+        // values as the programs, which the generated code also gives.
         let l = crate::parse("s8[8589934597]{0:T(1000)}").unwrap();
         let p = l.offset_program();
         let mut scratch = [0; MAX_PROGRAM_STEPS];

@@ -22,6 +22,7 @@
 
 mod closed;
 mod code;
+mod divide;
 mod element;
 mod error;
 mod fixed;

@@ -19,7 +19,8 @@ pub type StepId = u16;
 /// ```
 /// use layout_runtime::Op;
 /// let l = layout_runtime::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
-/// let ops = l.offset_program().program().steps();
+/// let offset = l.offset_program();
+/// let ops = offset.program().steps();
 /// assert!(ops.iter().any(|op| matches!(op, Op::Div(_, 2))));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,7 +47,8 @@ pub type Value = Option<StepId>;
 ///
 /// ```
 /// let l = layout_runtime::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
-/// let p = l.offset_program().program();
+/// let offset = l.offset_program();
+/// let p = offset.program();
 /// let mut scratch = [0; layout_runtime::MAX_PROGRAM_STEPS];
 /// p.eval(&[6, 5], &mut scratch);
 /// assert!(p.steps().len() > 0);
