@@ -161,8 +161,6 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let (len, storage_len, storage_bytes) =
         (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
     let true_rank = lit(l.true_rank());
-    let mut words = Vec::new();
-    l.__words(&mut |w| words.push(Literal::u64_unsuffixed(w)));
     let in_range: Vec<TokenStream> = l
         .dims()
         .iter()

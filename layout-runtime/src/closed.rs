@@ -82,6 +82,8 @@ pub(crate) struct Closed {
 }
 
 /// What a term divides: one input, or a sum of inputs times weights.
+// Only ever built while folding, on the stack.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, PartialEq)]
 enum Source {
     Input(u8),
@@ -124,6 +126,7 @@ impl Unfolder<'_> {
         }
     }
 
+    #[allow(clippy::large_types_passed_by_value)]
     fn push(&mut self, source: Source, a: usize, b: Option<usize>, scale: usize) -> Option<()> {
         if b == Some(1) {
             return Some(()); // always 0
@@ -137,6 +140,8 @@ impl Unfolder<'_> {
     }
 
     /// `value(step)` as `(source / a) % b`.
+    // Names follow SPEC.md's algebra, as in `simplify`.
+    #[allow(clippy::many_single_char_names)]
     fn digit(&self, step: StepId) -> Option<(Source, usize, Option<usize>)> {
         if let Some(sum) = self.sum(step) {
             return Some((sum, 1, None));
@@ -288,20 +293,19 @@ impl Closed {
                     Source::Input(n) => Fixed::from_slice(&[(n, 1)], (0, 0))?,
                     Source::Sum(p) => p,
                 };
-                let i = match sums.iter().position(|s| *s == mine) {
-                    Some(i) => i,
-                    None => {
-                        sums.push(mine)?;
-                        let i = sums.len() - 1;
-                        for &(input, weight) in mine.iter() {
-                            parts.push(Part {
-                                sum: u8::try_from(i).ok()?,
-                                input,
-                                weight,
-                            })?;
-                        }
-                        i
+                let i = if let Some(i) = sums.iter().position(|s| *s == mine) {
+                    i
+                } else {
+                    sums.push(mine)?;
+                    let i = sums.len() - 1;
+                    for &(input, weight) in mine.iter() {
+                        parts.push(Part {
+                            sum: u8::try_from(i).ok()?,
+                            input,
+                            weight,
+                        })?;
                     }
+                    i
                 };
                 u8::try_from(i).ok()?
             };

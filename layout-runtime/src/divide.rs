@@ -28,7 +28,7 @@ impl Divisor {
         if d == 0 {
             return None;
         }
-        let log = 63 - d.leading_zeros();
+        let log = d.ilog2();
         if d.is_power_of_two() {
             return Some(Divisor { value: d, magic: 0 });
         }

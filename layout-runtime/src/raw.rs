@@ -118,6 +118,7 @@ impl Layout {
     /// The layout [`__words`](Self::__words) wrote; for `layout!`'s statics.
     #[doc(hidden)]
     #[must_use]
+    #[allow(clippy::many_single_char_names)]
     pub const fn __from_words(words: &[u64]) -> Layout {
         let mut r = Reader { words, at: 0 };
         let e = r.usize();

@@ -290,7 +290,7 @@ pub trait StaticLayout:
     /// assert_eq!(slots, [Some(0), Some(1), Some(3), Some(4), Some(2), None, Some(5), None]);
     /// ```
     fn slots(self) -> Slots {
-        with_layout(self, |l| l.slots())
+        with_layout(self, Layout::slots)
     }
 
     /// [`Layout::offsets`]: the storage offset of every element, in row-major order.
@@ -303,7 +303,7 @@ pub trait StaticLayout:
     /// assert!(l.offsets().eq([0, 1, 4, 2, 3, 6]));
     /// ```
     fn offsets(self) -> Offsets {
-        with_layout(self, |l| l.offsets())
+        with_layout(self, Layout::offsets)
     }
 }
 
