@@ -224,11 +224,11 @@ impl Closed {
 
     pub(crate) const fn read(r: &mut Reader) -> Closed {
         let mut terms = Fixed::new(Term::ZERO);
-        let mut n = r.usize();
+        let mut n = r.count(MAX_TERMS);
         while n > 0 {
             let (source, shifts) = (r.u8(), r.word());
             let (a_magic, b_magic, b, scale) = (r.word(), r.word(), r.word(), r.usize());
-            terms = terms.with(Term {
+            terms.append(Term {
                 source,
                 a_shift: (shifts & 63) as u8,
                 b_shift: (shifts >> 8 & 63) as u8,
@@ -240,10 +240,10 @@ impl Closed {
             n -= 1;
         }
         let mut parts = Fixed::new(Part::ZERO);
-        let mut n = r.usize();
+        let mut n = r.count(MAX_PARTS);
         while n > 0 {
             let (sum, input, weight) = (r.u8(), r.u8(), r.usize());
-            parts = parts.with(Part { sum, input, weight });
+            parts.append(Part { sum, input, weight });
             n -= 1;
         }
         Closed {

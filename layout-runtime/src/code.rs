@@ -128,9 +128,9 @@ fn write_ins(w: Writer, ops: &[Ins]) {
 
 const fn read_ins(r: &mut Reader) -> Fixed<Ins, MAX_OPS> {
     let mut ops = Fixed::new(Ins::Input(0));
-    let mut n = r.usize();
+    let mut n = r.count(MAX_OPS);
     while n > 0 {
-        ops = ops.with(Ins::read(r));
+        ops.append(Ins::read(r));
         n -= 1;
     }
     ops
@@ -149,10 +149,10 @@ const fn read_pairs(r: &mut Reader) -> Fixed<Pair, MAX_TERMS> {
         step: 0,
         constant: 0,
     });
-    let mut n = r.usize();
+    let mut n = r.count(MAX_TERMS);
     while n > 0 {
         let (step, constant) = (r.u8(), r.u8());
-        pairs = pairs.with(Pair { step, constant });
+        pairs.append(Pair { step, constant });
         n -= 1;
     }
     pairs
@@ -177,10 +177,10 @@ impl Code {
 
     pub(crate) const fn read(r: &mut Reader) -> Code {
         let mut pool = Fixed::new(Divisor::NONE);
-        let mut n = r.usize();
+        let mut n = r.count(MAX_CONSTANTS);
         while n > 0 {
             let (value, magic) = (r.word(), r.word());
-            pool = pool.with(Divisor::from_parts(value, magic));
+            pool.append(Divisor::from_parts(value, magic));
             n -= 1;
         }
         let forward = read_ins(r);
@@ -188,9 +188,9 @@ impl Code {
         let inverse = read_ins(r);
         let checks = read_pairs(r);
         let mut outputs = Fixed::new(ZERO);
-        let mut n = r.usize();
+        let mut n = r.count(crate::MAX_RANK);
         while n > 0 {
-            outputs = outputs.with(r.u8());
+            outputs.append(r.u8());
             n -= 1;
         }
         Code {

@@ -41,13 +41,12 @@ impl<T: Copy, const N: usize> Fixed<T, N> {
         Some(f)
     }
 
-    /// This list with `value` appended, usable in constants; unchanged when full.
-    pub(crate) const fn with(mut self, value: T) -> Self {
+    /// Appends `value`, in constants too; no change when full.
+    pub(crate) const fn append(&mut self, value: T) {
         if (self.len as usize) < N {
             self.items[self.len as usize] = value;
             self.len += 1;
         }
-        self
     }
 
     /// The live entries.

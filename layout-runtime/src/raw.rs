@@ -49,6 +49,17 @@ impl Reader<'_> {
         }
     }
 
+    /// A length, at most `cap`: foreign words cannot make a reader loop
+    /// past a list's capacity.
+    pub(crate) const fn count(&mut self, cap: usize) -> usize {
+        let n = self.usize();
+        if n < cap {
+            n
+        } else {
+            cap
+        }
+    }
+
     pub(crate) const fn bool(&mut self) -> bool {
         self.word() != 0
     }
@@ -62,7 +73,7 @@ const fn read_usizes<const N: usize>(r: &mut Reader) -> Fixed<usize, N> {
     let mut f = Fixed::new(0);
     let mut i = 0;
     while i < n && i < N {
-        f = f.with(r.usize());
+        f.append(r.usize());
         i += 1;
     }
     f
@@ -145,7 +156,7 @@ impl Layout {
             }
             let n = if n < MAX_TILE_RANK { n } else { MAX_TILE_RANK };
             if let Some(t) = Tile::from_dims(dims.split_at(n).0) {
-                tiles = tiles.with(t);
+                tiles.append(t);
             }
             level += 1;
         }
@@ -233,5 +244,10 @@ mod tests {
         let _ = Layout::__from_words(&[u64::MAX; 64]);
         let l = Layout::__from_words(&[7, 99, 1, 2, 3]);
         let _ = (l.offset(&[1, 2]), l.index_of(3), l.to_string());
+        // Huge lengths of the compact forms, right where they start.
+        let l = Layout::__from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 1, u64::MAX]);
+        let _ = (l.offset(&[1, 2]), l.index_of(3));
+        let l = Layout::__from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 0, 1, u64::MAX]);
+        let _ = (l.offset(&[1, 2]), l.index_of(3), l.index_of(4));
     }
 }
