@@ -75,6 +75,16 @@ mod sum_bf16_tpu {
         b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
             .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
     }
+
+    /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
+    /// which walks the storage digit by digit instead of evaluating each
+    /// index on its own (the sum wraps, so its order does not matter).
+    #[divan::bench(sample_count = 100)]
+    fn run_time_offsets(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
+    }
 }
 
 /// The sum of `offset` over every index of `f32[1000,1000]{0,1:T(8,128)}`.
@@ -101,6 +111,16 @@ mod sum_f32_column_major {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
             .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
+    }
+
+    /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
+    /// which walks the storage digit by digit instead of evaluating each
+    /// index on its own (the sum wraps, so its order does not matter).
+    #[divan::bench(sample_count = 100)]
+    fn run_time_offsets(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
     }
 }
 
@@ -130,6 +150,16 @@ mod sum_combined {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(LEN))
             .bench(|| sum5(DIMS, |i0, i1, i2, i3, i4| l.offset(&[i0, i1, i2, i3, i4])));
+    }
+
+    /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
+    /// which walks the storage digit by digit instead of evaluating each
+    /// index on its own (the sum wraps, so its order does not matter).
+    #[divan::bench(sample_count = 100)]
+    fn run_time_offsets(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(LEN))
+            .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
     }
 }
 

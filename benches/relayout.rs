@@ -280,6 +280,63 @@ mod s4_8x128_8x1 {
     }
 }
 
+/// Bulk calls on a small array: a `layout!` value hands its folded tables
+/// to the same code a parsed `Layout` runs, so the two should cost the same.
+mod small_3x5 {
+    use super::{black_box, layout, parse, Bencher, StaticLayout};
+
+    const SPEC: &str = "f32[3,5]{1,0:T(2,2)}";
+    const LOGICAL: [f32; 15] = [
+        1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0,
+    ];
+
+    #[divan::bench(sample_count = 200)]
+    fn pack_static(b: Bencher) {
+        let l = layout!("f32[3,5]{1,0:T(2,2)}");
+        let mut storage = [0.0f32; 24];
+        b.bench_local(|| {
+            black_box(l)
+                .pack(black_box(&LOGICAL), &mut storage)
+                .unwrap();
+        });
+    }
+
+    #[divan::bench(sample_count = 200)]
+    fn pack_parsed(b: Bencher) {
+        let l = parse(SPEC).unwrap();
+        let mut storage = [0.0f32; 24];
+        b.bench_local(|| {
+            black_box(&l)
+                .pack(black_box(&LOGICAL), &mut storage)
+                .unwrap();
+        });
+    }
+
+    #[divan::bench(sample_count = 200)]
+    fn unpack_static(b: Bencher) {
+        let l = layout!("f32[3,5]{1,0:T(2,2)}");
+        let mut storage = [0.0f32; 24];
+        l.pack(&LOGICAL, &mut storage).unwrap();
+        let mut back = [0.0f32; 15];
+        b.bench_local(|| {
+            black_box(l).unpack(black_box(&storage), &mut back).unwrap();
+        });
+    }
+
+    #[divan::bench(sample_count = 200)]
+    fn unpack_parsed(b: Bencher) {
+        let l = parse(SPEC).unwrap();
+        let mut storage = [0.0f32; 24];
+        l.pack(&LOGICAL, &mut storage).unwrap();
+        let mut back = [0.0f32; 15];
+        b.bench_local(|| {
+            black_box(&l)
+                .unpack(black_box(&storage), &mut back)
+                .unwrap();
+        });
+    }
+}
+
 /// Seconds of one call of `f`.
 fn time(f: &mut dyn FnMut()) -> f64 {
     let start = Instant::now();

@@ -100,7 +100,7 @@ fn value(v: Value) -> TokenStream {
 
 fn offset_body(l: &Layout) -> TokenStream {
     let p = l.offset_program();
-    if let Some(body) = linear::offset_body(p) {
+    if let Some(body) = linear::offset_body(&p) {
         return body;
     }
     // A coefficient too large for the linear form: the terms as folded.
@@ -384,6 +384,8 @@ fn trait_impl(
     let (len, storage_len, storage_bytes) =
         (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
     let true_rank = lit(l.true_rank());
+    let mut words = Vec::new();
+    l.__words(&mut |w| words.push(Literal::u64_unsuffixed(w)));
     let tail = lit(l.tail_alignment());
     let space = Literal::u64_unsuffixed(l.memory_space());
     let padding = padding.map(|v| {
@@ -415,6 +417,11 @@ fn trait_impl(
             fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> { #ty::try_offset(self, index) }
             #[inline]
             fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #ty::index_of(self, offset) }
+            #[inline]
+            fn tables(self) -> #p::Option<&'static #p::Layout> {
+                static TABLES: #p::Layout = #p::Layout::__from_words(&[#(#words),*]);
+                #p::Some(&TABLES)
+            }
         }
     }
 }

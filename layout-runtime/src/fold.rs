@@ -7,6 +7,7 @@
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
 
 use crate::error::ErrorKind;
+use crate::fixed::Fixed;
 use crate::program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 use crate::simplify::{Builder, TOO_LARGE};
 use crate::{
@@ -16,14 +17,12 @@ use crate::{
 /// Extents of a shape, most major first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
-    dims: [usize; MAX_TILED_RANK],
-    len: u8,
+    dims: Fixed<usize, MAX_TILED_RANK>,
 }
 
 impl Shape {
     pub(crate) const EMPTY: Shape = Shape {
-        dims: [0; MAX_TILED_RANK],
-        len: 0,
+        dims: Fixed::new(0),
     };
 
     /// The extents, most major first.
@@ -35,7 +34,7 @@ impl Shape {
     /// assert_eq!(l.tiled_shape(1).unwrap().dims(), &[2, 3, 2, 2]);
     /// ```
     pub fn dims(&self) -> &[usize] {
-        &self.dims[..usize::from(self.len)]
+        &self.dims
     }
 
     /// The number of slots: the product of the extents (1 for no dims, 0 if
@@ -51,9 +50,10 @@ impl Shape {
         product(self.dims())
     }
 
+    /// Appends a dim; callers check [`MAX_TILED_RANK`] first.
     pub(crate) fn push(&mut self, d: usize) {
-        self.dims[usize::from(self.len)] = d;
-        self.len += 1;
+        let pushed = self.dims.push(d);
+        debug_assert!(pushed.is_some(), "shape rank checked by the caller");
     }
 }
 
@@ -107,7 +107,7 @@ impl Level {
 /// Applies one tile to `shape`. `level` is 1-based, for messages.
 fn step(shape: &mut Shape, tile: &Tile, level: usize) -> Result<Level, ErrorKind> {
     let k = tile.rank();
-    let len = usize::from(shape.len);
+    let len = shape.dims().len();
     let prepended = k.saturating_sub(len);
     let mut padded = Shape::EMPTY;
     for _ in 0..prepended {
@@ -116,7 +116,7 @@ fn step(shape: &mut Shape, tile: &Tile, level: usize) -> Result<Level, ErrorKind
     for &d in shape.dims() {
         padded.push(d);
     }
-    let base = usize::from(padded.len) - k;
+    let base = padded.dims().len() - k;
     let mut info = Level {
         prepended,
         base,
@@ -195,7 +195,7 @@ pub(crate) fn fold(
     }
     let mut levels = [None; crate::MAX_TILING_LEVELS];
     for (i, tile) in tiles.iter().enumerate() {
-        let before = usize::from(shape.len);
+        let before = shape.dims().len();
         let info = step(&mut shape, tile, i + 1)?;
         let mut padded = [None; MAX_TILED_RANK];
         padded[info.prepended..info.prepended + before].copy_from_slice(&values[..before]);
@@ -215,14 +215,14 @@ pub(crate) fn fold(
         levels[i] = Some(info);
     }
 
-    let n = usize::from(shape.len);
+    let n = shape.dims().len();
     let slots = shape.product().ok_or(overflow)?;
     // Strides of an empty array may exceed `usize`; no index ever uses them.
     let mut strides = [0usize; MAX_TILED_RANK];
     let mut acc = 1usize;
     for j in (0..n).rev() {
         strides[j] = acc;
-        acc = acc.saturating_mul(shape.dims[j]);
+        acc = acc.saturating_mul(shape.dims()[j]);
     }
     let storage_len = slots
         .div_ceil(tail_alignment)
@@ -269,8 +269,8 @@ fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> Offset
     }
     OffsetProgram {
         program: b.program,
-        terms,
-        n_terms: n as u8,
+        terms: Fixed::from_slice(&terms[..n], Term { step: 0, scale: 0 })
+            .unwrap_or(Fixed::new(Term { step: 0, scale: 0 })),
     }
 }
 
@@ -362,7 +362,9 @@ fn inverse_program(
         len = restored - info.prepended;
     }
     debug_assert_eq!(len, m2m.len());
-    let mut outputs = [None; MAX_RANK];
+    let mut outputs: Fixed<Value, MAX_RANK> =
+        Fixed::from_slice(&[None; MAX_RANK], None).unwrap_or(Fixed::new(None));
+    outputs.truncate(m2m.len());
     for (p, &d) in m2m.iter().rev().enumerate() {
         outputs[d] = values[p];
     }
@@ -384,10 +386,9 @@ fn inverse_program(
     }
     Ok(InverseProgram {
         program: b.program,
-        checks,
-        n_checks: n_checks as u8,
+        checks: Fixed::from_slice(&checks[..n_checks], Check { step: 0, bound: 0 })
+            .unwrap_or(Fixed::new(Check { step: 0, bound: 0 })),
         outputs,
-        rank: m2m.len() as u8,
         storage_len,
     })
 }

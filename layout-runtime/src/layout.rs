@@ -2,7 +2,10 @@
 
 use core::fmt;
 
-use crate::fold::{shape_after, Shape};
+use crate::closed::Closed;
+use crate::code::Code;
+use crate::fixed::Fixed;
+use crate::fold::{fold, shape_after, Folded, Shape};
 use crate::program::{InverseProgram, OffsetProgram};
 use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 
@@ -21,28 +24,35 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 /// assert_eq!(l.index_of(16).as_deref(), Some(&[2, 0][..]));
 /// assert_eq!(l.storage_bytes(), 64);
 /// ```
+///
+/// # Size
+///
+/// A `Layout` is a plain value of at most 4 KiB (`size_of::<Layout>()`),
+/// without allocation. It keeps the description and its index programs in
+/// a compact form (see [`offset_program`](Self::offset_program)); programs
+/// too long for that form (over 40 steps, or over 20 distinct constants) are
+/// folded again on every call, which is correct but slower.
+// Equality and hashing read live entries only: `Fixed` ignores stale slots,
+// and `code` is a function of the description.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
     pub(crate) element: ElementType,
-    pub(crate) rank: u8,
-    pub(crate) dims: [usize; MAX_RANK],
+    pub(crate) dims: Fixed<usize, MAX_RANK>,
     /// Bit `d` set: dim `d` is dynamic, written `<=N` and laid out at `N`.
     pub(crate) dynamic: u16,
-    pub(crate) minor_to_major: [usize; MAX_RANK],
-    pub(crate) tiles: [Tile; MAX_TILING_LEVELS],
-    pub(crate) levels: u8,
+    pub(crate) minor_to_major: Fixed<usize, MAX_RANK>,
+    pub(crate) tiles: Fixed<Tile, MAX_TILING_LEVELS>,
     pub(crate) tail_alignment: usize,
     pub(crate) element_bits: Option<u32>,
     pub(crate) memory_space: u64,
     pub(crate) len: usize,
     pub(crate) storage_len: usize,
     pub(crate) storage_bytes: usize,
-    pub(crate) offset: OffsetProgram,
-    pub(crate) inverse: InverseProgram,
+    pub(crate) closed: Option<Closed>,
+    pub(crate) code: Option<Code>,
 }
 
-/// Scratch entries that fit most folded programs; see [`Layout::offset`].
-const SMALL_SCRATCH: usize = 32;
+const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
 
 /// A logical index returned by value, without allocation; derefs to `[usize]`.
 ///
@@ -55,29 +65,29 @@ const SMALL_SCRATCH: usize = 32;
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Index {
-    values: [usize; MAX_RANK],
-    len: u8,
+    values: Fixed<usize, MAX_RANK>,
 }
 
 impl Index {
     /// An index holding `values` (at most [`MAX_RANK`] of them).
     pub(crate) fn from_slice(values: &[usize]) -> Index {
-        let mut index = Index {
-            values: [0; MAX_RANK],
-            len: values.len().min(MAX_RANK) as u8,
-        };
-        let n = usize::from(index.len);
-        index.values[..n].copy_from_slice(&values[..n]);
-        index
+        let n = values.len().min(MAX_RANK);
+        Index {
+            values: Fixed::from_slice(&values[..n], 0).unwrap_or(Fixed::new(0)),
+        }
+    }
+
+    /// All zeros, `rank` long (at most [`MAX_RANK`]).
+    fn zeros(rank: usize) -> Index {
+        let mut values = Fixed::from_slice(&[0; MAX_RANK], 0).unwrap_or(Fixed::new(0));
+        values.truncate(rank);
+        Index { values }
     }
 
     /// The index at row-major position `position` of an array of `dims`.
     pub(crate) fn unravel(mut position: usize, dims: &[usize]) -> Index {
-        let mut index = Index {
-            values: [0; MAX_RANK],
-            len: dims.len() as u8,
-        };
-        for (slot, &d) in index.values[..dims.len()].iter_mut().zip(dims).rev() {
+        let mut index = Index::zeros(dims.len());
+        for (slot, &d) in index.values.iter_mut().zip(dims).rev() {
             // A zero dim has no positions; the guard only keeps `%` total.
             *slot = position % d.max(1);
             position /= d.max(1);
@@ -89,7 +99,7 @@ impl Index {
 impl core::ops::Deref for Index {
     type Target = [usize];
     fn deref(&self) -> &[usize] {
-        &self.values[..usize::from(self.len)]
+        &self.values
     }
 }
 
@@ -143,7 +153,7 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("f32[1,5,1]").unwrap().rank(), 3);
     /// ```
     pub fn rank(&self) -> usize {
-        usize::from(self.rank)
+        self.dims.len()
     }
 
     /// The number of dims greater than 1.
@@ -165,7 +175,7 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("f32[3,5]").unwrap().dims(), &[3, 5]);
     /// ```
     pub fn dims(&self) -> &[usize] {
-        &self.dims[..self.rank()]
+        &self.dims
     }
 
     /// One dim's size; negative numbers count from the end (-1 is the last dim).
@@ -220,7 +230,7 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("f32[2,3,4]").unwrap().minor_to_major(), &[2, 1, 0]);
     /// ```
     pub fn minor_to_major(&self) -> &[usize] {
-        &self.minor_to_major[..self.rank()]
+        &self.minor_to_major
     }
 
     /// The tiling levels, first applied first.
@@ -232,7 +242,7 @@ impl Layout {
     /// assert_eq!(l.tiles().len(), 2);
     /// ```
     pub fn tiles(&self) -> &[Tile] {
-        &self.tiles[..usize::from(self.levels)]
+        &self.tiles
     }
 
     /// `L(n)`, 1 when not written.
@@ -366,6 +376,7 @@ impl Layout {
     /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
+    #[inline]
     #[cfg_attr(debug_assertions, track_caller)]
     pub fn offset(&self, index: &[usize]) -> usize {
         if cfg!(debug_assertions) && !self.contains(index) {
@@ -376,13 +387,47 @@ impl Layout {
 
     /// [`offset`](Self::offset) without the debug-build check, for the
     /// renderer, which also places cells of empty arrays.
+    #[inline]
     pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
-        // Most programs are short: a small scratch saves zeroing the full one.
-        if self.offset.program().steps().len() <= SMALL_SCRATCH {
-            self.offset.eval(index, &mut [0; SMALL_SCRATCH])
+        if let Some(closed) = &self.closed {
+            closed.offset(index)
+        } else if let Some(code) = &self.code {
+            code.offset(index)
         } else {
-            self.offset.eval(index, &mut [0; MAX_PROGRAM_STEPS])
+            self.offset_slow(index)
         }
+    }
+
+    /// [`offset`](Self::offset) of a layout whose programs exceed the compact form.
+    #[cold]
+    fn offset_slow(&self, index: &[usize]) -> usize {
+        let Some(folded) = self.fold() else { return 0 };
+        folded.offset.eval(index, &mut [0; MAX_PROGRAM_STEPS])
+    }
+
+    /// The programs, folded again from the description.
+    fn fold(&self) -> Option<Folded> {
+        // Cannot fail for a layout this crate built: the same fold succeeded
+        // then. A layout read from foreign words (`__from_words`) may break
+        // what folding assumes; it gets no programs rather than a panic.
+        let rank = self.rank();
+        let permutation = self.minor_to_major().len() == rank
+            && (0..rank).all(|d| self.minor_to_major().contains(&d))
+            && self.minor_to_major().iter().all(|&d| d < rank);
+        let tiles_ok = self.tiles().iter().all(|t| {
+            matches!(t.dims().last(), Some(crate::TileDim::Size(_)))
+                && !t.dims().contains(&crate::TileDim::Size(0))
+        });
+        if !permutation || !tiles_ok || self.tail_alignment == 0 {
+            return None;
+        }
+        fold(
+            self.dims(),
+            self.minor_to_major(),
+            self.tiles(),
+            self.tail_alignment,
+        )
+        .ok()
     }
 
     /// The storage offset of `index`, or `None` if it is outside the dims or
@@ -410,19 +455,34 @@ impl Layout {
     /// assert_eq!(l.index_of(9), None); // padding
     /// assert_eq!(l.index_of(24), None); // past storage
     /// ```
+    #[inline]
     pub fn index_of(&self, offset: usize) -> Option<Index> {
-        let mut index = Index {
-            values: [0; MAX_RANK],
-            len: self.rank,
+        let mut index = Index::zeros(self.rank());
+        self.index_into(offset, &mut index.values).then_some(index)
+    }
+
+    /// Writes the logical index at `offset` into `index` (at least rank
+    /// long) and returns `true`; `false` for padding or past storage.
+    #[inline]
+    pub(crate) fn index_into(&self, offset: usize, index: &mut [usize]) -> bool {
+        if offset >= self.storage_len || index.len() < self.rank() {
+            return false;
+        }
+        match &self.code {
+            Some(code) => code.index_of(offset, &mut index[..self.rank()]),
+            None => self.index_slow(offset, index),
+        }
+    }
+
+    /// [`index_into`](Self::index_into) of a layout whose programs exceed the compact form.
+    #[cold]
+    fn index_slow(&self, offset: usize, index: &mut [usize]) -> bool {
+        let Some(folded) = self.fold() else {
+            return false;
         };
-        let found = if self.inverse.program().steps().len() <= SMALL_SCRATCH {
-            self.inverse
-                .eval(offset, &mut [0; SMALL_SCRATCH], &mut index.values)
-        } else {
-            self.inverse
-                .eval(offset, &mut [0; MAX_PROGRAM_STEPS], &mut index.values)
-        };
-        found.then_some(index)
+        folded
+            .inverse
+            .eval(offset, &mut [0; MAX_PROGRAM_STEPS], index)
     }
 
     /// This layout with XLA's old `padded_dimensions` (SPEC.md §7): each dim
@@ -458,7 +518,7 @@ impl Layout {
         if padded.iter().zip(self.dims()).any(|(p, d)| p < d) {
             return fail("must not be narrower than the dims they pad");
         }
-        if self.levels > 0 {
+        if !self.tiles.is_empty() {
             return fail("cannot be combined with tiles; write the tiles alone");
         }
         let mut tile = [crate::TileDim::Size(1); MAX_RANK];
@@ -473,7 +533,7 @@ impl Layout {
             b = b.element_bits(bits);
         }
         b.dynamic = self.dynamic;
-        if self.rank > 0 {
+        if self.rank() > 0 {
             b = b.tile(&tile[..self.rank()]);
         }
         b.build()
@@ -481,17 +541,24 @@ impl Layout {
 
     /// The folded forward map, as `layout!` prints it in Rust.
     ///
+    /// The layout keeps its programs in a compact form that [`offset`]
+    /// evaluates; this is the full, inspectable one, folded again on each
+    /// call (a few microseconds).
+    ///
+    /// [`offset`]: Self::offset
+    ///
     /// # Examples
     ///
     /// ```
     /// let l = xla_layout::parse("f32[10,20]{0,1}").unwrap();
     /// assert_eq!(l.offset_program().terms().len(), 2);
     /// ```
-    pub fn offset_program(&self) -> &OffsetProgram {
-        &self.offset
+    pub fn offset_program(&self) -> OffsetProgram {
+        self.fold().map_or(OffsetProgram::EMPTY, |f| f.offset)
     }
 
-    /// The folded inverse map.
+    /// The folded inverse map, folded again on each call like
+    /// [`offset_program`](Self::offset_program).
     ///
     /// # Examples
     ///
@@ -499,15 +566,15 @@ impl Layout {
     /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     /// assert_eq!(l.inverse_program().storage_len(), 24);
     /// ```
-    pub fn inverse_program(&self) -> &InverseProgram {
-        &self.inverse
+    pub fn inverse_program(&self) -> InverseProgram {
+        self.fold().map_or(InverseProgram::EMPTY, |f| f.inverse)
     }
 
     /// Whether the layout writes a `{...}` part when printed: always, except
     /// for an untiled scalar with nothing else to say.
     fn prints_layout(&self) -> bool {
-        self.rank > 0
-            || self.levels > 0
+        self.rank() > 0
+            || !self.tiles.is_empty()
             || self.tail_alignment != 1
             || self.element_bits.is_some()
             || self.memory_space != 0
@@ -539,7 +606,7 @@ impl fmt::Display for Layout {
             }
             write!(f, "{d}")?;
         }
-        let attrs = self.levels > 0
+        let attrs = !self.tiles.is_empty()
             || self.tail_alignment != 1
             || self.element_bits.is_some()
             || self.memory_space != 0;
@@ -577,5 +644,127 @@ impl core::str::FromStr for Layout {
     /// Same as [`parse`](crate::parse).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         crate::parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use core::hash::{BuildHasher, Hash};
+    use std::hash::RandomState;
+    use std::println;
+
+    use super::Layout;
+    use crate::{Index, OffsetProgram, Shape, Tile, MAX_PROGRAM_STEPS};
+
+    #[test]
+    fn sizes() {
+        let size = core::mem::size_of::<Layout>();
+        println!("Layout: {size} bytes");
+        println!("Tile: {} bytes", core::mem::size_of::<Tile>());
+        println!("Index: {} bytes", core::mem::size_of::<Index>());
+        println!("Shape: {} bytes", core::mem::size_of::<Shape>());
+        println!(
+            "OffsetProgram: {} bytes",
+            core::mem::size_of::<OffsetProgram>()
+        );
+        assert!(size <= 4096, "{size}");
+    }
+
+    fn hash(l: &Layout) -> u64 {
+        let s = RandomState::new();
+        let h = |l: &Layout| {
+            let mut h = s.build_hasher();
+            l.hash(&mut h);
+            core::hash::Hasher::finish(&h)
+        };
+        h(l)
+    }
+
+    #[test]
+    fn equality_reads_live_entries_only() {
+        let a = crate::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+        // The same layout from the builder, then with stale entries left
+        // behind the length of each list.
+        let mut b = crate::LayoutBuilder::new(crate::ElementType::F32, &[3, 5])
+            .tile(&[crate::TileDim::Size(2), crate::TileDim::Size(2)])
+            .build()
+            .unwrap();
+        b.dims.push(77).unwrap();
+        b.dims.truncate(2);
+        b.minor_to_major.push(9).unwrap();
+        b.minor_to_major.truncate(2);
+        b.tiles.push(Tile::EMPTY).unwrap();
+        b.tiles.truncate(1);
+        let s = RandomState::new();
+        let h = |l: &Layout| s.hash_one(l);
+        assert_eq!(a, b);
+        assert_eq!(h(&a), h(&b));
+        assert_ne!(a, crate::parse("f32[3,5]{1,0:T(2,1)}").unwrap());
+        let _ = hash(&a);
+    }
+
+    /// Offsets and indices of every slot through the layout's fast form
+    /// against the full folded programs.
+    fn agrees(spec: &str, every: usize) -> (bool, bool) {
+        let l = crate::parse(spec).unwrap();
+        let (p, inv) = (l.offset_program(), l.inverse_program());
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        for position in (0..l.len()).step_by(every) {
+            let index = Index::unravel(position, l.dims());
+            assert_eq!(
+                l.offset(&index),
+                p.eval(&index, &mut scratch),
+                "{spec} at {index:?}"
+            );
+        }
+        for k in (0..l.storage_len() + 3).step_by(every) {
+            let mut want = [0; crate::MAX_RANK];
+            let found = inv.eval(k, &mut scratch, &mut want);
+            let got = l.index_of(k);
+            assert_eq!(
+                got.as_deref(),
+                found.then_some(&want[..l.rank()]),
+                "{spec} at {k}"
+            );
+        }
+        (l.closed.is_some(), l.code.is_some())
+    }
+
+    #[test]
+    fn every_form_agrees_with_the_programs() {
+        // Closed forms: of inputs, of combined sums, of divisions that are
+        // not shifts.
+        assert_eq!(agrees("bf16[64,256]{1,0:T(8,128)(2,1)}", 1), (true, true));
+        assert_eq!(
+            agrees("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", 1),
+            (true, true)
+        );
+        assert_eq!(agrees("f32[30,20]{0,1:T(3,5)}", 1), (true, true));
+        assert_eq!(agrees("f32[7,9]{1,0:T(3)(2)}", 1), (true, true));
+        // `((i % 3) * 10 + j % 4) / 2` and the like have no closed form: interpreted.
+        assert_eq!(agrees("f32[7,10]{1,0:T(3,4)(2,3)}", 1), (false, true));
+        // Too long for the compact form: folded again on each call.
+        let long = "f32[3,3,3,3,3,3,3,3,3]{8,7,6,5,4,3,2,1,0:T(2,2,2,2,2,2,2,2,2)(2,1)}";
+        assert_eq!(agrees(long, 97), (false, false));
+    }
+
+    #[test]
+    fn values_past_two_to_the_32_divide_exactly() {
+        // Dividends of 2^33 and more, and out-of-range ones: the same
+        // values as the programs, which the generated code also gives.
+        let l = crate::parse("s8[8589934597]{0:T(1000)}").unwrap();
+        let p = l.offset_program();
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        for i in [0, 999, 1000, 4_294_967_296, 8_589_934_596] {
+            assert_eq!(l.offset(&[i]), p.eval(&[i], &mut scratch));
+            assert_eq!(l.index_of(l.offset(&[i])).as_deref(), Some(&[i][..]));
+        }
+        // Out of range: any value, no panic.
+        let _ = l.offset(&[usize::MAX]);
+        let _ = crate::parse("f32[3,5]{1,0:T(2,2)}")
+            .unwrap()
+            .offset(&[usize::MAX, 7]);
     }
 }

@@ -20,8 +20,12 @@
 #![no_std]
 #![deny(unsafe_code)]
 
+mod closed;
+mod code;
+mod divide;
 mod element;
 mod error;
+mod fixed;
 mod fold;
 pub mod hlo;
 mod layout;
@@ -30,6 +34,7 @@ mod outside;
 mod padding;
 mod parser;
 pub mod program;
+mod raw;
 pub mod relayout;
 pub mod render;
 mod report;

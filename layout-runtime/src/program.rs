@@ -5,6 +5,7 @@
 //! run-time [`Layout`](crate::Layout) interprets the very same steps, so the two
 //! paths cannot disagree.
 
+use crate::fixed::Fixed;
 use crate::{MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK};
 
 /// The index of a step in a [`Program`].
@@ -18,7 +19,8 @@ pub type StepId = u16;
 /// ```
 /// use xla_layout::Op;
 /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
-/// let ops = l.offset_program().program().steps();
+/// let offset = l.offset_program();
+/// let ops = offset.program().steps();
 /// assert!(ops.iter().any(|op| matches!(op, Op::Div(_, 2))));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,21 +47,20 @@ pub type Value = Option<StepId>;
 ///
 /// ```
 /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
-/// let p = l.offset_program().program();
+/// let offset = l.offset_program();
+/// let p = offset.program();
 /// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
 /// p.eval(&[6, 5], &mut scratch);
 /// assert!(p.steps().len() > 0);
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Program {
-    steps: [Op; MAX_PROGRAM_STEPS],
-    len: u16,
+    steps: Fixed<Op, MAX_PROGRAM_STEPS>,
 }
 
 impl Program {
     pub(crate) const EMPTY: Program = Program {
-        steps: [Op::Input(0); MAX_PROGRAM_STEPS],
-        len: 0,
+        steps: Fixed::new(Op::Input(0)),
     };
 
     /// The steps, each reading only earlier ones.
@@ -71,16 +72,15 @@ impl Program {
     /// assert_eq!(l.offset_program().program().steps().len(), 2);
     /// ```
     pub fn steps(&self) -> &[Op] {
-        &self.steps[..usize::from(self.len)]
+        &self.steps
     }
 
     pub(crate) fn push(&mut self, op: Op) -> Option<StepId> {
         if let Some(i) = self.steps().iter().position(|s| *s == op) {
             return Some(i as StepId);
         }
-        let id = self.len;
-        *self.steps.get_mut(usize::from(id))? = op;
-        self.len += 1;
+        let id = self.steps.len() as StepId;
+        self.steps.push(op)?;
         Some(id)
     }
 
@@ -125,7 +125,8 @@ impl Program {
         &mut self,
         live: &mut [bool; MAX_PROGRAM_STEPS],
     ) -> [StepId; MAX_PROGRAM_STEPS] {
-        for i in (0..usize::from(self.len)).rev() {
+        let len = self.steps.len();
+        for i in (0..len).rev() {
             if live[i] {
                 match self.steps[i] {
                     Op::Input(_) => {}
@@ -139,7 +140,7 @@ impl Program {
         }
         let mut remap = [0 as StepId; MAX_PROGRAM_STEPS];
         let mut next = 0u16;
-        for i in 0..usize::from(self.len) {
+        for i in 0..len {
             if live[i] {
                 let r = |s: StepId| remap[usize::from(s)];
                 self.steps[usize::from(next)] = match self.steps[i] {
@@ -153,7 +154,7 @@ impl Program {
                 next += 1;
             }
         }
-        self.len = next;
+        self.steps.truncate(usize::from(next));
         remap
     }
 }
@@ -185,11 +186,15 @@ pub struct Term {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct OffsetProgram {
     pub(crate) program: Program,
-    pub(crate) terms: [Term; MAX_TILED_RANK],
-    pub(crate) n_terms: u8,
+    pub(crate) terms: Fixed<Term, MAX_TILED_RANK>,
 }
 
 impl OffsetProgram {
+    pub(crate) const EMPTY: OffsetProgram = OffsetProgram {
+        program: Program::EMPTY,
+        terms: Fixed::new(Term { step: 0, scale: 0 }),
+    };
+
     /// The steps that compute the terms' values.
     ///
     /// # Examples
@@ -212,7 +217,7 @@ impl OffsetProgram {
     /// assert_eq!(scales, [10, 1]);
     /// ```
     pub fn terms(&self) -> &[Term] {
-        &self.terms[..usize::from(self.n_terms)]
+        &self.terms
     }
 
     /// The offset of `index`, using `scratch` for step values.
@@ -257,14 +262,19 @@ pub struct Check {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct InverseProgram {
     pub(crate) program: Program,
-    pub(crate) checks: [Check; MAX_CHECKS],
-    pub(crate) n_checks: u8,
-    pub(crate) outputs: [Value; MAX_RANK],
-    pub(crate) rank: u8,
+    pub(crate) checks: Fixed<Check, MAX_CHECKS>,
+    pub(crate) outputs: Fixed<Value, MAX_RANK>,
     pub(crate) storage_len: usize,
 }
 
 impl InverseProgram {
+    pub(crate) const EMPTY: InverseProgram = InverseProgram {
+        program: Program::EMPTY,
+        checks: Fixed::new(Check { step: 0, bound: 0 }),
+        outputs: Fixed::new(None),
+        storage_len: 0,
+    };
+
     /// The steps; `Input(0)` is the offset.
     ///
     /// # Examples
@@ -287,7 +297,7 @@ impl InverseProgram {
     /// assert_eq!(l.inverse_program().checks().len(), 2);
     /// ```
     pub fn checks(&self) -> &[Check] {
-        &self.checks[..usize::from(self.n_checks)]
+        &self.checks
     }
 
     /// For each logical dim, the step holding its index (`None`: always 0).
@@ -299,7 +309,7 @@ impl InverseProgram {
     /// assert_eq!(l.inverse_program().outputs()[0], None);
     /// ```
     pub fn outputs(&self) -> &[Value] {
-        &self.outputs[..usize::from(self.rank)]
+        &self.outputs
     }
 
     /// Offsets at or past this are outside storage.

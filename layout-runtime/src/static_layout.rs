@@ -92,14 +92,41 @@ pub trait StaticLayout:
         crate::resolve_dim(Self::RANK, dim).and_then(|d| Self::DIMS.get(d).copied())
     }
 
-    /// The same layout as a run-time [`Layout`].
+    /// The folded layout as a `static`, for the run-time machinery
+    /// without parsing: `Some` for every `layout!` value, whose macro
+    /// folds the spec at compile time and prints the result.
+    ///
+    /// The provided method returns `None`; the bulk methods of this trait
+    /// then parse [`SPEC`](Self::SPEC) on each call.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
+    /// let tables: &'static xla_layout::Layout = l.tables().unwrap();
+    /// assert_eq!(tables.offset(&[2, 3]), l.offset([2, 3]));
+    /// assert_eq!(*tables, xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap());
+    /// ```
+    fn tables(self) -> Option<&'static Layout> {
+        None
+    }
+
+    /// The same layout as a run-time [`Layout`]: a copy of
+    /// [`tables`](Self::tables), or `SPEC` parsed when there are none.
     ///
     /// # Panics
     ///
-    /// Not for a `layout!` value: the macro accepted its spec with the very
-    /// parser used here. A hand-written impl whose `SPEC` does not parse panics.
+    /// Not for a `layout!` value: it has tables, and its macro accepted its
+    /// spec with the very parser used here. A hand-written impl without
+    /// tables whose `SPEC` does not parse panics.
     fn runtime(self) -> Layout {
-        crate::parse(Self::SPEC).expect("layout! validated this spec with the same parser")
+        match self.tables() {
+            Some(l) => l.clone(),
+            None => {
+                crate::parse(Self::SPEC).expect("layout! validated this spec with the same parser")
+            }
+        }
     }
 
     /// [`PADDING_VALUE`](Self::PADDING_VALUE) as a `T`, for
@@ -139,7 +166,7 @@ pub trait StaticLayout:
         logical_row_major: &[T],
         storage: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.runtime().pack(logical_row_major, storage)
+        with_layout(self, |l| l.pack(logical_row_major, storage))
     }
 
     /// [`Layout::pack_with_fill`] for this layout.
@@ -163,8 +190,7 @@ pub trait StaticLayout:
         storage: &mut [T],
         fill: T,
     ) -> Result<(), RelayoutError> {
-        self.runtime()
-            .pack_with_fill(logical_row_major, storage, fill)
+        with_layout(self, |l| l.pack_with_fill(logical_row_major, storage, fill))
     }
 
     /// [`Layout::unpack`] for this layout: storage back into a row-major array.
@@ -187,7 +213,7 @@ pub trait StaticLayout:
         storage: &[T],
         logical_row_major: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.runtime().unpack(storage, logical_row_major)
+        with_layout(self, |l| l.unpack(storage, logical_row_major))
     }
 
     /// [`Layout::convert_to`] from this layout to `to`: another `layout!`
@@ -217,7 +243,7 @@ pub trait StaticLayout:
         to: D,
         to_storage: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.runtime().convert_to(storage, to, to_storage)
+        with_layout(self, |l| l.convert_to(storage, to, to_storage))
     }
 
     /// [`Layout::convert_to_with_fill`] from this layout to `to`.
@@ -243,8 +269,9 @@ pub trait StaticLayout:
         to_storage: &mut [T],
         fill: T,
     ) -> Result<(), RelayoutError> {
-        self.runtime()
-            .convert_to_with_fill(storage, to, to_storage, fill)
+        with_layout(self, |l| {
+            l.convert_to_with_fill(storage, to, to_storage, fill)
+        })
     }
 
     /// [`Layout::pack_array`] for this layout (feature `ndarray`).
@@ -274,7 +301,7 @@ pub trait StaticLayout:
         S::Elem: Copy + Default,
         D: ndarray::Dimension,
     {
-        self.runtime().pack_array(array, storage)
+        with_layout(self, |l| l.pack_array(array, storage))
     }
 
     /// [`Layout::unpack_array`] for this layout (feature `ndarray`).
@@ -293,7 +320,7 @@ pub trait StaticLayout:
     /// ```
     #[cfg(feature = "ndarray")]
     fn unpack_array<T: Copy>(self, storage: &[T]) -> Result<ndarray::ArrayD<T>, RelayoutError> {
-        self.runtime().unpack_array(storage)
+        with_layout(self, |l| l.unpack_array(storage))
     }
 
     /// [`Layout::pack_bits`] for this layout (sub-byte elements).
@@ -316,7 +343,7 @@ pub trait StaticLayout:
         logical_row_major: &[T],
         storage: &mut [u8],
     ) -> Result<(), RelayoutError> {
-        self.runtime().pack_bits(logical_row_major, storage)
+        with_layout(self, |l| l.pack_bits(logical_row_major, storage))
     }
 
     /// [`Layout::unpack_bits`] for this layout (sub-byte elements).
@@ -339,7 +366,7 @@ pub trait StaticLayout:
         storage: &[u8],
         logical_row_major: &mut [T],
     ) -> Result<(), RelayoutError> {
-        self.runtime().unpack_bits(storage, logical_row_major)
+        with_layout(self, |l| l.unpack_bits(storage, logical_row_major))
     }
 
     /// [`Layout::slots`]: storage slots in memory order, as row-major logical
@@ -354,7 +381,7 @@ pub trait StaticLayout:
     /// assert_eq!(slots, [Some(0), Some(1), Some(3), Some(4), Some(2), None, Some(5), None]);
     /// ```
     fn slots(self) -> Slots {
-        self.runtime().slots()
+        with_layout(self, Layout::slots)
     }
 
     /// [`Layout::offsets`]: the storage offset of every element, in row-major order.
@@ -367,6 +394,14 @@ pub trait StaticLayout:
     /// assert!(l.offsets().eq([0, 1, 4, 2, 3, 6]));
     /// ```
     fn offsets(self) -> Offsets {
-        self.runtime().offsets()
+        with_layout(self, Layout::offsets)
+    }
+}
+
+/// Runs `f` on the layout's tables, or on `SPEC` parsed when it has none.
+pub(crate) fn with_layout<L: StaticLayout, R>(l: L, f: impl FnOnce(&Layout) -> R) -> R {
+    match l.tables() {
+        Some(tables) => f(tables),
+        None => f(&l.runtime()),
     }
 }

@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use crate::fixed::Fixed;
 use crate::MAX_TILE_RANK;
 
 /// One dim of a tile: a size, or `*`, which combines this dim into the next more minor one.
@@ -43,14 +44,12 @@ impl fmt::Display for TileDim {
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tile {
-    dims: [TileDim; MAX_TILE_RANK],
-    len: u8,
+    dims: Fixed<TileDim, MAX_TILE_RANK>,
 }
 
 impl Tile {
     pub(crate) const EMPTY: Tile = Tile {
-        dims: [TileDim::Combine; MAX_TILE_RANK],
-        len: 0,
+        dims: Fixed::new(TileDim::Combine),
     };
 
     /// A tile with these dims; `None` past [`MAX_TILE_RANK`] dims.
@@ -64,13 +63,15 @@ impl Tile {
     /// assert!(Tile::new(&[TileDim::Size(2); 17]).is_none());
     /// ```
     pub fn new(dims: &[TileDim]) -> Option<Tile> {
-        if dims.len() > MAX_TILE_RANK {
-            return None;
+        Self::from_dims(dims)
+    }
+
+    /// [`Tile::new`], usable in constants.
+    pub(crate) const fn from_dims(dims: &[TileDim]) -> Option<Tile> {
+        match Fixed::from_slice(dims, TileDim::Combine) {
+            Some(dims) => Some(Tile { dims }),
+            None => None,
         }
-        let mut t = Tile::EMPTY;
-        t.dims[..dims.len()].copy_from_slice(dims);
-        t.len = dims.len() as u8;
-        Some(t)
     }
 
     /// The dims, most major first.
@@ -82,7 +83,7 @@ impl Tile {
     /// assert_eq!(l.tiles()[0].dims().len(), 2);
     /// ```
     pub fn dims(&self) -> &[TileDim] {
-        &self.dims[..usize::from(self.len)]
+        &self.dims
     }
 
     /// How many dims the tile has.
@@ -94,7 +95,7 @@ impl Tile {
     /// assert_eq!(l.tiles()[0].rank(), 4);
     /// ```
     pub fn rank(&self) -> usize {
-        usize::from(self.len)
+        self.dims.len()
     }
 }
 

@@ -1,7 +1,10 @@
 //! Validation: every rule about values, for parsed specs and for layouts
 //! built in code alike. Independent mistakes are all reported.
 
+use crate::closed::Closed;
+use crate::code::Code;
 use crate::error::{Error, ErrorKind, Span};
+use crate::fixed::Fixed;
 use crate::fold::fold;
 use crate::report::ParseError;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
@@ -327,22 +330,23 @@ impl LayoutBuilder {
             })?;
         // Storage covers every element, so this fits whenever storage does.
         let len = crate::fold::product(dims).unwrap_or(usize::MAX);
+        let closed = Closed::new(&folded.offset);
+        let interpreted = closed.is_none().then_some(&folded.offset);
+        let code = Code::new(interpreted, &folded.inverse);
         Ok(Layout {
             element: self.element,
-            rank: rank as u8,
-            dims: self.dims,
+            dims: Fixed::from_slice(dims, 0).unwrap_or(Fixed::new(0)),
             dynamic: self.dynamic,
-            minor_to_major: m2m,
-            tiles: self.tiles,
-            levels: self.levels as u8,
+            minor_to_major: Fixed::from_slice(&m2m[..rank], 0).unwrap_or(Fixed::new(0)),
+            tiles: Fixed::from_slice(tiles, Tile::EMPTY).unwrap_or(Fixed::new(Tile::EMPTY)),
             tail_alignment,
             element_bits,
             memory_space: self.memory_space,
             len,
             storage_len: folded.storage_len,
             storage_bytes,
-            offset: folded.offset,
-            inverse: folded.inverse,
+            closed,
+            code,
         })
     }
 

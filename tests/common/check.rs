@@ -240,6 +240,7 @@ pub fn check_static<L: StaticLayout>(layout: L, reference: &RefLayout) -> Counts
     let runtime = xla_layout::parse(spec)
         .unwrap_or_else(|e| panic!("{spec}: parse rejects what layout! accepted: {e:?}"));
     assert_eq!(layout.runtime(), runtime, "layout!({spec}).runtime()");
+    assert_eq!(layout.tables(), Some(&runtime), "layout!({spec}).tables()");
     // The run-time path gets the same comparisons, so any disagreement
     // between the two paths shows; the counts are those of one path.
     check_runtime(&runtime, &expected);

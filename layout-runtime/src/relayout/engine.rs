@@ -3,7 +3,7 @@
 
 use super::plan::Digits;
 use super::walk::{Visitor, Walk, UNIT};
-use crate::{Layout, MAX_PROGRAM_STEPS, MAX_RANK};
+use crate::{Layout, MAX_RANK};
 
 /// One end of a relayout: a layout's storage, or a dense row-major array.
 #[derive(Clone, Copy, Debug)]
@@ -44,14 +44,9 @@ impl Side<'_> {
     }
 
     /// Writes the logical index at slot `k` into `index`; `false` for padding.
-    fn index_of(
-        &self,
-        k: usize,
-        scratch: &mut [usize; MAX_PROGRAM_STEPS],
-        index: &mut [usize],
-    ) -> bool {
+    fn index_of(&self, k: usize, index: &mut [usize]) -> bool {
         match self {
-            Side::Layout(l) => l.inverse_program().eval(k, scratch, index),
+            Side::Layout(l) => l.index_into(k, index),
             Side::RowMajor(dims) => {
                 let mut rest = k;
                 for (i, &d) in index.iter_mut().zip(dims.iter()).rev() {
@@ -65,9 +60,9 @@ impl Side<'_> {
         }
     }
 
-    fn offset(&self, index: &[usize], scratch: &mut [usize; MAX_PROGRAM_STEPS]) -> usize {
+    fn offset(&self, index: &[usize]) -> usize {
         match self {
-            Side::Layout(l) => l.offset_program().eval(index, scratch),
+            Side::Layout(l) => l.offset(index),
             Side::RowMajor(dims) => index
                 .iter()
                 .zip(dims.iter())
@@ -138,17 +133,16 @@ pub(crate) fn run_slot_range<V: Visitor>(
     v: &mut V,
     range: core::ops::Range<usize>,
 ) {
-    let mut scratch = [0; MAX_PROGRAM_STEPS];
     let mut index = [0; MAX_RANK];
     let rank = walked.rank();
     let mut padding_from = None;
     let end = range.end;
     for k in range {
-        if walked.index_of(k, &mut scratch, &mut index) {
+        if walked.index_of(k, &mut index) {
             if let Some(start) = padding_from.take() {
                 v.padding(start, k - start);
             }
-            let o = other.offset(&index[..rank], &mut scratch);
+            let o = other.offset(&index[..rank]);
             v.block(k, o, UNIT, UNIT);
         } else if padding_from.is_none() {
             padding_from = Some(k);

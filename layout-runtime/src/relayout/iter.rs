@@ -3,7 +3,7 @@
 use super::engine::{Plan, Side};
 use super::plan::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS};
 use super::walk::Walk;
-use crate::{InverseProgram, Layout, OffsetProgram, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK};
+use crate::{Layout, MAX_RANK, MAX_TILED_RANK};
 
 /// Every storage slot in memory order: `Some(p)` for the element at row-major
 /// logical position `p`, `None` for padding. Made by [`Layout::slots`].
@@ -37,7 +37,7 @@ enum SlotsInner {
         outside: usize,
     },
     Programs {
-        inverse: InverseProgram,
+        layout: Layout,
         dims: [usize; MAX_RANK],
         rank: usize,
     },
@@ -58,7 +58,7 @@ impl Slots {
                 let mut dims = [0; MAX_RANK];
                 dims[..layout.rank()].copy_from_slice(layout.dims());
                 SlotsInner::Programs {
-                    inverse: *layout.inverse_program(),
+                    layout: layout.clone(),
                     dims,
                     rank: layout.rank(),
                 }
@@ -114,14 +114,9 @@ impl Iterator for Slots {
                 }
                 Some(item)
             }
-            SlotsInner::Programs {
-                inverse,
-                dims,
-                rank,
-            } => {
-                let mut scratch = [0; MAX_PROGRAM_STEPS];
+            SlotsInner::Programs { layout, dims, rank } => {
                 let mut index = [0; MAX_RANK];
-                let found = inverse.eval(k, &mut scratch, &mut index);
+                let found = layout.index_into(k, &mut index);
                 let flat = index[..*rank]
                     .iter()
                     .zip(&dims[..*rank])
@@ -203,7 +198,7 @@ enum OffsetsInner {
         offset: usize,
     },
     Programs {
-        program: OffsetProgram,
+        layout: Layout,
         dims: [usize; MAX_RANK],
         rank: usize,
         index: [usize; MAX_RANK],
@@ -218,7 +213,7 @@ impl Offsets {
             let mut dims = [0; MAX_RANK];
             dims[..layout.rank()].copy_from_slice(layout.dims());
             OffsetsInner::Programs {
-                program: *layout.offset_program(),
+                layout: layout.clone(),
                 dims,
                 rank: layout.rank(),
                 index: [0; MAX_RANK],
@@ -338,13 +333,12 @@ impl Iterator for Offsets {
                 Some(item)
             }
             OffsetsInner::Programs {
-                program,
+                layout,
                 dims,
                 rank,
                 index,
             } => {
-                let mut scratch = [0; MAX_PROGRAM_STEPS];
-                let item = program.eval(&index[..*rank], &mut scratch);
+                let item = layout.offset(&index[..*rank]);
                 for d in (0..*rank).rev() {
                     index[d] += 1;
                     if index[d] < dims[d] {

@@ -130,12 +130,12 @@ fn steps(
 
 /// The largest constant the code uses, to know whether `size_t` must be 64 bits.
 fn largest_constant(l: &Layout) -> usize {
-    let ops = l
-        .offset_program()
+    let (offset, inverse) = (l.offset_program(), l.inverse_program());
+    let ops = offset
         .program()
         .steps()
         .iter()
-        .chain(l.inverse_program().program().steps());
+        .chain(inverse.program().steps());
     let from_ops = ops
         .map(|op| match *op {
             Op::Div(_, k) | Op::Mod(_, k) | Op::Mul(_, k) => k,
@@ -143,20 +143,8 @@ fn largest_constant(l: &Layout) -> usize {
         })
         .max()
         .unwrap_or(0);
-    let scales = l
-        .offset_program()
-        .terms()
-        .iter()
-        .map(|t| t.scale)
-        .max()
-        .unwrap_or(0);
-    let bounds = l
-        .inverse_program()
-        .checks()
-        .iter()
-        .map(|c| c.bound)
-        .max()
-        .unwrap_or(0);
+    let scales = offset.terms().iter().map(|t| t.scale).max().unwrap_or(0);
+    let bounds = inverse.checks().iter().map(|c| c.bound).max().unwrap_or(0);
     from_ops.max(scales).max(bounds).max(l.storage_len())
 }
 

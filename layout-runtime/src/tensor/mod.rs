@@ -154,7 +154,7 @@ impl<L: StaticLayout> AnyLayout for L {
     type Index = L::Index;
 
     fn with_layout<R>(self, f: impl FnOnce(&Layout) -> R) -> R {
-        f(&self.runtime())
+        crate::static_layout::with_layout(self, f)
     }
 
     fn shape(&self) -> &[usize] {
