@@ -249,11 +249,11 @@ mod tests {
         let _ = Layout::__from_words(&[]);
         let _ = Layout::__from_words(&[u64::MAX; 64]);
         let l = Layout::__from_words(&[7, 99, 1, 2, 3]);
-        let _ = (l.offset(&[1, 2]), l.index_of(3), l.to_string());
+        let _ = (l.offset_unchecked(&[1, 2]), l.index_of(3), l.to_string());
         // Huge lengths of the compact forms, right where they start.
         let l = Layout::__from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 1, u64::MAX]);
-        let _ = (l.offset(&[1, 2]), l.index_of(3));
+        let _ = (l.offset_unchecked(&[1, 2]), l.index_of(3));
         let l = Layout::__from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 0, 1, u64::MAX]);
-        let _ = (l.offset(&[1, 2]), l.index_of(3), l.index_of(4));
+        let _ = (l.offset_unchecked(&[1, 2]), l.index_of(3), l.index_of(4));
     }
 }
