@@ -414,8 +414,9 @@ impl Layout {
         let permutation = self.minor_to_major().len() == rank
             && (0..rank).all(|d| self.minor_to_major().contains(&d))
             && self.minor_to_major().iter().all(|&d| d < rank);
+        // An empty tile (`T()`) is valid and tiles nothing.
         let tiles_ok = self.tiles().iter().all(|t| {
-            matches!(t.dims().last(), Some(crate::TileDim::Size(_)))
+            (t.dims().is_empty() || matches!(t.dims().last(), Some(crate::TileDim::Size(_))))
                 && !t.dims().contains(&crate::TileDim::Size(0))
         });
         if !permutation || !tiles_ok || self.tail_alignment == 0 {
@@ -748,6 +749,22 @@ mod tests {
         // Too long for the compact form: folded again on each call.
         let long = "f32[3,3,3,3,3,3,3,3,3]{8,7,6,5,4,3,2,1,0:T(2,2,2,2,2,2,2,2,2)(2,1)}";
         assert_eq!(agrees(long, 97), (false, false));
+    }
+
+    #[test]
+    fn empty_tiles_fold_again_when_programs_are_long() {
+        // Programs too long for the compact form are folded again on each
+        // call; an empty tile among the levels must not stop that.
+        let l = crate::parse("f64[4,4,4]{1,0,2:T()(7,4,1,1)(8,3,5,7,*,4,4)(2,8,2,4,4,7,2,8,3,2)}")
+            .unwrap();
+        for i in 0..4 {
+            for j in 0..4 {
+                for k in 0..4 {
+                    let o = l.offset(&[i, j, k]);
+                    assert_eq!(l.index_of(o).as_deref(), Some(&[i, j, k][..]));
+                }
+            }
+        }
     }
 
     #[test]
