@@ -239,53 +239,77 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let is_empty = l.is_empty();
     let offset = offset_body(l);
     let index_of = index_of_body(l, &p);
-    let user_docs = input
-        .named
-        .as_ref()
-        .is_some_and(|(attrs, _, _)| attrs.iter().any(|a| a.path().is_ident("doc")));
-    // After the user's own docs, as a paragraph of its own.
-    let doc = if user_docs {
-        format!("\n\nThe XLA layout `{spec}`.")
-    } else {
-        format!("The XLA layout `{spec}`.")
-    };
-
     let (attrs, vis, ty) = match &input.named {
-        Some((attrs, vis, name)) => (quote!(#(#attrs)*), quote!(#vis), name.clone()),
+        Some((attrs, vis, name)) => {
+            let user_docs = attrs.iter().any(|a| a.path().is_ident("doc"));
+            // After the user's own docs, as a paragraph of its own.
+            let doc = if user_docs {
+                format!("\n\nThe XLA layout `{spec}`.")
+            } else {
+                format!("The XLA layout `{spec}`.")
+            };
+            (quote!(#(#attrs)* #[doc = #doc]), quote!(#vis), name.clone())
+        }
         // Type errors name the hidden type, so it is named after the layout.
+        // Nothing can name it, so nothing documents it: docs cost compile time.
         None => (
             quote!(#[allow(non_camel_case_types)]),
             quote!(),
             Ident::new(&type_name(l), Span::call_site()),
         ),
     };
+    // Docs only where rustdoc can show them.
+    let named = input.named.is_some();
+    let doc = |text: &str| {
+        if named {
+            quote!(#[doc = #text])
+        } else {
+            quote!()
+        }
+    };
     let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
+    let marker_impls = marker_impls(&ty);
+    let debug = format!("layout!({spec:?})");
+    let doc_spec_const = doc(" The canonical spec.");
+    let doc_dims_const = doc(" The logical dims.");
+    let doc_len_const = doc(" Logical elements.");
+    let doc_storage_len_const = doc(" Storage slots, padding included.");
+    let doc_storage_bytes_const = doc(" Storage bytes.");
+    let doc_padding_len_const = doc(" Storage slots that hold no element.");
+    let doc_offset = doc(" The storage offset of `index`. Outside the dims: a panic in debug\n builds (a compile error in `const` evaluation), naming the index\n and the dims; unchecked in release builds, where the result is\n unspecified but never a panic.");
+    let doc_try_offset = doc(" The storage offset of `index`, or `None` outside the dims.");
+    let doc_index_of = doc(" The logical index at `offset`, or `None` for padding or past storage.");
+    let doc_len = doc(" Logical elements.");
+    let doc_is_empty = doc(" Whether some dim is 0.");
+    let doc_storage_len = doc(" Storage slots, padding and `L(n)` included.");
+    let doc_storage_bytes = doc(" Storage bytes.");
+    let doc_padding_len = doc(" Storage slots that hold no element.");
+    let doc_rank = doc(" The number of dims.");
+    let doc_true_rank = doc(" The number of dims greater than 1.");
+    let doc_dim = doc(" One dim's size; negative numbers count from the end.");
+    let doc_runtime = doc(" The same layout as a run-time `Layout`.");
     let items = quote! {
         #attrs
-        #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::default::Default,
-                 ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
         #vis struct #ty;
+
+        #marker_impls
 
         #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, non_upper_case_globals)]
         impl #ty {
-            /// The canonical spec.
+            #doc_spec_const
             pub const SPEC: &'static #str = #spec;
-            /// The logical dims.
+            #doc_dims_const
             pub const DIMS: [#usize; #rank] = [#(#dims),*];
-            /// Logical elements.
+            #doc_len_const
             pub const LEN: #usize = #len;
-            /// Storage slots, padding included.
+            #doc_storage_len_const
             pub const STORAGE_LEN: #usize = #storage_len;
-            /// Storage bytes.
+            #doc_storage_bytes_const
             pub const STORAGE_BYTES: #usize = #storage_bytes;
-            /// Storage slots that hold no element.
+            #doc_padding_len_const
             pub const PADDING_LEN: #usize = #padding_len;
 
-            /// The storage offset of `index`. Outside the dims: a panic in debug
-            /// builds (a compile error in `const` evaluation), naming the index
-            /// and the dims; unchecked in release builds, where the result is
-            /// unspecified but never a panic.
+            #doc_offset
             #[inline]
             #[cfg_attr(debug_assertions, track_caller)]
             pub const fn offset(self, index: [#usize; #rank]) -> #usize {
@@ -297,38 +321,38 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
                 #offset
             }
 
-            /// The storage offset of `index`, or `None` outside the dims.
+            #doc_try_offset
             #[inline]
             pub const fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> {
                 if #in_range { #p::Some(self.offset(index)) } else { #p::None }
             }
 
-            /// The logical index at `offset`, or `None` for padding or past storage.
+            #doc_index_of
             #[inline]
             pub const fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #index_of }
 
-            /// Logical elements.
+            #doc_len
             pub const fn len(self) -> #usize { #len }
-            /// Whether some dim is 0.
+            #doc_is_empty
             pub const fn is_empty(self) -> #bool { #is_empty }
-            /// Storage slots, padding and `L(n)` included.
+            #doc_storage_len
             pub const fn storage_len(self) -> #usize { #storage_len }
-            /// Storage bytes.
+            #doc_storage_bytes
             pub const fn storage_bytes(self) -> #usize { #storage_bytes }
-            /// Storage slots that hold no element.
+            #doc_padding_len
             pub const fn padding_len(self) -> #usize { #padding_len }
-            /// The number of dims.
+            #doc_rank
             pub const fn rank(self) -> #usize { #rank }
-            /// The number of dims greater than 1.
+            #doc_true_rank
             pub const fn true_rank(self) -> #usize { #true_rank }
-            /// One dim's size; negative numbers count from the end.
+            #doc_dim
             pub const fn dim(self, dim: #isize) -> #p::Option<#usize> {
                 match #p::resolve_dim(#rank, dim) {
                     #p::Some(d) => #p::Some(Self::DIMS[d]),
                     #p::None => #p::None,
                 }
             }
-            /// The same layout as a run-time `Layout`.
+            #doc_runtime
             pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
         }
 
@@ -340,7 +364,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 
         impl #p::fmt::Debug for #ty {
             fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                f.write_str(::core::concat!("layout!(", ::core::stringify!(#spec), ")"))
+                f.write_str(#debug)
             }
         }
     };
@@ -351,7 +375,36 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     }
 }
 
-/// `impl StaticLayout`: the description as constants, methods forwarding to the `const fn`s.
+/// What `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would give a
+/// unit struct, written out: derive expansions cost more compile time.
+fn marker_impls(ty: &Ident) -> TokenStream {
+    let bool = prims().bool;
+    quote! {
+        impl ::core::clone::Clone for #ty {
+            #[inline]
+            fn clone(&self) -> Self { *self }
+        }
+        impl ::core::marker::Copy for #ty {}
+        impl ::core::default::Default for #ty {
+            #[inline]
+            fn default() -> Self { Self }
+        }
+        impl ::core::cmp::PartialEq for #ty {
+            #[inline]
+            fn eq(&self, _: &Self) -> #bool { true }
+        }
+        impl ::core::cmp::Eq for #ty {}
+        impl ::core::hash::Hash for #ty {
+            #[inline]
+            fn hash<H: ::core::hash::Hasher>(&self, _: &mut H) {}
+        }
+    }
+}
+
+/// `impl StaticLayout`: the description as constants, methods forwarding to
+/// the `const fn`s. Constants the trait derives from others, or whose
+/// default is this layout's value, are left to the trait's defaults: every
+/// item costs compile time.
 fn trait_impl(
     p: &TokenStream,
     ty: &Ident,
@@ -368,7 +421,16 @@ fn trait_impl(
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
-    let m2m: Vec<Literal> = l.minor_to_major().iter().map(|&d| lit(d)).collect();
+    let row_major = l
+        .minor_to_major()
+        .iter()
+        .rev()
+        .enumerate()
+        .all(|(i, &d)| i == d);
+    let m2m = (!row_major).then(|| {
+        let m2m = l.minor_to_major().iter().map(|&d| lit(d));
+        quote!(const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];)
+    });
     let tiles = l.tiles().iter().map(|t| {
         let dims = t.dims().iter().map(|d| match d {
             TileDim::Size(n) => {
@@ -379,13 +441,22 @@ fn trait_impl(
         });
         quote!(&[#(#dims),*])
     });
+    let tiles = (!l.tiles().is_empty())
+        .then(|| quote!(const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];));
     let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
-    let bits = Literal::u32_unsuffixed(l.element_bits());
-    let (len, storage_len, storage_bytes) =
-        (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
-    let true_rank = lit(l.true_rank());
-    let tail = lit(l.tail_alignment());
-    let space = Literal::u64_unsuffixed(l.memory_space());
+    let bits = l.explicit_element_bits().map(|bits| {
+        let bits = Literal::u32_unsuffixed(bits);
+        quote!(const ELEMENT_BITS: #u32 = #bits;)
+    });
+    let (storage_len, storage_bytes) = (lit(l.storage_len()), lit(l.storage_bytes()));
+    let tail = (l.tail_alignment() != 1).then(|| {
+        let tail = lit(l.tail_alignment());
+        quote!(const TAIL_ALIGNMENT: #usize = #tail;)
+    });
+    let space = (l.memory_space() != 0).then(|| {
+        let space = Literal::u64_unsuffixed(l.memory_space());
+        quote!(const MEMORY_SPACE: #u64 = #space;)
+    });
     let padding = padding.map(|v| {
         let v = Ident::new(&format!("{v:?}"), Span::call_site());
         quote!(const PADDING_VALUE: #p::PaddingValue = #p::PaddingValue::#v;)
@@ -395,15 +466,12 @@ fn trait_impl(
         impl #p::StaticLayout for #ty {
             const SPEC: &'static #str = #spec;
             const ELEMENT_TYPE: #p::ElementType = #p::ElementType::#element;
-            const ELEMENT_BITS: #u32 = #bits;
-            const RANK: #usize = #rank;
-            const TRUE_RANK: #usize = #true_rank;
             const DIMS: &'static [#usize] = &[#(#dims),*];
-            const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];
-            const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];
-            const TAIL_ALIGNMENT: #usize = #tail;
-            const MEMORY_SPACE: #u64 = #space;
-            const LEN: #usize = #len;
+            #bits
+            #m2m
+            #tiles
+            #tail
+            #space
             const STORAGE_LEN: #usize = #storage_len;
             const STORAGE_BYTES: #usize = #storage_bytes;
             #padding
