@@ -10,9 +10,11 @@ use quote::{format_ident, quote, ToTokens};
 use crate::ast::Input;
 use crate::linear;
 
-/// Primitive types by absolute path, so a user's `struct usize;` cannot interfere.
-pub(crate) struct Prims {
-    pub(crate) usize: TokenStream,
+/// Primitive types by absolute path, so a user's `struct usize;` cannot
+/// interfere; or, where the expansion's own block imports them
+/// ([`SHORT_PATHS`]), by name.
+struct Prims {
+    usize: TokenStream,
     isize: TokenStream,
     u32: TokenStream,
     u64: TokenStream,
@@ -20,16 +22,34 @@ pub(crate) struct Prims {
     str: TokenStream,
 }
 
-pub(crate) fn prims() -> Prims {
+fn prims(short: bool) -> Prims {
+    let [usize, isize, bool, str] = if short {
+        [quote!(usize), quote!(isize), quote!(bool), quote!(str)]
+    } else {
+        [
+            quote!(::core::primitive::usize),
+            quote!(::core::primitive::isize),
+            quote!(::core::primitive::bool),
+            quote!(::core::primitive::str),
+        ]
+    };
     Prims {
-        usize: quote!(::core::primitive::usize),
-        isize: quote!(::core::primitive::isize),
+        usize,
+        isize,
         u32: quote!(::core::primitive::u32),
         u64: quote!(::core::primitive::u64),
-        bool: quote!(::core::primitive::bool),
-        str: quote!(::core::primitive::str),
+        bool,
+        str,
     }
 }
+
+/// What the expression form's block starts with: its own names for the
+/// primitives it uses and for the facade's `__private`, so the rest of the
+/// block names them in one token rather than in seven or nine (tokens cost
+/// compile time). Nothing the user wrote is inside that block, so nothing
+/// these names shadow can be meant. The named form's items sit in the
+/// user's scope, which must not gain names, so it keeps absolute paths.
+const SHORT_PATHS: &str = "__xla";
 
 pub(crate) fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
@@ -39,9 +59,9 @@ pub(crate) fn var(step: u16) -> Ident {
     format_ident!("v{}", step)
 }
 
-/// `let vN = ...;` for every step; `input(n)` names input `n`.
+/// `let vN = ...;` for every step; `input(n)` names input `n`. The types
+/// are inferred (all `usize`): annotations would only cost compile time.
 fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStream> {
-    let usize = prims().usize;
     program
         .steps()
         .iter()
@@ -76,7 +96,7 @@ fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStrea
                     quote!(#a.wrapping_add(#b))
                 }
             };
-            quote!(let #v: #usize = #rhs;)
+            quote!(let #v = #rhs;)
         })
         .collect()
 }
@@ -219,15 +239,22 @@ fn in_range(l: &Layout) -> TokenStream {
 
 /// Code for a valid layout: the type, its `const fn`s and the trait.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
+    let short = input.named.is_none();
+    let prims = prims(short);
     let Prims {
         usize,
         isize,
         bool,
         str,
         ..
-    } = prims();
+    } = &prims;
     let krate = &input.krate;
-    let p = quote!(#krate::__private);
+    let private = Ident::new(SHORT_PATHS, Span::call_site());
+    let p = if short {
+        quote!(#private)
+    } else {
+        quote!(#krate::__private)
+    };
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
@@ -267,8 +294,8 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             quote!()
         }
     };
-    let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
-    let marker_impls = marker_impls(&ty);
+    let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
+    let marker_impls = marker_impls(&ty, bool);
     let debug = format!("layout!({spec:?})");
     let doc_spec_const = doc(" The canonical spec.");
     let doc_dims_const = doc(" The logical dims.");
@@ -368,17 +395,21 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             }
         }
     };
-    if input.named.is_some() {
-        items
+    if short {
+        quote!({
+            use #krate::__private as #private;
+            use ::core::primitive::{bool, isize, str, usize};
+            #items
+            #ty
+        })
     } else {
-        quote!({ #items #ty })
+        items
     }
 }
 
 /// What `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would give a
 /// unit struct, written out: derive expansions cost more compile time.
-fn marker_impls(ty: &Ident) -> TokenStream {
-    let bool = prims().bool;
+fn marker_impls(ty: &Ident, bool: &TokenStream) -> TokenStream {
     quote! {
         impl ::core::clone::Clone for #ty {
             #[inline]
@@ -407,6 +438,7 @@ fn marker_impls(ty: &Ident) -> TokenStream {
 /// item costs compile time.
 fn trait_impl(
     p: &TokenStream,
+    prims: &Prims,
     ty: &Ident,
     l: &Layout,
     padding: Option<PaddingValue>,
@@ -417,7 +449,7 @@ fn trait_impl(
         u64,
         str,
         ..
-    } = prims();
+    } = prims;
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
@@ -448,7 +480,7 @@ fn trait_impl(
         let bits = Literal::u32_unsuffixed(bits);
         quote!(const ELEMENT_BITS: #u32 = #bits;)
     });
-    let (storage_len, storage_bytes) = (lit(l.storage_len()), lit(l.storage_bytes()));
+    let storage_len = lit(l.storage_len());
     let tail = (l.tail_alignment() != 1).then(|| {
         let tail = lit(l.tail_alignment());
         quote!(const TAIL_ALIGNMENT: #usize = #tail;)
@@ -473,14 +505,11 @@ fn trait_impl(
             #tail
             #space
             const STORAGE_LEN: #usize = #storage_len;
-            const STORAGE_BYTES: #usize = #storage_bytes;
             #padding
             type Index = [#usize; #rank];
             #[inline]
             #[cfg_attr(debug_assertions, track_caller)]
             fn offset(self, index: [#usize; #rank]) -> #usize { #ty::offset(self, index) }
-            #[inline]
-            fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> { #ty::try_offset(self, index) }
             #[inline]
             fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #ty::index_of(self, offset) }
         }

@@ -64,8 +64,19 @@ pub trait StaticLayout:
     const LEN: usize = product(Self::DIMS);
     /// Storage slots, padding included.
     const STORAGE_LEN: usize;
-    /// Storage bytes.
-    const STORAGE_BYTES: usize;
+    /// Storage bytes: `STORAGE_LEN` elements of `ELEMENT_BITS` bits, rounded
+    /// up to whole bytes.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Nibbles = "s4[3,5]{1,0:T(2,2)E(4)}");
+    /// assert_eq!(<Nibbles as StaticLayout>::STORAGE_BYTES, 12);
+    /// assert_eq!(Nibbles::STORAGE_BYTES, 12);
+    /// ```
+    // Widened as the parser computes it, so no product overflows first.
+    #[allow(clippy::cast_lossless)]
+    const STORAGE_BYTES: usize =
+        (Self::STORAGE_LEN as u128 * Self::ELEMENT_BITS as u128).div_ceil(8) as usize;
     /// Storage slots that hold no element (see [`Layout::padding_len`]).
     ///
     /// ```
@@ -95,7 +106,14 @@ pub trait StaticLayout:
     fn offset(self, index: Self::Index) -> usize;
 
     /// The storage offset of `index`, or `None` outside the dims.
-    fn try_offset(self, index: Self::Index) -> Option<usize>;
+    fn try_offset(self, index: Self::Index) -> Option<usize> {
+        let inside = index.as_ref().iter().zip(Self::DIMS).all(|(i, d)| i < d);
+        if inside {
+            Some(self.offset(index))
+        } else {
+            None
+        }
+    }
 
     /// The logical index at `offset`, or `None` for padding or past storage.
     fn index_of(self, offset: usize) -> Option<Self::Index>;
