@@ -185,13 +185,7 @@ pub(crate) fn type_name(l: &Layout) -> String {
         name.push('_');
         name.push_str(&join(&mut l.dims().iter().map(ToString::to_string)));
     }
-    let row_major = l
-        .minor_to_major()
-        .iter()
-        .rev()
-        .enumerate()
-        .all(|(i, &d)| i == d);
-    if !row_major {
+    if !is_row_major(l) {
         name.push_str("_m");
         name.extend(
             l.minor_to_major()
@@ -219,6 +213,15 @@ pub(crate) fn type_name(l: &Layout) -> String {
     name
 }
 
+/// Whether `minor_to_major` is `[rank - 1, ..., 0]`, the spec's default.
+fn is_row_major(l: &Layout) -> bool {
+    l.minor_to_major()
+        .iter()
+        .rev()
+        .enumerate()
+        .all(|(i, &d)| i == d)
+}
+
 /// Whether `index` is inside the dims, as a `const` expression.
 fn in_range(l: &Layout) -> TokenStream {
     let in_range: Vec<TokenStream> = l
@@ -241,13 +244,6 @@ fn in_range(l: &Layout) -> TokenStream {
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let short = input.named.is_none();
     let prims = prims(short);
-    let Prims {
-        usize,
-        isize,
-        bool,
-        str,
-        ..
-    } = &prims;
     let krate = &input.krate;
     let private = Ident::new(SHORT_PATHS, Span::call_site());
     let p = if short {
@@ -256,16 +252,6 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         quote!(#krate::__private)
     };
     let spec = l.to_string();
-    let rank = lit(l.rank());
-    let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
-    let (len, storage_len, storage_bytes) =
-        (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
-    let padding_len = lit(l.padding_len());
-    let true_rank = lit(l.true_rank());
-    let in_range = in_range(l);
-    let is_empty = l.is_empty();
-    let offset = offset_body(l);
-    let index_of = index_of_body(l, &p);
     let (attrs, vis, ty) = match &input.named {
         Some((attrs, vis, name)) => {
             let user_docs = attrs.iter().any(|a| a.path().is_ident("doc"));
@@ -285,27 +271,84 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             Ident::new(&type_name(l), Span::call_site()),
         ),
     };
-    // Docs only where rustdoc can show them.
-    let named = input.named.is_some();
-    let doc = |text: &str| {
-        if named {
-            quote!(#[doc = #text])
-        } else {
-            quote!()
+    let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
+    let marker_impls = marker_impls(&ty, &prims.bool);
+    let debug = format!("layout!({spec:?})");
+    let inherent = inherent_impl(&p, &prims, &ty, l, short);
+    let items = quote! {
+        #attrs
+        #vis struct #ty;
+
+        #marker_impls
+
+        #inherent
+
+        #trait_impl
+
+        impl #p::fmt::Display for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
+        }
+
+        impl #p::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
+                f.write_str(#debug)
+            }
         }
     };
-    let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
-    let marker_impls = marker_impls(&ty, bool);
-    let debug = format!("layout!({spec:?})");
+    if short {
+        quote!({
+            use #krate::__private as #private;
+            use ::core::primitive::{bool, isize, str, usize};
+            #items
+            #ty
+        })
+    } else {
+        items
+    }
+}
+
+/// The inherent `impl`: the constants and `const fn`s, documented in the
+/// named form only (`short`: the expression form).
+fn inherent_impl(
+    p: &TokenStream,
+    prims: &Prims,
+    ty: &Ident,
+    l: &Layout,
+    short: bool,
+) -> TokenStream {
+    let Prims {
+        usize,
+        isize,
+        bool,
+        str,
+        ..
+    } = prims;
+    let spec = l.to_string();
+    let rank = lit(l.rank());
+    let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
+    let (len, storage_len, storage_bytes) =
+        (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
+    let padding_len = lit(l.padding_len());
+    let true_rank = lit(l.true_rank());
+    let in_range = in_range(l);
+    let is_empty = l.is_empty();
+    let offset = offset_body(l);
+    let index_of = index_of_body(l, p);
+    // Docs only where rustdoc can show them.
+    let doc = |text: &str| {
+        if short {
+            quote!()
+        } else {
+            quote!(#[doc = #text])
+        }
+    };
     let doc_spec_const = doc(" The canonical spec.");
     let doc_dims_const = doc(" The logical dims.");
-    let doc_len_const = doc(" Logical elements.");
     let doc_storage_len_const = doc(" Storage slots, padding included.");
-    let doc_storage_bytes_const = doc(" Storage bytes.");
-    let doc_padding_len_const = doc(" Storage slots that hold no element.");
     let doc_offset = doc(" The storage offset of `index`. Outside the dims: a panic in debug\n builds (a compile error in `const` evaluation), naming the index\n and the dims; unchecked in release builds, where the result is\n unspecified but never a panic.");
     let doc_try_offset = doc(" The storage offset of `index`, or `None` outside the dims.");
-    let doc_index_of = doc(" The logical index at `offset`, or `None` for padding or past storage.");
+    let doc_index_of =
+        doc(" The logical index at `offset`, or `None` for padding or past storage.");
     let doc_len = doc(" Logical elements.");
     let doc_is_empty = doc(" Whether some dim is 0.");
     let doc_storage_len = doc(" Storage slots, padding and `L(n)` included.");
@@ -315,25 +358,20 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let doc_true_rank = doc(" The number of dims greater than 1.");
     let doc_dim = doc(" One dim's size; negative numbers count from the end.");
     let doc_runtime = doc(" The same layout as a run-time `Layout`.");
-    let items = quote! {
-        #attrs
-        #vis struct #ty;
-
-        #marker_impls
-
+    quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, non_upper_case_globals)]
         impl #ty {
             #doc_spec_const
             pub const SPEC: &'static #str = #spec;
             #doc_dims_const
             pub const DIMS: [#usize; #rank] = [#(#dims),*];
-            #doc_len_const
+            #doc_len
             pub const LEN: #usize = #len;
             #doc_storage_len_const
             pub const STORAGE_LEN: #usize = #storage_len;
-            #doc_storage_bytes_const
+            #doc_storage_bytes
             pub const STORAGE_BYTES: #usize = #storage_bytes;
-            #doc_padding_len_const
+            #doc_padding_len
             pub const PADDING_LEN: #usize = #padding_len;
 
             #doc_offset
@@ -383,27 +421,6 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
         }
 
-        #trait_impl
-
-        impl #p::fmt::Display for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
-        }
-
-        impl #p::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                f.write_str(#debug)
-            }
-        }
-    };
-    if short {
-        quote!({
-            use #krate::__private as #private;
-            use ::core::primitive::{bool, isize, str, usize};
-            #items
-            #ty
-        })
-    } else {
-        items
     }
 }
 
@@ -411,6 +428,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 /// unit struct, written out: derive expansions cost more compile time.
 fn marker_impls(ty: &Ident, bool: &TokenStream) -> TokenStream {
     quote! {
+        #[allow(clippy::expl_impl_clone_on_copy)]
         impl ::core::clone::Clone for #ty {
             #[inline]
             fn clone(&self) -> Self { *self }
@@ -453,13 +471,7 @@ fn trait_impl(
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
-    let row_major = l
-        .minor_to_major()
-        .iter()
-        .rev()
-        .enumerate()
-        .all(|(i, &d)| i == d);
-    let m2m = (!row_major).then(|| {
+    let m2m = (!is_row_major(l)).then(|| {
         let m2m = l.minor_to_major().iter().map(|&d| lit(d));
         quote!(const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];)
     });

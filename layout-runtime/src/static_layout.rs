@@ -4,8 +4,8 @@ use core::fmt::{Debug, Display};
 use core::hash::Hash;
 
 use crate::{
-    BitElement, ElementType, Layout, Offsets, PadValue, PaddingValue, RelayoutError, Slots, TileDim,
-    MAX_RANK,
+    BitElement, ElementType, Layout, Offsets, PadValue, PaddingValue, RelayoutError, Slots,
+    TileDim, MAX_RANK,
 };
 
 /// A layout fixed at compile time by `layout!`: its description as
@@ -368,6 +368,9 @@ mod tests {
         assert_eq!(true_rank(&[1, 5, 1, 2]), 2);
         assert_eq!(row_major(0), &[] as &[usize]);
         assert_eq!(row_major(3), &[2, 1, 0]);
-        assert_eq!(row_major(16), &[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+        assert_eq!(
+            row_major(16),
+            &[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+        );
     }
 }
