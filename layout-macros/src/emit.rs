@@ -10,9 +10,11 @@ use quote::{format_ident, quote, ToTokens};
 use crate::ast::Input;
 use crate::linear;
 
-/// Primitive types by absolute path, so a user's `struct usize;` cannot interfere.
-pub(crate) struct Prims {
-    pub(crate) usize: TokenStream,
+/// Primitive types by absolute path, so a user's `struct usize;` cannot
+/// interfere; or, where the expansion's own block imports them
+/// ([`SHORT_PATHS`]), by name.
+struct Prims {
+    usize: TokenStream,
     isize: TokenStream,
     u32: TokenStream,
     u64: TokenStream,
@@ -20,16 +22,34 @@ pub(crate) struct Prims {
     str: TokenStream,
 }
 
-pub(crate) fn prims() -> Prims {
+fn prims(short: bool) -> Prims {
+    let [usize, isize, bool, str] = if short {
+        [quote!(usize), quote!(isize), quote!(bool), quote!(str)]
+    } else {
+        [
+            quote!(::core::primitive::usize),
+            quote!(::core::primitive::isize),
+            quote!(::core::primitive::bool),
+            quote!(::core::primitive::str),
+        ]
+    };
     Prims {
-        usize: quote!(::core::primitive::usize),
-        isize: quote!(::core::primitive::isize),
+        usize,
+        isize,
         u32: quote!(::core::primitive::u32),
         u64: quote!(::core::primitive::u64),
-        bool: quote!(::core::primitive::bool),
-        str: quote!(::core::primitive::str),
+        bool,
+        str,
     }
 }
+
+/// What the expression form's block starts with: its own names for the
+/// primitives it uses and for the facade's `__private`, so the rest of the
+/// block names them in one token rather than in seven or nine (tokens cost
+/// compile time). Nothing the user wrote is inside that block, so nothing
+/// these names shadow can be meant. The named form's items sit in the
+/// user's scope, which must not gain names, so it keeps absolute paths.
+const SHORT_PATHS: &str = "__xla";
 
 pub(crate) fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
@@ -39,9 +59,9 @@ pub(crate) fn var(step: u16) -> Ident {
     format_ident!("v{}", step)
 }
 
-/// `let vN = ...;` for every step; `input(n)` names input `n`.
+/// `let vN = ...;` for every step; `input(n)` names input `n`. The types
+/// are inferred (all `usize`): annotations would only cost compile time.
 fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStream> {
-    let usize = prims().usize;
     program
         .steps()
         .iter()
@@ -76,7 +96,7 @@ fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStrea
                     quote!(#a.wrapping_add(#b))
                 }
             };
-            quote!(let #v: #usize = #rhs;)
+            quote!(let #v = #rhs;)
         })
         .collect()
 }
@@ -165,13 +185,7 @@ pub(crate) fn type_name(l: &Layout) -> String {
         name.push('_');
         name.push_str(&join(&mut l.dims().iter().map(ToString::to_string)));
     }
-    let row_major = l
-        .minor_to_major()
-        .iter()
-        .rev()
-        .enumerate()
-        .all(|(i, &d)| i == d);
-    if !row_major {
+    if !is_row_major(l) {
         name.push_str("_m");
         name.extend(
             l.minor_to_major()
@@ -199,6 +213,15 @@ pub(crate) fn type_name(l: &Layout) -> String {
     name
 }
 
+/// Whether `minor_to_major` is `[rank - 1, ..., 0]`, the spec's default.
+fn is_row_major(l: &Layout) -> bool {
+    l.minor_to_major()
+        .iter()
+        .rev()
+        .enumerate()
+        .all(|(i, &d)| i == d)
+}
+
 /// Whether `index` is inside the dims, as a `const` expression.
 fn in_range(l: &Layout) -> TokenStream {
     let in_range: Vec<TokenStream> = l
@@ -219,15 +242,87 @@ fn in_range(l: &Layout) -> TokenStream {
 
 /// Code for a valid layout: the type, its `const fn`s and the trait.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
+    let short = input.named.is_none();
+    let prims = prims(short);
+    let krate = &input.krate;
+    let private = Ident::new(SHORT_PATHS, Span::call_site());
+    let p = if short {
+        quote!(#private)
+    } else {
+        quote!(#krate::__private)
+    };
+    let spec = l.to_string();
+    let (attrs, vis, ty) = match &input.named {
+        Some((attrs, vis, name)) => {
+            let user_docs = attrs.iter().any(|a| a.path().is_ident("doc"));
+            // After the user's own docs, as a paragraph of its own.
+            let doc = if user_docs {
+                format!("\n\nThe XLA layout `{spec}`.")
+            } else {
+                format!("The XLA layout `{spec}`.")
+            };
+            (quote!(#(#attrs)* #[doc = #doc]), quote!(#vis), name.clone())
+        }
+        // Type errors name the hidden type, so it is named after the layout.
+        // Nothing can name it, so nothing documents it: docs cost compile time.
+        None => (
+            quote!(#[allow(non_camel_case_types)]),
+            quote!(),
+            Ident::new(&type_name(l), Span::call_site()),
+        ),
+    };
+    let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
+    let marker_impls = marker_impls(&ty, &prims.bool);
+    let debug = format!("layout!({spec:?})");
+    let inherent = inherent_impl(&p, &prims, &ty, l, short);
+    let items = quote! {
+        #attrs
+        #vis struct #ty;
+
+        #marker_impls
+
+        #inherent
+
+        #trait_impl
+
+        impl #p::fmt::Display for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
+        }
+
+        impl #p::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
+                f.write_str(#debug)
+            }
+        }
+    };
+    if short {
+        quote!({
+            use #krate::__private as #private;
+            use ::core::primitive::{bool, isize, str, usize};
+            #items
+            #ty
+        })
+    } else {
+        items
+    }
+}
+
+/// The inherent `impl`: the constants and `const fn`s, documented in the
+/// named form only (`short`: the expression form).
+fn inherent_impl(
+    p: &TokenStream,
+    prims: &Prims,
+    ty: &Ident,
+    l: &Layout,
+    short: bool,
+) -> TokenStream {
     let Prims {
         usize,
         isize,
         bool,
         str,
         ..
-    } = prims();
-    let krate = &input.krate;
-    let p = quote!(#krate::__private);
+    } = prims;
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
@@ -238,54 +333,48 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let in_range = in_range(l);
     let is_empty = l.is_empty();
     let offset = offset_body(l);
-    let index_of = index_of_body(l, &p);
-    let user_docs = input
-        .named
-        .as_ref()
-        .is_some_and(|(attrs, _, _)| attrs.iter().any(|a| a.path().is_ident("doc")));
-    // After the user's own docs, as a paragraph of its own.
-    let doc = if user_docs {
-        format!("\n\nThe XLA layout `{spec}`.")
-    } else {
-        format!("The XLA layout `{spec}`.")
+    let index_of = index_of_body(l, p);
+    // Docs only where rustdoc can show them.
+    let doc = |text: &str| {
+        if short {
+            quote!()
+        } else {
+            quote!(#[doc = #text])
+        }
     };
-
-    let (attrs, vis, ty) = match &input.named {
-        Some((attrs, vis, name)) => (quote!(#(#attrs)*), quote!(#vis), name.clone()),
-        // Type errors name the hidden type, so it is named after the layout.
-        None => (
-            quote!(#[allow(non_camel_case_types)]),
-            quote!(),
-            Ident::new(&type_name(l), Span::call_site()),
-        ),
-    };
-    let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
-    let items = quote! {
-        #attrs
-        #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::default::Default,
-                 ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
-        #vis struct #ty;
-
+    let doc_spec_const = doc(" The canonical spec.");
+    let doc_dims_const = doc(" The logical dims.");
+    let doc_storage_len_const = doc(" Storage slots, padding included.");
+    let doc_offset = doc(" The storage offset of `index`. Outside the dims: a panic in debug\n builds (a compile error in `const` evaluation), naming the index\n and the dims; unchecked in release builds, where the result is\n unspecified but never a panic.");
+    let doc_try_offset = doc(" The storage offset of `index`, or `None` outside the dims.");
+    let doc_index_of =
+        doc(" The logical index at `offset`, or `None` for padding or past storage.");
+    let doc_len = doc(" Logical elements.");
+    let doc_is_empty = doc(" Whether some dim is 0.");
+    let doc_storage_len = doc(" Storage slots, padding and `L(n)` included.");
+    let doc_storage_bytes = doc(" Storage bytes.");
+    let doc_padding_len = doc(" Storage slots that hold no element.");
+    let doc_rank = doc(" The number of dims.");
+    let doc_true_rank = doc(" The number of dims greater than 1.");
+    let doc_dim = doc(" One dim's size; negative numbers count from the end.");
+    let doc_runtime = doc(" The same layout as a run-time `Layout`.");
+    quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, non_upper_case_globals)]
         impl #ty {
-            /// The canonical spec.
+            #doc_spec_const
             pub const SPEC: &'static #str = #spec;
-            /// The logical dims.
+            #doc_dims_const
             pub const DIMS: [#usize; #rank] = [#(#dims),*];
-            /// Logical elements.
+            #doc_len
             pub const LEN: #usize = #len;
-            /// Storage slots, padding included.
+            #doc_storage_len_const
             pub const STORAGE_LEN: #usize = #storage_len;
-            /// Storage bytes.
+            #doc_storage_bytes
             pub const STORAGE_BYTES: #usize = #storage_bytes;
-            /// Storage slots that hold no element.
+            #doc_padding_len
             pub const PADDING_LEN: #usize = #padding_len;
 
-            /// The storage offset of `index`. Outside the dims: a panic in debug
-            /// builds (a compile error in `const` evaluation), naming the index
-            /// and the dims; unchecked in release builds, where the result is
-            /// unspecified but never a panic.
+            #doc_offset
             #[inline]
             #[cfg_attr(debug_assertions, track_caller)]
             pub const fn offset(self, index: [#usize; #rank]) -> #usize {
@@ -297,63 +386,77 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
                 #offset
             }
 
-            /// The storage offset of `index`, or `None` outside the dims.
+            #doc_try_offset
             #[inline]
             pub const fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> {
                 if #in_range { #p::Some(self.offset(index)) } else { #p::None }
             }
 
-            /// The logical index at `offset`, or `None` for padding or past storage.
+            #doc_index_of
             #[inline]
             pub const fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #index_of }
 
-            /// Logical elements.
+            #doc_len
             pub const fn len(self) -> #usize { #len }
-            /// Whether some dim is 0.
+            #doc_is_empty
             pub const fn is_empty(self) -> #bool { #is_empty }
-            /// Storage slots, padding and `L(n)` included.
+            #doc_storage_len
             pub const fn storage_len(self) -> #usize { #storage_len }
-            /// Storage bytes.
+            #doc_storage_bytes
             pub const fn storage_bytes(self) -> #usize { #storage_bytes }
-            /// Storage slots that hold no element.
+            #doc_padding_len
             pub const fn padding_len(self) -> #usize { #padding_len }
-            /// The number of dims.
+            #doc_rank
             pub const fn rank(self) -> #usize { #rank }
-            /// The number of dims greater than 1.
+            #doc_true_rank
             pub const fn true_rank(self) -> #usize { #true_rank }
-            /// One dim's size; negative numbers count from the end.
+            #doc_dim
             pub const fn dim(self, dim: #isize) -> #p::Option<#usize> {
                 match #p::resolve_dim(#rank, dim) {
                     #p::Some(d) => #p::Some(Self::DIMS[d]),
                     #p::None => #p::None,
                 }
             }
-            /// The same layout as a run-time `Layout`.
+            #doc_runtime
             pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
         }
 
-        #trait_impl
-
-        impl #p::fmt::Display for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
-        }
-
-        impl #p::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                f.write_str(::core::concat!("layout!(", ::core::stringify!(#spec), ")"))
-            }
-        }
-    };
-    if input.named.is_some() {
-        items
-    } else {
-        quote!({ #items #ty })
     }
 }
 
-/// `impl StaticLayout`: the description as constants, methods forwarding to the `const fn`s.
+/// What `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would give a
+/// unit struct, written out: derive expansions cost more compile time.
+fn marker_impls(ty: &Ident, bool: &TokenStream) -> TokenStream {
+    quote! {
+        #[allow(clippy::expl_impl_clone_on_copy)]
+        impl ::core::clone::Clone for #ty {
+            #[inline]
+            fn clone(&self) -> Self { *self }
+        }
+        impl ::core::marker::Copy for #ty {}
+        impl ::core::default::Default for #ty {
+            #[inline]
+            fn default() -> Self { Self }
+        }
+        impl ::core::cmp::PartialEq for #ty {
+            #[inline]
+            fn eq(&self, _: &Self) -> #bool { true }
+        }
+        impl ::core::cmp::Eq for #ty {}
+        impl ::core::hash::Hash for #ty {
+            #[inline]
+            fn hash<H: ::core::hash::Hasher>(&self, _: &mut H) {}
+        }
+    }
+}
+
+/// `impl StaticLayout`: the description as constants, methods forwarding to
+/// the `const fn`s. Constants the trait derives from others, or whose
+/// default is this layout's value, are left to the trait's defaults: every
+/// item costs compile time.
 fn trait_impl(
     p: &TokenStream,
+    prims: &Prims,
     ty: &Ident,
     l: &Layout,
     padding: Option<PaddingValue>,
@@ -364,11 +467,14 @@ fn trait_impl(
         u64,
         str,
         ..
-    } = prims();
+    } = prims;
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
-    let m2m: Vec<Literal> = l.minor_to_major().iter().map(|&d| lit(d)).collect();
+    let m2m = (!is_row_major(l)).then(|| {
+        let m2m = l.minor_to_major().iter().map(|&d| lit(d));
+        quote!(const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];)
+    });
     let tiles = l.tiles().iter().map(|t| {
         let dims = t.dims().iter().map(|d| match d {
             TileDim::Size(n) => {
@@ -379,15 +485,24 @@ fn trait_impl(
         });
         quote!(&[#(#dims),*])
     });
+    let tiles = (!l.tiles().is_empty())
+        .then(|| quote!(const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];));
     let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
-    let bits = Literal::u32_unsuffixed(l.element_bits());
-    let (len, storage_len, storage_bytes) =
-        (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
-    let true_rank = lit(l.true_rank());
+    let bits = l.explicit_element_bits().map(|bits| {
+        let bits = Literal::u32_unsuffixed(bits);
+        quote!(const ELEMENT_BITS: #u32 = #bits;)
+    });
+    let storage_len = lit(l.storage_len());
+    let tail = (l.tail_alignment() != 1).then(|| {
+        let tail = lit(l.tail_alignment());
+        quote!(const TAIL_ALIGNMENT: #usize = #tail;)
+    });
+    let space = (l.memory_space() != 0).then(|| {
+        let space = Literal::u64_unsuffixed(l.memory_space());
+        quote!(const MEMORY_SPACE: #u64 = #space;)
+    });
     let mut words = Vec::new();
     l.__words(&mut |w| words.push(Literal::u64_unsuffixed(w)));
-    let tail = lit(l.tail_alignment());
-    let space = Literal::u64_unsuffixed(l.memory_space());
     let padding = padding.map(|v| {
         let v = Ident::new(&format!("{v:?}"), Span::call_site());
         quote!(const PADDING_VALUE: #p::PaddingValue = #p::PaddingValue::#v;)
@@ -397,24 +512,18 @@ fn trait_impl(
         impl #p::StaticLayout for #ty {
             const SPEC: &'static #str = #spec;
             const ELEMENT_TYPE: #p::ElementType = #p::ElementType::#element;
-            const ELEMENT_BITS: #u32 = #bits;
-            const RANK: #usize = #rank;
-            const TRUE_RANK: #usize = #true_rank;
             const DIMS: &'static [#usize] = &[#(#dims),*];
-            const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];
-            const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];
-            const TAIL_ALIGNMENT: #usize = #tail;
-            const MEMORY_SPACE: #u64 = #space;
-            const LEN: #usize = #len;
+            #bits
+            #m2m
+            #tiles
+            #tail
+            #space
             const STORAGE_LEN: #usize = #storage_len;
-            const STORAGE_BYTES: #usize = #storage_bytes;
             #padding
             type Index = [#usize; #rank];
             #[inline]
             #[cfg_attr(debug_assertions, track_caller)]
             fn offset(self, index: [#usize; #rank]) -> #usize { #ty::offset(self, index) }
-            #[inline]
-            fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> { #ty::try_offset(self, index) }
             #[inline]
             fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #ty::index_of(self, offset) }
             #[inline]

@@ -27,7 +27,7 @@ use layout_runtime::{OffsetProgram, Op, StepId};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::emit::{lit, prims, var};
+use crate::emit::{lit, var};
 
 /// `Σ coefficient * value(step)` over `steps` (the program's, plus quotients
 /// added for remainders), terms in order of first appearance.
@@ -41,13 +41,12 @@ struct LinearForm {
 pub(crate) fn offset_body(p: &OffsetProgram) -> Option<TokenStream> {
     let form = linear_form(p)?;
     let printer = Printer::new(&form);
-    let usize = prims().usize;
     let lets: Vec<TokenStream> = (0..form.steps.len())
         .filter(|&i| printer.named(i))
         .map(|i| {
             let id = StepId::try_from(i).ok()?;
             let (v, rhs) = (var(id), printer.expr(id, true));
-            Some(quote!(let #v: #usize = #rhs;))
+            Some(quote!(let #v = #rhs;))
         })
         .collect::<Option<_>>()?;
     let sum = chain(None, &form.terms, &printer)?;

@@ -4,14 +4,19 @@ use core::fmt::{Debug, Display};
 use core::hash::Hash;
 
 use crate::{
-    BitElement, ElementType, Layout, Offsets, PadValue, PaddingValue, RelayoutError, Slots, TileDim,
+    BitElement, ElementType, Layout, Offsets, PadValue, PaddingValue, RelayoutError, Slots,
+    TileDim, MAX_RANK,
 };
 
 /// A layout fixed at compile time by `layout!`: its description as
 /// associated constants and its folded index code as methods.
 ///
 /// Each `layout!` also has inherent `const fn` versions of these methods
-/// (usable in `const` items); the trait is for generic code.
+/// (usable in `const` items); the trait is for generic code. Constants that
+/// follow from others (`RANK`, `LEN`, ...) and those whose value is the
+/// spec's default (`MINOR_TO_MAJOR` for row-major, no `TILES`, ...) have
+/// default values, which `layout!` leaves in place: fewer items per
+/// invocation compile faster.
 ///
 /// # Examples
 ///
@@ -32,27 +37,46 @@ pub trait StaticLayout:
     /// The element type.
     const ELEMENT_TYPE: ElementType;
     /// Bits per element in storage (`E(n)` or the type's width).
-    const ELEMENT_BITS: u32;
+    const ELEMENT_BITS: u32 = Self::ELEMENT_TYPE.bits();
     /// The number of dims.
-    const RANK: usize;
+    const RANK: usize = Self::DIMS.len();
     /// The number of dims greater than 1.
-    const TRUE_RANK: usize;
+    const TRUE_RANK: usize = true_rank(Self::DIMS);
     /// The logical dims.
     const DIMS: &'static [usize];
-    /// Dims from fastest- to slowest-varying.
-    const MINOR_TO_MAJOR: &'static [usize];
-    /// The tiling levels.
-    const TILES: &'static [&'static [TileDim]];
+    /// Dims from fastest- to slowest-varying; row-major when not given.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct RowMajor = "f32[2,3,4]");
+    /// xla_layout::layout!(struct ColumnMajor = "f32[2,3,4]{0,1,2}");
+    /// assert_eq!(<RowMajor as StaticLayout>::MINOR_TO_MAJOR, &[2, 1, 0]);
+    /// assert_eq!(<ColumnMajor as StaticLayout>::MINOR_TO_MAJOR, &[0, 1, 2]);
+    /// ```
+    const MINOR_TO_MAJOR: &'static [usize] = row_major(Self::DIMS.len());
+    /// The tiling levels; none when not given.
+    const TILES: &'static [&'static [TileDim]] = &[];
     /// `L(n)`, 1 when not written.
-    const TAIL_ALIGNMENT: usize;
+    const TAIL_ALIGNMENT: usize = 1;
     /// `S(n)`, 0 when not written.
-    const MEMORY_SPACE: u64;
-    /// Logical elements.
-    const LEN: usize;
+    const MEMORY_SPACE: u64 = 0;
+    /// Logical elements: the product of the dims.
+    const LEN: usize = product(Self::DIMS);
     /// Storage slots, padding included.
     const STORAGE_LEN: usize;
-    /// Storage bytes.
-    const STORAGE_BYTES: usize;
+    /// Storage bytes: `STORAGE_LEN` elements of `ELEMENT_BITS` bits, rounded
+    /// up to whole bytes.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Nibbles = "s4[3,5]{1,0:T(2,2)E(4)}");
+    /// assert_eq!(<Nibbles as StaticLayout>::STORAGE_BYTES, 12);
+    /// assert_eq!(Nibbles::STORAGE_BYTES, 12);
+    /// ```
+    // Widened as the parser computes it, so no product overflows first.
+    #[allow(clippy::cast_lossless)]
+    const STORAGE_BYTES: usize =
+        (Self::STORAGE_LEN as u128 * Self::ELEMENT_BITS as u128).div_ceil(8) as usize;
     /// Storage slots that hold no element (see [`Layout::padding_len`]).
     ///
     /// ```
@@ -82,7 +106,14 @@ pub trait StaticLayout:
     fn offset(self, index: Self::Index) -> usize;
 
     /// The storage offset of `index`, or `None` outside the dims.
-    fn try_offset(self, index: Self::Index) -> Option<usize>;
+    fn try_offset(self, index: Self::Index) -> Option<usize> {
+        let inside = index.as_ref().iter().zip(Self::DIMS).all(|(i, d)| i < d);
+        if inside {
+            Some(self.offset(index))
+        } else {
+            None
+        }
+    }
 
     /// The logical index at `offset`, or `None` for padding or past storage.
     fn index_of(self, offset: usize) -> Option<Self::Index>;
@@ -403,5 +434,59 @@ pub(crate) fn with_layout<L: StaticLayout, R>(l: L, f: impl FnOnce(&Layout) -> R
     match l.tables() {
         Some(tables) => f(tables),
         None => f(&l.runtime()),
+    }
+}
+
+/// The product of `dims`, for the default of [`StaticLayout::LEN`].
+const fn product(dims: &[usize]) -> usize {
+    let (mut p, mut i) = (1, 0);
+    while i < dims.len() {
+        p *= dims[i];
+        i += 1;
+    }
+    p
+}
+
+/// How many of `dims` are greater than 1, for [`StaticLayout::TRUE_RANK`].
+const fn true_rank(dims: &[usize]) -> usize {
+    let (mut n, mut i) = (0, 0);
+    while i < dims.len() {
+        n += (dims[i] > 1) as usize;
+        i += 1;
+    }
+    n
+}
+
+/// Row-major `minor_to_major` of `rank` dims, `[rank - 1, ..., 0]`, for
+/// [`StaticLayout::MINOR_TO_MAJOR`].
+const fn row_major(rank: usize) -> &'static [usize] {
+    const DESCENDING: [usize; MAX_RANK] = {
+        let mut a = [0; MAX_RANK];
+        let mut i = 0;
+        while i < MAX_RANK {
+            a[i] = MAX_RANK - 1 - i;
+            i += 1;
+        }
+        a
+    };
+    DESCENDING.split_at(MAX_RANK - rank).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{product, row_major, true_rank};
+
+    #[test]
+    fn defaults_follow_the_dims() {
+        assert_eq!(product(&[]), 1);
+        assert_eq!(product(&[3, 0, 5]), 0);
+        assert_eq!(product(&[3, 5, 7]), 105);
+        assert_eq!(true_rank(&[1, 5, 1, 2]), 2);
+        assert_eq!(row_major(0), &[] as &[usize]);
+        assert_eq!(row_major(3), &[2, 1, 0]);
+        assert_eq!(
+            row_major(16),
+            &[15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0]
+        );
     }
 }

@@ -241,6 +241,29 @@ pub fn check_static<L: StaticLayout>(layout: L, reference: &RefLayout) -> Counts
         .unwrap_or_else(|e| panic!("{spec}: parse rejects what layout! accepted: {e:?}"));
     assert_eq!(layout.runtime(), runtime, "layout!({spec}).runtime()");
     assert_eq!(layout.tables(), Some(&runtime), "layout!({spec}).tables()");
+    // The constants `layout!` leaves to the trait's defaults, against the parser.
+    assert_eq!(
+        L::ELEMENT_TYPE,
+        runtime.element_type(),
+        "layout!({spec}): ELEMENT_TYPE"
+    );
+    assert_eq!(
+        L::ELEMENT_BITS,
+        runtime.element_bits(),
+        "layout!({spec}): ELEMENT_BITS"
+    );
+    assert_eq!(
+        L::MEMORY_SPACE,
+        runtime.memory_space(),
+        "layout!({spec}): MEMORY_SPACE"
+    );
+    assert!(
+        L::TILES
+            .iter()
+            .copied()
+            .eq(runtime.tiles().iter().map(xla_layout::Tile::dims)),
+        "layout!({spec}): TILES"
+    );
     // The run-time path gets the same comparisons, so any disagreement
     // between the two paths shows; the counts are those of one path.
     check_runtime(&runtime, &expected);
