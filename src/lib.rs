@@ -60,7 +60,7 @@ pub mod __private {
     pub use layout_macros::__layout;
     pub use layout_runtime::__outside_dims as outside_dims;
     pub use layout_runtime::{
-        resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim,
+        resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,
     };
 
     /// What a failed `layout!` stands for, so uses of it raise no second

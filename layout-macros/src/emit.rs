@@ -260,6 +260,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         ),
     };
     let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
+    let tiled_impl = crate::tile::tiled_impl(krate, &ty, l, input.padding_value);
     let items = quote! {
         #attrs
         #[doc = #doc]
@@ -333,6 +334,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         }
 
         #trait_impl
+        #tiled_impl
 
         impl #p::fmt::Display for #ty {
             fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
