@@ -22,6 +22,10 @@ pub(crate) struct Input {
     pub(crate) padded: Option<(Vec<usize>, Span)>,
     /// `padding_value = ...`, SPEC.md §7.
     pub(crate) padding_value: Option<PaddingValue>,
+    /// A tile's layout emitted by the expansion of its parent (`@` after the
+    /// crate path): it gets no tile type of its own, which keeps the cost of a
+    /// tiled layout to one extra expansion however many levels it has.
+    pub(crate) is_tile: bool,
 }
 
 impl Parse for Input {
@@ -31,6 +35,7 @@ impl Parse for Input {
             None => Err(cursor.error("missing crate path")),
         })?;
         input.parse::<Token![;]>()?;
+        let is_tile = input.parse::<Option<Token![@]>>()?.is_some();
         let named =
             if input.peek(Token![struct]) || input.peek(Token![pub]) || input.peek(Token![#]) {
                 let attrs = input.call(Attribute::parse_outer)?;
@@ -109,6 +114,7 @@ impl Parse for Input {
             spec,
             padded,
             padding_value,
+            is_tile,
         })
     }
 }

@@ -7,15 +7,16 @@ use quote::{format_ident, quote};
 
 /// A nested `layout!` for the tile's layout and the impl naming it, inside an
 /// anonymous `const` so the tile type takes no name in the user's scope;
-/// nothing for a layout without contiguous first-level tiles. The nested
-/// expansion does the same for the tile's own tiles, one level at a time.
+/// nothing for a layout without contiguous first-level tiles, or for a tile
+/// type itself: one level, so a tiled layout costs one extra expansion.
 pub(crate) fn tiled_impl(
     krate: &TokenStream,
     ty: &Ident,
     l: &Layout,
     padding: Option<PaddingValue>,
+    is_tile: bool,
 ) -> TokenStream {
-    let Some(tile) = layout_runtime::tensor::__tile_layout(l) else {
+    let Some(tile) = layout_runtime::tensor::__tile_layout(l).filter(|_| !is_tile) else {
         return TokenStream::new();
     };
     let spec = Literal::string(&tile.to_string());
@@ -28,7 +29,7 @@ pub(crate) fn tiled_impl(
     quote! {
         const _: () = {
             #krate::__private::__layout! {
-                #krate; #[allow(non_camel_case_types)] pub struct #name = #spec #padding
+                #krate; @ #[allow(non_camel_case_types)] pub struct #name = #spec #padding
             }
             impl #krate::__private::TiledLayout for #ty {
                 type Tile = #name;

@@ -556,14 +556,26 @@ pub fn __tile_layout(l: &Layout) -> Option<Layout> {
 /// [`Tensor::tiles`]); [`Tensor::tile_tensors`] yields the tiles as
 /// tensors of it, with nothing left to check at run time.
 ///
+/// One level: a tile type has no tile type of its own, so that a tiled
+/// layout costs one extra expansion of the macro whatever its depth. For the
+/// next level, name the tile's spec in a `layout!` of its own.
+///
 /// # Examples
 ///
 /// ```
 /// use xla_layout::{layout, StaticLayout, TiledLayout};
 /// layout!(struct W = "bf16[16,256]{1,0:T(8,128)(2,1)}");
 /// assert_eq!(<W as TiledLayout>::Tile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
-/// type Inner = <<W as TiledLayout>::Tile as TiledLayout>::Tile;
-/// assert_eq!(Inner::SPEC, "bf16[2,1]{1,0}");
+/// layout!(struct Tile = "bf16[8,128]{1,0:T(2,1)}");
+/// assert_eq!(<Tile as TiledLayout>::Tile::SPEC, "bf16[2,1]{1,0}");
+/// ```
+///
+/// A layout without tiles has no tile type:
+///
+/// ```compile_fail
+/// use xla_layout::{layout, Tensor};
+/// let t = Tensor::new(layout!("f32[4,4]{1,0}"), [0.0f32; 16]).unwrap();
+/// let _ = t.tile_tensors();
 /// ```
 pub trait TiledLayout: StaticLayout {
     /// The layout of one first-level tile: the tile's extents laid out by
