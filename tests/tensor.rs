@@ -637,50 +637,53 @@ where
 /// (from `random_layout`, with padding in edge tiles) and the TPU ones.
 #[test]
 fn tile_tensors_match_the_reference() {
-    check_tile_tensors(layout!("u32[4,5,1,2]{2,0,1,3:T(2)(6)(*,2)}"));
-    check_tile_tensors(layout!("u32[6,5,1]{0,1,2:T(8,1)(1)}"));
-    check_tile_tensors(layout!("u32[3,1,5,1,5]{1,2,3,4,0:T(1,2)}"));
-    check_tile_tensors(layout!("u32[4,2,1]{2,1,0:T(3)(4)L(8)}"));
-    check_tile_tensors(layout!("u32[4,5,4]{2,1,0:T(1,4)(6,1)(3,4,4)}"));
-    check_tile_tensors(layout!("u32[3,3,3]{2,0,1:T(2,2,1)}"));
-    check_tile_tensors(layout!("u32[1,2]{0,1:T(4,3)(3)(3)L(16)}"));
-    check_tile_tensors(layout!("u32[5]{0:T(7)L(16)}"));
-    check_tile_tensors(layout!("u32[3,1,4,5,6]{0,1,3,4,2:T(4)}"));
-    check_tile_tensors(layout!("u32[2,3,1,1,4]{1,2,0,3,4:T(4,4,1,2)}"));
-    check_tile_tensors(layout!("u32[3]{0:T(4)L(8)}"));
-    check_tile_tensors(layout!("u32[5,2,3,6,3]{2,4,0,1,3:T(16,4,3)L(16)}"));
-    check_tile_tensors(layout!("u32[6,2,1,3,2]{3,2,0,1,4:T(6)}"));
+    check_tile_tensors(layout!("u32[4,5,1,2]{2,0,1,3:T(2)(6)(*,2)}", tile = T));
+    check_tile_tensors(layout!("u32[6,5,1]{0,1,2:T(8,1)(1)}", tile = T));
+    check_tile_tensors(layout!("u32[3,1,5,1,5]{1,2,3,4,0:T(1,2)}", tile = T));
+    check_tile_tensors(layout!("u32[4,2,1]{2,1,0:T(3)(4)L(8)}", tile = T));
+    check_tile_tensors(layout!("u32[4,5,4]{2,1,0:T(1,4)(6,1)(3,4,4)}", tile = T));
+    check_tile_tensors(layout!("u32[3,3,3]{2,0,1:T(2,2,1)}", tile = T));
+    check_tile_tensors(layout!("u32[1,2]{0,1:T(4,3)(3)(3)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[5]{0:T(7)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[3,1,4,5,6]{0,1,3,4,2:T(4)}", tile = T));
+    check_tile_tensors(layout!("u32[2,3,1,1,4]{1,2,0,3,4:T(4,4,1,2)}", tile = T));
+    check_tile_tensors(layout!("u32[3]{0:T(4)L(8)}", tile = T));
     check_tile_tensors(layout!(
-        "u32[4,3,2,1,2]{2,4,1,0,3:T(1,16,1,3,2)(1)(1,*,7,*,1)}"
+        "u32[5,2,3,6,3]{2,4,0,1,3:T(16,4,3)L(16)}",
+        tile = T
     ));
-    check_tile_tensors(layout!("u32[4,2,5,2]{0,2,3,1:T(3)}"));
-    check_tile_tensors(layout!("u32[2,3,5,3]{1,2,0,3:T(4,2)}"));
-    check_tile_tensors(layout!("u32[1,2,1,6]{3,0,2,1:T(1,4)}"));
-    check_tile_tensors(layout!("u32[2,4,4]{2,1,0:T(3)L(16)}"));
-    check_tile_tensors(layout!("u32[1]{0:T(3)}"));
-    check_tile_tensors(layout!("u32[2,3,4,1,5]{0,4,3,1,2:T(32)}"));
-    check_tile_tensors(layout!("u32[5,1]{1,0:T(8,1)}"));
-    check_tile_tensors(layout!("u32[5,4]{0,1:T(5,16)(1)(8)L(16)}"));
-    check_tile_tensors(layout!("u32[2,5,5]{1,2,0:T(2)}"));
-    check_tile_tensors(layout!("u32[2,4,4,3,4]{2,1,0,3,4:T(2,16)}"));
-    check_tile_tensors(layout!("u32[19,260]{1,0:T(8,128)(2,1)}"));
-    check_tile_tensors(layout!("u32[19,260]{0,1:T(8,128)}"));
+    check_tile_tensors(layout!("u32[6,2,1,3,2]{3,2,0,1,4:T(6)}", tile = T));
+    check_tile_tensors(layout!(
+        "u32[4,3,2,1,2]{2,4,1,0,3:T(1,16,1,3,2)(1)(1,*,7,*,1)}",
+        tile = T
+    ));
+    check_tile_tensors(layout!("u32[4,2,5,2]{0,2,3,1:T(3)}", tile = T));
+    check_tile_tensors(layout!("u32[2,3,5,3]{1,2,0,3:T(4,2)}", tile = T));
+    check_tile_tensors(layout!("u32[1,2,1,6]{3,0,2,1:T(1,4)}", tile = T));
+    check_tile_tensors(layout!("u32[2,4,4]{2,1,0:T(3)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[1]{0:T(3)}", tile = T));
+    check_tile_tensors(layout!("u32[2,3,4,1,5]{0,4,3,1,2:T(32)}", tile = T));
+    check_tile_tensors(layout!("u32[5,1]{1,0:T(8,1)}", tile = T));
+    check_tile_tensors(layout!("u32[5,4]{0,1:T(5,16)(1)(8)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[2,5,5]{1,2,0:T(2)}", tile = T));
+    check_tile_tensors(layout!("u32[2,4,4,3,4]{2,1,0,3,4:T(2,16)}", tile = T));
+    check_tile_tensors(layout!("u32[19,260]{1,0:T(8,128)(2,1)}", tile = T));
+    check_tile_tensors(layout!("u32[19,260]{0,1:T(8,128)}", tile = T));
 }
 
-/// One level: the tile type of `(8,128)(2,1)` is the `(2,1)` layout, and a
-/// tile type has no tile type of its own (that would cost another
-/// expansion per level); `layout!` of the tile's spec has one.
+/// `tile = Name` names the tile's layout: one level (the tile type of
+/// `(8,128)(2,1)` is the `(2,1)` layout), padding value inherited.
 #[test]
-fn tile_types_are_one_level() {
+fn tile_types_are_named_layouts() {
     use xla_layout::TiledLayout;
-    layout!(struct W = "bf16[19,260]{1,0:T(8,128)(2,1)}");
-    type T1 = <W as TiledLayout>::Tile;
-    assert_eq!(T1::SPEC, "bf16[8,128]{1,0:T(2,1)}");
-    layout!(struct Own = "bf16[8,128]{1,0:T(2,1)}");
-    assert_eq!(<Own as TiledLayout>::Tile::SPEC, "bf16[2,1]{1,0}");
-    layout!(struct P = "f32[3,5]{1,0:T(2,2)}", padding_value = lowest);
+    layout!(struct W = "bf16[19,260]{1,0:T(8,128)(2,1)}", tile = WTile);
+    assert_eq!(<W as TiledLayout>::Tile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
+    assert_eq!(WTile::DIMS, [8, 128]);
+    assert_eq!(WTile.offset([1, 0]), 1);
+    layout!(struct P = "f32[3,5]{1,0:T(2,2)}", padding_value = lowest, tile = PTile);
+    assert_eq!(PTile::SPEC, "f32[2,2]{1,0}");
     assert_eq!(
-        <P as TiledLayout>::Tile::PADDING_VALUE,
+        <PTile as StaticLayout>::PADDING_VALUE,
         xla_layout::PaddingValue::Lowest
     );
 }

@@ -551,31 +551,30 @@ pub fn __tile_layout(l: &Layout) -> Option<Layout> {
 
 /// A `layout!` layout with first-level tiles, and the `layout!` type of one
 /// tile: what [`Tensor::tile_layout`] finds at run time, here a type with
-/// its own folded `const fn` offsets. `layout!` implements it for every
-/// layout whose tiles are contiguous slices of storage (see
-/// [`Tensor::tiles`]); [`Tensor::tile_tensors`] yields the tiles as
-/// tensors of it, with nothing left to check at run time.
+/// its own folded `const fn` offsets. `layout!(..., tile = Name)` emits the
+/// tile's layout as the type `Name` and implements this trait; the layout
+/// must have first-level tiles that are contiguous slices of storage (see
+/// [`Tensor::tiles`]), else the option is a compile error.
+/// [`Tensor::tile_tensors`] then yields the tiles as tensors of it, with
+/// nothing left to check at run time.
 ///
-/// One level: a tile type has no tile type of its own, so that a tiled
-/// layout costs one extra expansion of the macro whatever its depth. For the
-/// next level, name the tile's spec in a `layout!` of its own.
+/// On request only: the tile type is a second expansion of the macro, which
+/// every tiled layout would otherwise pay for. It is one level; for the
+/// next, give the tile type's spec a `layout!` with `tile = ...` of its own.
 ///
 /// # Examples
 ///
 /// ```
 /// use xla_layout::{layout, StaticLayout, TiledLayout};
-/// layout!(struct W = "bf16[16,256]{1,0:T(8,128)(2,1)}");
-/// assert_eq!(<W as TiledLayout>::Tile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
-/// layout!(struct Tile = "bf16[8,128]{1,0:T(2,1)}");
-/// assert_eq!(<Tile as TiledLayout>::Tile::SPEC, "bf16[2,1]{1,0}");
+/// layout!(struct W = "bf16[16,256]{1,0:T(8,128)(2,1)}", tile = WTile);
+/// assert_eq!(WTile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
+/// assert_eq!(<W as TiledLayout>::Tile::STORAGE_LEN, 1024);
 /// ```
 ///
-/// A layout without tiles has no tile type:
+/// A layout without tiles has none to name:
 ///
 /// ```compile_fail
-/// use xla_layout::{layout, Tensor};
-/// let t = Tensor::new(layout!("f32[4,4]{1,0}"), [0.0f32; 16]).unwrap();
-/// let _ = t.tile_tensors();
+/// xla_layout::layout!(struct V = "f32[4,4]{1,0}", tile = VTile);
 /// ```
 pub trait TiledLayout: StaticLayout {
     /// The layout of one first-level tile: the tile's extents laid out by
@@ -595,7 +594,7 @@ impl<L: TiledLayout, S: Storage> Tensor<L, S> {
     /// use xla_layout::{layout, Tensor};
     /// let logical: Vec<u16> = (0..16 * 256).map(|x| x as u16).collect();
     /// let mut storage = vec![0u16; 4096];
-    /// let l = layout!("bf16[16,256]{1,0:T(8,128)(2,1)}");
+    /// let l = layout!("bf16[16,256]{1,0:T(8,128)(2,1)}", tile = Tile);
     /// let t = Tensor::from_row_major(l, &logical, &mut storage[..]).unwrap();
     /// for (at, tile) in t.tile_tensors() {
     ///     let [r, c] = at.origin;
@@ -629,7 +628,8 @@ impl<L: TiledLayout, S: StorageMut> Tensor<L, S> {
     ///
     /// ```
     /// use xla_layout::{layout, Tensor};
-    /// let mut t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
+    /// let l = layout!("f32[4,4]{1,0:T(2,2)}", tile = Tile);
+    /// let mut t = Tensor::new(l, [0.0f32; 16]).unwrap();
     /// for (at, mut tile) in t.tile_tensors_mut() {
     ///     tile[[1, 0]] = at.number as f32;
     /// }
