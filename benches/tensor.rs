@@ -2,7 +2,10 @@
 //! `f32[4096,4096]{1,0:T(8,128)}`: summing every element through `iter()`
 //! (logical order) and through `tiles()` (storage order, tile by tile)
 //! against summing the storage slice, and `t[[i, j]]` in a nested loop
-//! against `buf[l.offset([i, j])]`.
+//! against `buf[l.offset([i, j])]`, both looping over the layout's dims, and
+//! again with bounds hidden from the compiler (`*_opaque`), which keeps the
+//! tensor's dims check alive. The index loops are `#[inline(never)]`, to be
+//! read with `objdump -d` of the bench binary.
 //!
 //! `cargo bench --bench tensor`; after divan's table it prints the ratios
 //! (fastest of several runs each). The `f32` sums are one chain of
