@@ -260,10 +260,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         ),
     };
     let trait_impl = trait_impl(&p, &ty, l, input.padding_value);
-    let tiled_impl = input
-        .tile
-        .as_ref()
-        .map(|name| crate::tile::tiled_impl(krate, &vis, &ty, l, input.padding_value, name));
+    let tiled_impl = crate::tile::tiled_impl(input, &vis, &ty, l);
     let items = quote! {
         #attrs
         #[doc = #doc]
