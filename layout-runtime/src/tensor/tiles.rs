@@ -578,7 +578,8 @@ pub fn __tile_layout(l: &Layout) -> Option<Layout> {
 /// ```
 pub trait TiledLayout: StaticLayout {
     /// The layout of one first-level tile: the tile's extents laid out by
-    /// the remaining tiling levels.
+    /// the remaining tiling levels. A hand-written impl must name exactly
+    /// that layout ([`Tensor::tile_layout`]); debug builds check its length.
     type Tile: StaticLayout;
 }
 
@@ -642,6 +643,11 @@ impl<L: TiledLayout, S: StorageMut> Tensor<L, S> {
     pub fn tile_tensors_mut(
         &mut self,
     ) -> impl Iterator<Item = (TileAt<L::Index>, Tensor<L::Tile, &mut [S::Elem]>)> {
+        debug_assert_eq!(
+            self.tile_grid().tile_len(),
+            L::Tile::STORAGE_LEN,
+            "`TiledLayout::Tile` is not the tiles' layout"
+        );
         self.tiles_mut().map(|(at, storage)| {
             (
                 at,
