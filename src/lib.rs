@@ -26,6 +26,9 @@ pub use layout_runtime::*;
 /// - a trailing `, padded_dimensions = [..]` describes XLA's old padded
 ///   layouts (SPEC.md §7), and `, padding_value = zero|one|lowest|highest`
 ///   what their padding holds ([`StaticLayout::PADDING_VALUE`]).
+/// - a trailing `, tile = Name` also emits the layout of one first-level
+///   tile as the `layout!` type `Name` ([`TiledLayout`], for
+///   [`Tensor::tile_tensors`]); an error for a layout without such tiles.
 ///
 /// Every value implements [`StaticLayout`]. A bad spec is a compile error with
 /// the message and a caret under the offending text.
@@ -60,7 +63,7 @@ pub mod __private {
     pub use layout_macros::__layout;
     pub use layout_runtime::__outside_dims as outside_dims;
     pub use layout_runtime::{
-        resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim,
+        resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,
     };
 
     /// What a failed `layout!` stands for, so uses of it raise no second

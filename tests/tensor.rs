@@ -568,3 +568,122 @@ fn tiles_as_layout_values() {
     assert_eq!(err.expected().to_string(), "u32[8,128]{1,0:T(2,1)}");
     assert!(t.tiles_as(&rt).is_err());
 }
+
+/// `tile_tensors`/`tile_tensors_mut` of a `layout!` layout with tiles, against
+/// the reference: the tile type is the run-time `tile_layout`, and through its
+/// folded offsets every slot of every tile holds the element the reference
+/// puts there, or is padding where the tile overhangs the dims.
+fn check_tile_tensors<L>(l: L)
+where
+    L: xla_layout::TiledLayout + AnyLayout<Index = <L as StaticLayout>::Index>,
+{
+    type Tile<L> = <L as xla_layout::TiledLayout>::Tile;
+    let rt = l.runtime();
+    let case = Case::new(&reference_of(&rt));
+    let t = Tensor::new(l, &case.storage[..]).unwrap();
+    assert_eq!(Tile::<L>::SPEC, t.tile_layout().to_string(), "{l}");
+    let shape = case.plain_first_tile().expect("a first tile without `*`");
+    let m2m = rt.minor_to_major();
+    // Where a tile's local index lands in the whole tensor, `None` past the dims.
+    let parent = |origin: &[usize], local: &[usize]| {
+        let mut at = origin.to_vec();
+        for (i, &x) in local.iter().enumerate() {
+            at[m2m[shape.len() - 1 - i]] += x;
+        }
+        at.iter().zip(rt.dims()).all(|(i, d)| i < d).then_some(at)
+    };
+    let (mut tiles, mut padding) = (0, 0);
+    for (at, tt) in t.tile_tensors() {
+        assert_eq!(tt.storage().len(), Tile::<L>::STORAGE_LEN, "{l}");
+        for (local, &x) in tt.indexed_iter() {
+            let slot = at.offset + Tile::<L>::default().offset(local);
+            assert_eq!(tt[local], x, "{l}");
+            if let Some(p) = parent(at.origin.as_ref(), local.as_ref()) {
+                assert_eq!(x, case.logical[ravel(&p, rt.dims())], "{l} {p:?}");
+                assert_eq!(case.slots[slot].as_deref(), Some(&p[..]), "{l}");
+            } else {
+                assert_eq!(x, SENTINEL, "{l} tile {} {local:?}", at.number);
+                assert!(t.is_padding(slot), "{l}");
+                padding += 1;
+            }
+        }
+        tiles += 1;
+    }
+    assert_eq!(tiles, t.tiles().len(), "{l}");
+    // Every padding slot inside the tiles is one a tile index overhangs onto,
+    // or padding the tile's own layout adds.
+    let tile_padding = tiles * Tile::<L>::PADDING_LEN;
+    let body = tiles * Tile::<L>::STORAGE_LEN;
+    let body_padding = case.slots[..body].iter().filter(|s| s.is_none()).count();
+    assert_eq!(padding + tile_padding, body_padding, "{l}");
+    // Writes through the tile tensors land where the reference says.
+    let mut w = Tensor::new(l, vec![SENTINEL; L::STORAGE_LEN]).unwrap();
+    for (at, mut tt) in w.tile_tensors_mut() {
+        let mut local = <Tile<L> as StaticLayout>::Index::default();
+        for k in 0..Tile::<L>::STORAGE_LEN {
+            let Some(i) = Tile::<L>::default().index_of(k) else {
+                continue;
+            };
+            local.as_mut().copy_from_slice(i.as_ref());
+            if let Some(p) = parent(at.origin.as_ref(), local.as_ref()) {
+                tt[local] = case.logical[ravel(&p, rt.dims())];
+            }
+        }
+    }
+    assert_eq!(w.storage(), &case.storage[..], "{l}");
+}
+
+/// The tile types `layout!` gives tiled layouts, on random tiled layouts
+/// (from `random_layout`, with padding in edge tiles) and the TPU ones.
+#[test]
+fn tile_tensors_match_the_reference() {
+    check_tile_tensors(layout!("u32[4,5,1,2]{2,0,1,3:T(2)(6)(*,2)}", tile = T));
+    check_tile_tensors(layout!("u32[6,5,1]{0,1,2:T(8,1)(1)}", tile = T));
+    check_tile_tensors(layout!("u32[3,1,5,1,5]{1,2,3,4,0:T(1,2)}", tile = T));
+    check_tile_tensors(layout!("u32[4,2,1]{2,1,0:T(3)(4)L(8)}", tile = T));
+    check_tile_tensors(layout!("u32[4,5,4]{2,1,0:T(1,4)(6,1)(3,4,4)}", tile = T));
+    check_tile_tensors(layout!("u32[3,3,3]{2,0,1:T(2,2,1)}", tile = T));
+    check_tile_tensors(layout!("u32[1,2]{0,1:T(4,3)(3)(3)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[5]{0:T(7)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[3,1,4,5,6]{0,1,3,4,2:T(4)}", tile = T));
+    check_tile_tensors(layout!("u32[2,3,1,1,4]{1,2,0,3,4:T(4,4,1,2)}", tile = T));
+    check_tile_tensors(layout!("u32[3]{0:T(4)L(8)}", tile = T));
+    check_tile_tensors(layout!(
+        "u32[5,2,3,6,3]{2,4,0,1,3:T(16,4,3)L(16)}",
+        tile = T
+    ));
+    check_tile_tensors(layout!("u32[6,2,1,3,2]{3,2,0,1,4:T(6)}", tile = T));
+    check_tile_tensors(layout!(
+        "u32[4,3,2,1,2]{2,4,1,0,3:T(1,16,1,3,2)(1)(1,*,7,*,1)}",
+        tile = T
+    ));
+    check_tile_tensors(layout!("u32[4,2,5,2]{0,2,3,1:T(3)}", tile = T));
+    check_tile_tensors(layout!("u32[2,3,5,3]{1,2,0,3:T(4,2)}", tile = T));
+    check_tile_tensors(layout!("u32[1,2,1,6]{3,0,2,1:T(1,4)}", tile = T));
+    check_tile_tensors(layout!("u32[2,4,4]{2,1,0:T(3)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[1]{0:T(3)}", tile = T));
+    check_tile_tensors(layout!("u32[2,3,4,1,5]{0,4,3,1,2:T(32)}", tile = T));
+    check_tile_tensors(layout!("u32[5,1]{1,0:T(8,1)}", tile = T));
+    check_tile_tensors(layout!("u32[5,4]{0,1:T(5,16)(1)(8)L(16)}", tile = T));
+    check_tile_tensors(layout!("u32[2,5,5]{1,2,0:T(2)}", tile = T));
+    check_tile_tensors(layout!("u32[2,4,4,3,4]{2,1,0,3,4:T(2,16)}", tile = T));
+    check_tile_tensors(layout!("u32[19,260]{1,0:T(8,128)(2,1)}", tile = T));
+    check_tile_tensors(layout!("u32[19,260]{0,1:T(8,128)}", tile = T));
+}
+
+/// `tile = Name` names the tile's layout: one level (the tile type of
+/// `(8,128)(2,1)` is the `(2,1)` layout), padding value inherited.
+#[test]
+fn tile_types_are_named_layouts() {
+    use xla_layout::TiledLayout;
+    layout!(struct W = "bf16[19,260]{1,0:T(8,128)(2,1)}", tile = WTile);
+    assert_eq!(<W as TiledLayout>::Tile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
+    assert_eq!(WTile::DIMS, [8, 128]);
+    assert_eq!(WTile.offset([1, 0]), 1);
+    layout!(struct P = "f32[3,5]{1,0:T(2,2)}", padding_value = lowest, tile = PTile);
+    assert_eq!(PTile::SPEC, "f32[2,2]{1,0}");
+    assert_eq!(
+        <PTile as StaticLayout>::PADDING_VALUE,
+        xla_layout::PaddingValue::Lowest
+    );
+}

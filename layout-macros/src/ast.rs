@@ -22,6 +22,9 @@ pub(crate) struct Input {
     pub(crate) padded: Option<(Vec<usize>, Span)>,
     /// `padding_value = ...`, SPEC.md §7.
     pub(crate) padding_value: Option<PaddingValue>,
+    /// `tile = Name`: also emit the layout of one first-level tile as the
+    /// `layout!` type `Name` (`TiledLayout::Tile`).
+    pub(crate) tile: Option<Ident>,
 }
 
 impl Parse for Input {
@@ -63,6 +66,7 @@ impl Parse for Input {
         };
         let mut padded = None;
         let mut padding_value = None;
+        let mut tile = None;
         while input.parse::<Option<Token![,]>>()?.is_some() {
             if input.is_empty() {
                 break;
@@ -82,6 +86,12 @@ impl Parse for Input {
                     return Err(twice());
                 }
                 padded = Some((values, bracket.span.join()));
+            } else if key == "tile" {
+                let name: Ident = input.parse()?;
+                if tile.is_some() {
+                    return Err(twice());
+                }
+                tile = Some(name);
             } else if key == "padding_value" {
                 let value: Ident = input.parse()?;
                 let parsed = PaddingValue::from_name(&value.to_string()).ok_or_else(|| {
@@ -98,7 +108,7 @@ impl Parse for Input {
                 return Err(syn::Error::new(
                     key.span(),
                     format!(
-                        "unknown option `{key}`; the options are `padded_dimensions = [..]` and `padding_value = zero|one|lowest|highest`"
+                        "unknown option `{key}`; the options are `padded_dimensions = [..]`, `padding_value = zero|one|lowest|highest` and `tile = Name`"
                     ),
                 ));
             }
@@ -109,6 +119,7 @@ impl Parse for Input {
             spec,
             padded,
             padding_value,
+            tile,
         })
     }
 }

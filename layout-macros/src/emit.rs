@@ -272,6 +272,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         ),
     };
     let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
+    let tiled_impl = crate::tile::tiled_impl(input, &vis, &ty, l);
     let marker_impls = marker_impls(&ty, &prims.bool);
     let debug = format!("layout!({spec:?})");
     let inherent = inherent_impl(&p, &prims, &ty, l, short);
@@ -284,6 +285,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         #inherent
 
         #trait_impl
+        #tiled_impl
 
         impl #p::fmt::Display for #ty {
             fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }

@@ -14,6 +14,7 @@ mod linear;
 #[cfg(test)]
 mod snapshots;
 mod source;
+mod tile;
 
 use proc_macro::TokenStream;
 

@@ -138,3 +138,12 @@ fn padded_dimensions() {
 fn two_errors() {
     check("two_errors", &quote!("f32[3,5]{1,1:T(0,2)}"), true);
 }
+
+#[test]
+fn named_tile() {
+    check(
+        "named_tile",
+        &quote!(pub struct Weights = "bf16[16,256]{1,0:T(8,128)(2,1)}", tile = WeightsTile),
+        false,
+    );
+}

@@ -60,7 +60,7 @@ pub use relayout::{
 };
 pub use report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use static_layout::StaticLayout;
-pub use tensor::{AnyLayout, Storage, StorageMut, Tensor};
+pub use tensor::{AnyLayout, Storage, StorageMut, Tensor, TiledLayout};
 pub use tile::{Tile, TileDim};
 pub use validate::LayoutBuilder;
 

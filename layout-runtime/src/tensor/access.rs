@@ -85,7 +85,12 @@ impl<L: StaticLayout, S: Storage> ops::Index<L::Index> for Tensor<L, S> {
     #[track_caller]
     fn index(&self, index: L::Index) -> &S::Elem {
         match self.layout.try_offset(index) {
-            Some(offset) => &self.storage.as_slice_of_storage()[offset],
+            // `Tensor::new` and `from_buffer` made the length exactly
+            // `STORAGE_LEN`, so this reslice never fails; it gives the
+            // optimizer a constant length to check the in-dims offset
+            // against, which it can fold, where the storage's run-time
+            // length keeps a second check alive next to the dims check.
+            Some(offset) => &self.storage.as_slice_of_storage()[..L::STORAGE_LEN][offset],
             None => fail::<L>(index),
         }
     }
@@ -96,7 +101,8 @@ impl<L: StaticLayout, S: StorageMut> ops::IndexMut<L::Index> for Tensor<L, S> {
     #[track_caller]
     fn index_mut(&mut self, index: L::Index) -> &mut S::Elem {
         match self.layout.try_offset(index) {
-            Some(offset) => &mut self.storage.as_mut_slice_of_storage()[offset],
+            // As in `index`: a constant length the in-dims offset folds against.
+            Some(offset) => &mut self.storage.as_mut_slice_of_storage()[..L::STORAGE_LEN][offset],
             None => fail::<L>(index),
         }
     }

@@ -36,7 +36,7 @@ use crate::{Layout, RelayoutError, StaticLayout};
 #[cfg(feature = "alloc")]
 pub use iter::IterMut;
 pub use iter::{IndexedIter, Iter};
-pub use tiles::{TileAt, TileGrid, TileLayoutError, Tiles, TilesMut};
+pub use tiles::{__tile_layout, TileAt, TileGrid, TileLayoutError, TiledLayout, Tiles, TilesMut};
 
 /// A layout a [`Tensor`] can use: every `layout!` value (every
 /// [`StaticLayout`]) and every `&Layout`.

@@ -3,7 +3,7 @@
 use core::slice;
 
 use super::{AnyLayout, Storage, StorageMut, Tensor};
-use crate::{Layout, LayoutBuilder, TileDim};
+use crate::{Layout, LayoutBuilder, StaticLayout, TileDim};
 
 /// How a layout's storage splits into first-level tiles.
 #[derive(Clone, Copy, Debug)]
@@ -538,4 +538,124 @@ fn check_tile<M: AnyLayout>(expected: Layout, tile: M) -> Result<(), TileLayoutE
             })
         }
     })
+}
+
+/// The layout of one first-level tile of `l` ([`Tensor::tile_layout`]), or
+/// `None` when `l` is one tile. `layout!` calls it to give tiled layouts
+/// their [`TiledLayout::Tile`]; not public API.
+#[doc(hidden)]
+#[must_use]
+pub fn __tile_layout(l: &Layout) -> Option<Layout> {
+    first_level(l).map(|(sub, _)| sub)
+}
+
+/// A `layout!` layout with first-level tiles, and the `layout!` type of one
+/// tile: what [`Tensor::tile_layout`] finds at run time, here a type with
+/// its own folded `const fn` offsets. `layout!(..., tile = Name)` emits the
+/// tile's layout as the type `Name` and implements this trait; the layout
+/// must have first-level tiles that are contiguous slices of storage (see
+/// [`Tensor::tiles`]), else the option is a compile error.
+/// [`Tensor::tile_tensors`] then yields the tiles as tensors of it, with
+/// nothing left to check at run time.
+///
+/// On request only: the tile type is a second expansion of the macro, which
+/// every tiled layout would otherwise pay for. It is one level; for the
+/// next, give the tile type's spec a `layout!` with `tile = ...` of its own.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{layout, StaticLayout, TiledLayout};
+/// layout!(struct W = "bf16[16,256]{1,0:T(8,128)(2,1)}", tile = WTile);
+/// assert_eq!(WTile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
+/// assert_eq!(<W as TiledLayout>::Tile::STORAGE_LEN, 1024);
+/// ```
+///
+/// A layout without tiles has none to name:
+///
+/// ```compile_fail
+/// xla_layout::layout!(struct V = "f32[4,4]{1,0}", tile = VTile);
+/// ```
+pub trait TiledLayout: StaticLayout {
+    /// The layout of one first-level tile: the tile's extents laid out by
+    /// the remaining tiling levels. A hand-written impl must name exactly
+    /// that layout ([`Tensor::tile_layout`]); debug builds check its length.
+    type Tile: StaticLayout;
+}
+
+impl<L: TiledLayout, S: Storage> Tensor<L, S> {
+    /// [`tiles`](Self::tiles), each tile a tensor of `L`'s
+    /// [`TiledLayout::Tile`], whose offsets are that type's folded
+    /// `const fn`s: [`tiles_as`](Self::tiles_as) without writing the tile's
+    /// spec or checking it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let logical: Vec<u16> = (0..16 * 256).map(|x| x as u16).collect();
+    /// let mut storage = vec![0u16; 4096];
+    /// let l = layout!("bf16[16,256]{1,0:T(8,128)(2,1)}", tile = Tile);
+    /// let t = Tensor::from_row_major(l, &logical, &mut storage[..]).unwrap();
+    /// for (at, tile) in t.tile_tensors() {
+    ///     let [r, c] = at.origin;
+    ///     assert_eq!(tile[[3, 5]], logical[(r + 3) * 256 + c + 5]);
+    /// }
+    /// ```
+    #[allow(
+        clippy::type_complexity,
+        reason = "an iterator of pairs, spelled out once"
+    )]
+    pub fn tile_tensors(
+        &self,
+    ) -> impl Iterator<Item = (TileAt<L::Index>, Tensor<L::Tile, &[S::Elem]>)> {
+        self.tiles().map(|(at, storage)| {
+            (
+                at,
+                Tensor {
+                    layout: L::Tile::default(),
+                    storage,
+                },
+            )
+        })
+    }
+}
+
+impl<L: TiledLayout, S: StorageMut> Tensor<L, S> {
+    /// [`tiles_mut`](Self::tiles_mut), each tile a tensor of `L`'s
+    /// [`TiledLayout::Tile`] (see [`tile_tensors`](Self::tile_tensors)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let l = layout!("f32[4,4]{1,0:T(2,2)}", tile = Tile);
+    /// let mut t = Tensor::new(l, [0.0f32; 16]).unwrap();
+    /// for (at, mut tile) in t.tile_tensors_mut() {
+    ///     tile[[1, 0]] = at.number as f32;
+    /// }
+    /// assert_eq!(t[[3, 2]], 3.0);
+    /// ```
+    #[allow(
+        clippy::type_complexity,
+        reason = "an iterator of pairs, spelled out once"
+    )]
+    pub fn tile_tensors_mut(
+        &mut self,
+    ) -> impl Iterator<Item = (TileAt<L::Index>, Tensor<L::Tile, &mut [S::Elem]>)> {
+        debug_assert_eq!(
+            self.tile_grid().tile_len(),
+            L::Tile::STORAGE_LEN,
+            "`TiledLayout::Tile` is not the tiles' layout"
+        );
+        self.tiles_mut().map(|(at, storage)| {
+            (
+                at,
+                Tensor {
+                    layout: L::Tile::default(),
+                    storage,
+                },
+            )
+        })
+    }
 }
