@@ -235,70 +235,6 @@ pub(crate) fn stream_block<T: Copy>(
     }
 }
 
-/// `outer` blocks `b`, the k-th at `d + k*od` and `s + k*os`, with
-/// streaming stores, when each block's destination rows continue in the
-/// next block's (`T(8,128)` tiles side by side along a row-major array):
-/// several blocks are put together in `stage`, so each destination row goes
-/// out as one run several blocks long instead of one short run per block.
-/// `false`, having written nothing, where that does not apply.
-#[allow(clippy::too_many_arguments, reason = "one 3-D strided copy")]
-pub(crate) fn stream_blocks<T: Copy>(
-    dst: &mut [T],
-    (d, od): (usize, usize),
-    src: &[T],
-    (s, os): (usize, usize),
-    outer: usize,
-    b: Block,
-    width: usize,
-    stage: &mut [T],
-) -> bool {
-    // Oriented so that the destination's rows run along `j`.
-    let rows = if b.db == width {
-        b
-    } else if b.da == width {
-        Block {
-            na: b.nb,
-            nb: b.na,
-            da: b.db,
-            db: b.da,
-            sa: b.sb,
-            sb: b.sa,
-        }
-    } else {
-        return false;
-    };
-    let len = rows.nb * width;
-    // Blocks per stage: all rows of each, at least two blocks.
-    let group = (stage.len() / (rows.na * len).max(1)).min(outer);
-    if od != len
-        || group < 2
-        || rows.sb == width
-        || (rows.na > 1 && rows.da < outer * len)
-        || rows.na * len == 0
-    {
-        return false;
-    }
-    let plain = |dst: &mut [T], d: usize, src: &[T], s: usize, b: Block| {
-        if width == 1 {
-            copy_block(dst, d, src, s, b);
-        } else {
-            copy_units(dst, d, src, s, b, width);
-        }
-    };
-    for k0 in (0..outer).step_by(group) {
-        let g = group.min(outer - k0);
-        let run = g * len;
-        for k in 0..g {
-            let staged = Block { da: run, ..rows };
-            plain(stage, k * len, src, s + (k0 + k) * os, staged);
-        }
-        for (i, row) in stage[..rows.na * run].chunks_exact(run).enumerate() {
-            simd::stream_copy(&mut dst[d + k0 * len + i * rows.da..][..run], row);
-        }
-    }
-    true
-}
-
 /// Rows a stage should hold at least: fewer, and the source side of a
 /// transpose reads too little of each cache line per pass.
 const STAGED_ROWS: usize = 8;
@@ -564,38 +500,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         }
     }
 
-    fn blocks(&mut self, off: usize, other: usize, outer: Axis, a: Axis, b: Axis) {
-        let block = Block {
-            na: a.count,
-            nb: b.count,
-            da: a.other,
-            db: b.other,
-            sa: a.walk,
-            sb: b.walk,
-        };
-        let streamed = !self.stage.is_empty()
-            && stream_blocks(
-                self.dst,
-                (other - self.base, outer.other),
-                self.src,
-                (off, outer.walk),
-                outer.count,
-                block,
-                self.unit,
-                self.stage,
-            );
-        if !streamed {
-            for k in 0..outer.count {
-                self.block(off + k * outer.walk, other + k * outer.other, a, b);
-            }
-        }
-    }
-
     fn padding(&mut self, _off: usize, _len: usize) {}
-
-    fn joins_other_rows(&self) -> bool {
-        !self.stage.is_empty()
-    }
 }
 
 #[cfg(test)]
@@ -718,76 +623,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// Several blocks whose destination rows continue one another, in both
-    /// orientations, units of 1, 2 and 4, odd offsets and stages of a few
-    /// sizes, against one plain copy per block; where it declines, nothing
-    /// may be written.
-    #[test]
-    fn streamed_block_runs_match_plain_blocks() {
-        let mut streamed = 0;
-        for width in [1, 2, 4] {
-            for (na, nb, outer) in [(4, 128, 64), (8, 16, 5), (3, 7, 9), (1, 20, 3), (5, 33, 2)] {
-                let len = nb * width;
-                let pitch = outer * len + 3 * width;
-                for (da, db) in [(pitch, width), (width, pitch)] {
-                    let (rows_a, rows_b) = if db == width { (na, nb) } else { (nb, na) };
-                    for (sa, sb, os) in [
-                        (width, rows_a * width + 4, rows_a * rows_b * width + 8),
-                        (rows_b * width * 3, 2 * width, rows_b * width),
-                    ] {
-                        let b = Block {
-                            na: rows_a,
-                            nb: rows_b,
-                            da,
-                            db,
-                            sa,
-                            sb,
-                        };
-                        let (d, s) = (5, 3);
-                        let src_len = s
-                            + (outer - 1) * os
-                            + (rows_a - 1) * sa
-                            + (rows_b - 1) * sb
-                            + width
-                            + 1;
-                        let dst_len = d + (na.max(nb) + 1) * pitch + 2;
-                        let src: std::vec::Vec<u16> =
-                            (0..src_len).map(|x| x as u16 % 65000).collect();
-                        let mut want = std::vec![u16::MAX; dst_len];
-                        for k in 0..outer {
-                            copy_units(&mut want, d + k * len, &src, s + k * os, b, width);
-                        }
-                        for stage_len in [0, 64, 700, 4096, 20000] {
-                            let mut got = std::vec![u16::MAX; dst_len];
-                            let mut stage = std::vec![0u16; stage_len];
-                            let done = stream_blocks(
-                                &mut got,
-                                (d, len),
-                                &src,
-                                (s, os),
-                                outer,
-                                b,
-                                width,
-                                &mut stage,
-                            );
-                            simd::stream_fence();
-                            if done {
-                                streamed += 1;
-                                assert_eq!(
-                                    got, want,
-                                    "{b:?} x{outer} of {width}, stage {stage_len}"
-                                );
-                            } else {
-                                assert!(got.iter().all(|&x| x == u16::MAX), "{b:?}");
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        assert!(streamed > 100, "{streamed}");
     }
 
     #[test]

@@ -30,21 +30,8 @@ pub(crate) trait Visitor {
     /// Elements at walked slots `off + i*a.walk + j*b.walk` and other
     /// positions `other + i*a.other + j*b.other`, for `i < a.count`, `j < b.count`.
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis);
-    /// [`block`](Self::block) at `off + k*outer.walk`, `other +
-    /// k*outer.other` for `k < outer.count`: a 3-D block, which a visitor
-    /// may move as one (longer destination runs than one block has).
-    fn blocks(&mut self, off: usize, other: usize, outer: Axis, a: Axis, b: Axis) {
-        for k in 0..outer.count {
-            self.block(off + k * outer.walk, other + k * outer.other, a, b);
-        }
-    }
     /// Walked slots `off..off + len` are padding.
     fn padding(&mut self, off: usize, len: usize);
-    /// Whether [`blocks`](Self::blocks) gains from an outer step that
-    /// continues each block's rows on the other side being innermost.
-    fn joins_other_rows(&self) -> bool {
-        false
-    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -599,16 +586,6 @@ impl Walk {
                 };
                 if places > FAR_PLACES {
                     order.sort_unstable_by_key(|x| core::cmp::Reverse(x.other));
-                } else if v.joins_other_rows() {
-                    // The step that carries on the block's contiguous rows
-                    // of the other side (tiles side by side along a row)
-                    // innermost, so the visitor can move those blocks as one.
-                    let run = |x: Axis| (x.other == self.fold).then_some(x.count * x.other);
-                    if let Some(run) = run(a).or(run(b)) {
-                        if let Some(p) = order.iter().position(|x| x.other == run) {
-                            order[p..].rotate_left(1);
-                        }
-                    }
                 }
                 nest(v, order, off, other, a, b);
             }
@@ -625,7 +602,6 @@ const FAR_PLACES: usize = 32;
 fn nest<V: Visitor>(v: &mut V, outer: &[Axis], off: usize, other: usize, a: Axis, b: Axis) {
     match outer.split_first() {
         None => v.block(off, other, a, b),
-        Some((x, [])) => v.blocks(off, other, *x, a, b),
         Some((x, rest)) => {
             for k in 0..x.count {
                 nest(v, rest, off + k * x.walk, other + k * x.other, a, b);
