@@ -1,9 +1,10 @@
 //! Machine kernels the compiler does not write from safe code: 4x4
 //! transposes of 32-bit elements in vector registers, and copies with
 //! non-temporal (streaming) stores, which write whole cache lines to memory
-//! without reading them first. This is the workspace's only `unsafe` code.
+//! without reading them first, and prefetches of the columns a transpose
+//! reads next. This is the workspace's only `unsafe` code.
 //!
-//! Everything here is SSE2, which every x86-64 CPU has, so no run-time
+//! Everything here is SSE or SSE2, which every x86-64 CPU has, so no run-time
 //! detection is needed; other targets get the portable loops. The kernels
 //! are inline assembly rather than intrinsics on purpose: they move the
 //! bytes of any `Copy` type, whose padding may be uninitialised, and
