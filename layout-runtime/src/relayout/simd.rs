@@ -165,7 +165,7 @@ mod x86 {
         // address outside the process is simply ignored), so any pointer
         // value will do, including one past the end of a slice.
         unsafe {
-            asm!("prefetcht0 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly))
+            asm!("prefetcht0 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
         }
     }
 
