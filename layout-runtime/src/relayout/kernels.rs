@@ -170,6 +170,21 @@ pub(crate) fn stream_block<T: Copy>(
     let rows = Block { db: width, ..rows };
     let len = rows.nb * width;
     let per_stage = stage.len() / len.max(1);
+    if rows.da == len && rows.sb != width && rows.na > 1 && per_stage > 0 {
+        // The destination rows lie back to back (a whole `s8 (4,1)` tile
+        // of four 4-byte rows, say): one run, however short each row is,
+        // put together as many rows at a time as the stage holds.
+        if rows.na * len * core::mem::size_of::<T>() < 64 {
+            return plain(dst, d, src, s, b);
+        }
+        for i0 in (0..rows.na).step_by(per_stage) {
+            let m = per_stage.min(rows.na - i0);
+            let staged = Block { na: m, ..rows };
+            plain(stage, 0, src, s + i0 * rows.sa, staged);
+            simd::stream_copy(&mut dst[d + i0 * len..][..m * len], &stage[..m * len]);
+        }
+        return;
+    }
     if rows.na == 0 || len * core::mem::size_of::<T>() < 64 {
         return plain(dst, d, src, s, b);
     }
@@ -572,7 +587,7 @@ mod tests {
     fn unit_blocks_match_a_plain_loop() {
         for c in [2, 4] {
             for (na, nb) in [(1, 1), (4, 4), (5, 9), (8, 64), (13, 3)] {
-                for (da, db) in [(nb * c + 2, c), (c, na * c + 6)] {
+                for (da, db) in [(nb * c + 2, c), (nb * c, c), (c, na * c + 6)] {
                     for (sa, sb) in [(nb * c + 4, c), (c, na * c), (c * (nb + 1), 3 * c)] {
                         let b = Block {
                             na,

@@ -1,9 +1,10 @@
 //! Machine kernels the compiler does not write from safe code: 4x4
 //! transposes of 32-bit elements in vector registers, and copies with
 //! non-temporal (streaming) stores, which write whole cache lines to memory
-//! without reading them first. This is the workspace's only `unsafe` code.
+//! without reading them first, and prefetches of the columns a transpose
+//! reads next. This is the workspace's only `unsafe` code.
 //!
-//! Everything here is SSE2, which every x86-64 CPU has, so no run-time
+//! Everything here is SSE or SSE2, which every x86-64 CPU has, so no run-time
 //! detection is needed; other targets get the portable loops. The kernels
 //! are inline assembly rather than intrinsics on purpose: they move the
 //! bytes of any `Copy` type, whose padding may be uninitialised, and
@@ -67,13 +68,27 @@ pub(crate) fn transpose_units<T: Copy>(
         // Bands of rows and columns small enough that both sides stay in the
         // first-level cache and TLB while a band is done.
         const BAND: usize = 64;
+        // The source runs of the next block down (`na` units further along
+        // each column), all lines of a column requested together: each
+        // column is a separate stream, too many for the hardware
+        // prefetchers, and whole runs keep the memory's open rows useful.
+        let run = na * u * core::mem::size_of::<T>();
+        let ss = sb * core::mem::size_of::<T>();
+        let next = src.as_ptr().wrapping_add(s + na * u).cast::<u8>();
+        for j in 0..nb {
+            let column = next.wrapping_add(j * ss);
+            for k in (0..run).step_by(64) {
+                x86::prefetch(column.wrapping_add(k));
+            }
+        }
         for i_band in (0..na).step_by(BAND) {
             for j_band in (0..nb).step_by(BAND) {
                 for i0 in (i_band..na.min(i_band + BAND)).step_by(4) {
                     for j0 in (j_band..nb.min(j_band + BAND)).step_by(4) {
+                        let at = s + i0 * u + j0 * sb;
                         // In bounds: i0 + 3 < na and j0 + 3 < nb, and the
                         // corners (na-1, nb-1) were checked above.
-                        x86::tile4(dst, d + i0 * da + j0 * u, da, src, s + i0 * u + j0 * sb, sb);
+                        x86::tile4(dst, d + i0 * da + j0 * u, da, src, at, sb);
                     }
                 }
             }
@@ -141,6 +156,18 @@ pub(crate) fn deinterleave4_bytes<T: Copy>(
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::asm;
+
+    /// Asks for the cache line at `p` ahead of its use.
+    #[inline]
+    pub(super) fn prefetch(p: *const u8) {
+        // SAFETY: `prefetcht0` is a hint: it reads nothing the program can
+        // observe, writes nothing and never faults, whatever `p` is (an
+        // address outside the process is simply ignored), so any pointer
+        // value will do, including one past the end of a slice.
+        unsafe {
+            asm!("prefetcht0 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
+        }
+    }
 
     /// One 4x4 tile of 4-byte units: unit `(r, c)` of the destination,
     /// `dst[d + r*dd..]` plus `c` units, is unit `(c, r)` of the source,
