@@ -5,46 +5,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use xla_layout::parse;
 use xla_layout::render::{CCode, Svg};
 
-/// The example binary, built once per run with the cargo that runs the
-/// tests, in the same target directory and profile as this test.
-fn explain() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        // target/<profile>/deps/explain_cli-<hash>
-        let profile_dir = exe.parent().and_then(Path::parent).unwrap();
-        let target = profile_dir.parent().unwrap();
-        let mut cargo = Command::new(env!("CARGO"));
-        cargo
-            .args(["build", "--quiet", "--example", "explain", "--target-dir"])
-            .arg(target)
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => {}
-            Some("release") => {
-                cargo.arg("--release");
-            }
-            Some(other) => {
-                cargo.args(["--profile", other]);
-            }
-        }
-        let status = cargo.status().unwrap();
-        assert!(status.success(), "building the explain example failed");
-        profile_dir
-            .join("examples")
-            .join(format!("explain{}", std::env::consts::EXE_SUFFIX))
-    })
-}
-
 fn run(args: &[&str]) -> Output {
-    Command::new(explain())
+    Command::new(common::explain())
         .args(args)
         .env_remove("NO_COLOR")
         .output()
@@ -185,7 +153,7 @@ fn colour_only_on_a_terminal_or_when_asked() {
     // The tests' stdout is a pipe: no escapes unless asked for.
     assert!(!stdout(&["f32[3,5]{1,0:T(2,2)}"]).contains('\x1b'));
     assert!(stdout(&["f32[3,5]{1,0:T(2,2)}", "--color", "always"]).contains("\x1b[38;5;16;48;5;"));
-    let out = Command::new(explain())
+    let out = Command::new(common::explain())
         .args(["f32[3,5]{1,0:T(2,2)}"])
         .env("NO_COLOR", "1")
         .output()

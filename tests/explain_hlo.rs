@@ -8,39 +8,12 @@ mod common;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 use common::reference::{tiled_shape, RefTileDim};
 use xla_layout::{hlo, parse, TileDim};
 
-/// The example binary (the same code as the `cli` feature's `explain`),
-/// built once with the cargo that runs the tests.
-fn explain() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().and_then(Path::parent).unwrap();
-        let target = profile_dir.parent().unwrap();
-        let mut cargo = Command::new(env!("CARGO"));
-        cargo
-            .args(["build", "--quiet", "--example", "explain", "--target-dir"])
-            .arg(target)
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.file_name().and_then(|n| n.to_str()) == Some("release") {
-            cargo.arg("--release");
-        }
-        assert!(
-            cargo.status().unwrap().success(),
-            "building the explain example failed"
-        );
-        profile_dir
-            .join("examples")
-            .join(format!("explain{}", std::env::consts::EXE_SUFFIX))
-    })
-}
-
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(explain())
+    let mut child = Command::new(common::explain())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -11,6 +11,7 @@ pub mod rng;
 pub mod specgen;
 
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Whether snapshot tests rewrite their files: under `BLESS=1`, and no other
 /// value (`BLESS=0` compares, as an unset `BLESS` does).
@@ -33,4 +34,36 @@ pub fn skip(reason: &str) {
     );
     // Nothing useful is left to do if standard error is gone.
     let _ = writeln!(std::io::stderr(), "skipped: {reason}");
+}
+
+/// The `explain` example (the same code as the `cli` feature's binary),
+/// built once per run with the cargo that runs the tests, in the same target
+/// directory and profile as the test.
+pub fn explain() -> &'static Path {
+    static BIN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        // target/<profile>/deps/explain_cli-<hash>
+        let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+        let target = profile_dir.parent().unwrap();
+        let mut cargo = std::process::Command::new(env!("CARGO"));
+        cargo
+            .args(["build", "--quiet", "--example", "explain", "--target-dir"])
+            .arg(target)
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => {}
+            Some("release") => {
+                cargo.arg("--release");
+            }
+            Some(other) => {
+                cargo.args(["--profile", other]);
+            }
+        }
+        let status = cargo.status().unwrap();
+        assert!(status.success(), "building the explain example failed");
+        profile_dir
+            .join("examples")
+            .join(format!("explain{}", std::env::consts::EXE_SUFFIX))
+    })
 }
