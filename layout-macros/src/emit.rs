@@ -3,12 +3,13 @@
 
 use std::fmt::Write as _;
 
-use layout_runtime::{Layout, Op, PaddingValue, Program, TileDim, Value};
+use layout_runtime::{Layout, PaddingValue, Program, TileDim, Value};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 
 use crate::ast::Input;
 use crate::linear;
+use crate::tokens::{self, lit, var};
 
 /// Primitive types by absolute path, so a user's `struct usize;` cannot
 /// interfere; or, where the expansion's own block imports them
@@ -51,14 +52,6 @@ fn prims(short: bool) -> Prims {
 /// user's scope, which must not gain names, so it keeps absolute paths.
 const SHORT_PATHS: &str = "__xla";
 
-pub(crate) fn lit(n: usize) -> Literal {
-    Literal::usize_unsuffixed(n)
-}
-
-pub(crate) fn var(step: u16) -> Ident {
-    format_ident!("v{}", step)
-}
-
 /// `let vN = ...;` for every step; `input(n)` names input `n`. The types
 /// are inferred (all `usize`): annotations would only cost compile time.
 fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStream> {
@@ -66,52 +59,12 @@ fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStrea
         .steps()
         .iter()
         .enumerate()
-        .map(|(i, op)| {
+        .map(|(i, &step)| {
             let v = var(i as u16);
-            let rhs = match *op {
-                Op::Input(n) => input(n),
-                Op::Div(a, k) => {
-                    let a = var(a);
-                    if k.is_power_of_two() {
-                        let s = lit(k.trailing_zeros() as usize);
-                        quote!(#a >> #s)
-                    } else {
-                        let k = lit(k);
-                        quote!(#a / #k)
-                    }
-                }
-                Op::Mod(a, k) => {
-                    let a = var(a);
-                    if k.is_power_of_two() {
-                        let m = lit(k - 1);
-                        quote!(#a & #m)
-                    } else {
-                        let k = lit(k);
-                        quote!(#a % #k)
-                    }
-                }
-                Op::Mul(a, k) => scaled(&var(a), k),
-                Op::Add(a, b) => {
-                    let (a, b) = (var(a), var(b));
-                    quote!(#a.wrapping_add(#b))
-                }
-            };
+            let rhs = tokens::op(step, false, &|a| var(a).into_token_stream(), input);
             quote!(let #v = #rhs;)
         })
         .collect()
-}
-
-/// `v * k`, wrapping, as a shift when `k` is a power of two.
-fn scaled(v: &Ident, k: usize) -> TokenStream {
-    if k == 1 {
-        quote!(#v)
-    } else if k.is_power_of_two() {
-        let s = lit(k.trailing_zeros() as usize);
-        quote!((#v << #s))
-    } else {
-        let k = lit(k);
-        quote!(#v.wrapping_mul(#k))
-    }
 }
 
 fn value(v: Value) -> TokenStream {
@@ -131,7 +84,7 @@ fn offset_body(l: &Layout) -> TokenStream {
     let terms: Vec<TokenStream> = p
         .terms()
         .iter()
-        .map(|t| scaled(&var(t.step), t.scale))
+        .map(|t| tokens::scaled(var(t.step).into_token_stream(), t.scale))
         .collect();
     let sum = match terms.split_first() {
         None => quote!(0),

@@ -15,6 +15,7 @@ mod linear;
 mod snapshots;
 mod source;
 mod tile;
+mod tokens;
 
 use proc_macro::TokenStream;
 

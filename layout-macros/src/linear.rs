@@ -27,7 +27,7 @@ use layout_runtime::{OffsetProgram, Op, StepId};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::emit::{lit, var};
+use crate::tokens::{self, lit, scaled, var};
 
 /// `Σ coefficient * value(step)` over `steps` (the program's, plus quotients
 /// added for remainders), terms in order of first appearance.
@@ -240,47 +240,16 @@ impl<'a> Printer<'a> {
             let v = var(s);
             return quote!(#v);
         }
-        let arg = |a: StepId| self.expr(a, false);
-        match self.ops[usize::from(s)] {
-            Op::Input(n) => {
-                let n = lit(usize::from(n));
-                quote!(index[#n])
-            }
-            Op::Div(a, k) if k.is_power_of_two() => {
-                let (a, s) = (arg(a), lit(k.trailing_zeros() as usize));
-                quote!((#a >> #s))
-            }
-            Op::Div(a, k) => {
-                let (a, k) = (arg(a), lit(k));
-                quote!((#a / #k))
-            }
-            Op::Mod(a, k) if k.is_power_of_two() => {
-                let (a, m) = (arg(a), lit(k - 1));
-                quote!((#a & #m))
-            }
-            Op::Mod(a, k) => {
-                let (a, k) = (arg(a), lit(k));
-                quote!((#a % #k))
-            }
-            Op::Mul(a, k) => scaled(arg(a), k),
-            Op::Add(a, b) => {
-                let (a, b) = (arg(a), arg(b));
-                quote!(#a.wrapping_add(#b))
-            }
-        }
-    }
-}
-
-/// `e * k`, wrapping, as a shift when `k` is a power of two.
-fn scaled(e: TokenStream, k: usize) -> TokenStream {
-    if k == 1 {
-        e
-    } else if k.is_power_of_two() {
-        let s = lit(k.trailing_zeros() as usize);
-        quote!((#e << #s))
-    } else {
-        let k = lit(k);
-        quote!(#e.wrapping_mul(#k))
+        let input = |n: u8| {
+            let n = lit(usize::from(n));
+            quote!(index[#n])
+        };
+        tokens::op(
+            self.ops[usize::from(s)],
+            true,
+            &|a| self.expr(a, false),
+            &input,
+        )
     }
 }
 

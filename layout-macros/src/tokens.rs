@@ -1,0 +1,67 @@
+//! How every emitter prints numbers, step names and the steps of a folded
+//! program: `offset` (by `linear`), `index_of` (by `emit`) and the tile
+//! types (by `tile`) share these, so an op prints one way everywhere.
+
+use layout_runtime::{Op, StepId};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+/// A `usize` literal without a suffix.
+pub(crate) fn lit(n: usize) -> Literal {
+    Literal::usize_unsuffixed(n)
+}
+
+/// The name of step `step`'s value.
+pub(crate) fn var(step: StepId) -> Ident {
+    format_ident!("v{}", step)
+}
+
+/// `e * k`, wrapping, as a shift when `k` is a power of two.
+pub(crate) fn scaled(e: TokenStream, k: usize) -> TokenStream {
+    if k == 1 {
+        e
+    } else if k.is_power_of_two() {
+        let s = lit(k.trailing_zeros() as usize);
+        quote!((#e << #s))
+    } else {
+        let k = lit(k);
+        quote!(#e.wrapping_mul(#k))
+    }
+}
+
+/// One step: its arguments printed by `arg`, input `n` by `input`.
+/// Shifts, masks, divisions and remainders are parenthesised when `nested`
+/// (the step is part of a larger expression), and bare as the whole
+/// right-hand side of a `let`, where parentheses would be `unused_parens`.
+pub(crate) fn op(
+    op: Op,
+    nested: bool,
+    arg: &dyn Fn(StepId) -> TokenStream,
+    input: &dyn Fn(u8) -> TokenStream,
+) -> TokenStream {
+    let group = |e: TokenStream| if nested { quote!((#e)) } else { e };
+    match op {
+        Op::Input(n) => input(n),
+        Op::Div(a, k) if k.is_power_of_two() => {
+            let (a, s) = (arg(a), lit(k.trailing_zeros() as usize));
+            group(quote!(#a >> #s))
+        }
+        Op::Div(a, k) => {
+            let (a, k) = (arg(a), lit(k));
+            group(quote!(#a / #k))
+        }
+        Op::Mod(a, k) if k.is_power_of_two() => {
+            let (a, m) = (arg(a), lit(k - 1));
+            group(quote!(#a & #m))
+        }
+        Op::Mod(a, k) => {
+            let (a, k) = (arg(a), lit(k));
+            group(quote!(#a % #k))
+        }
+        Op::Mul(a, k) => scaled(arg(a), k),
+        Op::Add(a, b) => {
+            let (a, b) = (arg(a), arg(b));
+            quote!(#a.wrapping_add(#b))
+        }
+    }
+}
