@@ -1,8 +1,8 @@
 //! The relayout methods of [`Layout`].
 
 use super::bits::{BitElement, Bits, GatherBits, PackBits, ScatterBits, UnpackBits};
-use super::engine::{Plan, Side};
 use super::iter::{Offsets, Slots};
+use super::route::{Route, Side};
 use super::RelayoutError;
 use crate::{AnyLayout, Layout};
 
@@ -207,7 +207,7 @@ impl Layout {
             v.dst.fill(0);
             return Ok(());
         }
-        Plan::over(&walked, &other).run(&walked, &other, &mut v);
+        Route::over(&walked, &other).run(&walked, &other, &mut v);
         bits.clear_tail(storage, self.storage_len());
         Ok(())
     }
@@ -243,7 +243,7 @@ impl Layout {
             dst: logical_row_major,
             bits,
         };
-        Plan::over(&walked, &other).run(&walked, &other, &mut v);
+        Route::over(&walked, &other).run(&walked, &other, &mut v);
         Ok(())
     }
 
@@ -311,7 +311,7 @@ impl Layout {
                     bits,
                     fill,
                 };
-                Plan::over(&into, &from).run(&into, &from, &mut v);
+                Route::over(&into, &from).run(&into, &from, &mut v);
             }
             Direction::WalkSource => {
                 let mut v = ScatterBits {
@@ -319,7 +319,7 @@ impl Layout {
                     dst: to_storage,
                     bits,
                 };
-                Plan::over(&from, &into).run(&from, &into, &mut v);
+                Route::over(&from, &into).run(&from, &into, &mut v);
             }
         }
         bits.clear_tail(to_storage, to.storage_len());

@@ -8,8 +8,8 @@ use alloc::vec::Vec;
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
 use super::api::check_len;
-use super::engine::{Plan, Side};
 use super::kernels::Gather;
+use super::route::{Route, Side};
 use super::RelayoutError;
 use crate::{Layout, MAX_RANK};
 
@@ -115,7 +115,7 @@ impl Layout {
                     stage: &mut [],
                     unit: 1,
                 };
-                Plan::over(&walked, &other).run(&walked, &other, &mut v);
+                Route::over(&walked, &other).run(&walked, &other, &mut v);
                 return Ok(());
             }
         }

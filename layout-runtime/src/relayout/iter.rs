@@ -1,7 +1,7 @@
 //! Iterators over storage order and over logical order, without allocation.
 
-use super::engine::{Plan, Side};
-use super::plan::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS};
+use super::digits::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS};
+use super::route::{Route, Side};
 use super::walk::Walk;
 use crate::{Layout, MAX_RANK, MAX_TILED_RANK};
 
@@ -46,15 +46,15 @@ enum SlotsInner {
 impl Slots {
     pub(crate) fn new(layout: &Layout) -> Slots {
         let side = Side::Layout(layout);
-        let inner = match Plan::over(&side, &Side::RowMajor(layout.dims())) {
-            Plan::Walk(walk) => SlotsInner::Walk {
+        let inner = match Route::over(&side, &Side::RowMajor(layout.dims())) {
+            Route::Walk(walk) => SlotsInner::Walk {
                 walk,
                 values: [0; MAX_STEPS],
                 position: 0,
                 partial: [0; MAX_SOURCES],
                 outside: 0,
             },
-            Plan::Slots => {
+            Route::Slots => {
                 let mut dims = [0; MAX_RANK];
                 dims[..layout.rank()].copy_from_slice(layout.dims());
                 SlotsInner::Programs {

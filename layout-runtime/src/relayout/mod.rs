@@ -83,14 +83,14 @@ mod api;
 #[cfg(feature = "ndarray")]
 mod array;
 mod bits;
-mod engine;
+mod digits;
 mod error;
 mod iter;
 mod kernels;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod plan;
-mod prepared;
+mod route;
 #[allow(unsafe_code)]
 mod simd;
 mod walk;
@@ -98,7 +98,7 @@ mod walk;
 pub use bits::BitElement;
 pub use error::RelayoutError;
 pub use iter::{Offsets, Slots};
-pub use prepared::{Chunk, Chunks, ChunksMut, RelayoutPlan};
+pub use plan::{Chunk, Chunks, ChunksMut, RelayoutPlan};
 
 /// The `half` crate, whose `bf16` and `f16` are element types like any other
 /// (feature `half`).

@@ -1,319 +1,703 @@
-//! Digits: the arithmetic that lets a relayout copy blocks instead of elements.
-//!
-//! Without `*`, every dim of the final tiled shape holds one mixed-radix digit
-//! of one logical index: tiling an index `e` by `t` splits it into `e / t` and
-//! `e % t`, and later levels split those again. An element's offset is then
-//! `Σ digit * stride`, one term per final dim, and a slot holds an element
-//! exactly when, for every logical dim, its digits add up to an index inside
-//! the dim. A relayout becomes a strided N-d copy with one bounds test per
-//! dim, which [`walk`](super::walk) runs a block at a time.
-//!
-//! Two things leave this form, and the callers then fall back to the folded
-//! index programs: a `*` that mixes dims (merging whole adjacent dims is fine:
-//! it only makes a larger dim), and a split of a digit that is not the most
-//! significant of its dim by a tile that does not divide it, where two digit
-//! values would name the same index.
+//! Relayouts planned once and run many times, whole or in chunks.
 
-use crate::{Layout, TileDim, MAX_RANK, MAX_TILED_RANK};
+use core::ops::Range;
 
-/// Source of every size-1 dim that tiling prepends: such a slot holds an
-/// element only when all of these digits are 0.
-pub(crate) const PHANTOM: u8 = 0;
-/// Source id of a step that never makes a slot padding.
-pub(crate) const ALWAYS: u8 = u8::MAX;
-/// The phantom source, one per logical dim, one per merge of whole dims.
-pub(crate) const MAX_SOURCES: usize = 1 + 2 * MAX_RANK;
-/// Steps of a walk: refining one layout by another at most doubles the digits.
-pub(crate) const MAX_STEPS: usize = 2 * MAX_TILED_RANK;
+use super::kernels::{Gather, Scatter};
+use super::route::{run_slot_range, Route, Side};
+use super::simd;
+use super::walk::Walk;
+use super::RelayoutError;
+use crate::Layout;
 
-/// What a digit counts: logical dims `lo..=hi` read as one row-major index
-/// below `bound` (one dim unless `*` merged whole dims).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Source {
-    pub(crate) lo: usize,
-    pub(crate) hi: usize,
-    pub(crate) bound: usize,
+/// Destinations from this size on are written with streaming stores: they
+/// would not stay in cache anyway, and a store that misses the cache
+/// otherwise reads the line from memory first. Tests lower it to reach the
+/// streaming kernels with small arrays.
+#[cfg(not(test))]
+const STREAM_BYTES: usize = 8 << 20;
+#[cfg(test)]
+const STREAM_BYTES: usize = 256;
+
+/// What a plan moves, which says what its buffers hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Pack,
+    Unpack,
+    Convert,
 }
 
-/// One dim of the final shape: values `0..count`, each worth `weight` in its
-/// source's index and `stride` slots in storage.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Digit {
-    pub(crate) source: u8,
-    pub(crate) weight: usize,
-    pub(crate) count: usize,
-    /// The most significant digit of its source (values past the source's
-    /// bound are padding, never another element).
-    pub(crate) top: bool,
-    pub(crate) stride: usize,
-}
-
-const NO_DIGIT: Digit = Digit {
-    source: PHANTOM,
-    weight: 1,
-    count: 1,
-    top: true,
-    stride: 0,
-};
-
-/// A layout (or a dense row-major array) as digits in storage order, size-1
-/// digits dropped.
+/// How a chunk finds its part of the work.
+// No allocator: the walks live inline.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
-pub(crate) struct Digits {
-    pub(crate) stored: [Digit; MAX_TILED_RANK],
-    pub(crate) n: usize,
-    pub(crate) sources: [Source; MAX_SOURCES],
-    pub(crate) n_sources: usize,
-    /// Slots the digits cover; storage past them is `L(n)` padding.
-    pub(crate) body: usize,
-    pub(crate) storage_len: usize,
-    pub(crate) dims: [usize; MAX_RANK],
+enum Split {
+    /// Walk the destination in memory order: each value of its first steps
+    /// is one contiguous run of destination slots.
+    Destination(Walk),
+    /// Walk the source with the step first whose values send elements to
+    /// disjoint runs of the destination, `stride` apart.
+    Source(Walk, usize),
+    /// The destination slot by slot, through the index programs.
+    Slots,
 }
 
-impl Digits {
-    fn empty(dims: &[usize]) -> Self {
-        let mut d = Digits {
-            stored: [NO_DIGIT; MAX_TILED_RANK],
-            n: 0,
-            sources: [Source {
-                lo: usize::MAX,
-                hi: usize::MAX,
-                bound: 1,
-            }; MAX_SOURCES],
-            n_sources: 1,
-            body: 1,
-            storage_len: 1,
-            dims: [1; MAX_RANK],
+/// A relayout checked once and run on any buffers of the right lengths:
+/// a row-major array into a layout ([`Layout::pack_plan`]), a layout back
+/// into a row-major array ([`Layout::unpack_plan`]), or one layout into
+/// another ([`Layout::convert_plan`]).
+///
+/// [`run`](Self::run) does the whole relayout; [`chunks`](Self::chunks)
+/// cuts it into parts of about equal work that write disjoint, consecutive
+/// ranges of the destination, so that each can run on its own thread (see
+/// [`chunks_mut`](Self::chunks_mut) for the destination split to match).
+/// Results are the same however it is cut.
+///
+/// # Examples
+///
+/// ```
+/// let l = xla_layout::parse("f32[4,6]{1,0:T(2,4)}").unwrap();
+/// let plan = l.pack_plan(0.0f32).unwrap();
+/// let logical: Vec<f32> = (0..24).map(|x| x as f32).collect();
+/// let mut whole = vec![f32::NAN; plan.dst_len()];
+/// plan.run(&logical, &mut whole).unwrap();
+///
+/// let mut parts = vec![f32::NAN; plan.dst_len()];
+/// std::thread::scope(|s| {
+///     for (chunk, part) in plan.chunks_mut(3, &mut parts).unwrap() {
+///         let logical = &logical;
+///         s.spawn(move || chunk.run(logical, part).unwrap());
+///     }
+/// });
+/// assert_eq!(parts, whole);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RelayoutPlan<'a, T> {
+    kind: Kind,
+    from: Side<'a>,
+    into: Side<'a>,
+    /// The whole relayout, walking the destination (`gather`) or the source.
+    walk: Route,
+    /// Elements per position of `walk`.
+    walk_unit: usize,
+    gather: bool,
+    split: Split,
+    src_len: usize,
+    dst_len: usize,
+    /// For the destination's padding; `None` when it has none.
+    fill: Option<T>,
+    empty: bool,
+}
+
+impl Layout {
+    /// A plan that [`pack`](Self::pack)s row-major arrays into this layout's
+    /// storage, with `fill` in the padding slots.
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError`] if `T` is not as wide as a slot or the layout packs
+    /// sub-byte elements.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("u8[3]{0:T(4)}").unwrap();
+    /// let plan = l.pack_plan(0xffu8).unwrap();
+    /// let mut storage = [0u8; 4];
+    /// for logical in [[1, 2, 3], [4, 5, 6]] {
+    ///     plan.run(&logical, &mut storage).unwrap();
+    /// }
+    /// assert_eq!(storage, [4, 5, 6, 0xff]);
+    /// ```
+    pub fn pack_plan<T: Copy>(&self, fill: T) -> Result<RelayoutPlan<'_, T>, RelayoutError> {
+        self.check_slots::<T>()?;
+        Ok(RelayoutPlan::new(
+            Kind::Pack,
+            Side::RowMajor(self.dims()),
+            Side::Layout(self),
+            true,
+            Some(fill),
+            self.is_empty(),
+        ))
+    }
+
+    /// A plan that [`unpack`](Self::unpack)s this layout's storage into
+    /// row-major arrays.
+    ///
+    /// # Errors
+    ///
+    /// As [`pack_plan`](Self::pack_plan).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
+    /// let plan = l.unpack_plan::<u16>().unwrap();
+    /// let mut logical = [0u16; 8];
+    /// plan.run(&[0, 1, 2, 3, 4, 5, 6, 7], &mut logical).unwrap();
+    /// assert_eq!(logical, [0, 2, 1, 3, 4, 6, 5, 7]);
+    /// ```
+    pub fn unpack_plan<T: Copy>(&self) -> Result<RelayoutPlan<'_, T>, RelayoutError> {
+        self.check_slots::<T>()?;
+        Ok(RelayoutPlan::new(
+            Kind::Unpack,
+            Side::Layout(self),
+            Side::RowMajor(self.dims()),
+            false,
+            None,
+            self.is_empty(),
+        ))
+    }
+
+    /// A plan that [`convert_to`](Self::convert_to)s storage of this layout into
+    /// storage of `to`, with `fill` in the padding slots of `to`.
+    ///
+    /// # Errors
+    ///
+    /// As [`convert_to`](Self::convert_to), before any buffer is seen.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let col_major = xla_layout::parse("f32[2,3]{0,1}").unwrap();
+    /// let tiled = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
+    /// let plan = col_major.convert_plan(&tiled, 0.0f32).unwrap();
+    /// let mut to = [f32::NAN; 8];
+    /// plan.run(&[1.0, 4.0, 2.0, 5.0, 3.0, 6.0], &mut to).unwrap();
+    /// assert_eq!(to, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
+    /// ```
+    pub fn convert_plan<'a, T: Copy>(
+        &'a self,
+        to: &'a Layout,
+        fill: T,
+    ) -> Result<RelayoutPlan<'a, T>, RelayoutError> {
+        self.check_convert(to)?;
+        self.check_slots::<T>()?;
+        let (from, into) = (Side::Layout(self), Side::Layout(to));
+        let gather = matches!(
+            super::api::Direction::of(&from, &into),
+            super::api::Direction::WalkDestination
+        );
+        Ok(RelayoutPlan::new(
+            Kind::Convert,
+            from,
+            into,
+            gather,
+            Some(fill),
+            self.is_empty(),
+        ))
+    }
+}
+
+impl<'a, T: Copy> RelayoutPlan<'a, T> {
+    fn new(
+        kind: Kind,
+        from: Side<'a>,
+        into: Side<'a>,
+        gather: bool,
+        fill: Option<T>,
+        empty: bool,
+    ) -> Self {
+        let walk = if empty {
+            Route::Slots
+        } else if gather {
+            Route::over(&into, &from)
+        } else {
+            Route::over(&from, &into)
         };
-        d.dims[..dims.len()].copy_from_slice(dims);
-        d
-    }
-
-    fn add_source(&mut self, lo: usize, hi: usize, bound: usize) -> Option<u8> {
-        let id = self.n_sources;
-        *self.sources.get_mut(id)? = Source { lo, hi, bound };
-        self.n_sources += 1;
-        Some(id as u8)
-    }
-
-    /// An array of `dims` whose offsets are `Σ index[d] * strides[d]`
-    /// (row-major strides make a dense row-major array).
-    pub(crate) fn strided(dims: &[usize], strides: &[usize; MAX_RANK]) -> Option<Self> {
-        let mut d = Digits::empty(dims);
-        let mut n = 0;
-        for (p, &extent) in dims.iter().enumerate() {
-            let source = d.add_source(p, p, extent)?;
-            if extent != 1 {
-                d.stored[n] = Digit {
-                    source,
-                    count: extent,
-                    stride: strides[p],
-                    ..NO_DIGIT
-                };
-                n += 1;
+        let split = match &walk {
+            Route::Walk(w) if !gather => match w.partitioning_step() {
+                Some((q, stride)) => Split::Source(w.with_first(q), stride),
+                None => match Route::over(&into, &from) {
+                    Route::Walk(w) => Split::Destination(w),
+                    Route::Slots => Split::Slots,
+                },
+            },
+            Route::Walk(w) => Split::Destination(w.clone()),
+            Route::Slots => Split::Slots,
+        };
+        // Elements per 4-byte unit: folding a walk's innermost step of that
+        // many elements lets the vector transposes move them (two `bf16`
+        // of a `(2,1)` tile as one unit, for one).
+        let unit = 4 / core::mem::size_of::<T>().clamp(1, 8);
+        let fold = |w: &Walk| {
+            if unit > 1 {
+                w.folded(unit).unwrap_or_else(|| w.clone())
+            } else {
+                w.clone()
             }
+        };
+        let (walk, walk_unit) = match walk {
+            Route::Walk(w) => {
+                let w = fold(&w);
+                let fold = w.fold;
+                (Route::Walk(w), fold)
+            }
+            Route::Slots => (Route::Slots, 1),
+        };
+        let split = match split {
+            Split::Destination(w) => Split::Destination(fold(&w)),
+            Split::Source(w, stride) => Split::Source(fold(&w), stride),
+            Split::Slots => Split::Slots,
+        };
+        RelayoutPlan {
+            kind,
+            from,
+            into,
+            walk,
+            walk_unit,
+            gather,
+            split,
+            src_len: from.storage_len(),
+            dst_len: into.storage_len(),
+            fill,
+            empty,
         }
-        d.n = n;
-        d.body = dims.iter().product();
-        d.storage_len = d.body;
-        Some(d)
     }
 
-    /// `layout` as digits, or `None` when it leaves the digit form (see the
-    /// module docs) or is empty.
-    pub(crate) fn of(layout: &Layout) -> Option<Self> {
-        if layout.is_empty() {
-            return None;
-        }
-        let dims = layout.dims();
-        let mut out = Digits::empty(dims);
-        let mut shape = [NO_DIGIT; MAX_TILED_RANK];
-        let mut len = 0;
-        for &dim in layout.minor_to_major().iter().rev() {
-            let source = out.add_source(dim, dim, dims[dim])?;
-            shape[len] = Digit {
-                source,
-                count: dims[dim],
-                ..NO_DIGIT
-            };
-            len += 1;
-        }
-        for tile in layout.tiles() {
-            let k = tile.rank();
-            if len < k {
-                // Prepend size-1 dims, as the tile needs k dims.
-                shape.copy_within(..len, k - len);
-                shape[..k - len].fill(NO_DIGIT);
-                len = k;
+    /// Elements the source buffer holds.
+    pub fn src_len(&self) -> usize {
+        self.src_len
+    }
+
+    /// Elements the destination buffer holds.
+    pub fn dst_len(&self) -> usize {
+        self.dst_len
+    }
+
+    /// Runs the whole relayout from `src` into `dst`.
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError`] if a buffer's length is not
+    /// [`src_len`](Self::src_len) or [`dst_len`](Self::dst_len); nothing is
+    /// written then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("s32[3]{0:T(2)}").unwrap();
+    /// let plan = l.pack_plan(-1i32).unwrap();
+    /// let mut storage = [0; 4];
+    /// plan.run(&[1, 2, 3], &mut storage).unwrap();
+    /// assert_eq!(storage, [1, 2, 3, -1]);
+    /// assert!(plan.run(&[1, 2], &mut storage).is_err());
+    /// ```
+    pub fn run(&self, src: &[T], dst: &mut [T]) -> Result<(), RelayoutError> {
+        self.check_src(src.len())?;
+        self.check_dst(dst.len(), self.dst_len)?;
+        if self.empty {
+            if let Some(fill) = self.fill {
+                dst.fill(fill);
             }
-            let base = len - k;
-            let mut outer = [NO_DIGIT; MAX_TILED_RANK];
-            let mut inner = [NO_DIGIT; MAX_TILED_RANK];
-            let mut groups = 0;
-            let mut merged: Option<Digit> = None;
-            for (j, td) in tile.dims().iter().enumerate() {
-                let cur = shape[base + j];
-                let acc = match merged.take() {
-                    None => cur,
-                    Some(major) => out.merge(major, cur)?,
+            return Ok(());
+        }
+        self.staged(src, |stage| {
+            if self.gather {
+                let mut v = Gather {
+                    dst,
+                    base: 0,
+                    src,
+                    padding: self.fill,
+                    stage,
+                    unit: self.walk_unit,
                 };
-                match *td {
-                    TileDim::Combine => merged = Some(acc),
-                    TileDim::Size(t) => {
-                        let (o, i) = split(acc, t)?;
-                        outer[groups] = o;
-                        inner[groups] = i;
-                        groups += 1;
-                    }
+                self.walk.run(&self.into, &self.from, &mut v);
+            } else {
+                let mut v = Scatter {
+                    src,
+                    dst,
+                    base: 0,
+                    stage,
+                    unit: self.walk_unit,
+                };
+                self.walk.run(&self.from, &self.into, &mut v);
+            }
+        });
+        Ok(())
+    }
+
+    /// The relayout cut into `n` chunks (at least one) of about equal work,
+    /// in order of their destination ranges, which are disjoint and together
+    /// cover the destination. Some may be empty when the array is small.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[64,256]{1,0:T(8,128)}").unwrap();
+    /// let plan = l.unpack_plan::<f32>().unwrap();
+    /// let ranges: Vec<_> = plan.chunks(4).map(|c| c.range()).collect();
+    /// assert_eq!(ranges, [0..4096, 4096..8192, 8192..12288, 12288..16384]);
+    /// ```
+    pub fn chunks(&self, n: usize) -> Chunks<'_, 'a, T> {
+        let n = n.max(1);
+        let (k, unit, units) = match &self.split {
+            _ if self.empty => (0, self.dst_len, 1),
+            Split::Destination(w) => {
+                // Enough values to share out evenly, keeping the two innermost
+                // steps whole as blocks; one step if it has enough values,
+                // since a range of one step runs as fast as the whole walk.
+                let mut k = usize::from(n > 1 && w.n > 2);
+                while k + 2 < w.n && w.units(k) < if k == 1 { 2 * n } else { 8 * n } {
+                    k += 1;
+                }
+                match w.unit(k) {
+                    Some(unit) => (k, unit, w.units(k)),
+                    None => (0, self.dst_len, 1),
                 }
             }
-            if base + 2 * groups > MAX_TILED_RANK {
-                return None;
-            }
-            shape[base..base + groups].copy_from_slice(&outer[..groups]);
-            shape[base + groups..base + 2 * groups].copy_from_slice(&inner[..groups]);
-            len = base + 2 * groups;
+            Split::Source(w, stride) => (1, *stride, w.units(1)),
+            Split::Slots => (0, 1, self.dst_len),
+        };
+        Chunks {
+            plan: self,
+            n,
+            next: 0,
+            k,
+            unit,
+            units,
         }
-        let body = shape[..len].iter().map(|g| g.count).product();
-        out.finish(&shape[..len], body);
-        out.storage_len = layout.storage_len();
-        Some(out)
     }
 
-    /// Sets strides (row-major over `shape`), drops size-1 digits.
-    fn finish(&mut self, shape: &[Digit], body: usize) {
-        let mut stride = 1usize;
-        let mut kept = [NO_DIGIT; MAX_TILED_RANK];
-        let mut n = 0;
-        for g in shape.iter().rev() {
-            if g.count != 1 {
-                kept[n] = Digit { stride, ..*g };
-                n += 1;
-            }
-            stride = stride.saturating_mul(g.count);
-        }
-        kept[..n].reverse();
-        self.stored = kept;
-        self.n = n;
-        self.body = body;
-        self.storage_len = body;
-    }
-
-    /// The digit `major * minor.count + minor`, if it is one digit of one source.
-    fn merge(&mut self, major: Digit, minor: Digit) -> Option<Digit> {
-        if minor.count == 1 {
-            return Some(major);
-        }
-        if major.count == 1 {
-            return Some(minor);
-        }
-        let count = major.count.checked_mul(minor.count)?;
-        if major.source == minor.source {
-            if major.source == PHANTOM {
-                // Zero exactly when both are: still "all phantom digits are 0".
-                return Some(Digit {
-                    count,
-                    top: false,
-                    ..minor
-                });
-            }
-            if major.weight == minor.weight.checked_mul(minor.count)? {
-                return Some(Digit {
-                    count,
-                    top: major.top,
-                    ..minor
-                });
-            }
-            return None;
-        }
-        if !self.whole(major) || !self.whole(minor) {
-            return None;
-        }
-        let (a, b) = (
-            self.sources[usize::from(major.source)],
-            self.sources[usize::from(minor.source)],
-        );
-        // Whole dims merge into one row-major index when they are adjacent
-        // in logical order (size-1 dims between them change nothing).
-        if a.hi >= b.lo || self.dims[a.hi + 1..b.lo].iter().any(|&x| x != 1) {
-            return None;
-        }
-        let source = self.add_source(a.lo, b.hi, count)?;
-        Some(Digit {
-            source,
-            count,
-            ..NO_DIGIT
+    /// [`chunks`](Self::chunks) each paired with its part of `dst`, split
+    /// with [`split_at_mut`](slice::split_at_mut), ready to move to threads.
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError`] if `dst`'s length is not [`dst_len`](Self::dst_len).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[16,16]{0,1}").unwrap();
+    /// let plan = l.pack_plan(0.0f32).unwrap();
+    /// let logical: Vec<f32> = (0..256).map(|x| x as f32).collect();
+    /// let mut storage = vec![0.0; 256];
+    /// for (chunk, part) in plan.chunks_mut(2, &mut storage).unwrap() {
+    ///     chunk.run(&logical, part).unwrap();
+    /// }
+    /// assert_eq!(storage[1], 16.0); // column-major
+    /// ```
+    pub fn chunks_mut<'d>(
+        &self,
+        n: usize,
+        dst: &'d mut [T],
+    ) -> Result<ChunksMut<'_, 'a, 'd, T>, RelayoutError> {
+        self.check_dst(dst.len(), self.dst_len)?;
+        Ok(ChunksMut {
+            chunks: self.chunks(n),
+            rest: dst,
         })
     }
 
-    /// Per logical dim, the storage stride of its index, when every element's
-    /// offset is `Σ index[d] * stride[d]` (no dim split into several digits).
-    pub(crate) fn affine_strides(&self) -> Option<[usize; MAX_RANK]> {
-        let mut strides = [0usize; MAX_RANK];
-        for g in &self.stored[..self.n] {
-            if g.source == PHANTOM {
-                continue;
+    /// Runs `f` with a scratch buffer for streaming stores when the whole
+    /// destination is larger than caches hold (an empty one otherwise, or
+    /// when there is nothing to copy), then orders those stores.
+    fn staged(&self, src: &[T], f: impl FnOnce(&mut [T])) {
+        let bytes = self.dst_len.saturating_mul(core::mem::size_of::<T>());
+        match src.first() {
+            Some(&first) if bytes >= STREAM_BYTES => {
+                simd::with_stage(first, f);
+                simd::stream_fence();
             }
-            if !(g.top && g.weight == 1) {
-                return None;
-            }
-            let s = self.sources[usize::from(g.source)];
-            let mut stride = g.stride;
-            for d in (s.lo..=s.hi).rev() {
-                strides[d] = stride;
-                stride = stride.saturating_mul(self.dims[d]);
-            }
+            _ => f(&mut []),
         }
-        Some(strides)
     }
 
-    /// Whether `g` alone counts its whole source, without padding.
-    fn whole(&self, g: Digit) -> bool {
-        g.source != PHANTOM
-            && g.top
-            && g.weight == 1
-            && g.count == self.sources[usize::from(g.source)].bound
+    #[cfg(feature = "rayon")]
+    pub(super) fn run_checks(&self, src_len: usize) -> Result<(), RelayoutError> {
+        self.check_src(src_len)
     }
 
-    /// Whether every storage slot holds an element.
-    pub(crate) fn dense(&self) -> bool {
-        self.body == self.storage_len && self.stored[..self.n].iter().all(|&g| self.whole(g))
+    fn check_src(&self, len: usize) -> Result<(), RelayoutError> {
+        if self.kind == Kind::Pack {
+            check_logical(len, self.src_len)
+        } else {
+            super::api::check_len(len, self.src_len)
+        }
     }
 
-    /// The storage stride per step of `source`'s index, if a walk of other
-    /// digits may address this array through it.
-    pub(crate) fn source_stride(&self, source: u8, strides: &[usize; MAX_RANK]) -> Option<usize> {
-        if source == PHANTOM {
-            return Some(0);
+    fn check_dst(&self, len: usize, expected: usize) -> Result<(), RelayoutError> {
+        if self.kind == Kind::Unpack {
+            check_logical(len, expected)
+        } else {
+            super::api::check_len(len, expected)
         }
-        let s = self.sources[usize::from(source)];
-        let base = strides[s.hi];
-        let mut expect = base;
-        for d in (s.lo..s.hi).rev() {
-            expect = expect.saturating_mul(self.dims[d + 1]);
-            if self.dims[d] > 1 && strides[d] != expect {
-                return None;
-            }
-        }
-        Some(base)
     }
 }
 
-/// `e / t` and `e % t` of a digit `e`.
-fn split(g: Digit, t: usize) -> Option<(Digit, Digit)> {
-    if !g.top && g.source != PHANTOM && g.count % t != 0 {
-        // Inner padding: two digit values would name one index.
-        return None;
+fn check_logical(actual: usize, expected: usize) -> Result<(), RelayoutError> {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(RelayoutError::LogicalLength { expected, actual })
     }
-    let outer = Digit {
-        weight: g.weight.saturating_mul(t),
-        count: g.count.div_ceil(t),
-        ..g
-    };
-    let inner = Digit {
-        count: t,
-        top: false,
-        ..g
-    };
-    Some((outer, inner))
+}
+
+/// The chunks of a [`RelayoutPlan`], made by [`RelayoutPlan::chunks`].
+///
+/// # Examples
+///
+/// ```
+/// let l = xla_layout::parse("f32[3,5]").unwrap();
+/// let plan = l.pack_plan(0.0f32).unwrap();
+/// assert_eq!(plan.chunks(7).len(), 7);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Chunks<'p, 'a, T> {
+    plan: &'p RelayoutPlan<'a, T>,
+    n: usize,
+    next: usize,
+    k: usize,
+    unit: usize,
+    units: usize,
+}
+
+impl<'p, 'a, T: Copy> Iterator for Chunks<'p, 'a, T> {
+    type Item = Chunk<'p, 'a, T>;
+
+    fn next(&mut self) -> Option<Chunk<'p, 'a, T>> {
+        if self.next >= self.n {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        let start = |i: usize| {
+            // i * units / n without overflow.
+            let (q, r) = (self.units / self.n, self.units % self.n);
+            q * i + r * i / self.n
+        };
+        let (lo, hi) = (start(i), start(i + 1));
+        let last = i + 1 == self.n;
+        let len = self.plan.dst_len;
+        let at = |u: usize| u.saturating_mul(self.unit).min(len);
+        let range = if last { at(lo)..len } else { at(lo)..at(hi) };
+        Some(Chunk {
+            plan: self.plan,
+            k: self.k,
+            unit: self.unit,
+            units: (lo, hi),
+            range,
+            last,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.n - self.next;
+        (left, Some(left))
+    }
+}
+
+impl<T: Copy> ExactSizeIterator for Chunks<'_, '_, T> {}
+
+/// [`Chunks`] with their parts of the destination, made by
+/// [`RelayoutPlan::chunks_mut`].
+///
+/// # Examples
+///
+/// ```
+/// let l = xla_layout::parse("u8[5]{0:T(4)}").unwrap();
+/// let plan = l.pack_plan(0u8).unwrap();
+/// let mut storage = [9u8; 8];
+/// let parts: Vec<_> = plan.chunks_mut(2, &mut storage).unwrap().map(|(_, p)| p.len()).collect();
+/// assert_eq!(parts.iter().sum::<usize>(), 8);
+/// ```
+#[derive(Debug)]
+pub struct ChunksMut<'p, 'a, 'd, T> {
+    chunks: Chunks<'p, 'a, T>,
+    rest: &'d mut [T],
+}
+
+impl<'p, 'a, 'd, T: Copy> Iterator for ChunksMut<'p, 'a, 'd, T> {
+    type Item = (Chunk<'p, 'a, T>, &'d mut [T]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let chunk = self.chunks.next()?;
+        let (part, rest) = core::mem::take(&mut self.rest).split_at_mut(chunk.range.len());
+        self.rest = rest;
+        Some((chunk, part))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chunks.size_hint()
+    }
+}
+
+impl<T: Copy> ExactSizeIterator for ChunksMut<'_, '_, '_, T> {}
+
+/// One part of a [`RelayoutPlan`]: it writes only its
+/// [`range`](Self::range) of the destination.
+///
+/// # Examples
+///
+/// ```
+/// let l = xla_layout::parse("f32[8,8]{1,0:T(4,4)}").unwrap();
+/// let plan = l.pack_plan(0.0f32).unwrap();
+/// let logical = [1.0f32; 64];
+/// let mut storage = [0.0f32; 64];
+/// for chunk in plan.chunks(2) {
+///     let range = chunk.range();
+///     chunk.run(&logical, &mut storage[range]).unwrap();
+/// }
+/// assert_eq!(storage, [1.0; 64]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Chunk<'p, 'a, T> {
+    plan: &'p RelayoutPlan<'a, T>,
+    k: usize,
+    unit: usize,
+    units: (usize, usize),
+    range: Range<usize>,
+    last: bool,
+}
+
+impl<T: Copy> Chunk<'_, '_, T> {
+    /// The destination positions this chunk writes (for a pack or convert,
+    /// storage slots; for an unpack, row-major positions).
+    pub fn range(&self) -> Range<usize> {
+        self.range.clone()
+    }
+
+    /// Runs this chunk: reads the whole source `src` and writes `dst`, the
+    /// destination's [`range`](Self::range) (`&mut whole[chunk.range()]`).
+    ///
+    /// # Errors
+    ///
+    /// [`RelayoutError`] if `src` is not [`src_len`](RelayoutPlan::src_len)
+    /// long or `dst` is not as long as the range; nothing is written then.
+    pub fn run(&self, src: &[T], dst: &mut [T]) -> Result<(), RelayoutError> {
+        let plan = self.plan;
+        plan.check_src(src.len())?;
+        plan.check_dst(dst.len(), self.range.len())?;
+        if plan.empty {
+            if let Some(fill) = plan.fill {
+                dst.fill(fill);
+            }
+            return Ok(());
+        }
+        let base = self.range.start;
+        plan.staged(src, |stage| match &plan.split {
+            Split::Destination(w) => {
+                let mut v = Gather {
+                    dst,
+                    base,
+                    src,
+                    padding: plan.fill,
+                    stage,
+                    unit: w.fold,
+                };
+                w.run_units(&mut v, self.k, self.unit, self.units, self.last);
+            }
+            Split::Source(w, _) => {
+                let mut v = Scatter {
+                    src,
+                    dst,
+                    base,
+                    stage,
+                    unit: w.fold,
+                };
+                w.run_units(&mut v, self.k, self.unit, self.units, false);
+            }
+            Split::Slots => {
+                let mut v = Gather {
+                    dst,
+                    base,
+                    src,
+                    padding: plan.fill,
+                    stage,
+                    unit: 1,
+                };
+                run_slot_range(&plan.into, &plan.from, &mut v, self.range.clone());
+            }
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::vec::Vec;
+
+    /// With streaming stores from 256 bytes on (in this test build), plans
+    /// whole and cut write what the slot iterator says, which never streams.
+    #[test]
+    fn streaming_plans_match_the_slot_iterator() {
+        for spec in [
+            "f32[67,300]{1,0:T(8,128)}",
+            "f32[67,300]{0,1:T(8,128)}",
+            "f32[40,33]{0,1}",
+            "bf16[37,260]{1,0:T(8,128)(2,1)}",
+            "bf16[3,64,4,128]{1,3,2,0:T(8,128)(2,1)}",
+            "s8[33,129]{1,0:T(8,128)(4,1)}",
+            // Many tiles along a row.
+            "f32[16,1024]{1,0:T(8,128)}",
+            "bf16[8,8192]{1,0:T(8,128)(2,1)}",
+            "s8[8,4096]{1,0:T(8,128)(4,1)}",
+            "s8[9,1000]{1,0}",
+            "f32[7,50]{0,1:L(16)}",
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let bytes = (l.element_bits() / 8) as usize;
+            match bytes {
+                1 => check::<u8>(&l, |i| i as u8 | 1),
+                2 => check::<u16>(&l, |i| i as u16 | 1),
+                _ => check::<u32>(&l, |i| i as u32 | 1),
+            }
+        }
+    }
+
+    fn check<T: Copy + PartialEq + core::fmt::Debug + Default>(
+        l: &crate::Layout,
+        make: fn(usize) -> T,
+    ) {
+        let logical: Vec<T> = (0..l.len()).map(make).collect();
+        let fill = T::default();
+        let want: Vec<T> = l.slots().map(|p| p.map_or(fill, |p| logical[p])).collect();
+        let plan = l.pack_plan(fill).unwrap();
+        let mut got = std::vec![make(7); l.storage_len()];
+        plan.run(&logical, &mut got).unwrap();
+        assert_eq!(got, want, "pack {l}");
+        for n in [1, 2, 3, 7, 17] {
+            let mut cut = std::vec![make(7); l.storage_len()];
+            for (c, part) in plan.chunks_mut(n, &mut cut).unwrap() {
+                c.run(&logical, part).unwrap();
+            }
+            assert_eq!(cut, want, "pack {l}, {n} chunks");
+        }
+        let unpack = l.unpack_plan::<T>().unwrap();
+        let mut back = std::vec![make(7); l.len()];
+        unpack.run(&want, &mut back).unwrap();
+        assert_eq!(back, logical, "unpack {l}");
+        for n in [2, 5] {
+            let mut cut = std::vec![make(7); l.len()];
+            for (c, part) in unpack.chunks_mut(n, &mut cut).unwrap() {
+                c.run(&want, part).unwrap();
+            }
+            assert_eq!(cut, logical, "unpack {l}, {n} chunks");
+        }
+        let row_major = crate::parse(&std::format!(
+            "{}[{}]",
+            l.element_type(),
+            l.dims()
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        ))
+        .unwrap();
+        let mut there = std::vec![make(7); l.storage_len()];
+        row_major
+            .convert_plan(l, fill)
+            .unwrap()
+            .run(&logical, &mut there)
+            .unwrap();
+        assert_eq!(there, want, "convert into {l}");
+        let mut back = std::vec![make(7); l.len()];
+        l.convert_plan(&row_major, fill)
+            .unwrap()
+            .run(&want, &mut back)
+            .unwrap();
+        assert_eq!(back, logical, "convert from {l}");
+    }
 }

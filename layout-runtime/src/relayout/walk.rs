@@ -6,7 +6,7 @@
 //! copy over the two innermost digits; padding comes out as contiguous runs.
 //! Bounds are tested once per block, not per element.
 
-use super::plan::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS, PHANTOM};
+use super::digits::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS, PHANTOM};
 use crate::MAX_RANK;
 
 /// One digit of a block: `count` values, `walk` slots apart in the walked
@@ -153,7 +153,7 @@ impl Walk {
                 continue;
             }
             let dim = walked.sources[usize::from(g.source)].lo;
-            let theirs = |h: &&super::plan::Digit| {
+            let theirs = |h: &&super::digits::Digit| {
                 h.source != PHANTOM && other.sources[usize::from(h.source)].lo == dim
             };
             // Cut points: their weights strictly inside this digit's range.

@@ -1,7 +1,7 @@
 //! Choosing how to walk: digit walks where the layouts allow, slot by slot
 //! through the folded index programs where they do not.
 
-use super::plan::Digits;
+use super::digits::Digits;
 use super::walk::{Visitor, Walk, UNIT};
 use crate::{Layout, MAX_RANK};
 
@@ -88,27 +88,27 @@ fn row_major_strides(dims: &[usize]) -> [usize; MAX_RANK] {
 // No allocator: the walk lives inline, and a plan is made once per call.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
-pub(crate) enum Plan {
+pub(crate) enum Route {
     /// Digit by digit, a block at a time.
     Walk(Walk),
     /// One slot at a time through the index programs.
     Slots,
 }
 
-impl Plan {
+impl Route {
     /// Walks the storage of `walked`, addressing `other`.
-    pub(crate) fn over(walked: &Side, other: &Side) -> Plan {
+    pub(crate) fn over(walked: &Side, other: &Side) -> Route {
         let (Some(mine), Some(theirs)) = (walked.digits(), other.digits()) else {
-            return Plan::Slots;
+            return Route::Slots;
         };
         if let Some(strides) = theirs.affine_strides() {
             if let Some(w) = Walk::affine(&mine, &strides) {
-                return Plan::Walk(w);
+                return Route::Walk(w);
             }
         }
         match Walk::refined(&mine, &theirs) {
-            Some(w) => Plan::Walk(w),
-            None => Plan::Slots,
+            Some(w) => Route::Walk(w),
+            None => Route::Slots,
         }
     }
 
@@ -116,8 +116,8 @@ impl Plan {
     /// as given to [`over`](Self::over)).
     pub(crate) fn run<V: Visitor>(&self, walked: &Side, other: &Side, v: &mut V) {
         match self {
-            Plan::Walk(w) => w.run(v),
-            Plan::Slots => run_slots(walked, other, v),
+            Route::Walk(w) => w.run(v),
+            Route::Slots => run_slots(walked, other, v),
         }
     }
 }
@@ -160,8 +160,8 @@ mod tests {
     fn walks(spec: &str) -> bool {
         let l = crate::parse(spec).unwrap();
         matches!(
-            Plan::over(&Side::Layout(&l), &Side::RowMajor(l.dims())),
-            Plan::Walk(_)
+            Route::over(&Side::Layout(&l), &Side::RowMajor(l.dims())),
+            Route::Walk(_)
         )
     }
 
