@@ -169,67 +169,45 @@ fn offset_u32_opaque(buf: &[u32]) -> u32 {
     sum
 }
 
-mod f32_sum {
-    use super::{
-        black_box, floats, index_f32, iter_f32, offset_f32, slice_f32, tiles_f32, Big, Tensor,
+/// The divan benchmarks of one element type: each sum, by each route.
+macro_rules! sums {
+    ($module:ident, $elem:ty, $data:ident, $layout:ident,
+     $slice:ident, $iter:ident, $tiles:ident, $index:ident, $offset:ident) => {
+        mod $module {
+            use super::{
+                black_box, $data, $index, $iter, $layout, $offset, $slice, $tiles, Tensor,
+            };
+
+            #[divan::bench(sample_count = 10)]
+            fn storage_slice() -> $elem {
+                $slice(black_box($data()))
+            }
+
+            #[divan::bench(sample_count = 10)]
+            fn tensor_iter() -> $elem {
+                $iter(&Tensor::new($layout, black_box($data())).unwrap())
+            }
+
+            #[divan::bench(sample_count = 10)]
+            fn tensor_tiles() -> $elem {
+                $tiles(&Tensor::new($layout, black_box($data())).unwrap())
+            }
+
+            #[divan::bench(sample_count = 10)]
+            fn tensor_index() -> $elem {
+                $index(&Tensor::new($layout, black_box($data())).unwrap())
+            }
+
+            #[divan::bench(sample_count = 10)]
+            fn buf_offset() -> $elem {
+                $offset(black_box($data()))
+            }
+        }
     };
-
-    #[divan::bench(sample_count = 10)]
-    fn storage_slice() -> f32 {
-        slice_f32(black_box(floats()))
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn tensor_iter() -> f32 {
-        iter_f32(&Tensor::new(Big, black_box(floats())).unwrap())
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn tensor_tiles() -> f32 {
-        tiles_f32(&Tensor::new(Big, black_box(floats())).unwrap())
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn tensor_index() -> f32 {
-        index_f32(&Tensor::new(Big, black_box(floats())).unwrap())
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn buf_offset() -> f32 {
-        offset_f32(black_box(floats()))
-    }
 }
 
-mod u32_sum {
-    use super::{
-        black_box, index_u32, ints, iter_u32, offset_u32, slice_u32, tiles_u32, BigU, Tensor,
-    };
-
-    #[divan::bench(sample_count = 10)]
-    fn storage_slice() -> u32 {
-        slice_u32(black_box(ints()))
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn tensor_iter() -> u32 {
-        iter_u32(&Tensor::new(BigU, black_box(ints())).unwrap())
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn tensor_tiles() -> u32 {
-        tiles_u32(&Tensor::new(BigU, black_box(ints())).unwrap())
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn tensor_index() -> u32 {
-        index_u32(&Tensor::new(BigU, black_box(ints())).unwrap())
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn buf_offset() -> u32 {
-        offset_u32(black_box(ints()))
-    }
-}
+sums!(f32_sum, f32, floats, Big, slice_f32, iter_f32, tiles_f32, index_f32, offset_f32);
+sums!(u32_sum, u32, ints, BigU, slice_u32, iter_u32, tiles_u32, index_u32, offset_u32);
 
 /// The fastest of `runs` calls, which noise can only slow down.
 fn fastest<R>(runs: usize, mut f: impl FnMut() -> R) -> Duration {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::reference::{random_layout, ravel, RefLayout, Rng};
+use common::reference::{random_conversion_pair, ravel, RefLayout, Rng};
 use xla_layout::parse;
 
 /// The storage of `r` holding `logical`, padding set to `fill`, from the reference alone.
@@ -36,31 +36,12 @@ fn check(a: &RefLayout, b: &RefLayout) {
     );
 }
 
-fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        v.swap(i, rng.below(i as u64 + 1) as usize);
-    }
-    v
-}
-
 #[test]
 fn random_pairs() {
     let mut rng = Rng::new(0xc0de_0001);
     let mut done = 0;
     while done < 2000 {
-        let a = RefLayout {
-            type_name: "u32",
-            ..random_layout(&mut rng)
-        };
-        let other = random_layout(&mut rng);
-        let b = RefLayout {
-            type_name: "u32",
-            dims: a.dims.clone(),
-            minor_to_major: shuffled(a.dims.len(), &mut rng),
-            tiles: other.tiles,
-            tail_alignment: other.tail_alignment,
-        };
+        let (a, b) = random_conversion_pair(&mut rng);
         // Tiles drawn for another shape can blow storage up; keep it small.
         if parse(&b.spec()).unwrap().storage_len() > 20_000 {
             continue;

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::reference::{random_layout, RefLayout, Rng};
+use common::reference::{random_conversion_pair, Rng};
 use common::specgen::generate;
 use xla_layout::{parse, Layout, RelayoutError, RelayoutPlan};
 
@@ -135,14 +135,6 @@ fn chunks_of_tpu_layouts_match_one_run() {
     }
 }
 
-fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        v.swap(i, rng.pick(i + 1));
-    }
-    v
-}
-
 fn convert_pair(a: &Layout, b: &Layout) {
     if a.element_bits() == 16 {
         convert_as::<u16>(a, b);
@@ -178,18 +170,7 @@ fn chunks_of_random_conversions_match_one_run() {
     let mut rng = Rng::new(0x0c4_0000_000c);
     let mut done = 0;
     while done < 300 {
-        let a = RefLayout {
-            type_name: "u32",
-            ..random_layout(&mut rng)
-        };
-        let other = random_layout(&mut rng);
-        let b = RefLayout {
-            type_name: "u32",
-            dims: a.dims.clone(),
-            minor_to_major: shuffled(a.dims.len(), &mut rng),
-            tiles: other.tiles,
-            tail_alignment: other.tail_alignment,
-        };
+        let (a, b) = random_conversion_pair(&mut rng);
         let (la, lb) = (parse(&a.spec()).unwrap(), parse(&b.spec()).unwrap());
         if lb.storage_len() > 20_000 {
             continue;

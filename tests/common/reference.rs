@@ -394,3 +394,27 @@ fn random_tile_size(rng: &mut Rng) -> usize {
         _ => 8 << rng.pick(3),
     }
 }
+
+/// Two `u32` layouts of the same random dims for a conversion: the second
+/// with a shuffled `minor_to_major` and the tiles and `L` of another random
+/// layout (which may pad a lot; callers bound the storage they accept).
+pub fn random_conversion_pair(rng: &mut Rng) -> (RefLayout, RefLayout) {
+    let a = RefLayout {
+        type_name: "u32",
+        ..random_layout(rng)
+    };
+    let other = random_layout(rng);
+    let n = a.dims.len();
+    let mut minor_to_major: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        minor_to_major.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let b = RefLayout {
+        type_name: "u32",
+        dims: a.dims.clone(),
+        minor_to_major,
+        tiles: other.tiles,
+        tail_alignment: other.tail_alignment,
+    };
+    (a, b)
+}
