@@ -40,134 +40,98 @@ fn ints() -> &'static [u32] {
     DATA.get_or_init(|| (0..BigU::STORAGE_LEN).map(|k| (k % 7) as u32).collect())
 }
 
-fn slice_f32(s: &[f32]) -> f32 {
-    s.iter().fold(0.0, |a, &x| a + x)
-}
-
-fn iter_f32(t: &Tensor<Big, &[f32]>) -> f32 {
-    t.iter().fold(0.0, |a, &x| a + x)
-}
-
-fn tiles_f32(t: &Tensor<Big, &[f32]>) -> f32 {
-    t.tiles()
-        .fold(0.0, |a, (_, tile)| tile.iter().fold(a, |a, &x| a + x))
-}
-
-#[inline(never)]
-fn index_f32(t: &Tensor<Big, &[f32]>) -> f32 {
-    let [rows, cols] = Big::DIMS;
-    let mut sum = 0.0;
+/// `add` folded over `at(i, j)` for every index of `dims`, in logical order;
+/// inlined into each caller, so every route is the plain loop nest.
+#[inline]
+fn sum_over<T>(
+    [rows, cols]: [usize; 2],
+    zero: T,
+    add: impl Fn(T, T) -> T,
+    at: impl Fn(usize, usize) -> T,
+) -> T {
+    let mut sum = zero;
     for i in 0..rows {
         for j in 0..cols {
-            sum += t[[i, j]];
+            sum = add(sum, at(i, j));
         }
     }
     sum
 }
 
-#[inline(never)]
-fn offset_f32(buf: &[f32]) -> f32 {
-    let ([rows, cols], l) = (Big::DIMS, Big);
-    let mut sum = 0.0;
-    for i in 0..rows {
-        for j in 0..cols {
-            sum += buf[l.offset([i, j])];
+/// Every route of one element type: the slice, `iter()`, `tiles()`, and
+/// `t[[i, j]]` against `buf[l.offset([i, j])]` with loop bounds from the
+/// dims and hidden from the compiler (`black_box`, so the dims check of
+/// the tensor cannot fold: what a loop over run-time bounds costs).
+macro_rules! routes {
+    ($elem:ty, $layout:ident, $zero:expr, $add:expr,
+     $slice:ident, $iter:ident, $tiles:ident,
+     $index:ident, $offset:ident, $index_opaque:ident, $offset_opaque:ident) => {
+        fn $slice(s: &[$elem]) -> $elem {
+            s.iter().fold($zero, |a, &x| $add(a, x))
         }
-    }
-    sum
-}
 
-/// [`index_f32`] with loop bounds the compiler cannot see, so the dims
-/// check cannot fold: what a loop over run-time bounds costs.
-#[inline(never)]
-fn index_f32_opaque(t: &Tensor<Big, &[f32]>) -> f32 {
-    let [rows, cols] = black_box(Big::DIMS);
-    let mut sum = 0.0;
-    for i in 0..rows {
-        for j in 0..cols {
-            sum += t[[i, j]];
+        fn $iter(t: &Tensor<$layout, &[$elem]>) -> $elem {
+            t.iter().fold($zero, |a, &x| $add(a, x))
         }
-    }
-    sum
-}
 
-/// [`offset_f32`] with the bounds of [`index_f32_opaque`].
-#[inline(never)]
-fn offset_f32_opaque(buf: &[f32]) -> f32 {
-    let ([rows, cols], l) = (black_box(Big::DIMS), Big);
-    let mut sum = 0.0;
-    for i in 0..rows {
-        for j in 0..cols {
-            sum += buf[l.offset([i, j])];
+        fn $tiles(t: &Tensor<$layout, &[$elem]>) -> $elem {
+            t.tiles().fold($zero, |a, (_, tile)| {
+                tile.iter().fold(a, |a, &x| $add(a, x))
+            })
         }
-    }
-    sum
-}
 
-fn slice_u32(s: &[u32]) -> u32 {
-    s.iter().fold(0, |a, &x| a.wrapping_add(x))
-}
-
-fn iter_u32(t: &Tensor<BigU, &[u32]>) -> u32 {
-    t.iter().fold(0, |a, &x| a.wrapping_add(x))
-}
-
-fn tiles_u32(t: &Tensor<BigU, &[u32]>) -> u32 {
-    t.tiles().fold(0, |a, (_, tile)| {
-        tile.iter().fold(a, |a, &x| a.wrapping_add(x))
-    })
-}
-
-#[inline(never)]
-fn index_u32(t: &Tensor<BigU, &[u32]>) -> u32 {
-    let [rows, cols] = BigU::DIMS;
-    let mut sum = 0u32;
-    for i in 0..rows {
-        for j in 0..cols {
-            sum = sum.wrapping_add(t[[i, j]]);
+        #[inline(never)]
+        fn $index(t: &Tensor<$layout, &[$elem]>) -> $elem {
+            sum_over($layout::DIMS, $zero, $add, |i, j| t[[i, j]])
         }
-    }
-    sum
+
+        #[inline(never)]
+        fn $offset(buf: &[$elem]) -> $elem {
+            sum_over($layout::DIMS, $zero, $add, |i, j| {
+                buf[$layout.offset([i, j])]
+            })
+        }
+
+        #[inline(never)]
+        fn $index_opaque(t: &Tensor<$layout, &[$elem]>) -> $elem {
+            sum_over(black_box($layout::DIMS), $zero, $add, |i, j| t[[i, j]])
+        }
+
+        #[inline(never)]
+        fn $offset_opaque(buf: &[$elem]) -> $elem {
+            sum_over(black_box($layout::DIMS), $zero, $add, |i, j| {
+                buf[$layout.offset([i, j])]
+            })
+        }
+    };
 }
 
-#[inline(never)]
-fn offset_u32(buf: &[u32]) -> u32 {
-    let ([rows, cols], l) = (BigU::DIMS, BigU);
-    let mut sum = 0u32;
-    for i in 0..rows {
-        for j in 0..cols {
-            sum = sum.wrapping_add(buf[l.offset([i, j])]);
-        }
-    }
-    sum
-}
-
-/// [`index_u32`] with loop bounds the compiler cannot see, so the dims
-/// check cannot fold: what a loop over run-time bounds costs.
-#[inline(never)]
-fn index_u32_opaque(t: &Tensor<BigU, &[u32]>) -> u32 {
-    let [rows, cols] = black_box(BigU::DIMS);
-    let mut sum = 0u32;
-    for i in 0..rows {
-        for j in 0..cols {
-            sum = sum.wrapping_add(t[[i, j]]);
-        }
-    }
-    sum
-}
-
-/// [`offset_u32`] with the bounds of [`index_u32_opaque`].
-#[inline(never)]
-fn offset_u32_opaque(buf: &[u32]) -> u32 {
-    let ([rows, cols], l) = (black_box(BigU::DIMS), BigU);
-    let mut sum = 0u32;
-    for i in 0..rows {
-        for j in 0..cols {
-            sum = sum.wrapping_add(buf[l.offset([i, j])]);
-        }
-    }
-    sum
-}
+routes!(
+    f32,
+    Big,
+    0.0,
+    |a: f32, x: f32| a + x,
+    slice_f32,
+    iter_f32,
+    tiles_f32,
+    index_f32,
+    offset_f32,
+    index_f32_opaque,
+    offset_f32_opaque
+);
+routes!(
+    u32,
+    BigU,
+    0u32,
+    u32::wrapping_add,
+    slice_u32,
+    iter_u32,
+    tiles_u32,
+    index_u32,
+    offset_u32,
+    index_u32_opaque,
+    offset_u32_opaque
+);
 
 /// The divan benchmarks of one element type: each sum, by each route.
 macro_rules! sums {

@@ -9,8 +9,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::reference::{tiled_shape, RefTileDim};
-use xla_layout::{hlo, parse, TileDim};
+use common::reference::tiled_shape;
+use xla_layout::{hlo, parse};
 
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(common::explain())
@@ -80,15 +80,7 @@ fn reference_bytes(spec: &str) -> (u64, u64) {
         .map(|&d| l.dims()[d])
         .collect();
     for tile in l.tiles() {
-        let tile: Vec<RefTileDim> = tile
-            .dims()
-            .iter()
-            .map(|d| match d {
-                TileDim::Size(n) => Some(*n),
-                TileDim::Combine => None,
-            })
-            .collect();
-        shape = tiled_shape(&shape, &tile);
+        shape = tiled_shape(&shape, &common::check::ref_tile(tile));
     }
     let slots: u128 = shape.iter().map(|&d| d as u128).product();
     let slots = slots.div_ceil(l.tail_alignment() as u128) * l.tail_alignment() as u128;

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use common::reference::RefLayout;
 use common::specgen::{generate, mutate, GenSpec, Rng};
-use xla_layout::{parse, ErrorKind, Layout, ParseError, TileDim, MAX_ERRORS};
+use xla_layout::{parse, ErrorKind, Layout, ParseError, MAX_ERRORS};
 
 /// The fewest inputs one run feeds to `parse`.
 const MIN_INPUTS: usize = 100_000;
@@ -173,19 +173,7 @@ fn check_any(spec: &str, rng: &mut Rng) -> Result<Result<Layout, ParseError>, St
 
 /// A valid generated spec: the layout says what the text says.
 fn check_fields(g: &GenSpec, l: &Layout) -> Result<(), String> {
-    let tiles: Vec<Vec<Option<usize>>> = l
-        .tiles()
-        .iter()
-        .map(|t| {
-            t.dims()
-                .iter()
-                .map(|d| match d {
-                    TileDim::Size(n) => Some(*n),
-                    TileDim::Combine => None,
-                })
-                .collect()
-        })
-        .collect();
+    let tiles = common::check::ref_tiles(l);
     let mut wrong = String::new();
     let mut differ = |what: &str, got: String, want: String| {
         if got != want {

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::check::hard_cases;
+use common::check::{hard_cases, ref_tiles};
 use common::reference::{random_layout, unravel, RefLayout, RefTileDim, Rng};
 use xla_layout::{layout, parse, AnyLayout, Layout, RelayoutError, StaticLayout, Tensor};
 
@@ -365,19 +365,7 @@ fn reference_of(l: &Layout) -> RefLayout {
         type_name: "u32",
         dims: l.dims().to_vec(),
         minor_to_major: l.minor_to_major().to_vec(),
-        tiles: l
-            .tiles()
-            .iter()
-            .map(|t| {
-                t.dims()
-                    .iter()
-                    .map(|d| match d {
-                        xla_layout::TileDim::Size(n) => Some(*n),
-                        xla_layout::TileDim::Combine => None,
-                    })
-                    .collect()
-            })
-            .collect(),
+        tiles: ref_tiles(l),
         tail_alignment: l.tail_alignment(),
     }
 }

@@ -378,3 +378,19 @@ pub fn hard_cases() -> Vec<RefLayout> {
         ),
     ]
 }
+
+/// A tile in the reference's terms: `None` for `*`.
+pub fn ref_tile(tile: &xla_layout::Tile) -> Vec<RefTileDim> {
+    tile.dims()
+        .iter()
+        .map(|d| match d {
+            xla_layout::TileDim::Size(n) => Some(*n),
+            xla_layout::TileDim::Combine => None,
+        })
+        .collect()
+}
+
+/// Every tiling level of `l` in the reference's terms.
+pub fn ref_tiles(l: &Layout) -> Vec<Vec<RefTileDim>> {
+    l.tiles().iter().map(ref_tile).collect()
+}
