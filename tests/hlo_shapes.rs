@@ -19,12 +19,7 @@ fn check(text: &str) -> usize {
             "{span:?} in {text:?}"
         );
         assert_eq!(&text[span.range()], s.text());
-        assert_eq!(
-            s.layout().ok(),
-            parse(s.text()).ok().as_ref(),
-            "{}",
-            s.text()
-        );
+        assert_eq!(s.layout().ok(), parse(s.text()).ok(), "{}", s.text());
         last_end = span.end;
         n += 1;
     }

@@ -19,14 +19,6 @@ fn reference_slots(r: &RefLayout) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// The same layout with another element type name.
-fn retyped(r: &RefLayout, type_name: &'static str) -> RefLayout {
-    RefLayout {
-        type_name,
-        ..r.clone()
-    }
-}
-
 /// Distinct values for the elements, never equal to `SENTINEL`.
 const SENTINEL: u32 = u32::MAX;
 
@@ -93,11 +85,11 @@ fn every_element_width() {
     let mut rng = Rng::new(0x5eed_0002);
     for _ in 0..400 {
         let r = random_layout(&mut rng);
-        check_width(&retyped(&r, "u8"), |i| (i % 251) as u8, 0xff);
-        check_width(&retyped(&r, "bf16"), |i| (i % 65_521) as u16, 0xffff);
-        check_width(&retyped(&r, "f32"), |i| i as f32, f32::INFINITY);
-        check_width(&retyped(&r, "f64"), |i| i as f64 * 0.5, -1.0);
-        check_width(&retyped(&r, "c128"), |i| [i as u64, !(i as u64)], [7, 7]);
+        check_width(&r.retyped("u8"), |i| (i % 251) as u8, 0xff);
+        check_width(&r.retyped("bf16"), |i| (i % 65_521) as u16, 0xffff);
+        check_width(&r.retyped("f32"), |i| i as f32, f32::INFINITY);
+        check_width(&r.retyped("f64"), |i| i as f64 * 0.5, -1.0);
+        check_width(&r.retyped("c128"), |i| [i as u64, !(i as u64)], [7, 7]);
     }
 }
 
@@ -106,7 +98,7 @@ fn random_layouts_match_the_reference() {
     let mut rng = Rng::new(0x5eed_0001);
     for _ in 0..3000 {
         let r = random_layout(&mut rng);
-        check_u32(&retyped(&r, "u32"));
+        check_u32(&r.retyped("u32"));
     }
 }
 

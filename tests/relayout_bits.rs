@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::reference::{random_layout, ravel, RefLayout, Rng};
+use common::reference::{random_conversion_pair, random_layout, ravel, RefLayout, Rng};
 use xla_layout::{parse, Layout};
 
 /// `spec` with `E(bits)` added to its attributes.
@@ -204,18 +204,8 @@ fn convert_between_packed_layouts() {
     }
     let mut rng = Rng::new(0xb175_0002);
     for _ in 0..800 {
-        let a = random_layout(&mut rng);
-        let b = random_layout(&mut rng);
-        let b = RefLayout {
-            type_name: "u2",
-            dims: a.dims.clone(),
-            minor_to_major: shuffled(a.dims.len(), &mut rng),
-            ..b
-        };
-        let a = RefLayout {
-            type_name: "u2",
-            ..a
-        };
+        let (a, b) = random_conversion_pair(&mut rng);
+        let (a, b) = (a.retyped("u2"), b.retyped("u2"));
         let (Ok(la), Ok(lb)) = (parse(&a.spec()), parse(&b.spec())) else {
             continue;
         };
@@ -225,14 +215,6 @@ fn convert_between_packed_layouts() {
         convert_case(&la, &lb, 0b10);
         convert_case(&lb, &la, 0b01);
     }
-}
-
-fn shuffled(n: usize, rng: &mut Rng) -> Vec<usize> {
-    let mut v: Vec<usize> = (0..n).collect();
-    for i in (1..n).rev() {
-        v.swap(i, rng.below(i as u64 + 1) as usize);
-    }
-    v
 }
 
 /// `E(n)` narrower than the type (int4 values held in `s8`, as XLA's GPU

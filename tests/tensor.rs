@@ -11,21 +11,10 @@
 mod common;
 
 use common::check::{hard_cases, ref_tiles};
-use common::reference::{random_layout, unravel, RefLayout, RefTileDim, Rng};
+use common::reference::{random_layout, ravel, unravel, RefLayout, RefTileDim, Rng};
 use xla_layout::{layout, parse, AnyLayout, Layout, RelayoutError, StaticLayout, Tensor};
 
 const SENTINEL: u32 = u32::MAX;
-
-fn retyped(r: &RefLayout, type_name: &'static str) -> RefLayout {
-    RefLayout {
-        type_name,
-        ..r.clone()
-    }
-}
-
-fn ravel(index: &[usize], dims: &[usize]) -> usize {
-    index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i)
-}
 
 /// A distinct value for every element.
 fn value(p: usize) -> u32 {
@@ -44,7 +33,7 @@ struct Case {
 
 impl Case {
     fn new(r: &RefLayout) -> Case {
-        let r = retyped(r, "u32");
+        let r = r.retyped("u32");
         let spec = r.spec();
         let layout = parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
         let slots = r.slots();

@@ -77,10 +77,7 @@ fn offset_body(l: &Layout) -> TokenStream {
         return body;
     }
     // A coefficient too large for the linear form: the terms as folded.
-    let lets = steps(p.program(), &|n| {
-        let n = lit(usize::from(n));
-        quote!(index[#n])
-    });
+    let lets = steps(p.program(), &tokens::index_input);
     let terms: Vec<TokenStream> = p
         .terms()
         .iter()

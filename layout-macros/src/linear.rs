@@ -27,7 +27,7 @@ use layout_runtime::{OffsetProgram, Op, StepId};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::tokens::{self, lit, scaled, var};
+use crate::tokens::{self, scaled, var};
 
 /// `Σ coefficient * value(step)` over `steps` (the program's, plus quotients
 /// added for remainders), terms in order of first appearance.
@@ -240,15 +240,11 @@ impl<'a> Printer<'a> {
             let v = var(s);
             return quote!(#v);
         }
-        let input = |n: u8| {
-            let n = lit(usize::from(n));
-            quote!(index[#n])
-        };
         tokens::op(
             self.ops[usize::from(s)],
             true,
             &|a| self.expr(a, false),
-            &input,
+            &tokens::index_input,
         )
     }
 }

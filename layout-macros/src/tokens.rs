@@ -1,6 +1,6 @@
 //! How every emitter prints numbers, step names and the steps of a folded
-//! program: `offset` (by `linear`), `index_of` (by `emit`) and the tile
-//! types (by `tile`) share these, so an op prints one way everywhere.
+//! program: `offset` (by `linear`) and `index_of` (by `emit`) share these,
+//! so an op prints one way everywhere.
 
 use layout_runtime::{Op, StepId};
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -14,6 +14,12 @@ pub(crate) fn lit(n: usize) -> Literal {
 /// The name of step `step`'s value.
 pub(crate) fn var(step: StepId) -> Ident {
     format_ident!("v{}", step)
+}
+
+/// Input `n` of an offset: entry `n` of the `index` argument.
+pub(crate) fn index_input(n: u8) -> TokenStream {
+    let n = lit(usize::from(n));
+    quote!(index[#n])
 }
 
 /// `e * k`, wrapping, as a shift when `k` is a power of two.

@@ -56,8 +56,7 @@ pub(crate) struct Code {
     outputs: Fixed<u8, { crate::MAX_RANK }>,
 }
 
-/// Builds a [`Code`], tracking the range of every step so that each
-/// constant knows whether its reciprocal is exact.
+/// Builds a [`Code`], sharing constants in one pool.
 struct Compiler {
     pool: Fixed<Divisor, MAX_CONSTANTS>,
 }

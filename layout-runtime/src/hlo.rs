@@ -78,7 +78,6 @@ pub struct ArrayShape<'a> {
     text: &'a str,
     span: Span,
     result: bool,
-    layout: Result<Layout, ParseError>,
 }
 
 impl<'a> ArrayShape<'a> {
@@ -137,7 +136,8 @@ impl<'a> ArrayShape<'a> {
     }
 
     /// The layout, or why [`parse`](crate::parse) refuses the shape (spans
-    /// in the error are relative to [`text`](Self::text)).
+    /// in the error are relative to [`text`](Self::text)). Parsed on each
+    /// call, so walking a dump costs nothing for the shapes nobody asks about.
     ///
     /// # Errors
     ///
@@ -148,25 +148,11 @@ impl<'a> ArrayShape<'a> {
     /// ```
     /// let s = xla_layout::hlo::shapes("x = f32[?]{0} parameter(0)").next().unwrap();
     /// assert!(s.layout().is_err());
-    /// ```
-    pub fn layout(&self) -> Result<&Layout, &ParseError> {
-        self.layout.as_ref()
-    }
-
-    /// The layout by value (see [`layout`](Self::layout)).
-    ///
-    /// # Errors
-    ///
-    /// As [`layout`](Self::layout).
-    ///
-    /// # Examples
-    ///
-    /// ```
     /// let s = xla_layout::hlo::shapes("x = u8[3]{0} parameter(0)").next().unwrap();
-    /// assert_eq!(s.into_layout().unwrap().storage_bytes(), 3);
+    /// assert_eq!(s.layout().unwrap().storage_bytes(), 3);
     /// ```
-    pub fn into_layout(self) -> Result<Layout, ParseError> {
-        self.layout
+    pub fn layout(&self) -> Result<Layout, ParseError> {
+        crate::parse(self.text)
     }
 }
 
@@ -249,7 +235,6 @@ impl<'a> Shapes<'a> {
             text,
             span: Span::new(start, end),
             result,
-            layout: crate::parse(text),
         })
     }
 }

@@ -412,8 +412,7 @@ impl Layout {
         // what folding assumes; it gets no programs rather than a panic.
         let rank = self.rank();
         let permutation = self.minor_to_major().len() == rank
-            && (0..rank).all(|d| self.minor_to_major().contains(&d))
-            && self.minor_to_major().iter().all(|&d| d < rank);
+            && (0..rank).all(|d| self.minor_to_major().contains(&d));
         // An empty tile (`T()`) is valid and tiles nothing.
         let tiles_ok = self.tiles().iter().all(|t| {
             (t.dims().is_empty() || matches!(t.dims().last(), Some(crate::TileDim::Size(_))))
@@ -472,6 +471,35 @@ impl Layout {
         match &self.code {
             Some(code) => code.index_of(offset, &mut index[..self.rank()]),
             None => self.index_slow(offset, index),
+        }
+    }
+
+    /// For callers that invert many slots: the inverse program folded once
+    /// when this layout keeps no compact code (its `index_into` would fold
+    /// again on every call), `None` when `index_into` is fast already.
+    pub(crate) fn folded_inverse(&self) -> Option<InverseProgram> {
+        if self.code.is_some() {
+            return None;
+        }
+        self.fold().map(|f| f.inverse)
+    }
+
+    /// [`index_into`](Self::index_into) through an inverse folded once by
+    /// [`folded_inverse`](Self::folded_inverse), when there is one.
+    #[inline]
+    pub(crate) fn index_into_folded(
+        &self,
+        folded: Option<&InverseProgram>,
+        offset: usize,
+        index: &mut [usize],
+    ) -> bool {
+        match folded {
+            Some(p) => {
+                offset < self.storage_len
+                    && index.len() >= self.rank()
+                    && p.eval(offset, &mut [0; MAX_PROGRAM_STEPS], index)
+            }
+            None => self.index_into(offset, index),
         }
     }
 

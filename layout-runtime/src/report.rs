@@ -229,14 +229,24 @@ pub struct Report<'a> {
 
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.error.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "error: {e}\n{}", e.excerpt(self.spec))?;
-        }
-        Ok(())
+        write_report(f, self.error, self.spec, "error: ")
     }
+}
+
+/// Every mistake of `error`, each after `prefix` and above its caret excerpt.
+fn write_report(
+    f: &mut fmt::Formatter<'_>,
+    error: &ParseError,
+    spec: &str,
+    prefix: &str,
+) -> fmt::Result {
+    for (i, e) in error.iter().enumerate() {
+        if i > 0 {
+            f.write_str("\n")?;
+        }
+        write!(f, "{prefix}{e}\n{}", e.excerpt(spec))?;
+    }
+    Ok(())
 }
 
 /// A [`ParseError`] that owns (or borrows) its spec, so it prints the caret
@@ -290,13 +300,7 @@ impl<S: AsRef<str>> SpecError<S> {
 
 impl<S: AsRef<str>> fmt::Display for SpecError<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.error.iter().enumerate() {
-            if i > 0 {
-                f.write_str("\n")?;
-            }
-            write!(f, "{e}\n{}", e.excerpt(self.spec()))?;
-        }
-        Ok(())
+        write_report(f, &self.error, self.spec(), "")
     }
 }
 

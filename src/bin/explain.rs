@@ -283,24 +283,12 @@ struct Row {
 fn hlo_report(text: &str, tsv: bool) -> String {
     use std::collections::HashMap;
     let results = xla_layout::hlo::shapes(text).any(|s| s.is_result());
-    let mut rows: HashMap<String, Row> = HashMap::new();
+    // Counted by layout (equal layouts print equal specs), sized once each.
+    let mut counts: HashMap<xla_layout::Layout, u64> = HashMap::new();
     let mut refused: HashMap<&str, (u64, String)> = HashMap::new();
     for shape in xla_layout::hlo::shapes(text).filter(|s| s.is_result() || !results) {
         match shape.layout() {
-            Ok(l) => {
-                let spec = l.to_string();
-                let data = (l.len() as u128 * u128::from(l.element_bits())).div_ceil(8);
-                let storage = l.storage_bytes() as u64;
-                let padding = u128::from(storage).saturating_sub(data) as u64;
-                rows.entry(spec.clone())
-                    .or_insert(Row {
-                        spec,
-                        count: 0,
-                        storage,
-                        padding,
-                    })
-                    .count += 1;
-            }
+            Ok(l) => *counts.entry(l).or_insert(0) += 1,
             Err(e) => {
                 refused
                     .entry(shape.text())
@@ -309,7 +297,17 @@ fn hlo_report(text: &str, tsv: bool) -> String {
             }
         }
     }
-    let mut rows: Vec<Row> = rows.into_values().collect();
+    let rows = counts.into_iter().map(|(l, count)| {
+        let data = (l.len() as u128 * u128::from(l.element_bits())).div_ceil(8);
+        let storage = l.storage_bytes() as u64;
+        Row {
+            spec: l.to_string(),
+            count,
+            storage,
+            padding: u128::from(storage).saturating_sub(data) as u64,
+        }
+    });
+    let mut rows: Vec<Row> = rows.collect();
     let total = |r: &Row, each: u64| u128::from(r.count) * u128::from(each);
     rows.sort_by(|a, b| {
         total(b, b.padding)

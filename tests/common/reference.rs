@@ -158,6 +158,15 @@ impl Grid {
 }
 
 impl RefLayout {
+    /// The same layout with another element type name.
+    #[must_use]
+    pub fn retyped(&self, type_name: &'static str) -> RefLayout {
+        RefLayout {
+            type_name,
+            ..self.clone()
+        }
+    }
+
     /// Panics with a message if the layout breaks a rule of SPEC.md.
     fn validate(&self) {
         let rank = self.dims.len();
@@ -399,10 +408,7 @@ fn random_tile_size(rng: &mut Rng) -> usize {
 /// with a shuffled `minor_to_major` and the tiles and `L` of another random
 /// layout (which may pad a lot; callers bound the storage they accept).
 pub fn random_conversion_pair(rng: &mut Rng) -> (RefLayout, RefLayout) {
-    let a = RefLayout {
-        type_name: "u32",
-        ..random_layout(rng)
-    };
+    let a = random_layout(rng).retyped("u32");
     let other = random_layout(rng);
     let n = a.dims.len();
     let mut minor_to_major: Vec<usize> = (0..n).collect();

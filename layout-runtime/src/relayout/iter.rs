@@ -3,7 +3,7 @@
 use super::digits::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS};
 use super::route::{Route, Side};
 use super::walk::Walk;
-use crate::{Layout, MAX_RANK, MAX_TILED_RANK};
+use crate::{InverseProgram, Layout, MAX_RANK, MAX_TILED_RANK};
 
 /// Every storage slot in memory order: `Some(p)` for the element at row-major
 /// logical position `p`, `None` for padding. Made by [`Layout::slots`].
@@ -38,8 +38,8 @@ enum SlotsInner {
     },
     Programs {
         layout: Layout,
-        dims: [usize; MAX_RANK],
-        rank: usize,
+        /// Folded once when the layout has no compact code.
+        inverse: Option<InverseProgram>,
     },
 }
 
@@ -54,15 +54,10 @@ impl Slots {
                 partial: [0; MAX_SOURCES],
                 outside: 0,
             },
-            Route::Slots => {
-                let mut dims = [0; MAX_RANK];
-                dims[..layout.rank()].copy_from_slice(layout.dims());
-                SlotsInner::Programs {
-                    layout: layout.clone(),
-                    dims,
-                    rank: layout.rank(),
-                }
-            }
+            Route::Slots => SlotsInner::Programs {
+                layout: layout.clone(),
+                inverse: layout.folded_inverse(),
+            },
         };
         Slots {
             inner,
@@ -114,12 +109,12 @@ impl Iterator for Slots {
                 }
                 Some(item)
             }
-            SlotsInner::Programs { layout, dims, rank } => {
+            SlotsInner::Programs { layout, inverse } => {
                 let mut index = [0; MAX_RANK];
-                let found = layout.index_into(k, &mut index);
-                let flat = index[..*rank]
+                let found = layout.index_into_folded(inverse.as_ref(), k, &mut index);
+                let flat = index[..layout.rank()]
                     .iter()
-                    .zip(&dims[..*rank])
+                    .zip(layout.dims())
                     .fold(0, |acc, (&i, &d)| acc * d + i);
                 Some(found.then_some(flat))
             }
@@ -199,8 +194,6 @@ enum OffsetsInner {
     },
     Programs {
         layout: Layout,
-        dims: [usize; MAX_RANK],
-        rank: usize,
         index: [usize; MAX_RANK],
     },
 }
@@ -210,12 +203,8 @@ impl Offsets {
         let inner = if let Some(d) = Digits::of(layout) {
             Self::digits(&d)
         } else {
-            let mut dims = [0; MAX_RANK];
-            dims[..layout.rank()].copy_from_slice(layout.dims());
             OffsetsInner::Programs {
                 layout: layout.clone(),
-                dims,
-                rank: layout.rank(),
                 index: [0; MAX_RANK],
             }
         };
@@ -332,16 +321,12 @@ impl Iterator for Offsets {
                 }
                 Some(item)
             }
-            OffsetsInner::Programs {
-                layout,
-                dims,
-                rank,
-                index,
-            } => {
-                let item = layout.offset(&index[..*rank]);
-                for d in (0..*rank).rev() {
+            OffsetsInner::Programs { layout, index } => {
+                let rank = layout.rank();
+                let item = layout.offset(&index[..rank]);
+                for d in (0..rank).rev() {
                     index[d] += 1;
-                    if index[d] < dims[d] {
+                    if index[d] < layout.dims()[d] {
                         break;
                     }
                     index[d] = 0;

@@ -20,6 +20,20 @@ pub(crate) struct Block {
     pub(crate) sb: usize,
 }
 
+impl Block {
+    /// The same copy with `i` and `j` swapped.
+    fn transposed(self) -> Block {
+        Block {
+            na: self.nb,
+            nb: self.na,
+            da: self.db,
+            db: self.da,
+            sa: self.sb,
+            sb: self.sa,
+        }
+    }
+}
+
 pub(crate) fn copy_block<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
     if b.na == 0 || b.nb == 0 {
         return;
@@ -97,14 +111,7 @@ pub(crate) fn copy_units<T: Copy>(
     let t = if b.db == width && b.sa == width {
         Some(b)
     } else if b.da == width && b.sb == width {
-        Some(Block {
-            na: b.nb,
-            nb: b.na,
-            da: b.db,
-            db: b.da,
-            sa: b.sb,
-            sb: b.sa,
-        })
+        Some(b.transposed())
     } else {
         None
     };
@@ -146,24 +153,13 @@ pub(crate) fn stream_block<T: Copy>(
     stage: &mut [T],
 ) {
     let plain = |dst: &mut [T], d: usize, src: &[T], s: usize, b: Block| {
-        if width == 1 {
-            copy_block(dst, d, src, s, b);
-        } else {
-            copy_units(dst, d, src, s, b, width);
-        }
+        copy_any(dst, d, src, s, b, width, &mut []);
     };
     // Oriented so that the destination's rows run along `j`.
     let rows = if b.db == width || b.nb == 1 {
         b
     } else if b.da == width || b.na == 1 {
-        Block {
-            na: b.nb,
-            nb: b.na,
-            da: b.db,
-            db: b.da,
-            sa: b.sb,
-            sb: b.sa,
-        }
+        b.transposed()
     } else {
         return plain(dst, d, src, s, b);
     };
@@ -375,14 +371,7 @@ fn transpose<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
     let b = if b.sa == 1 && b.db == 1 {
         b
     } else {
-        Block {
-            na: b.nb,
-            nb: b.na,
-            da: b.db,
-            db: b.da,
-            sa: b.sb,
-            sb: b.sa,
-        }
+        b.transposed()
     };
     let (ti, tj) = match simd::transpose32(dst, d, b.da, src, s, b.sb, (b.na, b.nb)) {
         (0, 0) => portable_transpose(dst, d, src, s, b),
@@ -452,19 +441,33 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             sb: b.other,
         };
         let d = off - self.base;
-        if !self.stage.is_empty() {
-            stream_block(self.dst, d, self.src, other, block, self.unit, self.stage);
-        } else if self.unit > 1 {
-            copy_units(self.dst, d, self.src, other, block, self.unit);
-        } else {
-            copy_block(self.dst, d, self.src, other, block);
-        }
+        copy_any(self.dst, d, self.src, other, block, self.unit, self.stage);
     }
 
     fn padding(&mut self, off: usize, len: usize) {
         if let Some(fill) = self.padding {
             stream_fill(&mut self.dst[off - self.base..][..len], fill, self.stage);
         }
+    }
+}
+
+/// One block of `width`-element units: streamed through `stage` when there
+/// is one (destinations larger than the cache), else with plain stores.
+fn copy_any<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+    width: usize,
+    stage: &mut [T],
+) {
+    if !stage.is_empty() {
+        stream_block(dst, d, src, s, b, width, stage);
+    } else if width > 1 {
+        copy_units(dst, d, src, s, b, width);
+    } else {
+        copy_block(dst, d, src, s, b);
     }
 }
 
@@ -491,13 +494,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             sb: b.walk,
         };
         let d = other - self.base;
-        if !self.stage.is_empty() {
-            stream_block(self.dst, d, self.src, off, block, self.unit, self.stage);
-        } else if self.unit > 1 {
-            copy_units(self.dst, d, self.src, off, block, self.unit);
-        } else {
-            copy_block(self.dst, d, self.src, off, block);
-        }
+        copy_any(self.dst, d, self.src, off, block, self.unit, self.stage);
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}

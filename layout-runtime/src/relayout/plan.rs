@@ -77,8 +77,6 @@ pub struct RelayoutPlan<'a, T> {
     into: Side<'a>,
     /// The whole relayout, walking the destination (`gather`) or the source.
     walk: Route,
-    /// Elements per position of `walk`.
-    walk_unit: usize,
     gather: bool,
     split: Split,
     src_len: usize,
@@ -226,13 +224,9 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                 w.clone()
             }
         };
-        let (walk, walk_unit) = match walk {
-            Route::Walk(w) => {
-                let w = fold(&w);
-                let fold = w.fold;
-                (Route::Walk(w), fold)
-            }
-            Route::Slots => (Route::Slots, 1),
+        let walk = match walk {
+            Route::Walk(w) => Route::Walk(fold(&w)),
+            Route::Slots => Route::Slots,
         };
         let split = match split {
             Split::Destination(w) => Split::Destination(fold(&w)),
@@ -244,7 +238,6 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
             from,
             into,
             walk,
-            walk_unit,
             gather,
             split,
             src_len: from.storage_len(),
@@ -291,6 +284,11 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
             }
             return Ok(());
         }
+        // Elements per position of the walk: folded walks move units.
+        let unit = match &self.walk {
+            Route::Walk(w) => w.fold,
+            Route::Slots => 1,
+        };
         self.staged(src, |stage| {
             if self.gather {
                 let mut v = Gather {
@@ -299,7 +297,7 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                     src,
                     padding: self.fill,
                     stage,
-                    unit: self.walk_unit,
+                    unit,
                 };
                 self.walk.run(&self.into, &self.from, &mut v);
             } else {
@@ -308,7 +306,7 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                     dst,
                     base: 0,
                     stage,
-                    unit: self.walk_unit,
+                    unit,
                 };
                 self.walk.run(&self.from, &self.into, &mut v);
             }

@@ -3,7 +3,7 @@
 
 use super::digits::Digits;
 use super::walk::{Visitor, Walk, UNIT};
-use crate::{Layout, MAX_RANK};
+use crate::{InverseProgram, Layout, MAX_RANK};
 
 /// One end of a relayout: a layout's storage, or a dense row-major array.
 #[derive(Clone, Copy, Debug)]
@@ -43,10 +43,19 @@ impl Side<'_> {
         }
     }
 
+    /// The inverse program folded once, for a layout without compact code.
+    fn folded_inverse(&self) -> Option<InverseProgram> {
+        if let Side::Layout(l) = self {
+            l.folded_inverse()
+        } else {
+            None
+        }
+    }
+
     /// Writes the logical index at slot `k` into `index`; `false` for padding.
-    fn index_of(&self, k: usize, index: &mut [usize]) -> bool {
+    fn index_of(&self, folded: Option<&InverseProgram>, k: usize, index: &mut [usize]) -> bool {
         match self {
-            Side::Layout(l) => l.index_into(k, index),
+            Side::Layout(l) => l.index_into_folded(folded, k, index),
             Side::RowMajor(dims) => {
                 let mut rest = k;
                 for (i, &d) in index.iter_mut().zip(dims.iter()).rev() {
@@ -135,10 +144,11 @@ pub(crate) fn run_slot_range<V: Visitor>(
 ) {
     let mut index = [0; MAX_RANK];
     let rank = walked.rank();
+    let folded = walked.folded_inverse();
     let mut padding_from = None;
     let end = range.end;
     for k in range {
-        if walked.index_of(k, &mut index) {
+        if walked.index_of(folded.as_ref(), k, &mut index) {
             if let Some(start) = padding_from.take() {
                 v.padding(start, k - start);
             }
