@@ -41,6 +41,23 @@ impl<T: Copy, const N: usize> Fixed<T, N> {
         Some(f)
     }
 
+    /// The first `N` of `values`: all of them whenever they fit, which the
+    /// callers have checked.
+    pub(crate) fn from_prefix(values: &[T], fill: T) -> Self {
+        let mut f = Self::new(fill);
+        for &v in values.iter().take(N) {
+            f.append(v);
+        }
+        f
+    }
+
+    /// `len` (at most `N`) copies of `value`.
+    pub(crate) const fn filled(len: usize, value: T) -> Self {
+        let mut f = Self::new(value);
+        f.len = if len < N { len } else { N } as u16;
+        f
+    }
+
     /// Appends `value`, in constants too; no change when full.
     pub(crate) const fn append(&mut self, value: T) {
         if (self.len as usize) < N {

@@ -245,32 +245,31 @@ pub(crate) fn fold(
 }
 
 fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> OffsetProgram {
-    let mut terms = [Term { step: 0, scale: 0 }; MAX_TILED_RANK];
-    let mut n = 0;
+    // One term per value at most, and values are at most MAX_TILED_RANK.
+    let mut terms: Fixed<Term, MAX_TILED_RANK> = Fixed::new(Term { step: 0, scale: 0 });
     for (v, &s) in values.iter().zip(strides) {
         if let Some(step) = *v {
-            terms[n] = Term { step, scale: s };
-            n += 1;
+            terms.append(Term { step, scale: s });
         }
     }
     // Merge `(x / t) * (t*s) + (x % t) * s` into `x * s`, and like terms, until nothing changes.
-    while let Some((i, j, merged)) = find_merge(&b.program, &terms[..n]) {
+    while let Some((i, j, merged)) = find_merge(&b.program, &terms) {
         terms[i] = merged;
+        let n = terms.len();
         terms.copy_within(j + 1..n, j);
-        n -= 1;
+        terms.truncate(n - 1);
     }
     let mut live = [false; MAX_PROGRAM_STEPS];
-    for t in &terms[..n] {
+    for t in terms.iter() {
         live[usize::from(t.step)] = true;
     }
     let remap = b.program.prune(&mut live);
-    for t in &mut terms[..n] {
+    for t in terms.iter_mut() {
         t.step = remap[usize::from(t.step)];
     }
     OffsetProgram {
         program: b.program,
-        terms: Fixed::from_slice(&terms[..n], Term { step: 0, scale: 0 })
-            .unwrap_or(Fixed::new(Term { step: 0, scale: 0 })),
+        terms,
     }
 }
 
@@ -319,10 +318,7 @@ fn inverse_program(
     storage_len: usize,
 ) -> Result<InverseProgram, ErrorKind> {
     let mut b = Builder::new();
-    let mut checks = Checks {
-        list: [Check { step: 0, bound: 0 }; MAX_CHECKS],
-        len: 0,
-    };
+    let mut checks = Checks(Fixed::new(Check { step: 0, bound: 0 }));
 
     // Offsets past the tiled shape but inside `L(n)` rounding are padding.
     let slots = product(shape.dims()).unwrap_or(usize::MAX);
@@ -362,23 +358,20 @@ fn inverse_program(
         len = restored - info.prepended;
     }
     debug_assert_eq!(len, m2m.len());
-    let mut outputs: Fixed<Value, MAX_RANK> =
-        Fixed::from_slice(&[None; MAX_RANK], None).unwrap_or(Fixed::new(None));
-    outputs.truncate(m2m.len());
+    let mut outputs: Fixed<Value, MAX_RANK> = Fixed::filled(m2m.len(), None);
     for (p, &d) in m2m.iter().rev().enumerate() {
         outputs[d] = values[p];
     }
     let mut live = [false; MAX_PROGRAM_STEPS];
-    let n_checks = checks.len;
-    let mut checks = checks.list;
-    for c in &checks[..n_checks] {
+    let mut checks = checks.0;
+    for c in checks.iter() {
         live[usize::from(c.step)] = true;
     }
     for s in outputs.iter().flatten() {
         live[usize::from(*s)] = true;
     }
     let remap = b.program.prune(&mut live);
-    for c in &mut checks[..n_checks] {
+    for c in checks.iter_mut() {
         c.step = remap[usize::from(c.step)];
     }
     for s in outputs.iter_mut().flatten() {
@@ -386,24 +379,18 @@ fn inverse_program(
     }
     Ok(InverseProgram {
         program: b.program,
-        checks: Fixed::from_slice(&checks[..n_checks], Check { step: 0, bound: 0 })
-            .unwrap_or(Fixed::new(Check { step: 0, bound: 0 })),
+        checks,
         outputs,
         storage_len,
     })
 }
 
 /// Conditions that tell padding from data, gathered while inverting.
-struct Checks {
-    list: [Check; MAX_CHECKS],
-    len: usize,
-}
+struct Checks(Fixed<Check, MAX_CHECKS>);
 
 impl Checks {
     fn push(&mut self, step: StepId, bound: usize) -> Result<(), ErrorKind> {
-        *self.list.get_mut(self.len).ok_or(TOO_LARGE)? = Check { step, bound };
-        self.len += 1;
-        Ok(())
+        self.0.push(Check { step, bound }).ok_or(TOO_LARGE)
     }
 
     /// Requires `v < bound`, unless `v`'s range already guarantees it.

@@ -71,17 +71,16 @@ pub struct Index {
 impl Index {
     /// An index holding `values` (at most [`MAX_RANK`] of them).
     pub(crate) fn from_slice(values: &[usize]) -> Index {
-        let n = values.len().min(MAX_RANK);
         Index {
-            values: Fixed::from_slice(&values[..n], 0).unwrap_or(Fixed::new(0)),
+            values: Fixed::from_prefix(values, 0),
         }
     }
 
     /// All zeros, `rank` long (at most [`MAX_RANK`]).
     fn zeros(rank: usize) -> Index {
-        let mut values = Fixed::from_slice(&[0; MAX_RANK], 0).unwrap_or(Fixed::new(0));
-        values.truncate(rank);
-        Index { values }
+        Index {
+            values: Fixed::filled(rank, 0),
+        }
     }
 
     /// The index at row-major position `position` of an array of `dims`.

@@ -335,10 +335,10 @@ impl LayoutBuilder {
         let code = Code::new(interpreted, &folded.inverse);
         Ok(Layout {
             element: self.element,
-            dims: Fixed::from_slice(dims, 0).unwrap_or(Fixed::new(0)),
+            dims: Fixed::from_prefix(dims, 0),
             dynamic: self.dynamic,
-            minor_to_major: Fixed::from_slice(&m2m[..rank], 0).unwrap_or(Fixed::new(0)),
-            tiles: Fixed::from_slice(tiles, Tile::EMPTY).unwrap_or(Fixed::new(Tile::EMPTY)),
+            minor_to_major: Fixed::from_prefix(&m2m[..rank], 0),
+            tiles: Fixed::from_prefix(tiles, Tile::EMPTY),
             tail_alignment,
             element_bits,
             memory_space: self.memory_space,
