@@ -97,6 +97,24 @@ pub(crate) fn transpose_units<T: Copy>(
     (na, nb)
 }
 
+/// The bounds the four-row byte kernels rely on, checked once for both:
+/// `n` rounded down to 16 columns when the elements are bytes, the kernels
+/// run on this target, the packed side holds `4 * n` and the side of four
+/// rows `pitch` apart holds `3 * pitch + n`; 0 otherwise.
+fn rows4_columns<T>(n: usize, pitch: usize, packed_len: usize, rows_len: usize) -> usize {
+    let n = n / 16 * 16;
+    let fits = packed_len >= 4 * n
+        && pitch
+            .checked_mul(3)
+            .and_then(|p| p.checked_add(n))
+            .is_some_and(|end| end <= rows_len);
+    if core::mem::size_of::<T>() == 1 && VECTOR_TRANSPOSE && fits {
+        n
+    } else {
+        0
+    }
+}
+
 /// `out[x*4 + j] = src[j*pitch + x]` for `j < 4` and `x < n` rounded down
 /// to 16, for 1-byte `T`: four rows of bytes into groups of four (`s8`
 /// `(4,1)` tiles). Returns how many columns it did: 0 for other sizes, other
@@ -107,16 +125,8 @@ pub(crate) fn interleave4_bytes<T: Copy>(
     pitch: usize,
     n: usize,
 ) -> usize {
-    let n = n / 16 * 16;
-    if core::mem::size_of::<T>() != 1 || !VECTOR_TRANSPOSE || n == 0 {
-        return 0;
-    }
-    if out.len() < 4 * n
-        || pitch
-            .checked_mul(3)
-            .and_then(|p| p.checked_add(n))
-            .is_none_or(|end| end > src.len())
-    {
+    let n = rows4_columns::<T>(n, pitch, out.len(), src.len());
+    if n == 0 {
         return 0;
     }
     #[cfg(target_arch = "x86_64")]
@@ -134,16 +144,8 @@ pub(crate) fn deinterleave4_bytes<T: Copy>(
     input: &[T],
     n: usize,
 ) -> usize {
-    let n = n / 16 * 16;
-    if core::mem::size_of::<T>() != 1 || !VECTOR_TRANSPOSE || n == 0 {
-        return 0;
-    }
-    if input.len() < 4 * n
-        || pitch
-            .checked_mul(3)
-            .and_then(|p| p.checked_add(n))
-            .is_none_or(|end| end > dst.len())
-    {
+    let n = rows4_columns::<T>(n, pitch, input.len(), dst.len());
+    if n == 0 {
         return 0;
     }
     #[cfg(target_arch = "x86_64")]
