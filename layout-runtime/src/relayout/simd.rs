@@ -99,11 +99,13 @@ pub(crate) fn transpose_units<T: Copy>(
 
 /// The bounds the four-row byte kernels rely on, checked once for both:
 /// `n` rounded down to 16 columns when the elements are bytes, the kernels
-/// run on this target, the packed side holds `4 * n` and the side of four
-/// rows `pitch` apart holds `3 * pitch + n`; 0 otherwise.
+/// run on this target, the rows are at least 16 apart (so the 16-byte runs
+/// the kernels move never overlap), the packed side holds `4 * n` and the
+/// side of four rows `pitch` apart holds `3 * pitch + n`; 0 otherwise.
 fn rows4_columns<T>(n: usize, pitch: usize, packed_len: usize, rows_len: usize) -> usize {
     let n = n / 16 * 16;
-    let fits = packed_len >= 4 * n
+    let fits = pitch >= 16
+        && packed_len >= 4 * n
         && pitch
             .checked_mul(3)
             .and_then(|p| p.checked_add(n))
@@ -290,7 +292,7 @@ mod x86 {
         let _ = (&dst[x..][..16], &dst[x + 3 * pitch..][..16]);
         let first = dst[x..].as_mut_ptr();
         // SAFETY: as in `interleave4`, the other way round: the four rows,
-        // `pitch >= 16` apart (checked by the caller), are disjoint 16-byte
+        // `pitch >= 16` apart (checked by `rows4_columns`), are disjoint 16-byte
         // runs inside the unique `dst` (rows 0 and 3 checked above), all
         // addressed from one pointer; 64 bytes of `input` are read.
         unsafe {
