@@ -23,6 +23,24 @@ struct Prims {
     str: TokenStream,
 }
 
+impl Prims {
+    /// The primitive type called `name`.
+    fn named(&self, name: &str) -> TokenStream {
+        match name {
+            "usize" => self.usize.clone(),
+            "isize" => self.isize.clone(),
+            "u32" => self.u32.clone(),
+            "u64" => self.u64.clone(),
+            "bool" => self.bool.clone(),
+            "str" => self.str.clone(),
+            _ => {
+                let name = Ident::new(name, Span::call_site());
+                quote!(::core::primitive::#name)
+            }
+        }
+    }
+}
+
 fn prims(short: bool) -> Prims {
     let [usize, isize, bool, str] = if short {
         [quote!(usize), quote!(isize), quote!(bool), quote!(str)]
@@ -120,7 +138,8 @@ fn index_of_body(l: &Layout, p: &TokenStream) -> TokenStream {
 /// type errors: the spec as an identifier, `f32[3,5]{1,0:T(2,2)}` as
 /// `F32_3x5_T2x2`. Dims are joined by `x`; a `minor_to_major` other than
 /// row-major follows `m` as one hex digit a dim; each tiling level is
-/// `T` with `c` for `*`; then `L`, `E` and `S` with their numbers.
+/// `T` with `c` for `*`; then each attribute written, as its letters and
+/// number (`L`, `E`, `S` in XLA's order).
 pub(crate) fn type_name(l: &Layout) -> String {
     let join = |values: &mut dyn Iterator<Item = String>| values.collect::<Vec<_>>().join("x");
     let element = l.element_type().to_string();
@@ -150,15 +169,9 @@ pub(crate) fn type_name(l: &Layout) -> String {
             TileDim::Combine => "c".to_owned(),
         })));
     }
-    // Writing to a `String` cannot fail.
-    if l.tail_alignment() != 1 {
-        let _ = write!(name, "_L{}", l.tail_alignment());
-    }
-    if let Some(bits) = l.explicit_element_bits() {
-        let _ = write!(name, "_E{bits}");
-    }
-    if l.memory_space() != 0 {
-        let _ = write!(name, "_S{}", l.memory_space());
+    for a in l.__attributes() {
+        // Writing to a `String` cannot fail.
+        let _ = write!(name, "_{}{}", a.letters, a.value);
     }
     name
 }
@@ -413,13 +426,7 @@ fn trait_impl(
     l: &Layout,
     padding: Option<PaddingValue>,
 ) -> TokenStream {
-    let Prims {
-        usize,
-        u32,
-        u64,
-        str,
-        ..
-    } = prims;
+    let Prims { usize, str, .. } = prims;
     let spec = l.to_string();
     let rank = lit(l.rank());
     let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
@@ -440,18 +447,15 @@ fn trait_impl(
     let tiles = (!l.tiles().is_empty())
         .then(|| quote!(const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];));
     let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
-    let bits = l.explicit_element_bits().map(|bits| {
-        let bits = Literal::u32_unsuffixed(bits);
-        quote!(const ELEMENT_BITS: #u32 = #bits;)
-    });
     let storage_len = lit(l.storage_len());
-    let tail = (l.tail_alignment() != 1).then(|| {
-        let tail = lit(l.tail_alignment());
-        quote!(const TAIL_ALIGNMENT: #usize = #tail;)
-    });
-    let space = (l.memory_space() != 0).then(|| {
-        let space = Literal::u64_unsuffixed(l.memory_space());
-        quote!(const MEMORY_SPACE: #u64 = #space;)
+    // Each attribute written sets its constant; the others keep the
+    // trait's defaults, which are the unwritten values.
+    let attributes = l.__attributes().filter_map(|a| {
+        let (name, ty) = a.constant?;
+        let name = Ident::new(name, Span::call_site());
+        let ty = prims.named(ty);
+        let value = Literal::u64_unsuffixed(a.value);
+        Some(quote!(const #name: #ty = #value;))
     });
     let mut words = Vec::new();
     l.__words(&mut |w| words.push(Literal::u64_unsuffixed(w)));
@@ -465,11 +469,9 @@ fn trait_impl(
             const SPEC: &'static #str = #spec;
             const ELEMENT_TYPE: #p::ElementType = #p::ElementType::#element;
             const DIMS: &'static [#usize] = &[#(#dims),*];
-            #bits
             #m2m
             #tiles
-            #tail
-            #space
+            #(#attributes)*
             const STORAGE_LEN: #usize = #storage_len;
             #padding
             type Index = [#usize; #rank];

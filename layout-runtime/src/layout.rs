@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use crate::attributes::{self, Attributes, Kind};
 use crate::closed::Closed;
 use crate::code::Code;
 use crate::fixed::Fixed;
@@ -42,9 +43,8 @@ pub struct Layout {
     pub(crate) dynamic: u16,
     pub(crate) minor_to_major: Fixed<usize, MAX_RANK>,
     pub(crate) tiles: Fixed<Tile, MAX_TILING_LEVELS>,
-    pub(crate) tail_alignment: usize,
-    pub(crate) element_bits: Option<u32>,
-    pub(crate) memory_space: u64,
+    /// `L(n)`, `E(n)`, `S(n)`: see [`attributes`](crate::attributes).
+    pub(crate) attributes: Attributes,
     pub(crate) len: usize,
     pub(crate) storage_len: usize,
     pub(crate) storage_bytes: usize,
@@ -130,7 +130,8 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("pred[8]").unwrap().element_bits(), 8);
     /// ```
     pub fn element_bits(&self) -> u32 {
-        self.element_bits.unwrap_or(self.element.bits())
+        self.explicit_element_bits()
+            .unwrap_or(self.element.bits())
     }
 
     /// `E(n)` as written, if it was.
@@ -141,7 +142,9 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("s4[8]").unwrap().explicit_element_bits(), None);
     /// ```
     pub fn explicit_element_bits(&self) -> Option<u32> {
-        self.element_bits
+        let bits = self.attributes.get(attributes::ELEMENT_BITS);
+        // At most `MAX_ELEMENT_BITS`: validation and the compact words check.
+        (bits != 0).then_some(bits as u32)
     }
 
     /// The number of dims.
@@ -252,7 +255,8 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
     /// ```
     pub fn tail_alignment(&self) -> usize {
-        self.tail_alignment
+        // At most `usize::MAX`: validation and the compact words check.
+        self.attributes.get(attributes::TAIL_ALIGNMENT) as usize
     }
 
     /// `S(n)`, 0 when not written.
@@ -263,7 +267,7 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
     /// ```
     pub fn memory_space(&self) -> u64 {
-        self.memory_space
+        self.attributes.get(attributes::MEMORY_SPACE)
     }
 
     /// The number of logical elements (product of the dims).
@@ -417,14 +421,14 @@ impl Layout {
             (t.dims().is_empty() || matches!(t.dims().last(), Some(crate::TileDim::Size(_))))
                 && !t.dims().contains(&crate::TileDim::Size(0))
         });
-        if !permutation || !tiles_ok || self.tail_alignment == 0 {
+        if !permutation || !tiles_ok || self.tail_alignment() == 0 {
             return None;
         }
         fold(
             self.dims(),
             self.minor_to_major(),
             self.tiles(),
-            self.tail_alignment,
+            self.tail_alignment(),
         )
         .ok()
     }
@@ -554,12 +558,8 @@ impl Layout {
             *slot = crate::TileDim::Size(padded[d]);
         }
         let mut b = crate::LayoutBuilder::new(self.element, self.dims())
-            .minor_to_major(self.minor_to_major())
-            .tail_alignment(self.tail_alignment)
-            .memory_space(self.memory_space);
-        if let Some(bits) = self.element_bits {
-            b = b.element_bits(bits);
-        }
+            .minor_to_major(self.minor_to_major());
+        b.keep_attributes(&self.attributes, |_| true);
         b.dynamic = self.dynamic;
         if self.rank() > 0 {
             b = b.tile(&tile[..self.rank()]);
@@ -603,9 +603,7 @@ impl Layout {
     fn prints_layout(&self) -> bool {
         self.rank() > 0
             || !self.tiles.is_empty()
-            || self.tail_alignment != 1
-            || self.element_bits.is_some()
-            || self.memory_space != 0
+            || self.attributes.any()
     }
 }
 
@@ -634,27 +632,22 @@ impl fmt::Display for Layout {
             }
             write!(f, "{d}")?;
         }
-        let attrs = !self.tiles.is_empty()
-            || self.tail_alignment != 1
-            || self.element_bits.is_some()
-            || self.memory_space != 0;
-        if attrs {
+        if !self.tiles.is_empty() || self.attributes.any() {
             f.write_str(":")?;
         }
-        if !self.tiles().is_empty() {
-            f.write_str("T")?;
-            for t in self.tiles() {
-                write!(f, "{t}")?;
+        for a in attributes::ATTRIBUTES {
+            match a.kind {
+                Kind::Tiles if !self.tiles().is_empty() => {
+                    f.write_str(a.letters)?;
+                    for t in self.tiles() {
+                        write!(f, "{t}")?;
+                    }
+                }
+                Kind::Number(n) if self.attributes.get(n.slot) != n.unset => {
+                    write!(f, "{}({})", a.letters, self.attributes.get(n.slot))?;
+                }
+                _ => {}
             }
-        }
-        if self.tail_alignment != 1 {
-            write!(f, "L({})", self.tail_alignment)?;
-        }
-        if let Some(bits) = self.element_bits {
-            write!(f, "E({bits})")?;
-        }
-        if self.memory_space != 0 {
-            write!(f, "S({})", self.memory_space)?;
         }
         f.write_str("}")
     }

@@ -20,6 +20,7 @@
 #![no_std]
 #![deny(unsafe_code)]
 
+mod attributes;
 mod closed;
 mod code;
 mod divide;
@@ -45,6 +46,9 @@ mod tile;
 pub mod tpu;
 mod validate;
 
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
+pub use attributes::WrittenAttribute as __WrittenAttribute;
 pub use element::ElementType;
 pub use error::{Error, ErrorKind, Snippet, Span};
 pub use fold::Shape;

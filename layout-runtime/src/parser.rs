@@ -3,6 +3,7 @@
 //! The parser only reads; every rule about values (ranges, permutations,
 //! limits, sizes) lives in `validate`, shared with layouts built in code.
 
+use crate::attributes::{self, Kind, ATTRIBUTES};
 use crate::element::NON_ARRAY_TYPES;
 use crate::error::{Error, ErrorKind, Snippet, Span};
 use crate::lexer::Lexer;
@@ -148,9 +149,6 @@ fn parse_dims(
 /// its marker for `*`: larger sizes would mean something else there.
 pub(crate) const MAX_TILE_DIM: u128 = i64::MAX as u128;
 
-/// Attribute order as XLA prints it; `rank` compares positions.
-const ORDER: [&str; 4] = ["T", "L", "E", "S"];
-
 fn parse_layout(
     lx: &mut Lexer<'_>,
     b: &mut LayoutBuilder,
@@ -181,62 +179,33 @@ fn parse_layout(
     if lx.eat(b':').is_none() {
         return Err(lx.unexpected(close_or_colon));
     }
+    // The latest attribute in XLA's order so far, by its place in the table.
     let mut last: Option<(usize, &'static str)> = None;
-    let mut seen = [false; ORDER.len()];
+    let mut seen = [false; ATTRIBUTES.len()];
     while lx.eat(close).is_none() {
         let start = lx.here();
-        let attr = if lx.eat(b'#').is_some() {
-            "#"
-        } else if lx.eat(b'*').is_some() {
-            "*"
-        } else {
-            match lx.letters() {
-                Some((word, _)) => word,
-                None => return Err(lx.unexpected(attribute_expected(close))),
+        let written = match lx.peek().and_then(attributes::punctuation) {
+            Some(mark) => {
+                lx.eat(mark.as_bytes()[0]);
+                mark
             }
+            None => match lx.letters() {
+                Some((word, _)) => word,
+                None => return Err(lx.unexpected(attributes::expected(close))),
+            },
         };
         let name_span = Span::new(start, lx.end_of_last());
-        if let Some(rank) = ORDER.iter().position(|n| *n == attr) {
-            let name = ORDER[rank];
-            if seen[rank] {
-                soft.push(Error::new(
-                    ErrorKind::DuplicateAttribute { name },
-                    name_span,
-                ));
-            } else if let Some((_, prev_name)) = last.filter(|(prev, _)| *prev > rank) {
-                soft.push(Error::new(
-                    ErrorKind::AttributeOrder {
-                        name,
-                        before: prev_name,
-                    },
-                    name_span,
-                ));
-            }
-            seen[rank] = true;
-            if last.is_none_or(|(prev, _)| prev < rank) {
-                last = Some((rank, name));
-            }
-            match name {
-                "T" => parse_tiles(lx, b, soft)?,
-                "L" => {
-                    let (v, span) = paren_int(lx, "`L(n)` alignment", usize::MAX as u128)?;
-                    b.set_tail_alignment(v as usize, span);
-                }
-                "E" => {
-                    let max = u128::from(crate::MAX_ELEMENT_BITS);
-                    let (v, span) = paren_int(lx, "`E(n)` element size in bits", max)?;
-                    b.set_element_bits(v as u32, span);
-                }
-                _ => {
-                    let (v, _) = paren_int(
-                        lx,
-                        "`S(n)` memory space",
-                        u128::from(crate::MAX_MEMORY_SPACE),
-                    )?;
-                    b.memory_space = v as u64;
-                }
-            }
-        } else if let Some((shown, why)) = unsupported(attr) {
+        let Some((rank, attribute)) = attributes::find(written) else {
+            return Err(Error::new(
+                ErrorKind::Expected {
+                    expected: attributes::expected(close),
+                    found: Snippet::new(written),
+                },
+                name_span,
+            ));
+        };
+        let name = attribute.letters;
+        if let Kind::Refused { shown, why } = attribute.kind {
             lx.expect(b'(', "`(`")?;
             let mut group = lx.skip_group()?;
             // `SC(0:10)(1:4,5)` writes one group per split: one mistake.
@@ -247,38 +216,37 @@ fn parse_layout(
                 ErrorKind::UnsupportedAttribute { name: shown, why },
                 Span::new(start, group.end),
             ));
-        } else {
-            return Err(Error::new(
-                ErrorKind::Expected {
-                    expected: attribute_expected(close),
-                    found: Snippet::new(attr),
+            continue;
+        }
+        if seen[rank] {
+            soft.push(Error::new(
+                ErrorKind::DuplicateAttribute { name },
+                name_span,
+            ));
+        } else if let Some((_, prev_name)) = last.filter(|(prev, _)| *prev > rank) {
+            soft.push(Error::new(
+                ErrorKind::AttributeOrder {
+                    name,
+                    before: prev_name,
                 },
                 name_span,
             ));
         }
+        seen[rank] = true;
+        if last.is_none_or(|(prev, _)| prev < rank) {
+            last = Some((rank, name));
+        }
+        match attribute.kind {
+            Kind::Tiles => parse_tiles(lx, b, soft)?,
+            Kind::Number(n) => {
+                let (v, span) = paren_int(lx, n.what, n.max)?;
+                // At most `n.max`, which fits in `u64`.
+                b.set_number(n.slot, v as u64, span);
+            }
+            Kind::Refused { .. } => {}
+        }
     }
     Ok(())
-}
-
-fn attribute_expected(close: u8) -> &'static str {
-    if close == b'}' {
-        "an attribute (`T`, `L`, `E`, `S`) or `}`"
-    } else {
-        "an attribute (`T`, `L`, `E`, `S`) or `>`"
-    }
-}
-
-/// Constructs XLA prints that say nothing a dense offset can use, with the reason.
-fn unsupported(attr: &str) -> Option<(&'static str, &'static str)> {
-    Some(match attr {
-        "D" => ("D(...)", "dim level types describe sparse arrays, which have no dense offsets"),
-        "#" => ("#(...)", "the index type belongs to sparse arrays, which have no dense offsets"),
-        "*" => ("*(...)", "the pointer type belongs to sparse arrays, which have no dense offsets"),
-        "SC" => ("SC(...)", "split configs spread one array over several allocations, so one offset cannot name an element"),
-        "P" => ("P(...)", "a physical shape replaces the layout described here; write that shape's spec instead"),
-        "M" => ("M(...)", "dynamic shape metadata prefixes the buffer with sizes that are only known at run time"),
-        _ => return None,
-    })
 }
 
 fn paren_int(lx: &mut Lexer<'_>, what: &'static str, max: u128) -> Result<(u128, Span), Error> {

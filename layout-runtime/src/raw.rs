@@ -10,6 +10,7 @@
 // same build; the saturating reads only guard against foreign input.
 #![allow(clippy::cast_possible_truncation)]
 
+use crate::attributes::Attributes;
 use crate::closed::Closed;
 use crate::code::Code;
 use crate::fixed::Fixed;
@@ -110,10 +111,7 @@ impl Layout {
                 });
             }
         }
-        w(self.tail_alignment as u64);
-        w(u64::from(self.element_bits.is_some()));
-        w(u64::from(self.element_bits.unwrap_or(0)));
-        w(self.memory_space);
+        self.attributes.write(w);
         w(self.len as u64);
         w(self.storage_len as u64);
         w(self.storage_bytes as u64);
@@ -163,19 +161,7 @@ impl Layout {
             }
             level += 1;
         }
-        let tail_alignment = r.usize();
-        let has_bits = r.bool();
-        let bits = r.word();
-        let element_bits = if has_bits {
-            Some(if bits > u32::MAX as u64 {
-                u32::MAX
-            } else {
-                bits as u32
-            })
-        } else {
-            None
-        };
-        let memory_space = r.word();
+        let attributes = Attributes::read(&mut r);
         let len = r.usize();
         let storage_len = r.usize();
         let storage_bytes = r.usize();
@@ -195,9 +181,7 @@ impl Layout {
             dynamic,
             minor_to_major,
             tiles,
-            tail_alignment,
-            element_bits,
-            memory_space,
+            attributes,
             len,
             storage_len,
             storage_bytes,

@@ -213,9 +213,9 @@ pub fn tpu_layout(element: ElementType, dims: &[usize]) -> Result<Layout, ParseE
 /// assert_eq!(t.to_string(), "bf16[256,3]{0,1:T(4,128)(2,1)}");
 /// ```
 pub fn tpu_layout_like(layout: &Layout) -> Result<Layout, ParseError> {
-    let builder = LayoutBuilder::new(layout.element_type(), layout.dims())
-        .minor_to_major(layout.minor_to_major())
-        .memory_space(layout.memory_space());
+    let mut builder = LayoutBuilder::new(layout.element_type(), layout.dims())
+        .minor_to_major(layout.minor_to_major());
+    builder.keep_attributes(&layout.attributes, |n| n.tpu_keeps);
     let physical = physical(layout);
     let choice = choose(layout.element_type(), &physical[..layout.rank()]);
     apply(builder, &choice)

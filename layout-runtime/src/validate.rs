@@ -1,6 +1,7 @@
 //! Validation: every rule about values, for parsed specs and for layouts
 //! built in code alike. Independent mistakes are all reported.
 
+use crate::attributes::{self, Attributes, Number};
 use crate::closed::Closed;
 use crate::code::Code;
 use crate::error::{Error, ErrorKind, Span};
@@ -46,9 +47,8 @@ pub struct LayoutBuilder {
     tile_spans: [[Span; MAX_TILE_RANK]; MAX_TILING_LEVELS],
     level_spans: [Span; MAX_TILING_LEVELS],
     too_many: Option<Error>,
-    tail_alignment: Option<(usize, Span)>,
-    element_bits: Option<(u32, Span)>,
-    pub(crate) memory_space: u64,
+    /// The number attributes as written, by slot (see `attributes`).
+    numbers: [Option<(u64, Span)>; attributes::NUMBERS],
 }
 
 impl LayoutBuilder {
@@ -80,9 +80,7 @@ impl LayoutBuilder {
             tile_spans: [[Span::default(); MAX_TILE_RANK]; MAX_TILING_LEVELS],
             level_spans: [Span::default(); MAX_TILING_LEVELS],
             too_many: None,
-            tail_alignment: None,
-            element_bits: None,
-            memory_space: 0,
+            numbers: [None; attributes::NUMBERS],
         };
         for &d in dims {
             b.push_dim(d, Span::default());
@@ -195,8 +193,18 @@ impl LayoutBuilder {
         self
     }
 
-    pub(crate) fn set_tail_alignment(&mut self, n: usize, span: Span) {
-        self.tail_alignment = Some((n, span));
+    /// Sets the number attribute in `slot`, as written at `span`.
+    pub(crate) fn set_number(&mut self, slot: usize, value: u64, span: Span) {
+        self.numbers[slot] = Some((value, span));
+    }
+
+    /// Sets the number attributes of `from` that `keep` selects.
+    pub(crate) fn keep_attributes(&mut self, from: &Attributes, keep: fn(&Number) -> bool) {
+        for (_, n, value) in from.written() {
+            if keep(&n) {
+                self.set_number(n.slot, value, Span::default());
+            }
+        }
     }
 
     /// Sets `L(n)`: storage rounds up to a multiple of `n` elements.
@@ -210,12 +218,8 @@ impl LayoutBuilder {
     /// ```
     #[must_use]
     pub fn tail_alignment(mut self, n: usize) -> Self {
-        self.set_tail_alignment(n, Span::default());
+        self.set_number(attributes::TAIL_ALIGNMENT, n as u64, Span::default());
         self
-    }
-
-    pub(crate) fn set_element_bits(&mut self, bits: u32, span: Span) {
-        self.element_bits = Some((bits, span));
     }
 
     /// Sets `E(n)`: each element takes `n` bits of storage.
@@ -229,7 +233,7 @@ impl LayoutBuilder {
     /// ```
     #[must_use]
     pub fn element_bits(mut self, bits: u32) -> Self {
-        self.set_element_bits(bits, Span::default());
+        self.set_number(attributes::ELEMENT_BITS, u64::from(bits), Span::default());
         self
     }
 
@@ -244,7 +248,7 @@ impl LayoutBuilder {
     /// ```
     #[must_use]
     pub fn memory_space(mut self, space: u64) -> Self {
-        self.memory_space = space;
+        self.set_number(attributes::MEMORY_SPACE, space, Span::default());
         self
     }
 
@@ -273,44 +277,14 @@ impl LayoutBuilder {
         let rank = self.rank;
         let m2m = self.check_minor_to_major(&mut errors);
         self.check_tiles(&mut errors);
-        let tail_alignment = match self.tail_alignment {
-            Some((0, span)) => {
-                errors.push(Error::new(ErrorKind::TailAlignmentZero, span));
-                1
-            }
-            Some((n, _)) => n,
-            None => 1,
-        };
-        if let Some((_, span)) = self
-            .element_bits
-            .filter(|(b, _)| *b > crate::MAX_ELEMENT_BITS)
-        {
-            errors.push(Error::new(
-                ErrorKind::IntegerTooLarge {
-                    what: "`E(n)` element size in bits",
-                    max: u128::from(crate::MAX_ELEMENT_BITS),
-                },
-                span,
-            ));
-        }
-        if self.memory_space > crate::MAX_MEMORY_SPACE {
-            errors.push(Error::new(
-                ErrorKind::IntegerTooLarge {
-                    what: "`S(n)` memory space",
-                    max: u128::from(crate::MAX_MEMORY_SPACE),
-                },
-                self.spec_span,
-            ));
-        }
-        // XLA reads `E(0)` as "not set"; any other width is taken as written,
-        // narrower than the type included (int4 values held in `s8`).
-        let element_bits = self.element_bits.map(|(b, _)| b).filter(|&b| b != 0);
+        let attributes = self.check_attributes(&mut errors);
         if !errors.is_empty() {
             return Err(errors);
         }
         let dims = &self.dims[..rank];
         let tiles = &self.tiles[..self.levels];
         let whole = self.spec_span;
+        let tail_alignment = attributes.get(attributes::TAIL_ALIGNMENT) as usize;
         let folded = fold(dims, &m2m[..rank], tiles, tail_alignment).map_err(|kind| {
             let span = match kind {
                 ErrorKind::TiledRankTooLarge { level, .. } => self.level_spans[level - 1],
@@ -318,7 +292,10 @@ impl LayoutBuilder {
             };
             ParseError::single(Error::new(kind, span))
         })?;
-        let bits = element_bits.unwrap_or(self.element.bits());
+        let bits = match attributes.get(attributes::ELEMENT_BITS) {
+            0 => self.element.bits(),
+            explicit => explicit as u32,
+        };
         let storage_bytes = (folded.storage_len as u128 * u128::from(bits))
             .div_ceil(8)
             .try_into()
@@ -339,15 +316,36 @@ impl LayoutBuilder {
             dynamic: self.dynamic,
             minor_to_major: Fixed::from_prefix(&m2m[..rank], 0),
             tiles: Fixed::from_prefix(tiles, Tile::EMPTY),
-            tail_alignment,
-            element_bits,
-            memory_space: self.memory_space,
+            attributes,
             len,
             storage_len: folded.storage_len,
             storage_bytes,
             closed,
             code,
         })
+    }
+
+    /// The number attributes, each unset where it is written wrong;
+    /// mistakes go to `errors`.
+    fn check_attributes(&self, errors: &mut ParseError) -> Attributes {
+        let mut values = Attributes::UNSET;
+        for (_, n) in attributes::numbers() {
+            let Some((value, span)) = self.numbers[n.slot] else {
+                continue;
+            };
+            match n.zero {
+                Some(kind) if value == 0 => errors.push(Error::new(kind, span)),
+                _ if u128::from(value) > n.max => errors.push(Error::new(
+                    ErrorKind::IntegerTooLarge {
+                        what: n.what,
+                        max: n.max,
+                    },
+                    span,
+                )),
+                _ => values.set(n.slot, value),
+            }
+        }
+        values
     }
 
     /// The permutation to use; mistakes go to `errors`.
