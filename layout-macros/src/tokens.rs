@@ -1,10 +1,13 @@
 //! How every emitter prints numbers, step names and the steps of a folded
 //! program: `offset` (by `linear`) and `index_of` (by `emit`) share these,
-//! so an op prints one way everywhere.
+//! so an op prints one way everywhere. Which operator a step becomes comes
+//! from the runtime's table of spellings (`Op::spelling`), which the C
+//! printer follows too; only the Rust form of each operator is here.
 
+use layout_runtime::program::{scaling, Operand, Operator, Spelling};
 use layout_runtime::{Op, StepId};
-use proc_macro2::{Ident, Literal, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::{Ident, Literal, Punct, Spacing, Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
 
 /// A `usize` literal without a suffix.
 pub(crate) fn lit(n: usize) -> Literal {
@@ -24,14 +27,9 @@ pub(crate) fn index_input(n: u8) -> TokenStream {
 
 /// `e * k`, wrapping, as a shift when `k` is a power of two.
 pub(crate) fn scaled(e: TokenStream, k: usize) -> TokenStream {
-    if k == 1 {
-        e
-    } else if k.is_power_of_two() {
-        let s = lit(k.trailing_zeros() as usize);
-        quote!((#e << #s))
-    } else {
-        let k = lit(k);
-        quote!(#e.wrapping_mul(#k))
+    match scaling(k) {
+        None => e,
+        Some((operator, k)) => binary(e, operator, lit(k).into_token_stream(), false),
     }
 }
 
@@ -45,29 +43,35 @@ pub(crate) fn op(
     arg: &dyn Fn(StepId) -> TokenStream,
     input: &dyn Fn(u8) -> TokenStream,
 ) -> TokenStream {
-    let group = |e: TokenStream| if nested { quote!((#e)) } else { e };
-    match op {
-        Op::Input(n) => input(n),
-        Op::Div(a, k) if k.is_power_of_two() => {
-            let (a, s) = (arg(a), lit(k.trailing_zeros() as usize));
-            group(quote!(#a >> #s))
+    match op.spelling() {
+        Spelling::Input(n) => input(n),
+        Spelling::Same(a) => arg(a),
+        Spelling::Binary(a, operator, operand) => {
+            let rhs = match operand {
+                Operand::Step(b) => arg(b),
+                Operand::Constant(k) => lit(k).into_token_stream(),
+            };
+            binary(arg(a), operator, rhs, nested)
         }
-        Op::Div(a, k) => {
-            let (a, k) = (arg(a), lit(k));
-            group(quote!(#a / #k))
-        }
-        Op::Mod(a, k) if k.is_power_of_two() => {
-            let (a, m) = (arg(a), lit(k - 1));
-            group(quote!(#a & #m))
-        }
-        Op::Mod(a, k) => {
-            let (a, k) = (arg(a), lit(k));
-            group(quote!(#a % #k))
-        }
-        Op::Mul(a, k) => scaled(arg(a), k),
-        Op::Add(a, b) => {
-            let (a, b) = (arg(a), arg(b));
-            quote!(#a.wrapping_add(#b))
-        }
+    }
+}
+
+/// `a <operator> b` as Rust: a wrapping method where the operator has one,
+/// else the symbol, parenthesised when `nested` or when the operator always is.
+fn binary(a: TokenStream, operator: Operator, b: TokenStream, nested: bool) -> TokenStream {
+    if let Some(method) = operator.wrapping_method() {
+        let method = Ident::new(method, Span::call_site());
+        return quote!(#a.#method(#b));
+    }
+    let symbol = operator.symbol();
+    let last = symbol.len() - 1;
+    let symbol = symbol.chars().enumerate().map(|(i, c)| {
+        let spacing = if i < last { Spacing::Joint } else { Spacing::Alone };
+        Punct::new(c, spacing)
+    });
+    if nested || operator.always_grouped() {
+        quote!((#a #(#symbol)* #b))
+    } else {
+        quote!(#a #(#symbol)* #b)
     }
 }

@@ -40,6 +40,7 @@ pub mod relayout;
 pub mod render;
 mod report;
 mod simplify;
+mod spelling;
 mod static_layout;
 pub mod tensor;
 mod tile;

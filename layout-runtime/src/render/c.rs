@@ -4,6 +4,7 @@
 
 use core::fmt::{self, Write};
 
+use crate::program::{scaling, Operand, Operator, Spelling};
 use crate::{Layout, Op, Program};
 
 /// A self-contained C99 translation unit (also valid CUDA C++) with two
@@ -88,18 +89,37 @@ impl fmt::Display for Var {
     }
 }
 
-/// `v * k`, as a shift when `k` is a power of two (as `layout!` writes it).
+/// `vA <operator> operand` as C writes it: constants unsigned except shift
+/// counts, parenthesised where the operator asks to be (statements and
+/// sums are never nested deeper).
+struct Binary(u16, Operator, Operand);
+
+impl fmt::Display for Binary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Binary(a, operator, operand) = *self;
+        let (open, close) = if operator.always_grouped() {
+            ("(", ")")
+        } else {
+            ("", "")
+        };
+        write!(f, "{open}{} {} ", Var(a), operator.symbol())?;
+        match operand {
+            Operand::Step(b) => write!(f, "{}", Var(b))?,
+            Operand::Constant(k) if operator.shifts() => write!(f, "{k}")?,
+            Operand::Constant(k) => write!(f, "{k}u")?,
+        }
+        f.write_str(close)
+    }
+}
+
+/// `v * k` as `layout!` writes it: a shift for a power of two.
 struct Scaled(u16, usize);
 
 impl fmt::Display for Scaled {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (v, k) = (Var(self.0), self.1);
-        if k == 1 {
-            write!(f, "{v}")
-        } else if k.is_power_of_two() {
-            write!(f, "({v} << {})", k.trailing_zeros())
-        } else {
-            write!(f, "{v} * {k}u")
+        match scaling(self.1) {
+            None => write!(f, "{}", Var(self.0)),
+            Some((operator, k)) => write!(f, "{}", Binary(self.0, operator, Operand::Constant(k))),
         }
     }
 }
@@ -112,16 +132,12 @@ fn steps(
 ) -> fmt::Result {
     for (i, op) in program.steps().iter().enumerate() {
         write!(f, "    const size_t {} = ", Var(i as u16))?;
-        match *op {
-            Op::Input(n) => input(f, n),
-            Op::Div(a, k) if k.is_power_of_two() => {
-                write!(f, "{} >> {}", Var(a), k.trailing_zeros())
+        match op.spelling() {
+            Spelling::Input(n) => input(f, n),
+            Spelling::Same(a) => write!(f, "{}", Var(a)),
+            Spelling::Binary(a, operator, operand) => {
+                write!(f, "{}", Binary(a, operator, operand))
             }
-            Op::Div(a, k) => write!(f, "{} / {k}u", Var(a)),
-            Op::Mod(a, k) if k.is_power_of_two() => write!(f, "{} & {}u", Var(a), k - 1),
-            Op::Mod(a, k) => write!(f, "{} % {k}u", Var(a)),
-            Op::Mul(a, k) => write!(f, "{}", Scaled(a, k)),
-            Op::Add(a, b) => write!(f, "{} + {}", Var(a), Var(b)),
         }?;
         f.write_str(";\n")?;
     }
