@@ -66,7 +66,11 @@ fn binary(a: TokenStream, operator: Operator, b: TokenStream, nested: bool) -> T
     let symbol = operator.symbol();
     let last = symbol.len() - 1;
     let symbol = symbol.chars().enumerate().map(|(i, c)| {
-        let spacing = if i < last { Spacing::Joint } else { Spacing::Alone };
+        let spacing = if i < last {
+            Spacing::Joint
+        } else {
+            Spacing::Alone
+        };
         Punct::new(c, spacing)
     });
     if nested || operator.always_grouped() {

@@ -11,24 +11,29 @@
 //!
 //! A new attribute touches at most three files:
 //!
-//! 1. this file: one row of [`ATTRIBUTES`] (and, for a number, its slot
-//!    constant below). A construct XLA prints that we refuse needs nothing
-//!    else: its row carries the text shown and the reason.
-//! 2. `layout.rs`: a typed accessor on `Layout` (and, if it is set in code,
-//!    a setter on `LayoutBuilder` in `validate.rs` instead of or next to it),
-//!    or the code that gives the value a meaning (`fold.rs` for one that
-//!    moves offsets).
+//! 1. this file: one row of [`ATTRIBUTES`]; for a number, also its slot
+//!    constant, its typed accessor on `Layout` and its setter on
+//!    `LayoutBuilder` (both below). A construct XLA prints that we refuse
+//!    needs its row alone: the row carries the text shown and the reason.
+//! 2. for a number that changes offsets or sizes, the code that gives it
+//!    that meaning (`fold.rs`, or the size computation in `validate.rs`);
+//!    for one that `StaticLayout` should expose, the trait's constant and
+//!    default in `static_layout.rs` (the row names the constant, and
+//!    `layout!` sets it). Metadata such as `S(n)` needs neither.
 //! 3. the test that pins its meaning against XLA.
 //!
-//! The grammar (`X(n)` after the tiles, in table order, at most once), range
-//! checks, printing, the duplicate and order errors, keeping it or not when
-//! the TPU chooser replaces a layout, the `layout!` statics and the
-//! `StaticLayout` constant follow from the row.
+//! Everything else follows from the row: the grammar (`X(n)` in table
+//! order, at most once), range checks and their errors, `Display`, the
+//! duplicate and order errors and the order they quote, the "expected an
+//! attribute" message, keeping it or not when the TPU chooser replaces a
+//! layout, the compact words of `layout!` statics, and the macro's type
+//! names and constants.
 
 use core::fmt;
 
 use crate::error::ErrorKind;
-use crate::Layout;
+use crate::error::Span;
+use crate::{Layout, LayoutBuilder};
 
 /// One attribute: how it is written and what it is.
 #[derive(Clone, Copy, Debug)]
@@ -181,6 +186,105 @@ pub(crate) const ATTRIBUTES: &[Attribute] = &[
     },
 ];
 
+// Each number attribute's typed accessor and setter live here with its
+// row, so an attribute is added in one place.
+impl Layout {
+    /// Bits per element in storage: `E(n)` if written, else the type's width.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(xla_layout::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
+    /// assert_eq!(xla_layout::parse("pred[8]").unwrap().element_bits(), 8);
+    /// ```
+    pub fn element_bits(&self) -> u32 {
+        self.explicit_element_bits().unwrap_or(self.element.bits())
+    }
+
+    /// `E(n)` as written, if it was.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(xla_layout::parse("s4[8]").unwrap().explicit_element_bits(), None);
+    /// ```
+    pub fn explicit_element_bits(&self) -> Option<u32> {
+        let bits = self.attributes.get(ELEMENT_BITS);
+        // At most `MAX_ELEMENT_BITS`: validation and the compact words check.
+        (bits != 0).then_some(bits as u32)
+    }
+
+    /// `L(n)`, 1 when not written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(xla_layout::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
+    /// ```
+    pub fn tail_alignment(&self) -> usize {
+        // At most `usize::MAX`: validation and the compact words check.
+        self.attributes.get(TAIL_ALIGNMENT) as usize
+    }
+
+    /// `S(n)`, 0 when not written.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// assert_eq!(xla_layout::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
+    /// ```
+    pub fn memory_space(&self) -> u64 {
+        self.attributes.get(MEMORY_SPACE)
+    }
+}
+
+impl LayoutBuilder {
+    /// Sets `L(n)`: storage rounds up to a multiple of `n` elements.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::F32, &[5]).tail_alignment(4).build().unwrap();
+    /// assert_eq!(l.storage_len(), 8);
+    /// ```
+    #[must_use]
+    pub fn tail_alignment(mut self, n: usize) -> Self {
+        self.set_number(TAIL_ALIGNMENT, n as u64, Span::default());
+        self
+    }
+
+    /// Sets `E(n)`: each element takes `n` bits of storage.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::S4, &[64, 128]).element_bits(4).build().unwrap();
+    /// assert_eq!(l.storage_bytes(), 4096);
+    /// ```
+    #[must_use]
+    pub fn element_bits(mut self, bits: u32) -> Self {
+        self.set_number(ELEMENT_BITS, u64::from(bits), Span::default());
+        self
+    }
+
+    /// Sets `S(n)`, the memory space (metadata; no effect on offsets).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::F32, &[2]).memory_space(1).build().unwrap();
+    /// assert_eq!(l.to_string(), "f32[2]{0:S(1)}");
+    /// ```
+    #[must_use]
+    pub fn memory_space(mut self, space: u64) -> Self {
+        self.set_number(MEMORY_SPACE, space, Span::default());
+        self
+    }
+}
+
 /// A written number attribute as `layout!` prints it: see
 /// [`Layout::__attributes`].
 #[doc(hidden)]
@@ -219,12 +323,18 @@ const fn count_numbers() -> usize {
     while i < ATTRIBUTES.len() {
         if let Kind::Number(number) = ATTRIBUTES[i].kind {
             // Slots in table order, so the compact words follow the table.
-            assert!(number.slot == n, "number slots must be 0, 1, ... in table order");
+            assert!(
+                number.slot == n,
+                "number slots must be 0, 1, ... in table order"
+            );
             // `layout!` spells written numbers into type names.
             let letters = ATTRIBUTES[i].letters.as_bytes();
             let mut j = 0;
             while j < letters.len() {
-                assert!(letters[j].is_ascii_alphabetic(), "numbers are written with letters");
+                assert!(
+                    letters[j].is_ascii_alphabetic(),
+                    "numbers are written with letters"
+                );
                 j += 1;
             }
             n += 1;

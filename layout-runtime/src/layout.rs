@@ -121,32 +121,6 @@ impl Layout {
         self.element
     }
 
-    /// Bits per element in storage: `E(n)` if written, else the type's width.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
-    /// assert_eq!(xla_layout::parse("pred[8]").unwrap().element_bits(), 8);
-    /// ```
-    pub fn element_bits(&self) -> u32 {
-        self.explicit_element_bits()
-            .unwrap_or(self.element.bits())
-    }
-
-    /// `E(n)` as written, if it was.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("s4[8]").unwrap().explicit_element_bits(), None);
-    /// ```
-    pub fn explicit_element_bits(&self) -> Option<u32> {
-        let bits = self.attributes.get(attributes::ELEMENT_BITS);
-        // At most `MAX_ELEMENT_BITS`: validation and the compact words check.
-        (bits != 0).then_some(bits as u32)
-    }
-
     /// The number of dims.
     ///
     /// # Examples
@@ -245,29 +219,6 @@ impl Layout {
     /// ```
     pub fn tiles(&self) -> &[Tile] {
         &self.tiles
-    }
-
-    /// `L(n)`, 1 when not written.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
-    /// ```
-    pub fn tail_alignment(&self) -> usize {
-        // At most `usize::MAX`: validation and the compact words check.
-        self.attributes.get(attributes::TAIL_ALIGNMENT) as usize
-    }
-
-    /// `S(n)`, 0 when not written.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
-    /// ```
-    pub fn memory_space(&self) -> u64 {
-        self.attributes.get(attributes::MEMORY_SPACE)
     }
 
     /// The number of logical elements (product of the dims).
@@ -601,9 +552,7 @@ impl Layout {
     /// Whether the layout writes a `{...}` part when printed: always, except
     /// for an untiled scalar with nothing else to say.
     fn prints_layout(&self) -> bool {
-        self.rank() > 0
-            || !self.tiles.is_empty()
-            || self.attributes.any()
+        self.rank() > 0 || !self.tiles.is_empty() || self.attributes.any()
     }
 }
 

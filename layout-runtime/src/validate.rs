@@ -207,51 +207,6 @@ impl LayoutBuilder {
         }
     }
 
-    /// Sets `L(n)`: storage rounds up to a multiple of `n` elements.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::{ElementType, LayoutBuilder};
-    /// let l = LayoutBuilder::new(ElementType::F32, &[5]).tail_alignment(4).build().unwrap();
-    /// assert_eq!(l.storage_len(), 8);
-    /// ```
-    #[must_use]
-    pub fn tail_alignment(mut self, n: usize) -> Self {
-        self.set_number(attributes::TAIL_ALIGNMENT, n as u64, Span::default());
-        self
-    }
-
-    /// Sets `E(n)`: each element takes `n` bits of storage.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::{ElementType, LayoutBuilder};
-    /// let l = LayoutBuilder::new(ElementType::S4, &[64, 128]).element_bits(4).build().unwrap();
-    /// assert_eq!(l.storage_bytes(), 4096);
-    /// ```
-    #[must_use]
-    pub fn element_bits(mut self, bits: u32) -> Self {
-        self.set_number(attributes::ELEMENT_BITS, u64::from(bits), Span::default());
-        self
-    }
-
-    /// Sets `S(n)`, the memory space (metadata; no effect on offsets).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::{ElementType, LayoutBuilder};
-    /// let l = LayoutBuilder::new(ElementType::F32, &[2]).memory_space(1).build().unwrap();
-    /// assert_eq!(l.to_string(), "f32[2]{0:S(1)}");
-    /// ```
-    #[must_use]
-    pub fn memory_space(mut self, space: u64) -> Self {
-        self.set_number(attributes::MEMORY_SPACE, space, Span::default());
-        self
-    }
-
     /// Checks every rule and folds the layout.
     ///
     /// # Errors
