@@ -79,3 +79,34 @@ fn binary(a: TokenStream, operator: Operator, b: TokenStream, nested: bool) -> T
         quote!(#a #(#symbol)* #b)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use layout_runtime::Op;
+    use quote::quote;
+
+    use super::{op, scaled, var};
+
+    fn rust(step: Op, nested: bool) -> String {
+        let arg = |a| {
+            let v = var(a);
+            quote!(#v)
+        };
+        op(step, nested, &arg, &super::index_input).to_string()
+    }
+
+    #[test]
+    fn each_op_reads_as_rust() {
+        assert_eq!(rust(Op::Div(1, 8), false), "v1 >> 3");
+        assert_eq!(rust(Op::Div(1, 8), true), "(v1 >> 3)");
+        assert_eq!(rust(Op::Div(1, 6), false), "v1 / 6");
+        assert_eq!(rust(Op::Mod(1, 8), true), "(v1 & 7)");
+        assert_eq!(rust(Op::Mod(1, 6), false), "v1 % 6");
+        assert_eq!(rust(Op::Mul(1, 8), false), "(v1 << 3)");
+        assert_eq!(rust(Op::Mul(1, 6), true), "v1 . wrapping_mul (6)");
+        assert_eq!(rust(Op::Add(1, 2), false), "v1 . wrapping_add (v2)");
+        assert_eq!(rust(Op::Input(2), false), "index [2]");
+        assert_eq!(scaled(quote!(x), 1).to_string(), "x");
+        assert_eq!(scaled(quote!(x), 4).to_string(), "(x << 2)");
+    }
+}

@@ -22,6 +22,11 @@
 //!    `layout!` sets it). Metadata such as `S(n)` needs neither.
 //! 3. the test that pins its meaning against XLA.
 //!
+//! Beyond these, test expectations that quote the list of attributes (the
+//! "expected an attribute (`T`, `L`, `E`, `S`) or `}`" message in
+//! `tests/edges_text.rs` and the `tests/ui` outputs) change with it, as the
+//! message does.
+//!
 //! Everything else follows from the row: the grammar (`X(n)` in table
 //! order, at most once), range checks and their errors, `Display`, the
 //! duplicate and order errors and the order they quote, the "expected an

@@ -180,8 +180,7 @@ fn parse_layout(
         return Err(lx.unexpected(close_or_colon));
     }
     // The latest attribute in XLA's order so far, by its place in the table.
-    let mut last: Option<(usize, &'static str)> = None;
-    let mut seen = [false; ATTRIBUTES.len()];
+    let mut order = Order::default();
     while lx.eat(close).is_none() {
         let start = lx.here();
         let written = match lx.peek().and_then(attributes::punctuation) {
@@ -204,49 +203,55 @@ fn parse_layout(
                 name_span,
             ));
         };
-        let name = attribute.letters;
-        if let Kind::Refused { shown, why } = attribute.kind {
-            lx.expect(b'(', "`(`")?;
-            let mut group = lx.skip_group()?;
-            // `SC(0:10)(1:4,5)` writes one group per split: one mistake.
-            while lx.eat(b'(').is_some() {
-                group = lx.skip_group()?;
-            }
-            soft.push(Error::new(
-                ErrorKind::UnsupportedAttribute { name: shown, why },
-                Span::new(start, group.end),
-            ));
-            continue;
-        }
-        if seen[rank] {
-            soft.push(Error::new(
-                ErrorKind::DuplicateAttribute { name },
-                name_span,
-            ));
-        } else if let Some((_, prev_name)) = last.filter(|(prev, _)| *prev > rank) {
-            soft.push(Error::new(
-                ErrorKind::AttributeOrder {
-                    name,
-                    before: prev_name,
-                },
-                name_span,
-            ));
-        }
-        seen[rank] = true;
-        if last.is_none_or(|(prev, _)| prev < rank) {
-            last = Some((rank, name));
-        }
         match attribute.kind {
-            Kind::Tiles => parse_tiles(lx, b, soft)?,
+            Kind::Tiles => {
+                order.check(rank, attribute.letters, name_span, soft);
+                parse_tiles(lx, b, soft)?;
+            }
             Kind::Number(n) => {
+                order.check(rank, attribute.letters, name_span, soft);
                 let (v, span) = paren_int(lx, n.what, n.max)?;
                 // At most `n.max`, which fits in `u64`.
                 b.set_number(n.slot, v as u64, span);
             }
-            Kind::Refused { .. } => {}
+            Kind::Refused { shown, why } => {
+                lx.expect(b'(', "`(`")?;
+                let mut group = lx.skip_group()?;
+                // `SC(0:10)(1:4,5)` writes one group per split: one mistake.
+                while lx.eat(b'(').is_some() {
+                    group = lx.skip_group()?;
+                }
+                soft.push(Error::new(
+                    ErrorKind::UnsupportedAttribute { name: shown, why },
+                    Span::new(start, group.end),
+                ));
+            }
         }
     }
     Ok(())
+}
+
+/// The attributes read so far, by their place in the table, to report one
+/// written twice or out of XLA's order.
+#[derive(Default)]
+struct Order {
+    seen: [bool; ATTRIBUTES.len()],
+    /// The latest in XLA's order so far.
+    last: Option<(usize, &'static str)>,
+}
+
+impl Order {
+    fn check(&mut self, rank: usize, name: &'static str, span: Span, soft: &mut ParseError) {
+        if self.seen[rank] {
+            soft.push(Error::new(ErrorKind::DuplicateAttribute { name }, span));
+        } else if let Some((_, before)) = self.last.filter(|(prev, _)| *prev > rank) {
+            soft.push(Error::new(ErrorKind::AttributeOrder { name, before }, span));
+        }
+        self.seen[rank] = true;
+        if self.last.is_none_or(|(prev, _)| prev < rank) {
+            self.last = Some((rank, name));
+        }
+    }
 }
 
 fn paren_int(lx: &mut Lexer<'_>, what: &'static str, max: u128) -> Result<(u128, Span), Error> {

@@ -196,3 +196,69 @@ impl Op {
 const fn constant(a: StepId, operator: Operator, k: usize) -> Spelling {
     Spelling::Binary(a, operator, Operand::Constant(k))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the spelled operator computes, as generated code computes it.
+    fn apply(operator: Operator, a: usize, b: usize) -> usize {
+        match operator {
+            Operator::Shr => a >> b,
+            Operator::Div => a / b,
+            Operator::And => a & b,
+            Operator::Rem => a % b,
+            Operator::Shl => a << b,
+            Operator::Mul => a.wrapping_mul(b),
+            Operator::Add => a.wrapping_add(b),
+        }
+    }
+
+    #[test]
+    fn spellings_compute_what_the_ops_mean() {
+        let values = [0, 1, 2, 3, 7, 8, 9, 127, 128, 1000, 65_535, 1 << 40];
+        for k in 1..=300usize {
+            for (op, meaning) in [
+                (
+                    Op::Div(0, k),
+                    &(|a: usize| a / k) as &dyn Fn(usize) -> usize,
+                ),
+                (Op::Mod(0, k), &|a: usize| a % k),
+                (Op::Mul(0, k), &|a: usize| a.wrapping_mul(k)),
+            ] {
+                for &a in &values {
+                    let spelled = match op.spelling() {
+                        Spelling::Same(0) => a,
+                        Spelling::Binary(0, operator, Operand::Constant(c)) => {
+                            if operator.shifts() {
+                                assert!(c < 64, "{op:?}");
+                            }
+                            apply(operator, a, c)
+                        }
+                        other => panic!("{op:?} spelt {other:?}"),
+                    };
+                    assert_eq!(spelled, meaning(a), "{op:?} at {a}");
+                }
+            }
+        }
+        assert_eq!(
+            Op::Add(2, 5).spelling(),
+            Spelling::Binary(2, Operator::Add, Operand::Step(5))
+        );
+        assert_eq!(Op::Input(3).spelling(), Spelling::Input(3));
+    }
+
+    #[test]
+    fn powers_of_two_become_shifts_and_masks() {
+        let shape = |op: Op| match op.spelling() {
+            Spelling::Binary(_, operator, Operand::Constant(c)) => Some((operator, c)),
+            _ => None,
+        };
+        assert_eq!(shape(Op::Div(0, 64)), Some((Operator::Shr, 6)));
+        assert_eq!(shape(Op::Mod(0, 64)), Some((Operator::And, 63)));
+        assert_eq!(shape(Op::Mul(0, 64)), Some((Operator::Shl, 6)));
+        assert_eq!(shape(Op::Div(0, 6)), Some((Operator::Div, 6)));
+        assert_eq!(shape(Op::Mod(0, 6)), Some((Operator::Rem, 6)));
+        assert_eq!(shape(Op::Mul(0, 6)), Some((Operator::Mul, 6)));
+    }
+}

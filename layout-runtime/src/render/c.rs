@@ -295,3 +295,38 @@ impl CCode<'_> {
         f.write_str("    return 1;\n}\n")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::ToString;
+
+    use super::{Binary, Scaled};
+    use crate::program::{Operand, Spelling};
+    use crate::Op;
+
+    fn c(op: Op) -> std::string::String {
+        match op.spelling() {
+            Spelling::Input(n) => std::format!("index[{n}]"),
+            Spelling::Same(a) => std::format!("v{a}"),
+            Spelling::Binary(a, operator, operand) => Binary(a, operator, operand).to_string(),
+        }
+    }
+
+    #[test]
+    fn each_op_reads_as_c() {
+        assert_eq!(c(Op::Div(1, 8)), "v1 >> 3");
+        assert_eq!(c(Op::Div(1, 6)), "v1 / 6u");
+        assert_eq!(c(Op::Mod(1, 8)), "v1 & 7u");
+        assert_eq!(c(Op::Mod(1, 6)), "v1 % 6u");
+        assert_eq!(c(Op::Mul(1, 8)), "(v1 << 3)");
+        assert_eq!(c(Op::Mul(1, 6)), "v1 * 6u");
+        assert_eq!(c(Op::Add(1, 2)), "v1 + v2");
+        assert_eq!(Scaled(4, 1).to_string(), "v4");
+        assert_eq!(Scaled(4, 2).to_string(), "(v4 << 1)");
+        assert_eq!(
+            Binary(0, crate::program::Operator::Add, Operand::Constant(1)).to_string(),
+            "v0 + 1u"
+        );
+    }
+}
