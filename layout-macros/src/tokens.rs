@@ -29,7 +29,7 @@ pub(crate) fn index_input(n: u8) -> TokenStream {
 pub(crate) fn scaled(e: TokenStream, k: usize) -> TokenStream {
     match scaling(k) {
         None => e,
-        Some((operator, k)) => binary(e, operator, lit(k).into_token_stream(), false),
+        Some((operator, k)) => binary(&e, operator, &lit(k).into_token_stream(), false),
     }
 }
 
@@ -51,14 +51,14 @@ pub(crate) fn op(
                 Operand::Step(b) => arg(b),
                 Operand::Constant(k) => lit(k).into_token_stream(),
             };
-            binary(arg(a), operator, rhs, nested)
+            binary(&arg(a), operator, &rhs, nested)
         }
     }
 }
 
 /// `a <operator> b` as Rust: a wrapping method where the operator has one,
 /// else the symbol, parenthesised when `nested` or when the operator always is.
-fn binary(a: TokenStream, operator: Operator, b: TokenStream, nested: bool) -> TokenStream {
+fn binary(a: &TokenStream, operator: Operator, b: &TokenStream, nested: bool) -> TokenStream {
     if let Some(method) = operator.wrapping_method() {
         let method = Ident::new(method, Span::call_site());
         return quote!(#a.#method(#b));

@@ -470,8 +470,9 @@ impl fmt::Display for Order {
     }
 }
 
-/// What the grammar expects after the `:` of a layout closed by `close`:
-/// `an attribute (`T`, `L`, `E`, `S`) or `}``.
+/// What the grammar expects after the `:` of a layout closed by `close`,
+/// naming every attribute it reads, as in
+/// ``an attribute (`T`, `L`, `E`, `S`) or `}` ``.
 pub(crate) fn expected(close: u8) -> &'static str {
     let text = if close == b'}' {
         &EXPECTED_BRACE
