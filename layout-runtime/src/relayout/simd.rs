@@ -367,8 +367,13 @@ mod x86 {
         // `copy_nonoverlapping` and the assembly copy bytes without reading
         // them as typed values, so padding bytes of `T` may be anything;
         // the stores at `d + head` are 64-byte aligned (`movntdq` needs 16).
+        // The common case is whole lines both ends (tile rows of 128 or
+        // 512 bytes): a call to `memcpy` for an empty head or tail costs as
+        // much as a line's worth of copying.
         unsafe {
-            core::ptr::copy_nonoverlapping(s, d, head);
+            if head > 0 {
+                core::ptr::copy_nonoverlapping(s, d, head);
+            }
             if body > 0 {
                 asm!(
                     "2:",
@@ -391,7 +396,9 @@ mod x86 {
                     options(nostack),
                 );
             }
-            core::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), tail);
+            if tail > 0 {
+                core::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), tail);
+            }
         }
     }
 
