@@ -164,6 +164,9 @@ pub(crate) fn stream_block<T: Copy>(
         return plain(dst, d, src, s, b);
     };
     let rows = Block { db: width, ..rows };
+    if width == 1 && stream_interleaved(dst, d, src, s, rows) {
+        return;
+    }
     let len = rows.nb * width;
     let per_stage = stage.len() / len.max(1);
     if rows.da == len && rows.sb != width && rows.na > 1 && per_stage > 0 {
@@ -229,6 +232,51 @@ pub(crate) fn stream_block<T: Copy>(
             simd::stream_copy(&mut dst[d + (i0 + r) * rows.da..][..len], row);
         }
     }
+}
+
+/// `(4,1)` tiles of bytes and `(2,1)` tiles of 2-byte elements: rows of the
+/// destination (along `j`) that group, or split, `k` rows of the source,
+/// moved by kernels that write whole lines with streaming stores straight
+/// from registers, with no stage in between. `false` (nothing written) for
+/// other blocks.
+fn stream_interleaved<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, rows: Block) -> bool {
+    let k = match core::mem::size_of::<T>() {
+        1 => 4,
+        2 => 2,
+        _ => return false,
+    };
+    if rows.db != 1 || rows.sa != 1 {
+        return false;
+    }
+    if rows.nb == k && rows.da == k {
+        // dst[d + i*k + j] = src[s + i + j*sb]: k rows into groups.
+        let done =
+            simd::interleave_stream(&mut dst[d..][..rows.na * k], &src[s..], rows.sb, rows.na);
+        if done == 0 {
+            return false;
+        }
+        let rest = Block {
+            na: rows.na - done,
+            ..rows
+        };
+        copy_block(dst, d + done * k, src, s + done, rest);
+        return true;
+    }
+    if rows.na == k && rows.sb == k {
+        // dst[d + i*da + j] = src[s + i + j*k]: groups into k rows.
+        let done =
+            simd::deinterleave_stream(&mut dst[d..], rows.da, &src[s..][..rows.nb * k], rows.nb);
+        if done == 0 {
+            return false;
+        }
+        let rest = Block {
+            nb: rows.nb - done,
+            ..rows
+        };
+        copy_block(dst, d + done, src, s + done * k, rest);
+        return true;
+    }
+    false
 }
 
 /// Rows a stage should hold at least: fewer, and the source side of a

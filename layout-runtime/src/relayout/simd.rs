@@ -157,6 +157,126 @@ pub(crate) fn deinterleave4_bytes<T: Copy>(
     n
 }
 
+/// Rows the streamed interleaves move together for elements of `size`
+/// bytes: four rows of bytes (`(4,1)` tiles), two of 2-byte elements
+/// (`(2,1)`); 0 for other sizes or targets. Either way 16 columns make one
+/// 64-byte line of groups.
+fn stream_rows(size: usize) -> usize {
+    match size {
+        _ if !VECTOR_TRANSPOSE => 0,
+        1 => 4,
+        2 => 2,
+        _ => 0,
+    }
+}
+
+/// `out[x*k + j] = src[j*pitch + x]` for `j < k` and `x < n` rounded down
+/// to 16, `k` rows as [`stream_rows`] gives them, with `out` written by
+/// streaming stores, 64 bytes per 16 columns. Returns how many columns it
+/// did: 0 (nothing written) for other sizes or targets, an `out` that does
+/// not start on a 16-byte boundary, or a bound that fails.
+///
+/// `out` need not start on a line: a walk hands out consecutive runs of
+/// the destination one after the other, so a line split between two calls
+/// is completed in the write-combining buffer all the same (measured on
+/// `s8 (4,1)` and `bf16 (2,1)` packs into a `Vec`, whose data starts 16
+/// bytes into a line: 0.8-1.1 of `memcpy`, against 0.6-0.8 through a stage
+/// that streams whole lines only).
+pub(crate) fn interleave_stream<T: Copy>(
+    out: &mut [T],
+    src: &[T],
+    pitch: usize,
+    n: usize,
+) -> usize {
+    let k = stream_rows(core::mem::size_of::<T>());
+    let n = n / 16 * 16;
+    if k == 0 || n == 0 {
+        return 0;
+    }
+    let fits = (k - 1)
+        .checked_mul(pitch)
+        .and_then(|p| p.checked_add(n))
+        .is_some_and(|end| end <= src.len());
+    if out.len() < k * n || !fits || out.as_ptr().addr() % 16 != 0 {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let out = &mut out[..k * n];
+        let rows: [&[T]; 4] =
+            core::array::from_fn(|j| if j < k { &src[j * pitch..][..n] } else { &[] });
+        if k == 4 {
+            for (x, line) in (0..n).step_by(16).zip(out.chunks_exact_mut(64)) {
+                x86::interleave4_nt(
+                    line,
+                    [&rows[0][x..], &rows[1][x..], &rows[2][x..], &rows[3][x..]],
+                );
+            }
+        } else {
+            for (x, line) in (0..n).step_by(16).zip(out.chunks_exact_mut(32)) {
+                x86::interleave2_nt(line, [&rows[0][x..], &rows[1][x..]]);
+            }
+        }
+    }
+    n
+}
+
+/// `dst[j*pitch + x] = input[x*k + j]`: the inverse of
+/// [`interleave_stream`], each row written by streaming stores. Returns
+/// how many columns it did: 0 (nothing written) for other sizes or
+/// targets, rows that overlap or do not start on 16-byte boundaries, or a
+/// bound that fails.
+pub(crate) fn deinterleave_stream<T: Copy>(
+    dst: &mut [T],
+    pitch: usize,
+    input: &[T],
+    n: usize,
+) -> usize {
+    let size = core::mem::size_of::<T>();
+    let k = stream_rows(size);
+    let n = n / 16 * 16;
+    if k == 0 || n == 0 {
+        return 0;
+    }
+    let fits = (k - 1)
+        .checked_mul(pitch)
+        .and_then(|p| p.checked_add(n))
+        .is_some_and(|end| end <= dst.len());
+    let aligned = dst.as_ptr().addr() % 16 == 0 && (pitch * size) % 16 == 0;
+    if pitch < n || input.len() < k * n || !fits || !aligned {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let input = &input[..k * n];
+        let mut rest = &mut dst[..(k - 1) * pitch + n];
+        // The `k` rows as disjoint slices (`pitch >= n`).
+        let mut rows: [&mut [T]; 4] = core::array::from_fn(|_| &mut [][..]);
+        for row in rows.iter_mut().take(k) {
+            let cut = pitch.min(rest.len());
+            let (head, tail) = core::mem::take(&mut rest).split_at_mut(cut);
+            *row = &mut head[..n];
+            rest = tail;
+        }
+        let [r0, r1, r2, r3] = rows;
+        if k == 4 {
+            let chunks = r0
+                .chunks_exact_mut(16)
+                .zip(r1.chunks_exact_mut(16))
+                .zip(r2.chunks_exact_mut(16).zip(r3.chunks_exact_mut(16)));
+            for (((a, b), (c, d)), groups) in chunks.zip(input.chunks_exact(64)) {
+                x86::deinterleave4_nt([a, b, c, d], groups);
+            }
+        } else {
+            let chunks = r0.chunks_exact_mut(16).zip(r1.chunks_exact_mut(16));
+            for ((a, b), groups) in chunks.zip(input.chunks_exact(32)) {
+                x86::deinterleave2_nt([a, b], groups);
+            }
+        }
+    }
+    n
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::asm;
@@ -342,6 +462,207 @@ mod x86 {
                 d = in(reg) rows[3],
                 out("xmm0") _, out("xmm1") _, out("xmm2") _,
                 out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// Four rows of 16 bytes (the first 16 of each slice of 1-byte
+    /// elements) into 16 groups of four, one line `line[..64]` written with
+    /// streaming stores.
+    #[inline]
+    pub(super) fn interleave4_nt<T: Copy>(line: &mut [T], rows: [&[T]; 4]) {
+        assert_eq!(core::mem::size_of::<T>(), 1);
+        let line = &mut line[..64];
+        let [a, b, c, d] = rows.map(|r| r[..16].as_ptr());
+        let o = line.as_mut_ptr();
+        assert_eq!(o.addr() % 16, 0);
+        // SAFETY: `T` is one byte (asserted), so each row pointer starts 16
+        // readable bytes (the slicing above checked them) and `o` starts 64
+        // writable, 16-byte aligned bytes (`movntdq` needs the alignment,
+        // asserted) of a unique borrow, which no shared `rows` overlaps. The
+        // assembly reads and writes only those bytes, as bytes; it uses no
+        // stack and leaves the flags alone.
+        unsafe {
+            asm!(
+                "movdqu xmm0, [{a}]",
+                "movdqu xmm1, [{b}]",
+                "movdqu xmm2, [{c}]",
+                "movdqu xmm3, [{d}]",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklwd xmm0, xmm2",
+                "punpckhwd xmm1, xmm2",
+                "movdqa xmm3, xmm4",
+                "punpcklwd xmm4, xmm5",
+                "punpckhwd xmm3, xmm5",
+                "movntdq [{o}], xmm0",
+                "movntdq [{o} + 16], xmm1",
+                "movntdq [{o} + 32], xmm4",
+                "movntdq [{o} + 48], xmm3",
+                a = in(reg) a,
+                b = in(reg) b,
+                c = in(reg) c,
+                d = in(reg) d,
+                o = in(reg) o,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// Two rows of 16 2-byte elements (the first 16 of each slice) into 16
+    /// pairs, one line `line[..32]` written with streaming stores.
+    #[inline]
+    pub(super) fn interleave2_nt<T: Copy>(line: &mut [T], rows: [&[T]; 2]) {
+        assert_eq!(core::mem::size_of::<T>(), 2);
+        let line = &mut line[..32];
+        let [a, b] = rows.map(|r| r[..16].as_ptr());
+        let o = line.as_mut_ptr();
+        assert_eq!(o.addr() % 16, 0);
+        // SAFETY: as in `interleave4_nt`: `T` is two bytes (asserted), so
+        // each row pointer starts 32 readable bytes and `o` 64 writable,
+        // 16-byte aligned bytes of a unique borrow, all checked above.
+        unsafe {
+            asm!(
+                "movdqu xmm0, [{a}]",
+                "movdqu xmm1, [{b}]",
+                "movdqu xmm2, [{a} + 16]",
+                "movdqu xmm3, [{b} + 16]",
+                "movdqa xmm4, xmm0",
+                "punpcklwd xmm0, xmm1",
+                "punpckhwd xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklwd xmm2, xmm3",
+                "punpckhwd xmm5, xmm3",
+                "movntdq [{o}], xmm0",
+                "movntdq [{o} + 16], xmm4",
+                "movntdq [{o} + 32], xmm2",
+                "movntdq [{o} + 48], xmm5",
+                a = in(reg) a,
+                b = in(reg) b,
+                o = in(reg) o,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// 16 groups of four 1-byte elements, `groups[..64]`, into the first 16
+    /// of each of four rows, written with streaming stores.
+    #[inline]
+    pub(super) fn deinterleave4_nt<T: Copy>(rows: [&mut [T]; 4], groups: &[T]) {
+        assert_eq!(core::mem::size_of::<T>(), 1);
+        let i = groups[..64].as_ptr();
+        let [a, b, c, d] = rows.map(|r| r[..16].as_mut_ptr());
+        assert!([a, b, c, d].iter().all(|p| p.addr() % 16 == 0));
+        // SAFETY: `T` is one byte (asserted), so `i` starts 64 readable
+        // bytes and each row pointer 16 writable, 16-byte aligned
+        // (asserted) bytes of its own unique borrow; four unique borrows
+        // cannot overlap each other or the shared `groups`. The assembly
+        // touches only those bytes, no stack and no flags.
+        unsafe {
+            asm!(
+                "movdqu xmm0, [{i}]",
+                "movdqu xmm1, [{i} + 16]",
+                "movdqu xmm2, [{i} + 32]",
+                "movdqu xmm3, [{i} + 48]",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklbw xmm0, xmm4",
+                "punpckhbw xmm1, xmm4",
+                "movdqa xmm3, xmm2",
+                "punpcklbw xmm2, xmm5",
+                "punpckhbw xmm3, xmm5",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklqdq xmm0, xmm2",
+                "punpckhqdq xmm1, xmm2",
+                "movdqa xmm3, xmm4",
+                "punpcklqdq xmm4, xmm5",
+                "punpckhqdq xmm3, xmm5",
+                "movntdq [{a}], xmm0",
+                "movntdq [{b}], xmm1",
+                "movntdq [{c}], xmm4",
+                "movntdq [{d}], xmm3",
+                i = in(reg) i,
+                a = in(reg) a,
+                b = in(reg) b,
+                c = in(reg) c,
+                d = in(reg) d,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// 16 pairs of 2-byte elements, `groups[..32]`, into the first 16 of
+    /// each of two rows, written with streaming stores.
+    #[inline]
+    pub(super) fn deinterleave2_nt<T: Copy>(rows: [&mut [T]; 2], groups: &[T]) {
+        assert_eq!(core::mem::size_of::<T>(), 2);
+        let i = groups[..32].as_ptr();
+        let [a, b] = rows.map(|r| r[..16].as_mut_ptr());
+        assert!(a.addr() % 16 == 0 && b.addr() % 16 == 0);
+        // SAFETY: as in `deinterleave4_nt`: `T` is two bytes (asserted), so
+        // `i` starts 64 readable bytes and each row pointer 32 writable,
+        // 16-byte aligned bytes of its own unique borrow. Each 32-bit lane
+        // holds a pair, first element low: shifting it right (arithmetic)
+        // keeps the second, left then right the first, each sign-extended,
+        // so the saturating pack returns them unchanged.
+        unsafe {
+            asm!(
+                "movdqu xmm0, [{i}]",
+                "movdqu xmm1, [{i} + 16]",
+                "movdqu xmm2, [{i} + 32]",
+                "movdqu xmm3, [{i} + 48]",
+                "movdqa xmm4, xmm0",
+                "psrad xmm4, 16",
+                "movdqa xmm5, xmm1",
+                "psrad xmm5, 16",
+                "packssdw xmm4, xmm5",
+                "movdqa xmm5, xmm2",
+                "psrad xmm5, 16",
+                "movdqa xmm6, xmm3",
+                "psrad xmm6, 16",
+                "packssdw xmm5, xmm6",
+                "pslld xmm0, 16",
+                "psrad xmm0, 16",
+                "pslld xmm1, 16",
+                "psrad xmm1, 16",
+                "packssdw xmm0, xmm1",
+                "pslld xmm2, 16",
+                "psrad xmm2, 16",
+                "pslld xmm3, 16",
+                "psrad xmm3, 16",
+                "packssdw xmm2, xmm3",
+                "movntdq [{a}], xmm0",
+                "movntdq [{a} + 16], xmm2",
+                "movntdq [{b}], xmm4",
+                "movntdq [{b} + 16], xmm5",
+                i = in(reg) i,
+                a = in(reg) a,
+                b = in(reg) b,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _,
                 options(nostack, preserves_flags),
             );
         }
@@ -584,6 +905,71 @@ mod tests {
         }
         assert_eq!(interleave4_bytes(&mut [0u16; 64], &[0u16; 64], 16, 16), 0);
         assert_eq!(deinterleave4_bytes(&mut [0u8; 63], 16, &[0u8; 64], 16), 0);
+    }
+
+    /// The streamed interleaves of bytes (four rows) and 2-byte elements
+    /// (two rows) against plain loops: column counts around 16, every
+    /// start within a line (so both aligned and misaligned ones), odd
+    /// pitches; nothing outside the columns done may change, and they do
+    /// all whole groups of 16 exactly when the start is aligned.
+    #[test]
+    fn streamed_interleaves_match_plain_loops() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+            let size = core::mem::size_of::<T>();
+            let k = 4 / size;
+            for n in [0, 1, 15, 16, 17, 31, 32, 48, 70, 128] {
+                for pad in [0, 1, 8, 16, 19] {
+                    let pitch = n + pad;
+                    for off in 0..64 / size {
+                        let src: Vec<T> = (0..(k - 1) * pitch + n + 3).map(make).collect();
+                        let mut buf = std::vec![old; k * n + 64];
+                        let at = off + (64 - buf.as_ptr().addr() % 64) / size % (64 / size);
+                        let at = at % (64 / size);
+                        let done = interleave_stream(&mut buf[at..], &src[1..], pitch, n);
+                        stream_fence();
+                        let mut want = std::vec![old; k * n + 64];
+                        for x in 0..done {
+                            for j in 0..k {
+                                want[at + x * k + j] = src[1 + j * pitch + x];
+                            }
+                        }
+                        assert_eq!(buf, want, "interleave {n} of pitch {pitch} at {at}");
+                        if VECTOR_TRANSPOSE {
+                            let aligned = buf[at..].as_ptr().addr() % 16 == 0;
+                            assert_eq!(done, if aligned { n / 16 * 16 } else { 0 });
+                        }
+
+                        let input: Vec<T> = (0..k * n + 5).map(make).collect();
+                        let mut dst = std::vec![old; (k - 1) * pitch + n + 16];
+                        let at = off % (16 / size);
+                        let done = deinterleave_stream(&mut dst[at..], pitch, &input[2..], n);
+                        stream_fence();
+                        let mut want = std::vec![old; (k - 1) * pitch + n + 16];
+                        for x in 0..done {
+                            for j in 0..k {
+                                want[at + j * pitch + x] = input[2 + x * k + j];
+                            }
+                        }
+                        assert_eq!(dst, want, "deinterleave {n} of pitch {pitch} at {at}");
+                        let aligned = dst[at..].as_ptr().addr() % 16 == 0 && pitch * size % 16 == 0;
+                        if VECTOR_TRANSPOSE && aligned {
+                            assert_eq!(done, n / 16 * 16);
+                        }
+                    }
+                }
+            }
+        }
+        check(|i| (i * 7 + 3) as u8, 0xee);
+        check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+        // Other sizes, too short an output, overlapping rows: nothing done.
+        let mut wide = std::vec![0u32; 256];
+        assert_eq!(interleave_stream(&mut wide, &[1u32; 256], 16, 16), 0);
+        assert_eq!(deinterleave_stream(&mut wide, 16, &[1u32; 256], 16), 0);
+        assert!(wide.iter().all(|&x| x == 0));
+        let mut rows = std::vec![0u8; 64];
+        assert_eq!(deinterleave_stream(&mut rows, 8, &[1u8; 64], 16), 0);
+        assert_eq!(interleave_stream(&mut rows[..63], &[1u8; 64], 16, 16), 0);
+        assert!(rows.iter().all(|&x| x == 0));
     }
 
     /// Every length and both misalignments of either side, bytes and wider.
