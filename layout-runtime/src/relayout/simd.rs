@@ -221,62 +221,6 @@ pub(crate) fn interleave_stream<T: Copy>(
     n
 }
 
-/// `dst[j*pitch + x] = input[x*k + j]`: the inverse of
-/// [`interleave_stream`], each row written by streaming stores. Returns
-/// how many columns it did: 0 (nothing written) for other sizes or
-/// targets, rows that overlap or do not start on 16-byte boundaries, or a
-/// bound that fails.
-pub(crate) fn deinterleave_stream<T: Copy>(
-    dst: &mut [T],
-    pitch: usize,
-    input: &[T],
-    n: usize,
-) -> usize {
-    let size = core::mem::size_of::<T>();
-    let k = stream_rows(size);
-    let n = n / 16 * 16;
-    if k == 0 || n == 0 {
-        return 0;
-    }
-    let fits = (k - 1)
-        .checked_mul(pitch)
-        .and_then(|p| p.checked_add(n))
-        .is_some_and(|end| end <= dst.len());
-    let aligned = dst.as_ptr().addr() % 16 == 0 && (pitch * size) % 16 == 0;
-    if pitch < n || input.len() < k * n || !fits || !aligned {
-        return 0;
-    }
-    #[cfg(target_arch = "x86_64")]
-    {
-        let input = &input[..k * n];
-        let mut rest = &mut dst[..(k - 1) * pitch + n];
-        // The `k` rows as disjoint slices (`pitch >= n`).
-        let mut rows: [&mut [T]; 4] = core::array::from_fn(|_| &mut [][..]);
-        for row in rows.iter_mut().take(k) {
-            let cut = pitch.min(rest.len());
-            let (head, tail) = core::mem::take(&mut rest).split_at_mut(cut);
-            *row = &mut head[..n];
-            rest = tail;
-        }
-        let [r0, r1, r2, r3] = rows;
-        if k == 4 {
-            let chunks = r0
-                .chunks_exact_mut(16)
-                .zip(r1.chunks_exact_mut(16))
-                .zip(r2.chunks_exact_mut(16).zip(r3.chunks_exact_mut(16)));
-            for (((a, b), (c, d)), groups) in chunks.zip(input.chunks_exact(64)) {
-                x86::deinterleave4_nt([a, b, c, d], groups);
-            }
-        } else {
-            let chunks = r0.chunks_exact_mut(16).zip(r1.chunks_exact_mut(16));
-            for ((a, b), groups) in chunks.zip(input.chunks_exact(32)) {
-                x86::deinterleave2_nt([a, b], groups);
-            }
-        }
-    }
-    n
-}
-
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::asm;
@@ -555,119 +499,6 @@ mod x86 {
         }
     }
 
-    /// 16 groups of four 1-byte elements, `groups[..64]`, into the first 16
-    /// of each of four rows, written with streaming stores.
-    #[inline]
-    pub(super) fn deinterleave4_nt<T: Copy>(rows: [&mut [T]; 4], groups: &[T]) {
-        assert_eq!(core::mem::size_of::<T>(), 1);
-        let i = groups[..64].as_ptr();
-        let [a, b, c, d] = rows.map(|r| r[..16].as_mut_ptr());
-        assert!([a, b, c, d].iter().all(|p| p.addr() % 16 == 0));
-        // SAFETY: `T` is one byte (asserted), so `i` starts 64 readable
-        // bytes and each row pointer 16 writable, 16-byte aligned
-        // (asserted) bytes of its own unique borrow; four unique borrows
-        // cannot overlap each other or the shared `groups`. The assembly
-        // touches only those bytes, no stack and no flags.
-        unsafe {
-            asm!(
-                "movdqu xmm0, [{i}]",
-                "movdqu xmm1, [{i} + 16]",
-                "movdqu xmm2, [{i} + 32]",
-                "movdqu xmm3, [{i} + 48]",
-                "movdqa xmm4, xmm0",
-                "punpcklbw xmm0, xmm1",
-                "punpckhbw xmm4, xmm1",
-                "movdqa xmm5, xmm2",
-                "punpcklbw xmm2, xmm3",
-                "punpckhbw xmm5, xmm3",
-                "movdqa xmm1, xmm0",
-                "punpcklbw xmm0, xmm4",
-                "punpckhbw xmm1, xmm4",
-                "movdqa xmm3, xmm2",
-                "punpcklbw xmm2, xmm5",
-                "punpckhbw xmm3, xmm5",
-                "movdqa xmm4, xmm0",
-                "punpcklbw xmm0, xmm1",
-                "punpckhbw xmm4, xmm1",
-                "movdqa xmm5, xmm2",
-                "punpcklbw xmm2, xmm3",
-                "punpckhbw xmm5, xmm3",
-                "movdqa xmm1, xmm0",
-                "punpcklqdq xmm0, xmm2",
-                "punpckhqdq xmm1, xmm2",
-                "movdqa xmm3, xmm4",
-                "punpcklqdq xmm4, xmm5",
-                "punpckhqdq xmm3, xmm5",
-                "movntdq [{a}], xmm0",
-                "movntdq [{b}], xmm1",
-                "movntdq [{c}], xmm4",
-                "movntdq [{d}], xmm3",
-                i = in(reg) i,
-                a = in(reg) a,
-                b = in(reg) b,
-                c = in(reg) c,
-                d = in(reg) d,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _,
-                out("xmm3") _, out("xmm4") _, out("xmm5") _,
-                options(nostack, preserves_flags),
-            );
-        }
-    }
-
-    /// 16 pairs of 2-byte elements, `groups[..32]`, into the first 16 of
-    /// each of two rows, written with streaming stores.
-    #[inline]
-    pub(super) fn deinterleave2_nt<T: Copy>(rows: [&mut [T]; 2], groups: &[T]) {
-        assert_eq!(core::mem::size_of::<T>(), 2);
-        let i = groups[..32].as_ptr();
-        let [a, b] = rows.map(|r| r[..16].as_mut_ptr());
-        assert!(a.addr() % 16 == 0 && b.addr() % 16 == 0);
-        // SAFETY: as in `deinterleave4_nt`: `T` is two bytes (asserted), so
-        // `i` starts 64 readable bytes and each row pointer 32 writable,
-        // 16-byte aligned bytes of its own unique borrow. Each 32-bit lane
-        // holds a pair, first element low: shifting it right (arithmetic)
-        // keeps the second, left then right the first, each sign-extended,
-        // so the saturating pack returns them unchanged.
-        unsafe {
-            asm!(
-                "movdqu xmm0, [{i}]",
-                "movdqu xmm1, [{i} + 16]",
-                "movdqu xmm2, [{i} + 32]",
-                "movdqu xmm3, [{i} + 48]",
-                "movdqa xmm4, xmm0",
-                "psrad xmm4, 16",
-                "movdqa xmm5, xmm1",
-                "psrad xmm5, 16",
-                "packssdw xmm4, xmm5",
-                "movdqa xmm5, xmm2",
-                "psrad xmm5, 16",
-                "movdqa xmm6, xmm3",
-                "psrad xmm6, 16",
-                "packssdw xmm5, xmm6",
-                "pslld xmm0, 16",
-                "psrad xmm0, 16",
-                "pslld xmm1, 16",
-                "psrad xmm1, 16",
-                "packssdw xmm0, xmm1",
-                "pslld xmm2, 16",
-                "psrad xmm2, 16",
-                "pslld xmm3, 16",
-                "psrad xmm3, 16",
-                "packssdw xmm2, xmm3",
-                "movntdq [{a}], xmm0",
-                "movntdq [{a} + 16], xmm2",
-                "movntdq [{b}], xmm4",
-                "movntdq [{b} + 16], xmm5",
-                i = in(reg) i,
-                a = in(reg) a,
-                b = in(reg) b,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _,
-                out("xmm3") _, out("xmm4") _, out("xmm5") _, out("xmm6") _,
-                options(nostack, preserves_flags),
-            );
-        }
-    }
-
     /// Copies `src` into `dst` (equal lengths), the whole cache lines of
     /// `dst` with streaming stores.
     pub(super) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
@@ -938,23 +769,6 @@ mod tests {
                             let aligned = buf[at..].as_ptr().addr() % 16 == 0;
                             assert_eq!(done, if aligned { n / 16 * 16 } else { 0 });
                         }
-
-                        let input: Vec<T> = (0..k * n + 5).map(make).collect();
-                        let mut dst = std::vec![old; (k - 1) * pitch + n + 16];
-                        let at = off % (16 / size);
-                        let done = deinterleave_stream(&mut dst[at..], pitch, &input[2..], n);
-                        stream_fence();
-                        let mut want = std::vec![old; (k - 1) * pitch + n + 16];
-                        for x in 0..done {
-                            for j in 0..k {
-                                want[at + j * pitch + x] = input[2 + x * k + j];
-                            }
-                        }
-                        assert_eq!(dst, want, "deinterleave {n} of pitch {pitch} at {at}");
-                        let aligned = dst[at..].as_ptr().addr() % 16 == 0 && pitch * size % 16 == 0;
-                        if VECTOR_TRANSPOSE && aligned {
-                            assert_eq!(done, n / 16 * 16);
-                        }
                     }
                 }
             }
@@ -964,10 +778,8 @@ mod tests {
         // Other sizes, too short an output, overlapping rows: nothing done.
         let mut wide = std::vec![0u32; 256];
         assert_eq!(interleave_stream(&mut wide, &[1u32; 256], 16, 16), 0);
-        assert_eq!(deinterleave_stream(&mut wide, 16, &[1u32; 256], 16), 0);
         assert!(wide.iter().all(|&x| x == 0));
         let mut rows = std::vec![0u8; 64];
-        assert_eq!(deinterleave_stream(&mut rows, 8, &[1u8; 64], 16), 0);
         assert_eq!(interleave_stream(&mut rows[..63], &[1u8; 64], 16, 16), 0);
         assert!(rows.iter().all(|&x| x == 0));
     }
