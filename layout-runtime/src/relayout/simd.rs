@@ -418,21 +418,21 @@ mod x86 {
     pub(super) fn interleave4_nt<T: Copy>(line: &mut [T], rows: [&[T]; 4]) {
         assert_eq!(core::mem::size_of::<T>(), 1);
         let line = &mut line[..64];
-        let [a, b, c, d] = rows.map(|r| r[..16].as_ptr());
-        let o = line.as_mut_ptr();
-        assert_eq!(o.addr() % 16, 0);
+        let [r0, r1, r2, r3] = rows.map(|r| r[..16].as_ptr());
+        let to = line.as_mut_ptr();
+        assert_eq!(to.addr() % 16, 0);
         // SAFETY: `T` is one byte (asserted), so each row pointer starts 16
-        // readable bytes (the slicing above checked them) and `o` starts 64
+        // readable bytes (the slicing above checked them) and `to` starts 64
         // writable, 16-byte aligned bytes (`movntdq` needs the alignment,
         // asserted) of a unique borrow, which no shared `rows` overlaps. The
         // assembly reads and writes only those bytes, as bytes; it uses no
         // stack and leaves the flags alone.
         unsafe {
             asm!(
-                "movdqu xmm0, [{a}]",
-                "movdqu xmm1, [{b}]",
-                "movdqu xmm2, [{c}]",
-                "movdqu xmm3, [{d}]",
+                "movdqu xmm0, [{r0}]",
+                "movdqu xmm1, [{r1}]",
+                "movdqu xmm2, [{r2}]",
+                "movdqu xmm3, [{r3}]",
                 "movdqa xmm4, xmm0",
                 "punpcklbw xmm0, xmm1",
                 "punpckhbw xmm4, xmm1",
@@ -445,15 +445,15 @@ mod x86 {
                 "movdqa xmm3, xmm4",
                 "punpcklwd xmm4, xmm5",
                 "punpckhwd xmm3, xmm5",
-                "movntdq [{o}], xmm0",
-                "movntdq [{o} + 16], xmm1",
-                "movntdq [{o} + 32], xmm4",
-                "movntdq [{o} + 48], xmm3",
-                a = in(reg) a,
-                b = in(reg) b,
-                c = in(reg) c,
-                d = in(reg) d,
-                o = in(reg) o,
+                "movntdq [{to}], xmm0",
+                "movntdq [{to} + 16], xmm1",
+                "movntdq [{to} + 32], xmm4",
+                "movntdq [{to} + 48], xmm3",
+                r0 = in(reg) r0,
+                r1 = in(reg) r1,
+                r2 = in(reg) r2,
+                r3 = in(reg) r3,
+                to = in(reg) to,
                 out("xmm0") _, out("xmm1") _, out("xmm2") _,
                 out("xmm3") _, out("xmm4") _, out("xmm5") _,
                 options(nostack, preserves_flags),
