@@ -588,11 +588,15 @@ pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> 
     f(stage)
 }
 
-/// `dst.copy_from_slice(src)`, with streaming stores where the target has them.
+/// `dst.copy_from_slice(src)`, with streaming stores where the target has
+/// them and `dst` starts on a 16-byte boundary. Runs that start elsewhere
+/// (rows of an odd width, `f32[4093,4093]` unpacked) are copied plainly:
+/// streamed, they measured at 0.6 of `memcpy` against 0.75-0.95 plainly,
+/// while runs on 16-byte boundaries gain from streaming whatever the source.
 pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
     #[cfg(target_arch = "x86_64")]
     {
-        if dst.len() == src.len() {
+        if dst.len() == src.len() && dst.as_ptr().addr() % 16 == 0 {
             x86::stream_copy(dst, src);
             return;
         }
@@ -796,6 +800,14 @@ mod tests {
                 let mut want = std::vec![0xaau8; 700];
                 want[d..d + len].copy_from_slice(&src[s..s + len]);
                 assert_eq!(got, want, "{len} bytes at {d} from {s}");
+                // The streaming kernel itself, whatever the alignment.
+                #[cfg(target_arch = "x86_64")]
+                {
+                    let mut got = std::vec![0xaau8; 700];
+                    x86::stream_copy(&mut got[d..d + len], &src[s..s + len]);
+                    stream_fence();
+                    assert_eq!(got, want, "{len} bytes at {d} from {s}, streamed");
+                }
             }
         }
         let wide: Vec<[u16; 3]> = (0..200u16).map(|x| [x, x + 1, x + 2]).collect();
