@@ -143,6 +143,7 @@ pub(crate) fn copy_units<T: Copy>(
 /// straight from the source; others are put together in `stage` first, a
 /// few rows at a time. Rows shorter than 512 bytes, or longer than
 /// `stage`, are copied plainly.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn stream_block<T: Copy>(
     dst: &mut [T],
     d: usize,
@@ -151,9 +152,10 @@ pub(crate) fn stream_block<T: Copy>(
     b: Block,
     width: usize,
     stage: &mut [T],
+    in_order: bool,
 ) {
     let plain = |dst: &mut [T], d: usize, src: &[T], s: usize, b: Block| {
-        copy_any(dst, d, src, s, b, width, &mut []);
+        copy_any(dst, d, src, s, b, width, &mut [], false);
     };
     // Oriented so that the destination's rows run along `j`.
     let rows = if b.db == width || b.nb == 1 {
@@ -169,6 +171,16 @@ pub(crate) fn stream_block<T: Copy>(
     }
     let len = rows.nb * width;
     let per_stage = stage.len() / len.max(1);
+    // Rows back to back, in the order the walk writes the destination,
+    // form one run: stream all of it, lines split between rows included.
+    // Rows with gaps between them (padding written later) stream whole
+    // lines only (measured: streaming the split lines too slowed the 4-D
+    // permutation, 0.3 to 0.2 of `memcpy`).
+    let stream_copy = if in_order && rows.da == len {
+        simd::stream_copy_in_order
+    } else {
+        simd::stream_copy
+    };
     if rows.da == len && rows.sb != width && rows.na > 1 && per_stage > 0 {
         // The destination rows lie back to back (a whole `s8 (4,1)` tile
         // of four 4-byte rows, say): one run, however short each row is,
@@ -180,7 +192,7 @@ pub(crate) fn stream_block<T: Copy>(
             let m = per_stage.min(rows.na - i0);
             let staged = Block { na: m, ..rows };
             plain(stage, 0, src, s + i0 * rows.sa, staged);
-            simd::stream_copy(&mut dst[d + i0 * len..][..m * len], &stage[..m * len]);
+            stream_copy(&mut dst[d + i0 * len..][..m * len], &stage[..m * len]);
         }
         return;
     }
@@ -213,13 +225,14 @@ pub(crate) fn stream_block<T: Copy>(
                 slab,
                 width,
                 stage,
+                in_order,
             );
         }
         return;
     }
     if rows.sb == width {
         for i in 0..rows.na {
-            simd::stream_copy(
+            stream_copy(
                 &mut dst[d + i * rows.da..][..len],
                 &src[s + i * rows.sa..][..len],
             );
@@ -235,7 +248,7 @@ pub(crate) fn stream_block<T: Copy>(
         };
         plain(stage, 0, src, s + i0 * rows.sa, staged);
         for (r, row) in stage[..m * len].chunks_exact(len).enumerate() {
-            simd::stream_copy(&mut dst[d + (i0 + r) * rows.da..][..len], row);
+            stream_copy(&mut dst[d + (i0 + r) * rows.da..][..len], row);
         }
     }
 }
@@ -482,7 +495,10 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             sb: b.other,
         };
         let d = off - self.base;
-        copy_any(self.dst, d, self.src, other, block, self.unit, self.stage);
+        // The walk visits the destination in order.
+        copy_any(
+            self.dst, d, self.src, other, block, self.unit, self.stage, true,
+        );
     }
 
     fn padding(&mut self, off: usize, len: usize) {
@@ -494,6 +510,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
 
 /// One block of `width`-element units: streamed through `stage` when there
 /// is one (destinations larger than the cache), else with plain stores.
+#[allow(clippy::too_many_arguments)]
 fn copy_any<T: Copy>(
     dst: &mut [T],
     d: usize,
@@ -502,9 +519,10 @@ fn copy_any<T: Copy>(
     b: Block,
     width: usize,
     stage: &mut [T],
+    in_order: bool,
 ) {
     if !stage.is_empty() {
-        stream_block(dst, d, src, s, b, width, stage);
+        stream_block(dst, d, src, s, b, width, stage, in_order);
     } else if width > 1 {
         copy_units(dst, d, src, s, b, width);
     } else {
@@ -535,7 +553,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             sb: b.walk,
         };
         let d = other - self.base;
-        copy_any(self.dst, d, self.src, off, block, self.unit, self.stage);
+        copy_any(
+            self.dst, d, self.src, off, block, self.unit, self.stage, false,
+        );
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
@@ -610,7 +630,16 @@ mod tests {
                             copy_block(&mut want, d, &src, s, b);
                             let mut got = std::vec![7u32; dst_len];
                             let mut stage = std::vec![0u32; stage_len];
-                            stream_block(&mut got, d, &src, s, b, 1, &mut stage);
+                            stream_block(
+                                &mut got,
+                                d,
+                                &src,
+                                s,
+                                b,
+                                1,
+                                &mut stage,
+                                stage_len % 2 == 0,
+                            );
                             simd::stream_fence();
                             assert_eq!(got, want, "{b:?}, stage {stage_len}");
                         }
@@ -653,7 +682,7 @@ mod tests {
                         for stage_len in [8, 64, 1000] {
                             let mut got = std::vec![u16::MAX; dst_len];
                             let mut stage = std::vec![0u16; stage_len];
-                            stream_block(&mut got, d, &src, s, b, c, &mut stage);
+                            stream_block(&mut got, d, &src, s, b, c, &mut stage, stage_len > 60);
                             simd::stream_fence();
                             assert_eq!(got, want, "{b:?} of {c}, streamed, stage {stage_len}");
                         }
