@@ -218,8 +218,10 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
     }
 }
 
-/// Columns per step of [`pack_rows`] and [`unpack_rows`].
-const CHUNK: usize = 64;
+/// Columns per step of [`pack_rows`] and [`unpack_rows`]: a whole tile row
+/// of `(8,128)` tiles in one step (measured against 64 on `s4 (8,1)`: pack
+/// 0.65-0.9 of `memcpy` to 0.9-1.05, unpack 0.5-0.75 to 0.75-0.85).
+const CHUNK: usize = 128;
 
 /// Packs `per * g` logical rows of `n` (row `r` at `src[from + r*pitch..]`)
 /// into `n` groups of `g` bytes: byte `q` of group `x` holds rows
