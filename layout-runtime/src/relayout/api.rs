@@ -197,17 +197,22 @@ impl Layout {
         self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
         self.check_narrowed_values(bits, logical_row_major, fill)?;
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
+        let stream = storage.len() >= super::plan::STREAM_BYTES;
         let mut v = PackBits {
             dst: storage,
             src: logical_row_major,
             bits,
             fill,
+            stream,
         };
         if self.is_empty() {
             v.dst.fill(0);
             return Ok(());
         }
         Route::over(&walked, &other).run(&walked, &other, &mut v);
+        if stream {
+            super::simd::stream_fence();
+        }
         bits.clear_tail(storage, self.storage_len());
         Ok(())
     }

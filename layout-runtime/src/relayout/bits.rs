@@ -7,6 +7,7 @@
 //! first element in the high-order bits).
 
 use super::kernels::{copy_block, Block};
+use super::simd;
 use super::walk::{Axis, Visitor};
 
 /// A Rust type that carries one sub-byte element, for
@@ -169,6 +170,9 @@ pub(crate) struct PackBits<'a, T> {
     pub(crate) src: &'a [T],
     pub(crate) bits: Bits,
     pub(crate) fill: u8,
+    /// Whether `dst` is larger than the cache: groups of four bytes then go
+    /// out with streaming stores.
+    pub(crate) stream: bool,
 }
 
 impl<T: BitElement> Visitor for PackBits<'_, T> {
@@ -183,6 +187,7 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
                 g,
                 a.count,
                 bits,
+                self.stream,
             );
             return;
         }
@@ -213,14 +218,18 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
     }
 }
 
-/// Columns per step of [`pack_rows`] and [`unpack_rows`].
-const CHUNK: usize = 64;
+/// Columns per step of [`pack_rows`] and [`unpack_rows`]: a whole tile row
+/// of `(8,128)` tiles in one step (measured against 64 on `s4 (8,1)`: pack
+/// 0.65-0.9 of `memcpy` to 0.9-1.05, unpack 0.5-0.75 to 0.75-0.85).
+const CHUNK: usize = 128;
 
 /// Packs `per * g` logical rows of `n` (row `r` at `src[from + r*pitch..]`)
 /// into `n` groups of `g` bytes: byte `q` of group `x` holds rows
 /// `q*per..(q+1)*per` of column `x`. Each group of rows is first packed into
 /// a byte row on the stack (a shift-and-or over contiguous values, which
-/// vectorizes), then the byte rows are interleaved like whole elements.
+/// vectorizes), then the byte rows are interleaved like whole elements,
+/// groups of four with streaming stores if `stream`.
+#[allow(clippy::too_many_arguments)]
 fn pack_rows<T: BitElement>(
     out: &mut [u8],
     src: &[T],
@@ -229,6 +238,7 @@ fn pack_rows<T: BitElement>(
     g: usize,
     n: usize,
     bits: Bits,
+    stream: bool,
 ) {
     let mut rows = [0u8; 8 * CHUNK];
     for x0 in (0..n).step_by(CHUNK) {
@@ -243,15 +253,20 @@ fn pack_rows<T: BitElement>(
                 }
             }
         }
+        let done = if stream && g == 4 {
+            simd::interleave_stream(&mut out[x0 * g..][..m * g], &rows, CHUNK, m)
+        } else {
+            0
+        };
         let block = Block {
-            na: m,
+            na: m - done,
             nb: g,
             da: g,
             db: 1,
             sa: 1,
             sb: CHUNK,
         };
-        copy_block(out, x0 * g, &rows, 0, block);
+        copy_block(out, (x0 + done) * g, &rows, done, block);
     }
 }
 
@@ -378,4 +393,41 @@ impl Visitor for ScatterBits<'_> {
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::vec::Vec;
+
+    /// With streaming stores from 256 bytes on (in this test build), packs
+    /// of sub-byte tiles, whole and ragged, write what the slot iterator
+    /// says, and the stale bytes of the output are all overwritten.
+    #[test]
+    fn streaming_bit_packs_match_the_slot_iterator() {
+        for spec in [
+            "s4[16,1024]{1,0:T(8,128)(8,1)E(4)}",
+            "s4[19,300]{1,0:T(8,128)(8,1)E(4)}",
+            "u2[40,256]{1,0:T(8,128)(16,1)E(2)}",
+            "pred[64,200]{1,0:T(32,128)(32,1)E(1)}",
+            "s4[3000]{0:T(1024)(128)(8,1)E(4)}",
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let n = l.element_bits();
+            let mask = (1u8 << n) - 1;
+            let logical: Vec<u8> = (0..l.len()).map(|i| (i * 7 + 3) as u8 & mask).collect();
+            let mut want = std::vec![0u8; l.storage_bytes()];
+            let bits = super::Bits::new(n).unwrap();
+            for (slot, p) in l.slots().enumerate() {
+                bits.set(&mut want, slot, p.map_or(0, |p| logical[p]));
+            }
+            let mut got = std::vec![0xa5u8; l.storage_bytes()];
+            l.pack_bits(&logical, &mut got).unwrap();
+            assert_eq!(got, want, "{spec}");
+            let mut back = std::vec![0u8; l.len()];
+            l.unpack_bits(&got, &mut back).unwrap();
+            assert_eq!(back, logical, "{spec}");
+        }
+    }
 }

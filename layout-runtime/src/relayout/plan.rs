@@ -14,9 +14,9 @@ use crate::Layout;
 /// otherwise reads the line from memory first. Tests lower it to reach the
 /// streaming kernels with small arrays.
 #[cfg(not(test))]
-const STREAM_BYTES: usize = 8 << 20;
+pub(super) const STREAM_BYTES: usize = 8 << 20;
 #[cfg(test)]
-const STREAM_BYTES: usize = 256;
+pub(super) const STREAM_BYTES: usize = 256;
 
 /// What a plan moves, which says what its buffers hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
