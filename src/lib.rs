@@ -61,6 +61,7 @@ pub mod __private {
     pub use core::fmt;
     pub use core::option::Option::{self, None, Some};
     pub use layout_macros::__layout;
+    pub use layout_runtime::__Tables as Tables;
     pub use layout_runtime::__outside_dims as outside_dims;
     pub use layout_runtime::{
         resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,

@@ -453,8 +453,11 @@ fn trait_impl(
         let space = Literal::u64_unsuffixed(l.memory_space());
         quote!(const MEMORY_SPACE: #u64 = #space;)
     });
-    let mut words = Vec::new();
-    l.__words(&mut |w| words.push(Literal::u64_unsuffixed(w)));
+    // One literal, not a hundred: each array element would cost type
+    // checking and MIR.
+    let mut bytes = Vec::new();
+    l.__bytes(&mut |b| bytes.push(b));
+    let bytes = Literal::byte_string(&bytes);
     let padding = padding.map(|v| {
         let v = Ident::new(&format!("{v:?}"), Span::call_site());
         quote!(const PADDING_VALUE: #p::PaddingValue = #p::PaddingValue::#v;)
@@ -480,8 +483,8 @@ fn trait_impl(
             fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #ty::index_of(self, offset) }
             #[inline]
             fn tables(self) -> #p::Option<&'static #p::Layout> {
-                static TABLES: #p::Layout = #p::Layout::__from_words(&[#(#words),*]);
-                #p::Some(&TABLES)
+                static TABLES: #p::Tables = #p::Tables::new(#bytes);
+                #p::Some(TABLES.get())
             }
         }
     }

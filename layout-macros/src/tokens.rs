@@ -11,6 +11,15 @@ pub(crate) fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
 }
 
+/// The shift that multiplies or divides by `k`, a power of two, as a
+/// typed literal: with an unsuffixed one, `x << 3` leaves the right-hand
+/// side's type open until integer fallback, and type checking weighs every
+/// `Shl` impl of `usize` meanwhile (about a tenth of `cargo check`'s time
+/// for a `layout!`, as measured).
+pub(crate) fn shift(k: usize) -> Literal {
+    Literal::u32_suffixed(k.trailing_zeros())
+}
+
 /// The name of step `step`'s value.
 pub(crate) fn var(step: StepId) -> Ident {
     format_ident!("v{}", step)
@@ -27,7 +36,7 @@ pub(crate) fn scaled(e: TokenStream, k: usize) -> TokenStream {
     if k == 1 {
         e
     } else if k.is_power_of_two() {
-        let s = lit(k.trailing_zeros() as usize);
+        let s = shift(k);
         quote!((#e << #s))
     } else {
         let k = lit(k);
@@ -49,7 +58,7 @@ pub(crate) fn op(
     match op {
         Op::Input(n) => input(n),
         Op::Div(a, k) if k.is_power_of_two() => {
-            let (a, s) = (arg(a), lit(k.trailing_zeros() as usize));
+            let (a, s) = (arg(a), shift(k));
             group(quote!(#a >> #s))
         }
         Op::Div(a, k) => {

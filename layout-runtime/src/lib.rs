@@ -55,6 +55,7 @@ pub use outside::outside_dims as __outside_dims;
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
+pub use raw::Tables as __Tables;
 pub use relayout::{
     BitElement, Chunk, Chunks, ChunksMut, Offsets, RelayoutError, RelayoutPlan, Slots,
 };
