@@ -223,29 +223,17 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     };
     let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
     let tiled_impl = crate::tile::tiled_impl(input, &vis, &ty, l);
-    let marker_impls = marker_impls(&ty, &prims.bool);
     let debug = format!("layout!({spec:?})");
     let inherent = inherent_impl(&p, &prims, &ty, l, short);
     let items = quote! {
         #attrs
         #vis struct #ty;
-
-        #marker_impls
+        #p::impls!(#ty, #spec, #debug);
 
         #inherent
 
         #trait_impl
         #tiled_impl
-
-        impl #p::fmt::Display for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
-        }
-
-        impl #p::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                f.write_str(#debug)
-            }
-        }
     };
     if short {
         quote!({
@@ -373,32 +361,6 @@ fn inherent_impl(
             pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
         }
 
-    }
-}
-
-/// What `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would give a
-/// unit struct, written out: derive expansions cost more compile time.
-fn marker_impls(ty: &Ident, bool: &TokenStream) -> TokenStream {
-    quote! {
-        #[allow(clippy::expl_impl_clone_on_copy)]
-        impl ::core::clone::Clone for #ty {
-            #[inline]
-            fn clone(&self) -> Self { *self }
-        }
-        impl ::core::marker::Copy for #ty {}
-        impl ::core::default::Default for #ty {
-            #[inline]
-            fn default() -> Self { Self }
-        }
-        impl ::core::cmp::PartialEq for #ty {
-            #[inline]
-            fn eq(&self, _: &Self) -> #bool { true }
-        }
-        impl ::core::cmp::Eq for #ty {}
-        impl ::core::hash::Hash for #ty {
-            #[inline]
-            fn hash<H: ::core::hash::Hasher>(&self, _: &mut H) {}
-        }
     }
 }
 
