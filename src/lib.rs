@@ -111,6 +111,7 @@ pub mod __private {
     pub use layout_macros::__layout;
     pub use layout_runtime::__Tables as Tables;
     pub use layout_runtime::__outside_dims as outside_dims;
+    pub use layout_runtime::{__dim_of as dim_of, __inside as inside};
     pub use layout_runtime::{
         resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,
     };

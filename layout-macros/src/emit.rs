@@ -172,24 +172,6 @@ fn is_row_major(l: &Layout) -> bool {
         .all(|(i, &d)| i == d)
 }
 
-/// Whether `index` is inside the dims, as a `const` expression.
-fn in_range(l: &Layout) -> TokenStream {
-    let in_range: Vec<TokenStream> = l
-        .dims()
-        .iter()
-        .enumerate()
-        .map(|(i, &d)| {
-            let (i, d) = (lit(i), lit(d));
-            quote!((index[#i] < #d))
-        })
-        .collect();
-    if in_range.is_empty() {
-        quote!(true)
-    } else {
-        quote!(#(#in_range)&*)
-    }
-}
-
 /// Code for a valid layout: the type, its `const fn`s and the trait.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let short = input.named.is_none();
@@ -270,7 +252,7 @@ fn inherent_impl(
         (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
     let padding_len = lit(l.padding_len());
     let true_rank = lit(l.true_rank());
-    let in_range = in_range(l);
+    let in_range = quote!(#p::inside(&index, &Self::DIMS));
     let is_empty = l.is_empty();
     let offset = offset_body(l);
     let index_of = index_of_body(l, p);
@@ -320,7 +302,7 @@ fn inherent_impl(
             pub const fn offset(self, index: [#usize; #rank]) -> #usize {
                 // `cfg!`, not `#[cfg]`: it is the user's build that decides,
                 // and release code stays exactly the arithmetic below.
-                if ::core::cfg!(debug_assertions) && !(#in_range) {
+                if ::core::cfg!(debug_assertions) && !#in_range {
                     #p::outside_dims(&index, &Self::DIMS)
                 }
                 #offset
@@ -351,12 +333,7 @@ fn inherent_impl(
             #doc_true_rank
             pub const fn true_rank(self) -> #usize { #true_rank }
             #doc_dim
-            pub const fn dim(self, dim: #isize) -> #p::Option<#usize> {
-                match #p::resolve_dim(#rank, dim) {
-                    #p::Some(d) => #p::Some(Self::DIMS[d]),
-                    #p::None => #p::None,
-                }
-            }
+            pub const fn dim(self, dim: #isize) -> #p::Option<#usize> { #p::dim_of(&Self::DIMS, dim) }
             #doc_runtime
             pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
         }
