@@ -14,8 +14,8 @@ pub(crate) fn lit(n: usize) -> Literal {
 /// The shift that multiplies or divides by `k`, a power of two, as a
 /// typed literal: with an unsuffixed one, `x << 3` leaves the right-hand
 /// side's type open until integer fallback, and type checking weighs every
-/// `Shl` impl of `usize` meanwhile (about a tenth of `cargo check`'s time
-/// for a `layout!`, as measured).
+/// `Shl` impl of `usize` meanwhile, in every build that type-checks the
+/// expansion afresh.
 pub(crate) fn shift(k: usize) -> Literal {
     Literal::u32_suffixed(k.trailing_zeros())
 }

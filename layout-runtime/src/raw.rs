@@ -9,9 +9,10 @@
 //!
 //! `layout!` prints the bytes into a [`Tables`], which decodes them on
 //! first use. Both choices are for compile time: a `static Layout` decoded
-//! by const evaluation cost every invocation more than the rest of its
-//! expansion, whether the program ever asked for its tables or not, and an
-//! array of a hundred integer literals costs its own type checking and MIR.
+//! by const evaluation cost every build that was not incremental (release
+//! builds) about a third of each invocation's time, whether the program
+//! ever asked for its tables or not, and an array of a hundred integer
+//! literals costs its own type checking and MIR.
 
 // Every value read back was written from a `usize`, `u32` or `u8` of the
 // same build; the saturating reads only guard against foreign input.
@@ -102,9 +103,8 @@ impl Tables {
         }
     }
 
-    /// The layout, decoded on the first call, by whichever thread comes
-    /// first (the others wait for it: decoding takes well under a
-    /// microsecond).
+    /// The layout, decoded on the first call by whichever thread comes
+    /// first; the others spin until it is there.
     pub fn get(&'static self) -> &'static Layout {
         self.layout.call_once(|| Layout::__from_bytes(self.bytes))
     }
