@@ -14,8 +14,13 @@ dependencies already built), and the whole dependency tree of `xla-layout`
 from an empty target directory, once.
 
     python3 benches/compile_time.py [--invocations 200] [--runs 5]
+        [--profiles check,build,release] [--no-macro-crate] [--target-dir DIR]
 
-Everything is built under a temporary directory, removed at the end.
+Everything is built under a temporary directory, removed at the end. For
+quick experiments, `--profiles check --no-macro-crate` times only `cargo
+check` of the two crates, and `--target-dir` keeps their dependencies
+built between runs (cargo still rebuilds whatever changed in this
+repository, before the timed rebuilds).
 """
 
 import argparse
@@ -112,19 +117,39 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--invocations", type=int, default=200)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--profiles",
+        default="check,build,release",
+        help="comma-separated subset of check, build, release",
+    )
+    parser.add_argument(
+        "--no-macro-crate",
+        action="store_true",
+        help="skip timing layout-macros alone and the whole dependency tree",
+    )
+    parser.add_argument(
+        "--target-dir",
+        type=pathlib.Path,
+        help="target directory for the two crates, kept between runs",
+    )
     opts = parser.parse_args()
     n, runs = opts.invocations, opts.runs
+    profiles = opts.profiles.split(",")
+    unknown = set(profiles) - {"check", "build", "release"}
+    if unknown:
+        sys.exit(f"unknown profiles: {', '.join(sorted(unknown))}")
 
     with tempfile.TemporaryDirectory(prefix="layout-compile-time-") as tmp:
         tmp = pathlib.Path(tmp)
-        target = tmp / "target"
+        target = opts.target_dir.resolve() if opts.target_dir else tmp / "target"
         with_layouts = crate(tmp, "with_layouts", n, True)
         by_hand = crate(tmp, "by_hand", n, False)
-        modes = {
-            "cargo check": ["check"],
-            "cargo build": ["build"],
-            "cargo build --release": ["build", "--release"],
+        all_modes = {
+            "check": ("cargo check", ["check"]),
+            "build": ("cargo build", ["build"]),
+            "release": ("cargo build --release", ["build", "--release"]),
         }
+        modes = dict(all_modes[p] for p in profiles)
         # Dependencies first, in every mode, so only the crates are timed.
         for args in modes.values():
             for c in (with_layouts, by_hand):
@@ -141,6 +166,8 @@ def main():
             a, b = statistics.median(times[with_layouts]), statistics.median(times[by_hand])
             print(f"{mode:24} {a:12.2f}s {b:8.2f}s {(a - b) / n * 1000:13.2f}ms")
 
+        if opts.no_macro_crate:
+            return 0
         # The macro crate alone: its dependencies built, it cleaned and rebuilt.
         macro_target = tmp / "macro-target"
         manifest = ["--manifest-path", str(ROOT / "Cargo.toml")]
@@ -154,7 +181,8 @@ def main():
         scratch = tmp / "scratch-target"
         whole = cargo(["build", "-p", "xla-layout", *manifest], ROOT, scratch)
         print(f"xla-layout and all its dependencies from an empty target dir, once: {whole:.2f}s")
-        shutil.rmtree(target, ignore_errors=True)
+        if not opts.target_dir:
+            shutil.rmtree(target, ignore_errors=True)
     return 0
 
 

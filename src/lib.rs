@@ -55,13 +55,63 @@ pub mod prelude {
     pub use layout_runtime::StaticLayout;
 }
 
+/// What every `layout!` type implements whatever its layout: the impls
+/// `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would give a unit
+/// struct (written out: derives cost more), and `Display` and `Debug`
+/// printing the spec. One short invocation instead of their tokens, which
+/// the proc macro would build, unoptimized in a user's build, one by one.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __layout_impls {
+    ($ty:ident, $spec:literal, $debug:literal) => {
+        #[allow(clippy::expl_impl_clone_on_copy)]
+        impl ::core::clone::Clone for $ty {
+            #[inline]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl ::core::marker::Copy for $ty {}
+        impl ::core::default::Default for $ty {
+            #[inline]
+            fn default() -> Self {
+                Self
+            }
+        }
+        impl ::core::cmp::PartialEq for $ty {
+            #[inline]
+            fn eq(&self, _: &Self) -> ::core::primitive::bool {
+                true
+            }
+        }
+        impl ::core::cmp::Eq for $ty {}
+        impl ::core::hash::Hash for $ty {
+            #[inline]
+            fn hash<H: ::core::hash::Hasher>(&self, _: &mut H) {}
+        }
+        impl ::core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str($spec)
+            }
+        }
+        impl ::core::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str($debug)
+            }
+        }
+    };
+}
+
 /// Paths the generated code uses; not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__layout_impls as impls;
     pub use core::fmt;
     pub use core::option::Option::{self, None, Some};
     pub use layout_macros::__layout;
+    pub use layout_runtime::__Tables as Tables;
     pub use layout_runtime::__outside_dims as outside_dims;
+    pub use layout_runtime::{__dim_of as dim_of, __inside as inside};
     pub use layout_runtime::{
         resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,
     };

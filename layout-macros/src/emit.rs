@@ -185,24 +185,6 @@ fn is_row_major(l: &Layout) -> bool {
         .all(|(i, &d)| i == d)
 }
 
-/// Whether `index` is inside the dims, as a `const` expression.
-fn in_range(l: &Layout) -> TokenStream {
-    let in_range: Vec<TokenStream> = l
-        .dims()
-        .iter()
-        .enumerate()
-        .map(|(i, &d)| {
-            let (i, d) = (lit(i), lit(d));
-            quote!((index[#i] < #d))
-        })
-        .collect();
-    if in_range.is_empty() {
-        quote!(true)
-    } else {
-        quote!(#(#in_range)&*)
-    }
-}
-
 /// Code for a valid layout: the type, its `const fn`s and the trait.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let short = input.named.is_none();
@@ -236,29 +218,17 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     };
     let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
     let tiled_impl = crate::tile::tiled_impl(input, &vis, &ty, l);
-    let marker_impls = marker_impls(&ty, &prims.bool);
     let debug = format!("layout!({spec:?})");
     let inherent = inherent_impl(&p, &prims, &ty, l, short);
     let items = quote! {
         #attrs
         #vis struct #ty;
-
-        #marker_impls
+        #p::impls!(#ty, #spec, #debug);
 
         #inherent
 
         #trait_impl
         #tiled_impl
-
-        impl #p::fmt::Display for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result { f.write_str(#spec) }
-        }
-
-        impl #p::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut #p::fmt::Formatter<'_>) -> #p::fmt::Result {
-                f.write_str(#debug)
-            }
-        }
     };
     if short {
         quote!({
@@ -295,7 +265,7 @@ fn inherent_impl(
         (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
     let padding_len = lit(l.padding_len());
     let true_rank = lit(l.true_rank());
-    let in_range = in_range(l);
+    let in_range = quote!(#p::inside(&index, &Self::DIMS));
     let is_empty = l.is_empty();
     let offset = offset_body(l);
     let index_of = index_of_body(l, p);
@@ -345,7 +315,7 @@ fn inherent_impl(
             pub const fn offset(self, index: [#usize; #rank]) -> #usize {
                 // `cfg!`, not `#[cfg]`: it is the user's build that decides,
                 // and release code stays exactly the arithmetic below.
-                if ::core::cfg!(debug_assertions) && !(#in_range) {
+                if ::core::cfg!(debug_assertions) && !#in_range {
                     #p::outside_dims(&index, &Self::DIMS)
                 }
                 #offset
@@ -376,42 +346,11 @@ fn inherent_impl(
             #doc_true_rank
             pub const fn true_rank(self) -> #usize { #true_rank }
             #doc_dim
-            pub const fn dim(self, dim: #isize) -> #p::Option<#usize> {
-                match #p::resolve_dim(#rank, dim) {
-                    #p::Some(d) => #p::Some(Self::DIMS[d]),
-                    #p::None => #p::None,
-                }
-            }
+            pub const fn dim(self, dim: #isize) -> #p::Option<#usize> { #p::dim_of(&Self::DIMS, dim) }
             #doc_runtime
             pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
         }
 
-    }
-}
-
-/// What `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would give a
-/// unit struct, written out: derive expansions cost more compile time.
-fn marker_impls(ty: &Ident, bool: &TokenStream) -> TokenStream {
-    quote! {
-        #[allow(clippy::expl_impl_clone_on_copy)]
-        impl ::core::clone::Clone for #ty {
-            #[inline]
-            fn clone(&self) -> Self { *self }
-        }
-        impl ::core::marker::Copy for #ty {}
-        impl ::core::default::Default for #ty {
-            #[inline]
-            fn default() -> Self { Self }
-        }
-        impl ::core::cmp::PartialEq for #ty {
-            #[inline]
-            fn eq(&self, _: &Self) -> #bool { true }
-        }
-        impl ::core::cmp::Eq for #ty {}
-        impl ::core::hash::Hash for #ty {
-            #[inline]
-            fn hash<H: ::core::hash::Hasher>(&self, _: &mut H) {}
-        }
     }
 }
 
@@ -457,8 +396,11 @@ fn trait_impl(
         let value = Literal::u64_unsuffixed(a.value);
         Some(quote!(const #name: #ty = #value;))
     });
-    let mut words = Vec::new();
-    l.__words(&mut |w| words.push(Literal::u64_unsuffixed(w)));
+    // One literal, not a hundred: each array element would cost type
+    // checking and MIR.
+    let mut bytes = Vec::new();
+    l.__bytes(&mut |b| bytes.push(b));
+    let bytes = Literal::byte_string(&bytes);
     let padding = padding.map(|v| {
         let v = Ident::new(&format!("{v:?}"), Span::call_site());
         quote!(const PADDING_VALUE: #p::PaddingValue = #p::PaddingValue::#v;)
@@ -482,8 +424,8 @@ fn trait_impl(
             fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #ty::index_of(self, offset) }
             #[inline]
             fn tables(self) -> #p::Option<&'static #p::Layout> {
-                static TABLES: #p::Layout = #p::Layout::__from_words(&[#(#words),*]);
-                #p::Some(&TABLES)
+                static TABLES: #p::Tables = #p::Tables::new(#bytes);
+                #p::Some(TABLES.get())
             }
         }
     }

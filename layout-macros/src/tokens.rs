@@ -14,6 +14,20 @@ pub(crate) fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
 }
 
+/// A constant operand of `operator`: shift amounts as typed `u32`
+/// literals. With an unsuffixed one, `x << 3` leaves the right-hand side's
+/// type open until integer fallback, and type checking weighs every `Shl`
+/// impl of `usize` meanwhile, in every build that type-checks the expansion
+/// afresh.
+fn constant(operator: Operator, k: usize) -> Literal {
+    match operator {
+        Operator::Shl | Operator::Shr => {
+            Literal::u32_suffixed(u32::try_from(k).expect("a shift of a usize is below 64"))
+        }
+        _ => lit(k),
+    }
+}
+
 /// The name of step `step`'s value.
 pub(crate) fn var(step: StepId) -> Ident {
     format_ident!("v{}", step)
@@ -29,7 +43,12 @@ pub(crate) fn index_input(n: u8) -> TokenStream {
 pub(crate) fn scaled(e: TokenStream, k: usize) -> TokenStream {
     match scaling(k) {
         None => e,
-        Some((operator, k)) => binary(&e, operator, &lit(k).into_token_stream(), false),
+        Some((operator, k)) => binary(
+            &e,
+            operator,
+            &constant(operator, k).into_token_stream(),
+            false,
+        ),
     }
 }
 
@@ -49,7 +68,7 @@ pub(crate) fn op(
         Spelling::Binary(a, operator, operand) => {
             let rhs = match operand {
                 Operand::Step(b) => arg(b),
-                Operand::Constant(k) => lit(k).into_token_stream(),
+                Operand::Constant(k) => constant(operator, k).into_token_stream(),
             };
             binary(&arg(a), operator, &rhs, nested)
         }
@@ -97,16 +116,16 @@ mod tests {
 
     #[test]
     fn each_op_reads_as_rust() {
-        assert_eq!(rust(Op::Div(1, 8), false), "v1 >> 3");
-        assert_eq!(rust(Op::Div(1, 8), true), "(v1 >> 3)");
+        assert_eq!(rust(Op::Div(1, 8), false), "v1 >> 3u32");
+        assert_eq!(rust(Op::Div(1, 8), true), "(v1 >> 3u32)");
         assert_eq!(rust(Op::Div(1, 6), false), "v1 / 6");
         assert_eq!(rust(Op::Mod(1, 8), true), "(v1 & 7)");
         assert_eq!(rust(Op::Mod(1, 6), false), "v1 % 6");
-        assert_eq!(rust(Op::Mul(1, 8), false), "(v1 << 3)");
+        assert_eq!(rust(Op::Mul(1, 8), false), "(v1 << 3u32)");
         assert_eq!(rust(Op::Mul(1, 6), true), "v1 . wrapping_mul (6)");
         assert_eq!(rust(Op::Add(1, 2), false), "v1 . wrapping_add (v2)");
         assert_eq!(rust(Op::Input(2), false), "index [2]");
         assert_eq!(scaled(quote!(x), 1).to_string(), "x");
-        assert_eq!(scaled(quote!(x), 4).to_string(), "(x << 2)");
+        assert_eq!(scaled(quote!(x), 4).to_string(), "(x << 2u32)");
     }
 }

@@ -362,7 +362,7 @@ impl Layout {
     /// The programs, folded again from the description.
     fn fold(&self) -> Option<Folded> {
         // Cannot fail for a layout this crate built: the same fold succeeded
-        // then. A layout read from foreign words (`__from_words`) may break
+        // then. A layout read from foreign bytes (`__from_bytes`) may break
         // what folding assumes; it gets no programs rather than a panic.
         let rank = self.rank();
         let permutation = self.minor_to_major().len() == rank

@@ -56,10 +56,11 @@ pub use fold::Shape;
 pub use layout::{Index, Layout};
 /// Used by `layout!` values' `offset`; not public API.
 #[doc(hidden)]
-pub use outside::outside_dims as __outside_dims;
+pub use outside::{dim_of as __dim_of, inside as __inside, outside_dims as __outside_dims};
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
+pub use raw::Tables as __Tables;
 pub use relayout::{
     BitElement, Chunk, Chunks, ChunksMut, Offsets, RelayoutError, RelayoutPlan, Slots,
 };

@@ -95,11 +95,36 @@ pub const fn outside_dims(index: &[usize], dims: &[usize]) -> ! {
     }
 }
 
+/// Whether every entry of `index` is below its dim (and there are as many):
+/// `layout!`'s `try_offset` and the debug check of its `offset`. One call
+/// rather than one comparison per dim in every expansion, whose tokens
+/// each cost compile time; branch-free, so a call on constant lengths
+/// unrolls to the `&` chain those comparisons were.
+#[inline]
+pub const fn inside(index: &[usize], dims: &[usize]) -> bool {
+    let mut ok = index.len() == dims.len();
+    let mut i = 0;
+    while i < index.len() && i < dims.len() {
+        ok &= index[i] < dims[i];
+        i += 1;
+    }
+    ok
+}
+
+/// One of `dims`, negative `dim` counting from the end: `layout!`'s `dim`.
+#[inline]
+pub const fn dim_of(dims: &[usize], dim: isize) -> Option<usize> {
+    match crate::resolve_dim(dims.len(), dim) {
+        Some(d) => Some(dims[d]),
+        None => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
 
-    use super::outside_dims;
+    use super::{dim_of, inside, outside_dims};
     use std::string::String;
 
     fn message(index: &[usize], dims: &[usize]) -> String {
@@ -110,6 +135,21 @@ mod tests {
             .cloned()
             .or_else(|| err.downcast_ref::<&str>().map(|s| String::from(*s)))
             .expect("a text message")
+    }
+
+    #[test]
+    fn inside_and_dims() {
+        assert!(inside(&[2, 4], &[3, 5]));
+        assert!(inside(&[], &[]));
+        assert!(!inside(&[3, 4], &[3, 5]));
+        assert!(!inside(&[2, 5], &[3, 5]));
+        assert!(!inside(&[2], &[3, 5]), "too few entries");
+        assert!(!inside(&[0, 0, 0], &[3, 5]), "too many entries");
+        assert_eq!(dim_of(&[3, 5], 0), Some(3));
+        assert_eq!(dim_of(&[3, 5], -1), Some(5));
+        assert_eq!(dim_of(&[3, 5], 2), None);
+        assert_eq!(dim_of(&[3, 5], -3), None);
+        assert_eq!(dim_of(&[], 0), None);
     }
 
     #[test]

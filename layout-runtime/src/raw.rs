@@ -1,10 +1,18 @@
-//! A [`Layout`] as a flat list of words, so that `layout!` can print the
-//! folded value as a `static` and hand it to the run-time machinery without
+//! A [`Layout`] as a flat list of words, each stored as a LEB128 varint
+//! (most take one byte), so that `layout!` can print the folded value as
+//! one byte-string literal and hand it to the run-time machinery without
 //! parsing.
 //!
 //! The encoding is private to one build: the macro writes it with the same
-//! `layout-runtime` that reads it. Reading never panics; a list that was
-//! not written by [`Layout::__words`] reads as some layout, not an error.
+//! `layout-runtime` that reads it. Reading never panics; bytes that were
+//! not written by [`Layout::__bytes`] read as some layout, not an error.
+//!
+//! `layout!` prints the bytes into a [`Tables`], which decodes them on
+//! first use. Both choices are for compile time: a `static Layout` decoded
+//! by const evaluation cost every build that was not incremental (release
+//! builds) about a third of each invocation's time, whether the program
+//! ever asked for its tables or not, and an array of a hundred integer
+//! literals costs its own type checking and MIR.
 
 // Every value read back was written from a `usize`, `u32` or `u8` of the
 // same build; the saturating reads only guard against foreign input.
@@ -18,18 +26,27 @@ use crate::{ElementType, Layout, Tile, TileDim, MAX_TILE_RANK};
 
 /// Reads words in order; past the end every word is 0.
 pub(crate) struct Reader<'a> {
-    words: &'a [u64],
+    bytes: &'a [u8],
     at: usize,
 }
 
 impl Reader<'_> {
+    /// The next LEB128 varint. Bits past the 64th of an overlong one are
+    /// dropped; a varint cut short by the end reads as far as it goes.
     pub(crate) const fn word(&mut self) -> u64 {
-        if self.at < self.words.len() {
+        let (mut w, mut shift) = (0u64, 0u32);
+        while self.at < self.bytes.len() {
+            let b = self.bytes[self.at];
             self.at += 1;
-            self.words[self.at - 1]
-        } else {
-            0
+            if shift < u64::BITS {
+                w |= ((b & 0x7f) as u64) << shift;
+            }
+            shift = shift.saturating_add(7);
+            if b & 0x80 == 0 {
+                break;
+            }
         }
+        w
     }
 
     pub(crate) const fn usize(&mut self) -> usize {
@@ -66,6 +83,34 @@ impl Reader<'_> {
     }
 }
 
+/// A `layout!` value's folded layout: its words, decoded into a
+/// [`Layout`] the first time they are asked for, then shared. `layout!`
+/// makes one `static` of it per invocation, which costs compile time only
+/// for the words themselves.
+#[doc(hidden)]
+pub struct Tables {
+    bytes: &'static [u8],
+    layout: spin::Once<Layout>,
+}
+
+impl Tables {
+    /// Tables for `bytes`, written by [`Layout::__bytes`]; nothing is
+    /// decoded yet.
+    #[must_use]
+    pub const fn new(bytes: &'static [u8]) -> Self {
+        Self {
+            bytes,
+            layout: spin::Once::new(),
+        }
+    }
+
+    /// The layout, decoded on the first call by whichever thread comes
+    /// first; the others spin until it is there.
+    pub fn get(&'static self) -> &'static Layout {
+        self.layout.call_once(|| Layout::__from_bytes(self.bytes))
+    }
+}
+
 /// Where the words go.
 pub(crate) type Writer<'a> = &'a mut dyn FnMut(u64);
 
@@ -87,11 +132,25 @@ fn write_usizes(w: Writer, values: &[usize]) {
     }
 }
 
+/// `w` as a LEB128 varint: seven bits a byte, low bits first, the high bit
+/// set on every byte but the last.
+fn write_varint(mut w: u64, out: &mut dyn FnMut(u8)) {
+    while w >= 0x80 {
+        out((w & 0x7f) as u8 | 0x80);
+        w >>= 7;
+    }
+    out(w as u8);
+}
+
 impl Layout {
-    /// The words [`__from_words`](Self::__from_words) reads back into this
+    /// The bytes [`__from_bytes`](Self::__from_bytes) reads back into this
     /// layout; for `layout!`, which prints them.
     #[doc(hidden)]
-    pub fn __words(&self, w: &mut dyn FnMut(u64)) {
+    pub fn __bytes(&self, out: &mut dyn FnMut(u8)) {
+        self.words(&mut |w| write_varint(w, out));
+    }
+
+    fn words(&self, w: Writer) {
         let element = ElementType::ALL
             .iter()
             .position(|&e| e == self.element)
@@ -125,12 +184,12 @@ impl Layout {
         }
     }
 
-    /// The layout [`__words`](Self::__words) wrote; for `layout!`'s statics.
+    /// The layout [`__bytes`](Self::__bytes) wrote; for `layout!`'s statics.
     #[doc(hidden)]
     #[must_use]
     #[allow(clippy::many_single_char_names)]
-    pub const fn __from_words(words: &[u64]) -> Layout {
-        let mut r = Reader { words, at: 0 };
+    pub const fn __from_bytes(bytes: &[u8]) -> Layout {
+        let mut r = Reader { bytes, at: 0 };
         let e = r.usize();
         let element = if e < ElementType::ALL.len() {
             ElementType::ALL[e]
@@ -197,13 +256,27 @@ mod tests {
     use std::string::ToString;
     use std::vec::Vec;
 
+    use super::{write_varint, Reader, Tables};
     use crate::Layout;
+
+    fn bytes(l: &Layout) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        l.__bytes(&mut |b| bytes.push(b));
+        bytes
+    }
+
+    /// Words as the writer encodes them, for reading foreign lists.
+    fn encode(words: &[u64]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for &w in words {
+            write_varint(w, &mut |b| bytes.push(b));
+        }
+        bytes
+    }
 
     fn round_trip(spec: &str) {
         let l = crate::parse(spec).unwrap();
-        let mut words = Vec::new();
-        l.__words(&mut |w| words.push(w));
-        let back = Layout::__from_words(&words);
+        let back = Layout::__from_bytes(&bytes(&l));
         assert_eq!(back, l, "{spec}");
         assert_eq!(back.closed, l.closed, "{spec}");
         assert_eq!(back.code, l.code, "{spec}");
@@ -231,15 +304,78 @@ mod tests {
     }
 
     #[test]
+    fn varints_round_trip() {
+        let words = [
+            0,
+            1,
+            0x7f,
+            0x80,
+            0x3fff,
+            0x4000,
+            u64::from(u32::MAX),
+            1 << 63,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        let bytes = encode(&words);
+        // One byte up to 7 bits, ten for all 64.
+        assert_eq!(encode(&[0x7f]), [0x7f]);
+        assert_eq!(encode(&[0x80]), [0x80, 0x01]);
+        assert_eq!(encode(&[u64::MAX]).len(), 10);
+        let mut r = Reader {
+            bytes: &bytes,
+            at: 0,
+        };
+        for &w in &words {
+            assert_eq!(r.word(), w);
+        }
+        assert_eq!(r.word(), 0, "past the end");
+    }
+
+    #[test]
+    fn malformed_varints_read_without_panic() {
+        // Overlong: bits past the 64th dropped, then the next word.
+        let mut overlong = [0xff; 20].to_vec();
+        overlong.extend([0x7f, 5]);
+        let mut r = Reader {
+            bytes: &overlong,
+            at: 0,
+        };
+        assert_eq!(r.word(), u64::MAX);
+        assert_eq!(r.word(), 5);
+        // Cut short by the end.
+        let mut r = Reader {
+            bytes: &[0x81],
+            at: 0,
+        };
+        assert_eq!((r.word(), r.word()), (1, 0));
+    }
+
+    #[test]
+    fn tables_decode_once() {
+        static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+        static TABLES: std::sync::OnceLock<Tables> = std::sync::OnceLock::new();
+        let l = crate::parse("bf16[5,300]{0,1:T(8,128)(2,1)}").unwrap();
+        let tables = TABLES.get_or_init(|| Tables::new(BYTES.get_or_init(|| bytes(&l))));
+        let first: &'static Layout = tables.get();
+        assert_eq!(*first, l);
+        assert!(
+            core::ptr::eq(first, tables.get()),
+            "decoded once, then shared"
+        );
+    }
+
+    #[test]
     fn foreign_words_read_without_panic() {
-        let _ = Layout::__from_words(&[]);
-        let _ = Layout::__from_words(&[u64::MAX; 64]);
-        let l = Layout::__from_words(&[7, 99, 1, 2, 3]);
+        let _ = Layout::__from_bytes(&[]);
+        let _ = Layout::__from_bytes(&[0xff; 640]);
+        let _ = Layout::__from_bytes(&encode(&[u64::MAX; 64]));
+        let l = Layout::__from_bytes(&encode(&[7, 99, 1, 2, 3]));
         let _ = (l.offset_unchecked(&[1, 2]), l.index_of(3), l.to_string());
         // Huge lengths of the compact forms, right where they start.
-        let l = Layout::__from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 1, u64::MAX]);
+        let l = Layout::__from_bytes(&encode(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 1, u64::MAX]));
         let _ = (l.offset_unchecked(&[1, 2]), l.index_of(3));
-        let l = Layout::__from_words(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 0, 1, u64::MAX]);
+        let l = Layout::__from_bytes(&encode(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 5, 0, 0, 1, u64::MAX]));
         let _ = (l.offset_unchecked(&[1, 2]), l.index_of(3), l.index_of(4));
     }
 }
