@@ -13,40 +13,41 @@
 //! Programs that do not unfold (a `*` combine under a second tiling level)
 //! keep the interpreted form of [`Code`](crate::code::Code).
 
-use crate::divide::{divide, Divisor};
+use crate::divide::Divisor;
 use crate::fixed::Fixed;
 use crate::program::{OffsetProgram, Op, Program, StepId};
 use crate::raw::{Reader, Writer};
 
-/// The most terms a closed form holds.
-const MAX_TERMS: usize = 16;
+/// The most terms a closed form holds, slot 0 (always 0) included.
+const POOL: usize = 16;
 /// The most `input * weight` parts of the sums the terms divide.
 const MAX_PARTS: usize = 16;
+/// The most dims a closed form reads: the rank of every layout with one.
+const MAX_DIMS: usize = 8;
+/// The most terms of one dim, or of one sum.
+const PER_DIM: usize = 4;
 /// The most sums.
-const MAX_SUMS: usize = 8;
+const MAX_SUMS: usize = 2;
 
-/// One term, `((x / a) % b) * scale`.
+/// One term, `((x / a) % b) * scale`, read as [`Kind`] says.
 ///
 /// With every `a` and `b` of a layout a power of two, the term is
-/// `((x >> a_shift) & b_mask) * scale`, `b_mask` all ones for no remainder.
-/// Otherwise `a_magic`, `b_magic` and the shifts are those of
-/// [`Divisor`]s for `a` and `b`, `b` 0 for no remainder.
+/// `((x >> a_shift) & b) * scale`, `b` all ones for no remainder, and with
+/// every scale a power of two too, `scale` is its logarithm. Otherwise
+/// `a_magic`, `b_magic` and the shifts are those of [`Divisor`]s for `a`
+/// and `b`, `b` 0 for no remainder. The all-zero term is 0 in every kind.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Term {
-    /// The input (or, with sums, the sum) divided.
-    source: u8,
     a_shift: u8,
     b_shift: u8,
     a_magic: u64,
     b_magic: u64,
-    /// `b`, or with shifts `b - 1`.
     b: u64,
-    scale: usize,
+    scale: u64,
 }
 
 impl Term {
     const ZERO: Term = Term {
-        source: 0,
         a_shift: 0,
         b_shift: 0,
         a_magic: 0,
@@ -54,31 +55,75 @@ impl Term {
         b: 0,
         scale: 0,
     };
+
+    /// `((x >> a) & b) << scale`.
+    // A digit is at most its `usize` source, so it fits a `usize`.
+    #[allow(clippy::cast_possible_truncation)]
+    #[inline(always)]
+    fn shifted(&self, x: usize) -> usize {
+        let digit = ((x as u64).wrapping_shr(u32::from(self.a_shift)) & self.b) as usize;
+        digit.wrapping_shl(self.scale as u32)
+    }
+
+    /// `((x >> a) & b) * scale`.
+    #[allow(clippy::cast_possible_truncation)]
+    #[inline(always)]
+    fn masked(&self, x: usize) -> usize {
+        let digit = ((x as u64).wrapping_shr(u32::from(self.a_shift)) & self.b) as usize;
+        digit.wrapping_mul(self.scale as usize)
+    }
+
+    /// `((x / a) % b) * scale` by reciprocals.
+    #[allow(clippy::cast_possible_truncation)]
+    #[inline(always)]
+    fn divided(&self, x: usize) -> usize {
+        let q = divide_branch_free(x as u64, self.a_magic, u32::from(self.a_shift));
+        let digit = q.wrapping_sub(
+            divide_branch_free(q, self.b_magic, u32::from(self.b_shift)).wrapping_mul(self.b),
+        );
+        (digit as usize).wrapping_mul(self.scale as usize)
+    }
 }
 
-/// `sum[sum] += input[input] * weight`.
+/// [`divide`] as a choice between both quotients rather than a branch: a
+/// value the compiler may compute ahead, out of a caller's loop.
+#[allow(clippy::cast_possible_truncation)]
+#[inline(always)]
+fn divide_branch_free(x: u64, magic: u64, shift: u32) -> u64 {
+    let q = ((u128::from(magic) * u128::from(x)) >> 64) as u64;
+    let t = (x.wrapping_sub(q) >> 1).wrapping_add(q);
+    let n = if magic == 0 { x } else { t };
+    n.wrapping_shr(shift)
+}
+
+/// How the terms of a closed form read, fixed per layout so that a caller's
+/// loop runs one straight evaluator.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Part {
-    sum: u8,
-    input: u8,
-    weight: usize,
-}
-
-impl Part {
-    const ZERO: Part = Part {
-        sum: 0,
-        input: 0,
-        weight: 0,
-    };
+enum Kind {
+    /// Every divisor and scale a power of two: shifts and masks only.
+    Shifts,
+    /// Every divisor a power of two, some scale not.
+    Masks,
+    /// Some divisor not a power of two: multiplications by reciprocals.
+    Divides,
 }
 
 /// The closed form of one offset program; see the module docs.
+///
+/// Terms are grouped by what they divide, in fixed-size groups of pool
+/// slots: `dims[d]` for the terms of input `d`, `sums[s]` for those of the
+/// sum `Σ index[d] * weights[s][d]`, unused slots naming the zero term.
+/// Evaluating every slot, with no count to test, lets a caller's loop keep
+/// the terms of its outer indices out of the inner loop.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Closed {
-    terms: Fixed<Term, MAX_TERMS>,
-    /// Empty when every term divides an input itself.
-    parts: Fixed<Part, MAX_PARTS>,
-    shifts: bool,
+    kind: Kind,
+    pool: [Term; POOL],
+    dims: [[u8; PER_DIM]; MAX_DIMS],
+    /// False when no term divides a sum.
+    has_sums: bool,
+    weights: [[usize; MAX_DIMS]; MAX_SUMS],
+    sums: [[u8; PER_DIM]; MAX_SUMS],
 }
 
 /// What a term divides: one input, or a sum of inputs times weights.
@@ -102,7 +147,7 @@ struct Raw {
 
 struct Unfolder<'a> {
     program: &'a Program,
-    raw: Fixed<Raw, MAX_TERMS>,
+    raw: Fixed<Raw, POOL>,
 }
 
 impl Unfolder<'_> {
@@ -198,59 +243,83 @@ impl Unfolder<'_> {
 }
 
 impl Closed {
+    const EMPTY: Closed = Closed {
+        kind: Kind::Shifts,
+        pool: [Term::ZERO; POOL],
+        dims: [[0; PER_DIM]; MAX_DIMS],
+        has_sums: false,
+        weights: [[0; MAX_DIMS]; MAX_SUMS],
+        sums: [[0; PER_DIM]; MAX_SUMS],
+    };
+
     pub(crate) fn write(&self, w: Writer) {
-        w(self.terms.len() as u64);
-        for t in self.terms.iter() {
+        w(match self.kind {
+            Kind::Shifts => 0,
+            Kind::Masks => 1,
+            Kind::Divides => 2,
+        });
+        for t in &self.pool[1..] {
             let shifts = u64::from(t.a_shift) | u64::from(t.b_shift) << 8;
-            for word in [
-                u64::from(t.source),
-                shifts,
-                t.a_magic,
-                t.b_magic,
-                t.b,
-                t.scale as u64,
-            ] {
+            for word in [shifts, t.a_magic, t.b_magic, t.b, t.scale] {
                 w(word);
             }
         }
-        w(self.parts.len() as u64);
-        for p in self.parts.iter() {
-            for word in [u64::from(p.sum), u64::from(p.input), p.weight as u64] {
-                w(word);
+        for slots in self.dims.iter().chain(&self.sums) {
+            w(u64::from(u32::from_le_bytes(*slots)));
+        }
+        w(u64::from(self.has_sums));
+        for weights in &self.weights {
+            for &weight in weights {
+                w(weight as u64);
             }
         }
-        w(u64::from(self.shifts));
     }
 
+    /// The closed form [`write`](Self::write) wrote; any words give one
+    /// that evaluates without a panic.
     pub(crate) const fn read(r: &mut Reader) -> Closed {
-        let mut terms = Fixed::new(Term::ZERO);
-        let mut n = r.count(MAX_TERMS);
-        while n > 0 {
-            let (source, shifts) = (r.u8(), r.word());
-            let (a_magic, b_magic, b, scale) = (r.word(), r.word(), r.word(), r.usize());
-            terms.append(Term {
-                source,
+        let mut c = Closed::EMPTY;
+        c.kind = match r.word() {
+            0 => Kind::Shifts,
+            1 => Kind::Masks,
+            _ => Kind::Divides,
+        };
+        let mut i = 1;
+        while i < POOL {
+            let shifts = r.word();
+            c.pool[i] = Term {
                 a_shift: (shifts & 63) as u8,
                 b_shift: (shifts >> 8 & 63) as u8,
-                a_magic,
-                b_magic,
-                b,
-                scale,
-            });
-            n -= 1;
+                a_magic: r.word(),
+                b_magic: r.word(),
+                b: r.word(),
+                scale: r.word(),
+            };
+            i += 1;
         }
-        let mut parts = Fixed::new(Part::ZERO);
-        let mut n = r.count(MAX_PARTS);
-        while n > 0 {
-            let (sum, input, weight) = (r.u8(), r.u8(), r.usize());
-            parts.append(Part { sum, input, weight });
-            n -= 1;
+        let mut d = 0;
+        while d < MAX_DIMS + MAX_SUMS {
+            // Slots index the pool modulo its size, so any byte will do.
+            #[allow(clippy::cast_possible_truncation)]
+            let slots = (r.word() as u32).to_le_bytes();
+            if d < MAX_DIMS {
+                c.dims[d] = slots;
+            } else {
+                c.sums[d - MAX_DIMS] = slots;
+            }
+            d += 1;
         }
-        Closed {
-            terms,
-            parts,
-            shifts: r.bool(),
+        c.has_sums = r.bool();
+        let mut s = 0;
+        while s < MAX_SUMS {
+            let mut d = 0;
+            while d < MAX_DIMS {
+                c.weights[s][d] = r.usize();
+                d += 1;
+            }
+            s += 1;
         }
+        c
     }
 
     /// The closed form of `program`, or `None` if it has none within the
@@ -268,106 +337,267 @@ impl Closed {
         for t in program.terms() {
             u.expand(t.step, t.scale)?;
         }
-        let shifts = u
+        let powers = u
             .raw
             .iter()
             .all(|r| r.a.is_power_of_two() && r.b.is_none_or(usize::is_power_of_two));
-        let direct = u.raw.iter().all(|r| matches!(r.source, Source::Input(_)));
+        let kind = if !powers {
+            Kind::Divides
+        } else if u
+            .raw
+            .iter()
+            .all(|r| r.scale == 0 || r.scale.is_power_of_two())
+        {
+            Kind::Shifts
+        } else {
+            Kind::Masks
+        };
+        let mut c = Closed {
+            kind,
+            ..Closed::EMPTY
+        };
         let mut sums: Fixed<Fixed<(u8, usize), MAX_PARTS>, MAX_SUMS> =
             Fixed::new(Fixed::new((0, 0)));
-        let mut parts = Fixed::new(Part::ZERO);
-        let mut terms = Fixed::new(Term::ZERO);
-        for r in u.raw.iter() {
-            let a = Divisor::new(u64::try_from(r.a).ok()?)?;
-            let b = match r.b {
-                Some(b) => Divisor::new(u64::try_from(b).ok()?)?,
-                None => Divisor::NONE,
-            };
-            let source = if direct {
-                match r.source {
-                    Source::Input(n) => n,
-                    Source::Sum(_) => return None,
+        let mut used = 1;
+        // A term of scale 0 is always 0 and takes no slot.
+        for r in u.raw.iter().filter(|r| r.scale != 0) {
+            let group = match r.source {
+                Source::Input(n) => c.dims.get_mut(usize::from(n))?,
+                Source::Sum(parts) => {
+                    let s = if let Some(s) = sums.iter().position(|s| *s == parts) {
+                        s
+                    } else {
+                        sums.push(parts)?;
+                        for &(input, weight) in parts.iter() {
+                            *c.weights[sums.len() - 1].get_mut(usize::from(input))? = weight;
+                        }
+                        sums.len() - 1
+                    };
+                    c.sums.get_mut(s)?
                 }
-            } else {
-                let mine = match r.source {
-                    Source::Input(n) => Fixed::from_slice(&[(n, 1)], (0, 0))?,
-                    Source::Sum(p) => p,
-                };
-                let i = if let Some(i) = sums.iter().position(|s| *s == mine) {
-                    i
-                } else {
-                    sums.push(mine)?;
-                    let i = sums.len() - 1;
-                    for &(input, weight) in mine.iter() {
-                        parts.push(Part {
-                            sum: u8::try_from(i).ok()?,
-                            input,
-                            weight,
-                        })?;
-                    }
-                    i
-                };
-                u8::try_from(i).ok()?
             };
-            // Shifts are below 64.
-            #[allow(clippy::cast_possible_truncation)]
-            let term = Term {
-                source,
-                a_shift: a.shift() as u8,
-                b_shift: b.shift() as u8,
-                a_magic: a.magic,
-                b_magic: b.magic,
-                b: if shifts {
-                    b.value.wrapping_sub(1)
-                } else {
-                    b.value
-                },
-                scale: r.scale,
-            };
-            terms.push(term)?;
+            *group.iter_mut().find(|slot| **slot == 0)? = u8::try_from(used).ok()?;
+            *c.pool.get_mut(used)? = Term::new(kind, r)?;
+            used += 1;
         }
-        Some(Closed {
-            terms,
-            parts,
-            shifts,
-        })
+        c.has_sums = !sums.is_empty();
+        Some(c)
     }
 
     /// The offset of `index`: exact for in-range indices, unspecified but
     /// never a panic for others.
-    #[inline]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(crate) fn offset(&self, index: &[usize]) -> usize {
-        if self.parts.is_empty() {
-            self.sum(index)
-        } else {
-            let mut sums = [0usize; MAX_SUMS];
-            for p in self.parts.iter() {
-                let i = index.get(usize::from(p.input)).copied().unwrap_or(0);
-                if let Some(s) = sums.get_mut(usize::from(p.sum)) {
-                    *s = s.wrapping_add(i.wrapping_mul(p.weight));
-                }
-            }
-            self.sum(&sums)
+        match self.kind {
+            Kind::Shifts => self.eval::<false>(index, Term::shifted),
+            Kind::Masks => self.eval::<true>(index, Term::masked),
+            Kind::Divides => self.eval::<true>(index, Term::divided),
         }
     }
 
-    // A digit is at most its `usize` source, so it fits a `usize`.
-    #[allow(clippy::cast_possible_truncation)]
-    #[inline]
-    fn sum(&self, x: &[usize]) -> usize {
-        let value = |t: &Term| x.get(usize::from(t.source)).copied().unwrap_or(0) as u64;
-        if self.shifts {
-            self.terms.iter().fold(0usize, |acc, t| {
-                let digit = value(t).wrapping_shr(u32::from(t.a_shift)) & t.b;
-                acc.wrapping_add((digit as usize).wrapping_mul(t.scale))
+    /// The sum of `term` over every slot, with `SKIP` over the live ones
+    /// only. Every loop has a fixed count, or the index's, which the
+    /// caller's code usually knows: it unrolls, and the terms of indices a
+    /// loop does not change leave that loop. Shifts and masks cost less than
+    /// the test for a live slot, and without tests the loop vectorizes;
+    /// divisions cost more, and the tests are the same on every call.
+    // Inlined into `offset`'s arms, or the caller's loop sees a call.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn eval<const SKIP: bool>(
+        &self,
+        index: &[usize],
+        term: impl Fn(&Term, usize) -> usize,
+    ) -> usize {
+        let slot = |s: u8| &self.pool[usize::from(s) % POOL];
+        let group = |acc: usize, slots: &[u8; PER_DIM], x: usize| {
+            slots.iter().fold(acc, |acc, &s| {
+                if SKIP && s == 0 {
+                    acc
+                } else {
+                    acc.wrapping_add(term(slot(s), x))
+                }
             })
+        };
+        let mut acc = 0usize;
+        for (&x, slots) in index.iter().zip(&self.dims) {
+            acc = group(acc, slots, x);
+        }
+        if self.has_sums {
+            for (weights, slots) in self.weights.iter().zip(&self.sums) {
+                // Slots fill from the first: a sum without one is unused.
+                if slots[0] != 0 {
+                    let x = index
+                        .iter()
+                        .zip(weights)
+                        .fold(0usize, |sum, (&i, &w)| sum.wrapping_add(i.wrapping_mul(w)));
+                    acc = group(acc, slots, x);
+                }
+            }
+        }
+        acc
+    }
+}
+
+impl Term {
+    /// The term of `raw` as `kind` reads it; `None` for a divisor of 0 or
+    /// past 64 bits.
+    fn new(kind: Kind, raw: &Raw) -> Option<Term> {
+        let a = Divisor::new(u64::try_from(raw.a).ok()?)?;
+        let b = match raw.b {
+            Some(b) => Divisor::new(u64::try_from(b).ok()?)?,
+            None => Divisor::NONE,
+        };
+        let scale = u64::try_from(raw.scale).ok()?;
+        // Shifts are below 64.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(Term {
+            a_shift: a.shift() as u8,
+            b_shift: b.shift() as u8,
+            a_magic: a.magic,
+            b_magic: b.magic,
+            b: match kind {
+                Kind::Divides => b.value,
+                Kind::Shifts | Kind::Masks => b.value.wrapping_sub(1),
+            },
+            scale: match kind {
+                Kind::Shifts => u64::from(scale.trailing_zeros()),
+                Kind::Masks | Kind::Divides => scale,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::format;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    use crate::MAX_PROGRAM_STEPS;
+
+    /// xorshift64: reproducible, no dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            usize::try_from(self.next() % n as u64).unwrap()
+        }
+    }
+
+    /// A random spec of rank 1 to 8: any dims, order, and up to two tiling
+    /// levels of sizes that are powers of two or not, and `*`.
+    fn spec(rng: &mut Rng) -> String {
+        let rank = 1 + rng.below(8);
+        let dims: Vec<String> = (0..rank).map(|_| (1 + rng.below(12)).to_string()).collect();
+        let mut order: Vec<usize> = (0..rank).collect();
+        for i in (1..rank).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let order: Vec<String> = order.iter().map(ToString::to_string).collect();
+        let mut tiles = String::new();
+        for _ in 0..rng.below(3) {
+            let n = 1 + rng.below(rank.min(4));
+            let t: Vec<String> = (0..n)
+                .map(|k| match rng.below(10) {
+                    0 if k + 1 < n => "*".into(),
+                    1..=4 => (1usize << rng.below(5)).to_string(),
+                    _ => (1 + rng.below(9)).to_string(),
+                })
+                .collect();
+            tiles += &format!("({})", t.join(","));
+        }
+        let tiles = if tiles.is_empty() {
+            tiles
         } else {
-            self.terms.iter().fold(0usize, |acc, t| {
-                let q = divide(value(t), t.a_magic, u32::from(t.a_shift));
-                let digit =
-                    q.wrapping_sub(divide(q, t.b_magic, u32::from(t.b_shift)).wrapping_mul(t.b));
-                acc.wrapping_add((digit as usize).wrapping_mul(t.scale))
-            })
+            format!(":T{tiles}")
+        };
+        format!("f32[{}]{{{}{tiles}}}", dims.join(","), order.join(","))
+    }
+
+    /// The closed form against the folded program, for every index in range
+    /// and for indices past the dims, up to `usize::MAX`: the closed form's
+    /// rewrites hold in wrapping arithmetic for every input, as the
+    /// generated code's do.
+    #[test]
+    fn closed_forms_equal_the_programs_everywhere() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut closed, mut kinds) = (0, [0usize; 3]);
+        for _ in 0..600 {
+            let spec = spec(&mut rng);
+            let Ok(l) = crate::parse(&spec) else { continue };
+            let Some(c) = l.closed else { continue };
+            closed += 1;
+            kinds[c.kind as usize] += 1;
+            let p = l.offset_program();
+            let mut scratch = [0; MAX_PROGRAM_STEPS];
+            let mut check = |index: &[usize]| {
+                assert_eq!(
+                    c.offset(index),
+                    p.eval(index, &mut scratch),
+                    "{spec} at {index:?}"
+                );
+            };
+            for position in 0..l.len().min(3000) {
+                check(&crate::Index::unravel(position, l.dims()));
+            }
+            for _ in 0..200 {
+                let index: Vec<usize> = l
+                    .dims()
+                    .iter()
+                    .map(|&d| match rng.below(4) {
+                        0 => usize::MAX - rng.below(3),
+                        1 => rng.next() as usize,
+                        2 => d + rng.below(1000),
+                        _ => rng.below(d),
+                    })
+                    .collect();
+                check(&index);
+            }
+            // The layout's own path is the closed form.
+            let index = crate::Index::unravel(l.len() / 2, l.dims());
+            assert_eq!(l.offset(&index), c.offset(&index), "{spec}");
+        }
+        assert!(
+            closed > 200 && kinds.iter().all(|&k| k > 10),
+            "{closed} {kinds:?}"
+        );
+    }
+
+    /// The word form reads back equal, and any words read without a panic.
+    #[test]
+    fn words_round_trip_and_foreign_words_evaluate() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..200 {
+            let Ok(l) = crate::parse(&spec(&mut rng)) else {
+                continue;
+            };
+            if l.closed.is_none() {
+                continue;
+            }
+            let mut words = Vec::new();
+            l.__words(&mut |w| words.push(w));
+            let back = crate::Layout::__from_words(&words);
+            assert_eq!(back.closed, l.closed);
+            // Noise in place of the closed form's words, past the header.
+            let header = words.len().saturating_sub(200);
+            for w in &mut words[header..] {
+                *w = rng.next();
+            }
+            let foreign = crate::Layout::__from_words(&words);
+            if let Some(c) = foreign.closed {
+                let _ = c.offset(&[usize::MAX, 3, 1 << 40, 0, 7, 9, 11, 12, 13]);
+            }
         }
     }
 }

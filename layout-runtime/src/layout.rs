@@ -375,7 +375,11 @@ impl Layout {
     /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
-    #[inline]
+    // Always inlined, down to the closed form's evaluator: only then can a
+    // caller's loop keep the terms of its outer indices out of the inner
+    // loop, as it does with `layout!`'s code.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     #[cfg_attr(debug_assertions, track_caller)]
     pub fn offset(&self, index: &[usize]) -> usize {
         if cfg!(debug_assertions) && !self.contains(index) {
@@ -386,14 +390,23 @@ impl Layout {
 
     /// [`offset`](Self::offset) without the debug-build check, for the
     /// renderer, which also places cells of empty arrays.
-    #[inline]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
-        if let Some(closed) = &self.closed {
-            closed.offset(index)
-        } else if let Some(code) = &self.code {
-            code.offset(index)
-        } else {
-            self.offset_slow(index)
+        match &self.closed {
+            Some(closed) => closed.offset(index),
+            None => self.offset_interpreted(index),
+        }
+    }
+
+    /// [`offset`](Self::offset) of a layout without a closed form.
+    // Out of line: its scratch stores and calls, inlined into a caller's
+    // loop, would keep the closed form's loads in that loop.
+    #[inline(never)]
+    fn offset_interpreted(&self, index: &[usize]) -> usize {
+        match &self.code {
+            Some(code) => code.offset(index),
+            None => self.offset_slow(index),
         }
     }
 
