@@ -5,7 +5,7 @@ use core::fmt;
 use crate::closed::Closed;
 use crate::code::Code;
 use crate::fixed::Fixed;
-use crate::fold::{fold, shape_after, Folded, Shape};
+use crate::fold::{fold, offset_of, shape_after, Folded, Shape};
 use crate::program::{InverseProgram, OffsetProgram};
 use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 
@@ -393,28 +393,11 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
-        match &self.closed {
-            Some(closed) => closed.offset(index),
-            None => self.offset_interpreted(index),
+        match (&self.closed, &self.code) {
+            (Some(closed), _) => closed.offset(index),
+            (None, Some(code)) => code.offset(index),
+            (None, None) => offset_of(self.dims(), self.minor_to_major(), self.tiles(), index),
         }
-    }
-
-    /// [`offset`](Self::offset) of a layout without a closed form.
-    // Out of line: its scratch stores and calls, inlined into a caller's
-    // loop, would keep the closed form's loads in that loop.
-    #[inline(never)]
-    fn offset_interpreted(&self, index: &[usize]) -> usize {
-        match &self.code {
-            Some(code) => code.offset(index),
-            None => self.offset_slow(index),
-        }
-    }
-
-    /// [`offset`](Self::offset) of a layout whose programs exceed the compact form.
-    #[cold]
-    fn offset_slow(&self, index: &[usize]) -> usize {
-        let Some(folded) = self.fold() else { return 0 };
-        folded.offset.eval(index, &mut [0; MAX_PROGRAM_STEPS])
     }
 
     /// The programs, folded again from the description.
