@@ -384,47 +384,72 @@ impl Closed {
         }
     }
 
-    /// The sum of `term` over every slot, with `SKIP` over the live ones
-    /// only. Every loop has a fixed count, or the index's, which the
-    /// caller's code usually knows: it unrolls, and the terms of indices a
-    /// loop does not change leave that loop. Shifts and masks cost less than
-    /// the test for a live slot, and without tests the loop vectorizes;
-    /// divisions cost more, and the tests are the same on every call.
+    /// The sum of `term` over every slot; with `SUMS` over the sums' slots
+    /// too, and skipping empty groups.
+    ///
+    /// Dims and slots are unrolled by hand: the index's length is known at
+    /// most call sites, so the dims past it drop out, and what remains is
+    /// straight code in which the terms of indices a caller's loop does not
+    /// change leave that loop. Every term is read before any test, so the
+    /// reads leave the loop too. Shifts cost less than a test and keep the
+    /// loop free of branches, so it vectorizes; divisions cost more, and an
+    /// empty group's test goes the same way on every call.
     // Inlined into `offset`'s arms, or the caller's loop sees a call.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn eval<const SKIP: bool>(
+    fn eval<const SUMS: bool>(
         &self,
         index: &[usize],
         term: impl Fn(&Term, usize) -> usize,
     ) -> usize {
-        let slot = |s: u8| &self.pool[usize::from(s) % POOL];
-        let group = |acc: usize, slots: &[u8; PER_DIM], x: usize| {
-            slots.iter().fold(acc, |acc, &s| {
-                if SKIP && s == 0 {
-                    acc
-                } else {
-                    acc.wrapping_add(term(slot(s), x))
-                }
-            })
-        };
+        let group = |slots: &[u8; PER_DIM], x: usize| self.group::<SUMS>(slots, x, &term);
         let mut acc = 0usize;
-        for (&x, slots) in index.iter().zip(&self.dims) {
-            acc = group(acc, slots, x);
+        macro_rules! dims {
+            ($($d:literal)*) => {$(
+                if let Some(&x) = index.get($d) {
+                    acc = acc.wrapping_add(group(&self.dims[$d], x));
+                }
+            )*};
         }
-        if SKIP && self.has_sums {
-            for (weights, slots) in self.weights.iter().zip(&self.sums) {
-                // Slots fill from the first: a sum without one is unused.
-                if slots[0] != 0 {
+        dims!(0 1 2 3 4 5 6 7);
+        const _: () = assert!(MAX_DIMS == 8 && PER_DIM == 4 && MAX_SUMS == 2);
+        if SUMS {
+            macro_rules! sums {
+                ($($s:literal)*) => {$(
+                    let weights = &self.weights[$s];
                     let x = index
                         .iter()
                         .zip(weights)
                         .fold(0usize, |sum, (&i, &w)| sum.wrapping_add(i.wrapping_mul(w)));
-                    acc = group(acc, slots, x);
-                }
+                    acc = acc.wrapping_add(group(&self.sums[$s], x));
+                )*};
             }
+            sums!(0 1);
         }
         acc
+    }
+
+    /// The sum of `term` over one group's slots; with `SKIP`, 0 for an
+    /// empty group without evaluating it.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn group<const SKIP: bool>(
+        &self,
+        slots: &[u8; PER_DIM],
+        x: usize,
+        term: &impl Fn(&Term, usize) -> usize,
+    ) -> usize {
+        // Every read first: loop-invariant, it leaves a caller's loop even
+        // when the test after it does not.
+        let [a, b, c, d] = slots.map(|s| self.pool[usize::from(s) % POOL]);
+        // Slots fill from the first: a group without one is empty.
+        if SKIP && slots[0] == 0 {
+            return 0;
+        }
+        term(&a, x)
+            .wrapping_add(term(&b, x))
+            .wrapping_add(term(&c, x))
+            .wrapping_add(term(&d, x))
     }
 }
 
