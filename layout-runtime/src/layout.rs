@@ -29,9 +29,11 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 ///
 /// A `Layout` is a plain value of at most 4 KiB (`size_of::<Layout>()`),
 /// without allocation. It keeps the description and its index programs in
-/// a compact form (see [`offset_program`](Self::offset_program)); programs
-/// too long for that form (over 40 steps, or over 20 distinct constants) are
-/// folded again on every call, which is correct but slower.
+/// a compact form (see [`offset_program`](Self::offset_program)). For
+/// programs too long for that form (over 40 steps, or over 20 distinct
+/// constants), [`offset`](Self::offset) steps the index through the tiling
+/// levels and [`index_of`](Self::index_of) folds the programs again on
+/// every call, which is correct but slower.
 // Equality and hashing read live entries only: `Fixed` ignores stale slots,
 // and `code` is a function of the description.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -77,6 +79,7 @@ impl Index {
     }
 
     /// All zeros, `rank` long (at most [`MAX_RANK`]).
+    #[inline]
     fn zeros(rank: usize) -> Index {
         Index {
             values: Fixed::filled(rank, 0),
@@ -97,6 +100,7 @@ impl Index {
 
 impl core::ops::Deref for Index {
     type Target = [usize];
+    #[inline]
     fn deref(&self) -> &[usize] {
         &self.values
     }
@@ -151,6 +155,7 @@ impl Layout {
     /// ```
     /// assert_eq!(xla_layout::parse("f32[1,5,1]").unwrap().rank(), 3);
     /// ```
+    #[inline]
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
