@@ -238,7 +238,6 @@ mod matrix_vector {
 /// agree on every offset, or comparing them would mean nothing.
 mod index_of {
     use super::{black_box, Bencher, ItemsCount};
-    use xla_layout::StaticLayout;
 
     /// Adds up every index's entries (and a marker for padding), so the
     /// compiler keeps each call.
@@ -260,7 +259,7 @@ mod index_of {
     macro_rules! pair {
         ($name:ident, $spec:literal) => {
             mod $name {
-                use super::{black_box, sum, Bencher, ItemsCount, StaticLayout};
+                use super::{black_box, sum, Bencher, ItemsCount};
 
                 fn len() -> usize {
                     xla_layout::layout!($spec).storage_len()

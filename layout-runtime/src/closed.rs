@@ -70,8 +70,9 @@ impl Term {
     };
 
     /// `((x >> a) & b) << scale`.
-    // A digit is at most its `usize` source, so it fits a `usize`.
-    #[allow(clippy::cast_possible_truncation)]
+    // A digit is at most its `usize` source, so it fits a `usize`. Always
+    // inlined, as are the evaluators that call it: see the module docs.
+    #[allow(clippy::cast_possible_truncation, clippy::inline_always)]
     #[inline(always)]
     fn shifted(&self, x: usize) -> usize {
         let digit = ((x as u64).wrapping_shr(u32::from(self.a_shift)) & self.b) as usize;
@@ -79,7 +80,7 @@ impl Term {
     }
 
     /// `((x / a) % b) * scale` by reciprocals.
-    #[allow(clippy::cast_possible_truncation)]
+    #[allow(clippy::cast_possible_truncation, clippy::inline_always)]
     #[inline(always)]
     fn divided(&self, x: usize) -> usize {
         let q = divide_branch_free(x as u64, self.a_magic, u32::from(self.a_shift));
@@ -92,7 +93,7 @@ impl Term {
 
 /// [`divide`] as a choice between both quotients rather than a branch: a
 /// value the compiler may compute ahead, out of a caller's loop.
-#[allow(clippy::cast_possible_truncation)]
+#[allow(clippy::cast_possible_truncation, clippy::inline_always)]
 #[inline(always)]
 fn divide_branch_free(x: u64, magic: u64, shift: u32) -> u64 {
     let q = ((u128::from(magic) * u128::from(x)) >> 64) as u64;
@@ -321,6 +322,7 @@ impl Closed {
 
     /// The closed form [`write`](Self::write) wrote; any words give one
     /// that evaluates without a panic.
+    #[allow(clippy::many_single_char_names)]
     pub(crate) const fn read(r: &mut Reader) -> Closed {
         let mut c = Closed::EMPTY;
         c.kind = match r.word() {
@@ -400,9 +402,9 @@ impl Closed {
         };
         let mut sums: Fixed<Fixed<(u8, usize), MAX_PARTS>, MAX_SUMS> =
             Fixed::new(Fixed::new((0, 0)));
-        let mut used = 1;
-        // A term of scale 0 is always 0 and takes no slot.
-        for r in u.raw.iter().filter(|r| r.scale != 0) {
+        // A term of scale 0 is always 0 and takes no slot; slot 0 is the
+        // zero term.
+        for (used, r) in (1..).zip(u.raw.iter().filter(|r| r.scale != 0)) {
             let group = match r.source {
                 Source::Input(n) => c.dims.get_mut(usize::from(n))?,
                 Source::Sum(parts) => {
@@ -420,7 +422,6 @@ impl Closed {
             };
             *group.iter_mut().find(|slot| **slot == 0)? = u8::try_from(used).ok()?;
             *c.pool.get_mut(used)? = Term::new(kind, r)?;
-            used += 1;
         }
         c.has_sums = !sums.is_empty();
         Some(c)
@@ -455,7 +456,9 @@ impl Closed {
         index: &[usize],
         term: impl Fn(&Term, usize) -> usize,
     ) -> usize {
-        let group = |slots: &[u8; PER_DIM], x: usize| self.group::<SUMS>(slots, x, &term);
+        // The macros below list every dim and sum.
+        const _: () = assert!(MAX_DIMS == 8 && PER_DIM == 4 && MAX_SUMS == 2);
+        let group = |slots: &[u8; PER_DIM], x: usize| self.group::<SUMS>(*slots, x, &term);
         let mut acc = 0usize;
         macro_rules! dims {
             ($($d:literal)*) => {$(
@@ -465,7 +468,6 @@ impl Closed {
             )*};
         }
         dims!(0 1 2 3 4 5 6 7);
-        const _: () = assert!(MAX_DIMS == 8 && PER_DIM == 4 && MAX_SUMS == 2);
         if SUMS {
             macro_rules! sums {
                 ($($s:literal)*) => {$(
@@ -488,21 +490,21 @@ impl Closed {
     #[inline(always)]
     fn group<const SKIP: bool>(
         &self,
-        slots: &[u8; PER_DIM],
+        slots: [u8; PER_DIM],
         x: usize,
         term: &impl Fn(&Term, usize) -> usize,
     ) -> usize {
         // Every read first: loop-invariant, it leaves a caller's loop even
         // when the test after it does not.
-        let [a, b, c, d] = slots.map(|s| self.pool[usize::from(s) % POOL]);
+        let [t0, t1, t2, t3] = slots.map(|s| self.pool[usize::from(s) % POOL]);
         // Slots fill from the first: a group without one is empty.
         if SKIP && slots[0] == 0 {
             return 0;
         }
-        term(&a, x)
-            .wrapping_add(term(&b, x))
-            .wrapping_add(term(&c, x))
-            .wrapping_add(term(&d, x))
+        term(&t0, x)
+            .wrapping_add(term(&t1, x))
+            .wrapping_add(term(&t2, x))
+            .wrapping_add(term(&t3, x))
     }
 }
 
@@ -581,7 +583,9 @@ mod tests {
                     _ => (1 + rng.below(9)).to_string(),
                 })
                 .collect();
-            tiles += &format!("({})", t.join(","));
+            tiles.push('(');
+            tiles.push_str(&t.join(","));
+            tiles.push(')');
         }
         let tiles = if tiles.is_empty() {
             tiles

@@ -178,6 +178,8 @@ pub(crate) fn shape_after(
 /// some value but never a panic for any other index or description. It
 /// makes no call and writes only its own arrays, so a caller's loop around
 /// `Layout::offset` still keeps loop-invariant reads out of the loop.
+// Names follow `step`'s.
+#[allow(clippy::many_single_char_names)]
 #[inline]
 pub(crate) fn offset_of(dims: &[usize], m2m: &[usize], tiles: &[Tile], index: &[usize]) -> usize {
     // Extents and values of the shape, most major first.
