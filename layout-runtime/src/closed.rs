@@ -41,6 +41,8 @@ const MAX_DIMS: usize = 8;
 const PER_DIM: usize = 4;
 /// The most sums.
 const MAX_SUMS: usize = 2;
+// `write` packs the groups' slots two to a word.
+const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 
 /// One term, `((x / a) % b) * scale`, read as [`Kind`] says.
 ///
@@ -298,24 +300,41 @@ impl Closed {
         sums: [[0; PER_DIM]; MAX_SUMS],
     };
 
+    /// Writes the live terms, the slots eight to a word and the weights
+    /// only when there are sums: the words `layout!` prints.
     pub(crate) fn write(&self, w: Writer) {
         w(match self.kind {
             Kind::Shifts => 0,
             Kind::Divides => 1,
         });
-        for t in &self.pool[1..] {
+        let live = self.pool[1..]
+            .iter()
+            .rposition(|t| *t != Term::ZERO)
+            .map_or(0, |p| p + 1);
+        w(live as u64);
+        for t in &self.pool[1..=live] {
             let shifts = u64::from(t.a_shift) | u64::from(t.b_shift) << 8;
             for word in [shifts, t.a_magic, t.b_magic, t.b, t.scale] {
                 w(word);
             }
         }
-        for slots in self.dims.iter().chain(&self.sums) {
-            w(u64::from(u32::from_le_bytes(*slots)));
+        let groups: [[u8; PER_DIM]; MAX_DIMS + MAX_SUMS] =
+            core::array::from_fn(|g| match g.checked_sub(MAX_DIMS) {
+                None => self.dims[g],
+                Some(s) => self.sums[s],
+            });
+        for pair in groups.chunks(2) {
+            let word = pair.iter().rev().fold(0u64, |word, slots| {
+                word << 32 | u64::from(u32::from_le_bytes(*slots))
+            });
+            w(word);
         }
         w(u64::from(self.has_sums));
-        for weights in &self.weights {
-            for &weight in weights {
-                w(weight as u64);
+        if self.has_sums {
+            for weights in &self.weights {
+                for &weight in weights {
+                    w(weight as u64);
+                }
             }
         }
     }
@@ -329,8 +348,9 @@ impl Closed {
             0 => Kind::Shifts,
             _ => Kind::Divides,
         };
+        let live = r.count(POOL - 1);
         let mut i = 1;
-        while i < POOL {
+        while i <= live {
             let shifts = r.word();
             c.pool[i] = Term {
                 a_shift: (shifts & 63) as u8,
@@ -342,27 +362,34 @@ impl Closed {
             };
             i += 1;
         }
-        let mut d = 0;
-        while d < MAX_DIMS + MAX_SUMS {
-            // Slots index the pool modulo its size, so any byte will do.
-            #[allow(clippy::cast_possible_truncation)]
-            let slots = (r.word() as u32).to_le_bytes();
-            if d < MAX_DIMS {
-                c.dims[d] = slots;
-            } else {
-                c.sums[d - MAX_DIMS] = slots;
+        let mut g = 0;
+        while g < MAX_DIMS + MAX_SUMS {
+            let word = r.word();
+            let mut half = 0;
+            while half < 2 {
+                // Slots index the pool modulo its size, so any byte will do.
+                #[allow(clippy::cast_possible_truncation)]
+                let slots = ((word >> (32 * half)) as u32).to_le_bytes();
+                if g < MAX_DIMS {
+                    c.dims[g] = slots;
+                } else {
+                    c.sums[g - MAX_DIMS] = slots;
+                }
+                g += 1;
+                half += 1;
             }
-            d += 1;
         }
         c.has_sums = r.bool();
-        let mut s = 0;
-        while s < MAX_SUMS {
-            let mut d = 0;
-            while d < MAX_DIMS {
-                c.weights[s][d] = r.usize();
-                d += 1;
+        if c.has_sums {
+            let mut s = 0;
+            while s < MAX_SUMS {
+                let mut d = 0;
+                while d < MAX_DIMS {
+                    c.weights[s][d] = r.usize();
+                    d += 1;
+                }
+                s += 1;
             }
-            s += 1;
         }
         c
     }
