@@ -41,6 +41,8 @@ const MAX_DIMS: usize = 8;
 const PER_DIM: usize = 4;
 /// The most sums.
 const MAX_SUMS: usize = 2;
+/// The most terms of one dim in [`Kind::Shifts`].
+const SHIFT_SLOTS: usize = 3;
 // `write` packs the groups' slots two to a word.
 const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 
@@ -415,9 +417,17 @@ impl Closed {
             .all(|r| r.a.is_power_of_two() && r.b.is_none_or(usize::is_power_of_two));
         // Shifts read no sums: one evaluator, as small as it gets, for the
         // layouts that need nothing else.
+        // Shifts evaluate three slots a dim: a fourth costs every layout.
+        let per_input = |n: u8| {
+            u.raw
+                .iter()
+                .filter(|r| r.scale != 0 && r.source == Source::Input(n))
+                .count()
+        };
         let kind = if powers
             && u.raw.iter().all(|r| {
-                matches!(r.source, Source::Input(_)) && (r.scale == 0 || r.scale.is_power_of_two())
+                matches!(r.source, Source::Input(n) if per_input(n) <= SHIFT_SLOTS)
+                    && (r.scale == 0 || r.scale.is_power_of_two())
             }) {
             Kind::Shifts
         } else {
@@ -528,10 +538,16 @@ impl Closed {
         if SKIP && slots[0] == 0 {
             return 0;
         }
-        term(&t0, x)
+        let three = term(&t0, x)
             .wrapping_add(term(&t1, x))
-            .wrapping_add(term(&t2, x))
-            .wrapping_add(term(&t3, x))
+            .wrapping_add(term(&t2, x));
+        // Shifts never fill a fourth slot.
+        const _: () = assert!(SHIFT_SLOTS == 3);
+        if SKIP {
+            three.wrapping_add(term(&t3, x))
+        } else {
+            three
+        }
     }
 }
 
