@@ -41,8 +41,10 @@ const MAX_DIMS: usize = 8;
 const PER_DIM: usize = 4;
 /// The most sums.
 const MAX_SUMS: usize = 2;
-/// The most terms of one dim in [`Kind::Shifts`].
+/// The most terms of one dim in [`Kind::Shifts`]; `Closed::group` reads
+/// that many slots for shifts.
 const SHIFT_SLOTS: usize = 3;
+const _: () = assert!(SHIFT_SLOTS == 3 && SHIFT_SLOTS < PER_DIM);
 // `write` packs the groups' slots two to a word.
 const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 
@@ -542,7 +544,6 @@ impl Closed {
             .wrapping_add(term(&t1, x))
             .wrapping_add(term(&t2, x));
         // Shifts never fill a fourth slot.
-        const _: () = assert!(SHIFT_SLOTS == 3);
         if SKIP {
             three.wrapping_add(term(&t3, x))
         } else {
