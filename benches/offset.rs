@@ -232,3 +232,63 @@ mod matrix_vector {
         });
     }
 }
+
+/// The sum of `index_of` over every storage offset, padding included, the
+/// generated inverse against the run-time one; both are first checked to
+/// agree on every offset, or comparing them would mean nothing.
+mod index_of {
+    use super::{black_box, Bencher, ItemsCount};
+
+    /// Adds up every index's entries (and a marker for padding), so the
+    /// compiler keeps each call.
+    #[inline]
+    fn sum<I: AsRef<[usize]>>(len: usize, index_of: impl Fn(usize) -> Option<I>) -> usize {
+        let mut sum = 0usize;
+        for offset in 0..black_box(len) {
+            sum = match index_of(offset) {
+                Some(index) => index
+                    .as_ref()
+                    .iter()
+                    .fold(sum, |s, &i| s.wrapping_mul(31).wrapping_add(i)),
+                None => sum.wrapping_add(1),
+            };
+        }
+        sum
+    }
+
+    macro_rules! pair {
+        ($name:ident, $spec:literal) => {
+            mod $name {
+                use super::{black_box, sum, Bencher, ItemsCount};
+
+                fn len() -> usize {
+                    xla_layout::layout!($spec).storage_len()
+                }
+
+                #[divan::bench(sample_count = 100)]
+                fn generated(b: Bencher) {
+                    let l = xla_layout::layout!($spec);
+                    b.counter(ItemsCount::new(len()))
+                        .bench(|| sum(len(), |o| l.index_of(o)));
+                }
+
+                #[divan::bench(sample_count = 10)]
+                fn run_time_parse(b: Bencher) {
+                    let l = xla_layout::parse(black_box($spec)).unwrap();
+                    let g = xla_layout::layout!($spec);
+                    assert_eq!(
+                        sum(len(), |o| l.index_of(o)),
+                        sum(len(), |o| g.index_of(o)),
+                        "the two inverses disagree"
+                    );
+                    b.counter(ItemsCount::new(len()))
+                        .bench(|| sum(len(), |o| l.index_of(o)));
+                }
+            }
+        };
+    }
+
+    pair!(bf16_tpu, "bf16[1024,1024]{1,0:T(8,128)(2,1)}");
+    pair!(f32_column_major, "f32[1000,1000]{0,1:T(8,128)}");
+    pair!(combined, "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}");
+}

@@ -12,41 +12,61 @@
 //! are, so the two agree on every index, out-of-range ones included.
 //! Programs that do not unfold (a `*` combine under a second tiling level)
 //! keep the interpreted form of [`Code`](crate::code::Code).
+//!
+//! `Layout::offset` is inlined into its callers down to the evaluators here,
+//! so the shape of the data decides what a caller's loop can do with it:
+//! terms sit in fixed-size groups per input (and per sum), the groups and
+//! their slots are unrolled, and there are two evaluators, one of shifts and
+//! masks and one of reciprocals. A loop that calls `offset` then tests the
+//! kind once, outside the loop, keeps the terms of its outer indices out of
+//! the inner loop, and with shifts vectorizes the rest, as it does with
+//! `layout!`'s code. Every test a loop cannot move out costs: hence one test
+//! per empty group of divisions and none per slot.
+//!
+//! [`digits`] unfolds inverse programs the same way, for the closed inverse
+//! of [`Code`](crate::code::Code).
 
-use crate::divide::{divide, Divisor};
+use crate::divide::Divisor;
 use crate::fixed::Fixed;
 use crate::program::{OffsetProgram, Op, Program, StepId};
 use crate::raw::{Reader, Writer};
 
-/// The most terms a closed form holds.
-const MAX_TERMS: usize = 16;
+/// The most terms a closed form holds, slot 0 (always 0) included.
+const POOL: usize = 16;
 /// The most `input * weight` parts of the sums the terms divide.
 const MAX_PARTS: usize = 16;
+/// The most dims a closed form reads: the rank of every layout with one.
+const MAX_DIMS: usize = 8;
+/// The most terms of one dim, or of one sum.
+const PER_DIM: usize = 4;
 /// The most sums.
-const MAX_SUMS: usize = 8;
+const MAX_SUMS: usize = 2;
+/// The most terms of one dim in [`Kind::Shifts`]; `Closed::group` reads
+/// that many slots for shifts.
+const SHIFT_SLOTS: usize = 3;
+const _: () = assert!(SHIFT_SLOTS == 3 && SHIFT_SLOTS < PER_DIM);
+// `write` packs the groups' slots two to a word.
+const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 
-/// One term, `((x / a) % b) * scale`.
+/// One term, `((x / a) % b) * scale`, read as [`Kind`] says.
 ///
-/// With every `a` and `b` of a layout a power of two, the term is
-/// `((x >> a_shift) & b_mask) * scale`, `b_mask` all ones for no remainder.
-/// Otherwise `a_magic`, `b_magic` and the shifts are those of
-/// [`Divisor`]s for `a` and `b`, `b` 0 for no remainder.
+/// In [`Kind::Shifts`] the term is `((x >> a_shift) & b) << scale`, `b`
+/// all ones for no remainder and `scale` the logarithm of the scale.
+/// Otherwise `a_magic`, `b_magic` and the shifts are those of [`Divisor`]s
+/// for `a` and `b`, `b` 0 for no remainder. The all-zero term is 0 in
+/// either kind.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Term {
-    /// The input (or, with sums, the sum) divided.
-    source: u8,
     a_shift: u8,
     b_shift: u8,
     a_magic: u64,
     b_magic: u64,
-    /// `b`, or with shifts `b - 1`.
     b: u64,
-    scale: usize,
+    scale: u64,
 }
 
 impl Term {
     const ZERO: Term = Term {
-        source: 0,
         a_shift: 0,
         b_shift: 0,
         a_magic: 0,
@@ -54,31 +74,68 @@ impl Term {
         b: 0,
         scale: 0,
     };
+
+    /// `((x >> a) & b) << scale`.
+    // A digit is at most its `usize` source, so it fits a `usize`. Always
+    // inlined, as are the evaluators that call it: see the module docs.
+    #[allow(clippy::cast_possible_truncation, clippy::inline_always)]
+    #[inline(always)]
+    fn shifted(&self, x: usize) -> usize {
+        let digit = ((x as u64).wrapping_shr(u32::from(self.a_shift)) & self.b) as usize;
+        digit.wrapping_shl(self.scale as u32)
+    }
+
+    /// `((x / a) % b) * scale` by reciprocals.
+    #[allow(clippy::cast_possible_truncation, clippy::inline_always)]
+    #[inline(always)]
+    fn divided(&self, x: usize) -> usize {
+        let q = divide_branch_free(x as u64, self.a_magic, u32::from(self.a_shift));
+        let digit = q.wrapping_sub(
+            divide_branch_free(q, self.b_magic, u32::from(self.b_shift)).wrapping_mul(self.b),
+        );
+        (digit as usize).wrapping_mul(self.scale as usize)
+    }
 }
 
-/// `sum[sum] += input[input] * weight`.
+/// [`divide`] as a choice between both quotients rather than a branch: a
+/// value the compiler may compute ahead, out of a caller's loop.
+#[allow(clippy::cast_possible_truncation, clippy::inline_always)]
+#[inline(always)]
+fn divide_branch_free(x: u64, magic: u64, shift: u32) -> u64 {
+    let q = ((u128::from(magic) * u128::from(x)) >> 64) as u64;
+    let t = (x.wrapping_sub(q) >> 1).wrapping_add(q);
+    let n = if magic == 0 { x } else { t };
+    n.wrapping_shr(shift)
+}
+
+/// How the terms of a closed form read, fixed per layout so that a caller's
+/// loop runs one straight evaluator.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Part {
-    sum: u8,
-    input: u8,
-    weight: usize,
-}
-
-impl Part {
-    const ZERO: Part = Part {
-        sum: 0,
-        input: 0,
-        weight: 0,
-    };
+enum Kind {
+    /// Every divisor and scale a power of two, and no sums: shifts and
+    /// masks only.
+    Shifts,
+    /// Anything else: multiplications by reciprocals, shifts for powers of
+    /// two.
+    Divides,
 }
 
 /// The closed form of one offset program; see the module docs.
+///
+/// Terms are grouped by what they divide, in fixed-size groups of pool
+/// slots: `dims[d]` for the terms of input `d`, `sums[s]` for those of the
+/// sum `Σ index[d] * weights[s][d]`, unused slots naming the zero term.
+/// Evaluating every slot, with no count to test, lets a caller's loop keep
+/// the terms of its outer indices out of the inner loop.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Closed {
-    terms: Fixed<Term, MAX_TERMS>,
-    /// Empty when every term divides an input itself.
-    parts: Fixed<Part, MAX_PARTS>,
-    shifts: bool,
+    kind: Kind,
+    pool: [Term; POOL],
+    dims: [[u8; PER_DIM]; MAX_DIMS],
+    /// False when no term divides a sum.
+    has_sums: bool,
+    weights: [[usize; MAX_DIMS]; MAX_SUMS],
+    sums: [[u8; PER_DIM]; MAX_SUMS],
 }
 
 /// What a term divides: one input, or a sum of inputs times weights.
@@ -102,7 +159,7 @@ struct Raw {
 
 struct Unfolder<'a> {
     program: &'a Program,
-    raw: Fixed<Raw, MAX_TERMS>,
+    raw: Fixed<Raw, POOL>,
 }
 
 impl Unfolder<'_> {
@@ -197,60 +254,148 @@ impl Unfolder<'_> {
     }
 }
 
+/// One term of a value of one input: `((input / a) % b) * scale`, `b`
+/// `None` for no remainder.
+#[derive(Clone, Copy)]
+pub(crate) struct Digit {
+    pub(crate) a: usize,
+    pub(crate) b: Option<usize>,
+    pub(crate) scale: usize,
+}
+
+/// `value(step)` of a program that reads input 0 only (an inverse program)
+/// as a sum of [`Digit`]s of that input, calling `push` for each; `None`
+/// if it is no such sum, or `push` refuses one.
+pub(crate) fn digits(
+    program: &Program,
+    step: StepId,
+    mut push: impl FnMut(Digit) -> Option<()>,
+) -> Option<()> {
+    let mut u = Unfolder {
+        program,
+        raw: Fixed::new(Raw {
+            source: Source::Input(0),
+            a: 1,
+            b: None,
+            scale: 0,
+        }),
+    };
+    u.expand(step, 1)?;
+    for r in u.raw.iter().filter(|r| r.scale != 0) {
+        match r.source {
+            Source::Input(0) => push(Digit {
+                a: r.a,
+                b: r.b,
+                scale: r.scale,
+            })?,
+            _ => return None,
+        }
+    }
+    Some(())
+}
+
 impl Closed {
+    const EMPTY: Closed = Closed {
+        kind: Kind::Shifts,
+        pool: [Term::ZERO; POOL],
+        dims: [[0; PER_DIM]; MAX_DIMS],
+        has_sums: false,
+        weights: [[0; MAX_DIMS]; MAX_SUMS],
+        sums: [[0; PER_DIM]; MAX_SUMS],
+    };
+
+    /// Writes the live terms, the slots eight to a word and the weights
+    /// only when there are sums: the words `layout!` prints.
     pub(crate) fn write(&self, w: Writer) {
-        w(self.terms.len() as u64);
-        for t in self.terms.iter() {
+        w(match self.kind {
+            Kind::Shifts => 0,
+            Kind::Divides => 1,
+        });
+        let live = self.pool[1..]
+            .iter()
+            .rposition(|t| *t != Term::ZERO)
+            .map_or(0, |p| p + 1);
+        w(live as u64);
+        for t in &self.pool[1..=live] {
             let shifts = u64::from(t.a_shift) | u64::from(t.b_shift) << 8;
-            for word in [
-                u64::from(t.source),
-                shifts,
-                t.a_magic,
-                t.b_magic,
-                t.b,
-                t.scale as u64,
-            ] {
+            for word in [shifts, t.a_magic, t.b_magic, t.b, t.scale] {
                 w(word);
             }
         }
-        w(self.parts.len() as u64);
-        for p in self.parts.iter() {
-            for word in [u64::from(p.sum), u64::from(p.input), p.weight as u64] {
-                w(word);
+        let groups: [[u8; PER_DIM]; MAX_DIMS + MAX_SUMS] =
+            core::array::from_fn(|g| match g.checked_sub(MAX_DIMS) {
+                None => self.dims[g],
+                Some(s) => self.sums[s],
+            });
+        for pair in groups.chunks(2) {
+            let word = pair.iter().rev().fold(0u64, |word, slots| {
+                word << 32 | u64::from(u32::from_le_bytes(*slots))
+            });
+            w(word);
+        }
+        w(u64::from(self.has_sums));
+        if self.has_sums {
+            for weights in &self.weights {
+                for &weight in weights {
+                    w(weight as u64);
+                }
             }
         }
-        w(u64::from(self.shifts));
     }
 
+    /// The closed form [`write`](Self::write) wrote; any words give one
+    /// that evaluates without a panic.
+    #[allow(clippy::many_single_char_names)]
     pub(crate) const fn read(r: &mut Reader) -> Closed {
-        let mut terms = Fixed::new(Term::ZERO);
-        let mut n = r.count(MAX_TERMS);
-        while n > 0 {
-            let (source, shifts) = (r.u8(), r.word());
-            let (a_magic, b_magic, b, scale) = (r.word(), r.word(), r.word(), r.usize());
-            terms.append(Term {
-                source,
+        let mut c = Closed::EMPTY;
+        c.kind = match r.word() {
+            0 => Kind::Shifts,
+            _ => Kind::Divides,
+        };
+        let live = r.count(POOL - 1);
+        let mut i = 1;
+        while i <= live {
+            let shifts = r.word();
+            c.pool[i] = Term {
                 a_shift: (shifts & 63) as u8,
                 b_shift: (shifts >> 8 & 63) as u8,
-                a_magic,
-                b_magic,
-                b,
-                scale,
-            });
-            n -= 1;
+                a_magic: r.word(),
+                b_magic: r.word(),
+                b: r.word(),
+                scale: r.word(),
+            };
+            i += 1;
         }
-        let mut parts = Fixed::new(Part::ZERO);
-        let mut n = r.count(MAX_PARTS);
-        while n > 0 {
-            let (sum, input, weight) = (r.u8(), r.u8(), r.usize());
-            parts.append(Part { sum, input, weight });
-            n -= 1;
+        let mut g = 0;
+        while g < MAX_DIMS + MAX_SUMS {
+            let word = r.word();
+            let mut half = 0;
+            while half < 2 {
+                // Slots index the pool modulo its size, so any byte will do.
+                #[allow(clippy::cast_possible_truncation)]
+                let slots = ((word >> (32 * half)) as u32).to_le_bytes();
+                if g < MAX_DIMS {
+                    c.dims[g] = slots;
+                } else {
+                    c.sums[g - MAX_DIMS] = slots;
+                }
+                g += 1;
+                half += 1;
+            }
         }
-        Closed {
-            terms,
-            parts,
-            shifts: r.bool(),
+        c.has_sums = r.bool();
+        if c.has_sums {
+            let mut s = 0;
+            while s < MAX_SUMS {
+                let mut d = 0;
+                while d < MAX_DIMS {
+                    c.weights[s][d] = r.usize();
+                    d += 1;
+                }
+                s += 1;
+            }
         }
+        c
     }
 
     /// The closed form of `program`, or `None` if it has none within the
@@ -268,106 +413,346 @@ impl Closed {
         for t in program.terms() {
             u.expand(t.step, t.scale)?;
         }
-        let shifts = u
+        let powers = u
             .raw
             .iter()
             .all(|r| r.a.is_power_of_two() && r.b.is_none_or(usize::is_power_of_two));
-        let direct = u.raw.iter().all(|r| matches!(r.source, Source::Input(_)));
+        // Shifts read no sums: one evaluator, as small as it gets, for the
+        // layouts that need nothing else.
+        // Shifts evaluate three slots a dim: a fourth costs every layout.
+        let per_input = |n: u8| {
+            u.raw
+                .iter()
+                .filter(|r| r.scale != 0 && r.source == Source::Input(n))
+                .count()
+        };
+        let kind = if powers
+            && u.raw.iter().all(|r| {
+                matches!(r.source, Source::Input(n) if per_input(n) <= SHIFT_SLOTS)
+                    && (r.scale == 0 || r.scale.is_power_of_two())
+            }) {
+            Kind::Shifts
+        } else {
+            Kind::Divides
+        };
+        let mut c = Closed {
+            kind,
+            ..Closed::EMPTY
+        };
         let mut sums: Fixed<Fixed<(u8, usize), MAX_PARTS>, MAX_SUMS> =
             Fixed::new(Fixed::new((0, 0)));
-        let mut parts = Fixed::new(Part::ZERO);
-        let mut terms = Fixed::new(Term::ZERO);
-        for r in u.raw.iter() {
-            let a = Divisor::new(u64::try_from(r.a).ok()?)?;
-            let b = match r.b {
-                Some(b) => Divisor::new(u64::try_from(b).ok()?)?,
-                None => Divisor::NONE,
-            };
-            let source = if direct {
-                match r.source {
-                    Source::Input(n) => n,
-                    Source::Sum(_) => return None,
+        // A term of scale 0 is always 0 and takes no slot; slot 0 is the
+        // zero term.
+        for (used, r) in (1..).zip(u.raw.iter().filter(|r| r.scale != 0)) {
+            let group = match r.source {
+                Source::Input(n) => c.dims.get_mut(usize::from(n))?,
+                Source::Sum(parts) => {
+                    let s = if let Some(s) = sums.iter().position(|s| *s == parts) {
+                        s
+                    } else {
+                        sums.push(parts)?;
+                        for &(input, weight) in parts.iter() {
+                            *c.weights[sums.len() - 1].get_mut(usize::from(input))? = weight;
+                        }
+                        sums.len() - 1
+                    };
+                    c.sums.get_mut(s)?
                 }
-            } else {
-                let mine = match r.source {
-                    Source::Input(n) => Fixed::from_slice(&[(n, 1)], (0, 0))?,
-                    Source::Sum(p) => p,
-                };
-                let i = if let Some(i) = sums.iter().position(|s| *s == mine) {
-                    i
-                } else {
-                    sums.push(mine)?;
-                    let i = sums.len() - 1;
-                    for &(input, weight) in mine.iter() {
-                        parts.push(Part {
-                            sum: u8::try_from(i).ok()?,
-                            input,
-                            weight,
-                        })?;
-                    }
-                    i
-                };
-                u8::try_from(i).ok()?
             };
-            // Shifts are below 64.
-            #[allow(clippy::cast_possible_truncation)]
-            let term = Term {
-                source,
-                a_shift: a.shift() as u8,
-                b_shift: b.shift() as u8,
-                a_magic: a.magic,
-                b_magic: b.magic,
-                b: if shifts {
-                    b.value.wrapping_sub(1)
-                } else {
-                    b.value
-                },
-                scale: r.scale,
-            };
-            terms.push(term)?;
+            *group.iter_mut().find(|slot| **slot == 0)? = u8::try_from(used).ok()?;
+            *c.pool.get_mut(used)? = Term::new(kind, r)?;
         }
-        Some(Closed {
-            terms,
-            parts,
-            shifts,
-        })
+        c.has_sums = !sums.is_empty();
+        Some(c)
     }
 
     /// The offset of `index`: exact for in-range indices, unspecified but
     /// never a panic for others.
-    #[inline]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(crate) fn offset(&self, index: &[usize]) -> usize {
-        if self.parts.is_empty() {
-            self.sum(index)
-        } else {
-            let mut sums = [0usize; MAX_SUMS];
-            for p in self.parts.iter() {
-                let i = index.get(usize::from(p.input)).copied().unwrap_or(0);
-                if let Some(s) = sums.get_mut(usize::from(p.sum)) {
-                    *s = s.wrapping_add(i.wrapping_mul(p.weight));
-                }
-            }
-            self.sum(&sums)
+        match self.kind {
+            Kind::Shifts => self.eval::<false>(index, Term::shifted),
+            Kind::Divides => self.eval::<true>(index, Term::divided),
         }
     }
 
-    // A digit is at most its `usize` source, so it fits a `usize`.
-    #[allow(clippy::cast_possible_truncation)]
-    #[inline]
-    fn sum(&self, x: &[usize]) -> usize {
-        let value = |t: &Term| x.get(usize::from(t.source)).copied().unwrap_or(0) as u64;
-        if self.shifts {
-            self.terms.iter().fold(0usize, |acc, t| {
-                let digit = value(t).wrapping_shr(u32::from(t.a_shift)) & t.b;
-                acc.wrapping_add((digit as usize).wrapping_mul(t.scale))
-            })
+    /// The sum of `term` over every slot; with `SUMS` over the sums' slots
+    /// too, and skipping empty groups.
+    ///
+    /// Dims and slots are unrolled by hand: the index's length is known at
+    /// most call sites, so the dims past it drop out, and what remains is
+    /// straight code in which the terms of indices a caller's loop does not
+    /// change leave that loop. Every term is read before any test, so the
+    /// reads leave the loop too. Shifts cost less than a test and keep the
+    /// loop free of branches, so it vectorizes; divisions cost more, and an
+    /// empty group's test goes the same way on every call.
+    // Inlined into `offset`'s arms, or the caller's loop sees a call.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn eval<const SUMS: bool>(
+        &self,
+        index: &[usize],
+        term: impl Fn(&Term, usize) -> usize,
+    ) -> usize {
+        // The macros below list every dim and sum.
+        const _: () = assert!(MAX_DIMS == 8 && PER_DIM == 4 && MAX_SUMS == 2);
+        let group = |slots: &[u8; PER_DIM], x: usize| self.group::<SUMS>(*slots, x, &term);
+        let mut acc = 0usize;
+        macro_rules! dims {
+            ($($d:literal)*) => {$(
+                if let Some(&x) = index.get($d) {
+                    acc = acc.wrapping_add(group(&self.dims[$d], x));
+                }
+            )*};
+        }
+        dims!(0 1 2 3 4 5 6 7);
+        if SUMS {
+            macro_rules! sums {
+                ($($s:literal)*) => {$(
+                    let weights = &self.weights[$s];
+                    let x = index
+                        .iter()
+                        .zip(weights)
+                        .fold(0usize, |sum, (&i, &w)| sum.wrapping_add(i.wrapping_mul(w)));
+                    acc = acc.wrapping_add(group(&self.sums[$s], x));
+                )*};
+            }
+            sums!(0 1);
+        }
+        acc
+    }
+
+    /// The sum of `term` over one group's slots; with `SKIP`, 0 for an
+    /// empty group without evaluating it.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn group<const SKIP: bool>(
+        &self,
+        slots: [u8; PER_DIM],
+        x: usize,
+        term: &impl Fn(&Term, usize) -> usize,
+    ) -> usize {
+        // Every read first: loop-invariant, it leaves a caller's loop even
+        // when the test after it does not.
+        let [t0, t1, t2, t3] = slots.map(|s| self.pool[usize::from(s) % POOL]);
+        // Slots fill from the first: a group without one is empty.
+        if SKIP && slots[0] == 0 {
+            return 0;
+        }
+        let three = term(&t0, x)
+            .wrapping_add(term(&t1, x))
+            .wrapping_add(term(&t2, x));
+        // Shifts never fill a fourth slot.
+        if SKIP {
+            three.wrapping_add(term(&t3, x))
         } else {
-            self.terms.iter().fold(0usize, |acc, t| {
-                let q = divide(value(t), t.a_magic, u32::from(t.a_shift));
-                let digit =
-                    q.wrapping_sub(divide(q, t.b_magic, u32::from(t.b_shift)).wrapping_mul(t.b));
-                acc.wrapping_add((digit as usize).wrapping_mul(t.scale))
-            })
+            three
+        }
+    }
+}
+
+impl Term {
+    /// The term of `raw` as `kind` reads it; `None` for a divisor of 0 or
+    /// past 64 bits.
+    fn new(kind: Kind, raw: &Raw) -> Option<Term> {
+        let a = Divisor::new(u64::try_from(raw.a).ok()?)?;
+        let b = match raw.b {
+            Some(b) => Divisor::new(u64::try_from(b).ok()?)?,
+            None => Divisor::NONE,
+        };
+        let scale = u64::try_from(raw.scale).ok()?;
+        // Shifts are below 64.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(Term {
+            a_shift: a.shift() as u8,
+            b_shift: b.shift() as u8,
+            a_magic: a.magic,
+            b_magic: b.magic,
+            b: match kind {
+                Kind::Divides => b.value,
+                Kind::Shifts => b.value.wrapping_sub(1),
+            },
+            scale: match kind {
+                Kind::Shifts => u64::from(scale.trailing_zeros()),
+                Kind::Divides => scale,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::format;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    use crate::MAX_PROGRAM_STEPS;
+
+    /// xorshift64: reproducible, no dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            usize::try_from(self.next() % n as u64).unwrap()
+        }
+    }
+
+    /// A random spec of rank 1 to 8: any dims, order, and up to two tiling
+    /// levels of sizes that are powers of two or not, and `*`.
+    fn spec(rng: &mut Rng) -> String {
+        let rank = 1 + rng.below(8);
+        let dims: Vec<String> = (0..rank).map(|_| (1 + rng.below(12)).to_string()).collect();
+        let mut order: Vec<usize> = (0..rank).collect();
+        for i in (1..rank).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let order: Vec<String> = order.iter().map(ToString::to_string).collect();
+        let mut tiles = String::new();
+        for _ in 0..rng.below(3) {
+            let n = 1 + rng.below(rank.min(4));
+            let t: Vec<String> = (0..n)
+                .map(|k| match rng.below(10) {
+                    0 if k + 1 < n => "*".into(),
+                    1..=4 => (1usize << rng.below(5)).to_string(),
+                    _ => (1 + rng.below(9)).to_string(),
+                })
+                .collect();
+            tiles.push('(');
+            tiles.push_str(&t.join(","));
+            tiles.push(')');
+        }
+        let tiles = if tiles.is_empty() {
+            tiles
+        } else {
+            format!(":T{tiles}")
+        };
+        format!("f32[{}]{{{}{tiles}}}", dims.join(","), order.join(","))
+    }
+
+    /// The closed form against the folded program, for every index in range
+    /// and for indices past the dims, up to `usize::MAX`: the closed form's
+    /// rewrites hold in wrapping arithmetic for every input, as the
+    /// generated code's do. The stepped evaluation of layouts without a
+    /// compact form agrees inside the dims.
+    #[test]
+    fn closed_forms_equal_the_programs_everywhere() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut closed, mut kinds, mut stepped) = (0, [0usize; 2], 0);
+        for _ in 0..600 {
+            let spec = spec(&mut rng);
+            let Ok(l) = crate::parse(&spec) else { continue };
+            let p = l.offset_program();
+            let mut scratch = [0; MAX_PROGRAM_STEPS];
+            for position in 0..l.len().min(2000) {
+                let index = crate::Index::unravel(position, l.dims());
+                let want = p.eval(&index, &mut scratch);
+                let direct =
+                    crate::fold::offset_of(l.dims(), l.minor_to_major(), l.tiles(), &index);
+                assert_eq!(direct, want, "{spec} at {index:?}");
+                assert_eq!(l.offset(&index), want, "{spec} at {index:?}");
+                stepped += 1;
+            }
+            let Some(c) = l.closed else { continue };
+            closed += 1;
+            kinds[c.kind as usize] += 1;
+            for _ in 0..200 {
+                let index: Vec<usize> = l
+                    .dims()
+                    .iter()
+                    .map(|&d| match rng.below(4) {
+                        0 => usize::MAX - rng.below(3),
+                        1 => rng.next() as usize,
+                        2 => d + rng.below(1000),
+                        _ => rng.below(d),
+                    })
+                    .collect();
+                assert_eq!(
+                    c.offset(&index),
+                    p.eval(&index, &mut scratch),
+                    "{spec} at {index:?}"
+                );
+            }
+        }
+        assert!(
+            closed > 200 && kinds.iter().all(|&k| k > 10) && stepped > 100_000,
+            "{closed} {kinds:?} {stepped}"
+        );
+    }
+
+    /// Every offset's index, by the closed inverse where there is one,
+    /// against the folded inverse program, padding and past storage
+    /// included.
+    #[test]
+    fn closed_inverses_equal_the_programs() {
+        let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+        let mut closed = [0usize; 2];
+        for _ in 0..600 {
+            let spec = spec(&mut rng);
+            let Ok(l) = crate::parse(&spec) else { continue };
+            let inverse = l.inverse_program();
+            let is_closed = l.code.is_some_and(|c| c.inverse_is_closed());
+            closed[usize::from(is_closed)] += 1;
+            let mut scratch = [0; MAX_PROGRAM_STEPS];
+            let mut want = [0; crate::MAX_RANK];
+            // Reused buffers hold the last index: the closed form must
+            // overwrite every entry.
+            let mut reused = [7usize; crate::MAX_RANK];
+            for offset in (0..l.storage_len() + 3).take(2500) {
+                let found =
+                    offset < l.storage_len() && inverse.eval(offset, &mut scratch, &mut want);
+                let got = l.index_of(offset);
+                assert_eq!(
+                    got.as_deref(),
+                    found.then_some(&want[..l.rank()]),
+                    "{spec} at {offset}"
+                );
+                assert_eq!(
+                    l.index_into(offset, &mut reused),
+                    found,
+                    "{spec} at {offset}"
+                );
+                if found {
+                    assert_eq!(reused[..l.rank()], want[..l.rank()], "{spec} at {offset}");
+                }
+            }
+        }
+        assert!(closed.iter().all(|&n| n > 20), "{closed:?}");
+    }
+
+    /// The word form reads back equal, and any words read without a panic.
+    #[test]
+    fn words_round_trip_and_foreign_words_evaluate() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..200 {
+            let Ok(l) = crate::parse(&spec(&mut rng)) else {
+                continue;
+            };
+            if l.closed.is_none() {
+                continue;
+            }
+            let mut words = Vec::new();
+            l.__words(&mut |w| words.push(w));
+            let back = crate::Layout::__from_words(&words);
+            assert_eq!(back.closed, l.closed);
+            // Noise in place of the closed form's words, past the header.
+            let header = words.len().saturating_sub(200);
+            for w in &mut words[header..] {
+                *w = rng.next();
+            }
+            let foreign = crate::Layout::__from_words(&words);
+            if let Some(c) = foreign.closed {
+                let _ = c.offset(&[usize::MAX, 3, 1 << 40, 0, 7, 9, 11, 12, 13]);
+            }
         }
     }
 }

@@ -171,6 +171,88 @@ pub(crate) fn shape_after(
     Ok(shape)
 }
 
+/// The storage offset of `index`, stepped level by level as [`step`]
+/// steps the shape, for layouts whose programs are too long to keep.
+///
+/// Equal to the folded offset program for every index inside the dims,
+/// some value but never a panic for any other index or description. It
+/// makes no call and writes only its own arrays, so a caller's loop around
+/// `Layout::offset` still keeps loop-invariant reads out of the loop.
+// Names follow `step`'s.
+#[allow(clippy::many_single_char_names)]
+#[inline]
+pub(crate) fn offset_of(dims: &[usize], m2m: &[usize], tiles: &[Tile], index: &[usize]) -> usize {
+    // Extents and values of the shape, most major first.
+    let mut ext = [0usize; MAX_TILED_RANK];
+    let mut val = [0usize; MAX_TILED_RANK];
+    let mut n = 0;
+    for (&d, (e, v)) in m2m.iter().rev().zip(ext.iter_mut().zip(val.iter_mut())) {
+        *e = dims.get(d).copied().unwrap_or(0);
+        *v = index.get(d).copied().unwrap_or(0);
+        n += 1;
+    }
+    for tile in tiles {
+        let k = tile.rank();
+        // Size-1 dims in front when the tile has more dims than the shape.
+        let prepended = k.saturating_sub(n);
+        if prepended > 0 {
+            for j in (0..n).rev() {
+                let (Some(&e), Some(&v)) = (ext.get(j), val.get(j)) else {
+                    return 0;
+                };
+                if let (Some(e2), Some(v2)) =
+                    (ext.get_mut(j + prepended), val.get_mut(j + prepended))
+                {
+                    (*e2, *v2) = (e, v);
+                }
+            }
+            for (e, v) in ext.iter_mut().zip(val.iter_mut()).take(prepended) {
+                (*e, *v) = (1, 0);
+            }
+            n += prepended;
+        }
+        let base = n - k;
+        let (mut outer, mut inner) = (
+            [(0usize, 0usize); MAX_TILE_RANK],
+            [(0usize, 0usize); MAX_TILE_RANK],
+        );
+        let (mut groups, mut combined, mut extent) = (0, 0usize, 1usize);
+        for (j, d) in tile.dims().iter().enumerate() {
+            let (e, v) = (
+                ext.get(base + j).copied().unwrap_or(0),
+                val.get(base + j).copied().unwrap_or(0),
+            );
+            combined = combined.wrapping_mul(e).wrapping_add(v);
+            extent = extent.saturating_mul(e);
+            if let TileDim::Size(t) = *d {
+                let (Some(o), Some(i)) = (outer.get_mut(groups), inner.get_mut(groups)) else {
+                    return 0;
+                };
+                *o = (
+                    combined.checked_div(t).unwrap_or(0),
+                    extent.div_ceil(t.max(1)),
+                );
+                *i = (combined.checked_rem(t).unwrap_or(0), t);
+                (groups, combined, extent) = (groups + 1, 0, 1);
+            }
+        }
+        n = base;
+        for &(v, e) in outer.iter().take(groups).chain(inner.iter().take(groups)) {
+            let (Some(e2), Some(v2)) = (ext.get_mut(n), val.get_mut(n)) else {
+                return 0;
+            };
+            (*e2, *v2) = (e, v);
+            n += 1;
+        }
+    }
+    let (mut offset, mut stride) = (0usize, 1usize);
+    for (&e, &v) in ext.iter().zip(&val).take(n).rev() {
+        offset = offset.wrapping_add(v.wrapping_mul(stride));
+        stride = stride.wrapping_mul(e);
+    }
+    offset
+}
+
 /// Everything folding derives from a validated description.
 pub(crate) struct Folded {
     pub(crate) offset: OffsetProgram,

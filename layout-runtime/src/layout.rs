@@ -6,7 +6,7 @@ use crate::attributes::{self, Attributes, Kind};
 use crate::closed::Closed;
 use crate::code::Code;
 use crate::fixed::Fixed;
-use crate::fold::{fold, shape_after, Folded, Shape};
+use crate::fold::{fold, offset_of, shape_after, Folded, Shape};
 use crate::program::{InverseProgram, OffsetProgram};
 use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 
@@ -30,9 +30,11 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 ///
 /// A `Layout` is a plain value of at most 4 KiB (`size_of::<Layout>()`),
 /// without allocation. It keeps the description and its index programs in
-/// a compact form (see [`offset_program`](Self::offset_program)); programs
-/// too long for that form (over 40 steps, or over 20 distinct constants) are
-/// folded again on every call, which is correct but slower.
+/// a compact form (see [`offset_program`](Self::offset_program)). For
+/// programs too long for that form (over 40 steps, or over 20 distinct
+/// constants), [`offset`](Self::offset) steps the index through the tiling
+/// levels and [`index_of`](Self::index_of) folds the programs again on
+/// every call, which is correct but slower.
 // Equality and hashing read live entries only: `Fixed` ignores stale slots,
 // and `code` is a function of the description.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -77,6 +79,7 @@ impl Index {
     }
 
     /// All zeros, `rank` long (at most [`MAX_RANK`]).
+    #[inline]
     fn zeros(rank: usize) -> Index {
         Index {
             values: Fixed::filled(rank, 0),
@@ -97,6 +100,7 @@ impl Index {
 
 impl core::ops::Deref for Index {
     type Target = [usize];
+    #[inline]
     fn deref(&self) -> &[usize] {
         &self.values
     }
@@ -128,6 +132,7 @@ impl Layout {
     /// ```
     /// assert_eq!(xla_layout::parse("f32[1,5,1]").unwrap().rank(), 3);
     /// ```
+    #[inline]
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
@@ -330,7 +335,11 @@ impl Layout {
     /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)(2,1,1,1)}").unwrap();
     /// assert_eq!(l.offset(&[6, 5]), 51);
     /// ```
-    #[inline]
+    // Always inlined, down to the closed form's evaluator: only then can a
+    // caller's loop keep the terms of its outer indices out of the inner
+    // loop, as it does with `layout!`'s code.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     #[cfg_attr(debug_assertions, track_caller)]
     pub fn offset(&self, index: &[usize]) -> usize {
         if cfg!(debug_assertions) && !self.contains(index) {
@@ -341,22 +350,14 @@ impl Layout {
 
     /// [`offset`](Self::offset) without the debug-build check, for the
     /// renderer, which also places cells of empty arrays.
-    #[inline]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
-        if let Some(closed) = &self.closed {
-            closed.offset(index)
-        } else if let Some(code) = &self.code {
-            code.offset(index)
-        } else {
-            self.offset_slow(index)
+        match (&self.closed, &self.code) {
+            (Some(closed), _) => closed.offset(index),
+            (None, Some(code)) => code.offset(index),
+            (None, None) => offset_of(self.dims(), self.minor_to_major(), self.tiles(), index),
         }
-    }
-
-    /// [`offset`](Self::offset) of a layout whose programs exceed the compact form.
-    #[cold]
-    fn offset_slow(&self, index: &[usize]) -> usize {
-        let Some(folded) = self.fold() else { return 0 };
-        folded.offset.eval(index, &mut [0; MAX_PROGRAM_STEPS])
     }
 
     /// The programs, folded again from the description.
