@@ -729,9 +729,9 @@ mod tests {
         assert!(closed.iter().all(|&n| n > 20), "{closed:?}");
     }
 
-    /// The word form reads back equal, and any words read without a panic.
+    /// The compact bytes read back equal, and any bytes read without a panic.
     #[test]
-    fn words_round_trip_and_foreign_words_evaluate() {
+    fn bytes_round_trip_and_foreign_bytes_evaluate() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
             let Ok(l) = crate::parse(&spec(&mut rng)) else {
@@ -740,16 +740,16 @@ mod tests {
             if l.closed.is_none() {
                 continue;
             }
-            let mut words = Vec::new();
-            l.__words(&mut |w| words.push(w));
-            let back = crate::Layout::__from_words(&words);
+            let mut bytes = Vec::new();
+            l.__bytes(&mut |b| bytes.push(b));
+            let back = crate::Layout::__from_bytes(&bytes);
             assert_eq!(back.closed, l.closed);
-            // Noise in place of the closed form's words, past the header.
-            let header = words.len().saturating_sub(200);
-            for w in &mut words[header..] {
-                *w = rng.next();
+            // Noise in place of the closed form's bytes, past the header.
+            let header = bytes.len().saturating_sub(400);
+            for b in &mut bytes[header..] {
+                *b = rng.next().to_le_bytes()[0];
             }
-            let foreign = crate::Layout::__from_words(&words);
+            let foreign = crate::Layout::__from_bytes(&bytes);
             if let Some(c) = foreign.closed {
                 let _ = c.offset(&[usize::MAX, 3, 1 << 40, 0, 7, 9, 11, 12, 13]);
             }
