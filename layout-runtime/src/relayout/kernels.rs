@@ -506,6 +506,62 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             stream_fill(&mut self.dst[off - self.base..][..len], fill, self.stage);
         }
     }
+
+    /// Rows that lie back to back with their padding (a tile whose columns
+    /// are half padding, say) are one run of the destination: put together
+    /// in the stage, elements and padding, and streamed whole. Apart, each
+    /// row's elements went with plain stores (rows too short to stream) and
+    /// its padding streamed, both halves sharing lines at the seams.
+    fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
+        let row = b_len * b.walk;
+        let rows = self.stage.len() / row.max(1);
+        let fits = b.walk == self.unit
+            && a.walk == row
+            && rows > 0
+            && row * core::mem::size_of::<T>() >= 64
+            && b.count < b_len;
+        let fill = match self.padding {
+            Some(fill) if fits => fill,
+            _ => {
+                self.block(off, other, a, b);
+                if b.count < b_len {
+                    for x in 0..a.count {
+                        let gap = off + x * a.walk + b.count * b.walk;
+                        self.padding(gap, row - b.count * b.walk);
+                    }
+                }
+                return;
+            }
+        };
+        let d = off - self.base;
+        for i0 in (0..a.count).step_by(rows) {
+            let m = rows.min(a.count - i0);
+            let block = Block {
+                na: m,
+                nb: b.count,
+                da: row,
+                db: b.walk,
+                sa: a.other,
+                sb: b.other,
+            };
+            let run = m * row;
+            let stage = &mut self.stage[..run];
+            copy_any(
+                stage,
+                0,
+                self.src,
+                other + i0 * a.other,
+                block,
+                self.unit,
+                &mut [],
+                false,
+            );
+            for r in stage.chunks_exact_mut(row) {
+                r[b.count * b.walk..].fill(fill);
+            }
+            simd::stream_copy_in_order(&mut self.dst[d + i0 * row..][..run], stage);
+        }
+    }
 }
 
 /// One block of `width`-element units: streamed through `stage` when there

@@ -634,6 +634,11 @@ mod tests {
             "s8[8,4096]{1,0:T(8,128)(4,1)}",
             "s8[9,1000]{1,0}",
             "f32[7,50]{0,1:L(16)}",
+            // Rows followed by padding inside their tiles, in one run.
+            "f32[20,70]{1,0:T(8,128)}",
+            "f32[9,5,40]{0,2,1:T(8,128)}",
+            "bf16[5,3,33,72]{1,3,2,0:T(8,128)(2,1)}",
+            "bf16[2,64,16,128]{1,3,2,0:T(8,128)(2,1)}",
         ] {
             let l = crate::parse(spec).unwrap();
             let bytes = (l.element_bits() / 8) as usize;

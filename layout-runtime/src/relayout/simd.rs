@@ -4,8 +4,9 @@
 //! without reading them first, and prefetches of the columns a transpose
 //! reads next. This is the workspace's only `unsafe` code.
 //!
-//! Everything here is SSE or SSE2, which every x86-64 CPU has, so no run-time
-//! detection is needed; other targets get the portable loops. The kernels
+//! Everything here is SSE or SSE2, which every x86-64 CPU has, except the
+//! 8x8 transpose, which needs AVX and runs only where the CPU reports it
+//! (asked once at run time); other targets get the portable loops. The kernels
 //! are inline assembly rather than intrinsics on purpose: they move the
 //! bytes of any `Copy` type, whose padding may be uninitialised, and
 //! assembly reads memory as bytes where an intrinsic would read typed
@@ -81,15 +82,36 @@ pub(crate) fn transpose_units<T: Copy>(
                 x86::prefetch(column.wrapping_add(k));
             }
         }
+        let avx = x86::Avx::detect();
+        // The part the 8x8 kernel covers; the 4x4 one does the rest.
+        let wide = (na / 8 * 8, nb / 8 * 8);
         for i_band in (0..na).step_by(BAND) {
             for j_band in (0..nb).step_by(BAND) {
-                for i0 in (i_band..na.min(i_band + BAND)).step_by(4) {
-                    for j0 in (j_band..nb.min(j_band + BAND)).step_by(4) {
-                        let at = s + i0 * u + j0 * sb;
-                        // In bounds: i0 + 3 < na and j0 + 3 < nb, and the
-                        // corners (na-1, nb-1) were checked above.
-                        x86::tile4(dst, d + i0 * da + j0 * u, da, src, at, sb);
+                let (i_end, j_end) = (na.min(i_band + BAND), nb.min(j_band + BAND));
+                let mut i0 = i_band;
+                while i0 < i_end {
+                    // Eight rows at once where the CPU has the 8x8 kernel:
+                    // each source run read is then 32 bytes, half a line.
+                    let tall = avx.is_some() && i0 + 8 <= wide.0;
+                    let mut j0 = j_band;
+                    while j0 < j_end {
+                        // In bounds: every tile lies inside (na, nb), whose
+                        // last units were checked above.
+                        let (to, at) = (d + i0 * da + j0 * u, s + i0 * u + j0 * sb);
+                        match avx {
+                            Some(avx) if tall && j0 + 8 <= wide.1 => {
+                                x86::tile8(avx, dst, to, da, src, at, sb);
+                                j0 += 8;
+                                continue;
+                            }
+                            _ => x86::tile4(dst, to, da, src, at, sb),
+                        }
+                        if tall {
+                            x86::tile4(dst, to + 4 * da, da, src, at + 4 * u, sb);
+                        }
+                        j0 += 4;
                     }
+                    i0 += if tall { 8 } else { 4 };
                 }
             }
         }
@@ -234,6 +256,115 @@ mod x86 {
         // value will do, including one past the end of a slice.
         unsafe {
             asm!("prefetcht0 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
+        }
+    }
+
+    cpufeatures::new!(cpu_avx, "avx");
+
+    /// Proof that the CPU runs AVX instructions (and the OS saves the
+    /// 256-bit registers): only [`Avx::detect`] makes one.
+    #[derive(Clone, Copy, Debug)]
+    pub(super) struct Avx(());
+
+    impl Avx {
+        /// Asks the CPU once (CPUID and XGETBV), then answers from a cache.
+        #[inline]
+        pub(super) fn detect() -> Option<Avx> {
+            cpu_avx::get().then_some(Avx(()))
+        }
+    }
+
+    /// [`tile4`] for an 8x8 tile, in 256-bit registers: each of the eight
+    /// source runs read and destination runs written is 32 bytes. Needs
+    /// AVX only (the shuffles of 32-bit lanes are AVX; AVX2 adds nothing
+    /// here).
+    #[inline]
+    pub(super) fn tile8<T: Copy>(
+        _: Avx,
+        dst: &mut [T],
+        d: usize,
+        dd: usize,
+        src: &[T],
+        s: usize,
+        ss: usize,
+    ) {
+        let size = core::mem::size_of::<T>();
+        let row = 32 / size;
+        let (dst_row, src_row) = (&mut dst[d + 7 * dd..][..row], &src[s + 7 * ss..][..row]);
+        let (d7, s7) = (dst_row.as_mut_ptr(), src_row.as_ptr());
+        let (d0, s0) = (dst[d..][..row].as_mut_ptr(), src[s..][..row].as_ptr());
+        let (dd, ss) = (dd * size, ss * size);
+        // Rows 3 and 6, addressed from their own registers (the scaled
+        // index of an address reaches 1, 2, 4 or 8 strides only).
+        let (d3, s3) = (d0.wrapping_byte_add(3 * dd), s0.wrapping_byte_add(3 * ss));
+        let (d6, s6) = (d0.wrapping_byte_add(6 * dd), s0.wrapping_byte_add(6 * ss));
+        debug_assert!(d6.wrapping_byte_add(dd) == d7 && s6.wrapping_byte_add(ss) == s7);
+        // SAFETY: the `Avx` token proves the CPU and OS run the AVX
+        // instructions below. Rows 0 and 7 of both tiles were
+        // bounds-checked by the slicing above, and rows 1 to 6 lie between
+        // them (`d0 + k*dd` bytes, `0 < k < 7`), inside the same slices;
+        // each row is 32 bytes. `dst` is a unique borrow, so no write
+        // aliases `src`. The assembly moves bytes between memory and
+        // vector registers, all of them declared clobbered whole (the System
+        // V set does so on every x86-64 target; Windows' C set would leave
+        // xmm6-15 out); it touches no stack and no flags, and clears the
+        // upper halves (`vzeroupper`) so later SSE code pays no transition.
+        unsafe {
+            asm!(
+                "vmovups ymm0, [{s0}]",
+                "vmovups ymm1, [{s0} + {ss}]",
+                "vmovups ymm2, [{s0} + {ss}*2]",
+                "vmovups ymm3, [{s3}]",
+                "vmovups ymm4, [{s0} + {ss}*4]",
+                "vmovups ymm5, [{s3} + {ss}*2]",
+                "vmovups ymm6, [{s6}]",
+                "vmovups ymm7, [{s6} + {ss}]",
+                "vunpcklps ymm8, ymm0, ymm1",
+                "vunpckhps ymm9, ymm0, ymm1",
+                "vunpcklps ymm10, ymm2, ymm3",
+                "vunpckhps ymm11, ymm2, ymm3",
+                "vunpcklps ymm12, ymm4, ymm5",
+                "vunpckhps ymm13, ymm4, ymm5",
+                "vunpcklps ymm14, ymm6, ymm7",
+                "vunpckhps ymm15, ymm6, ymm7",
+                // Units (c, r) and (c, r+4) of four columns, c < 4 in
+                // 0..=3, c >= 4 in 4..=7.
+                "vshufps ymm0, ymm8, ymm10, 0x44",
+                "vshufps ymm1, ymm8, ymm10, 0xee",
+                "vshufps ymm2, ymm9, ymm11, 0x44",
+                "vshufps ymm3, ymm9, ymm11, 0xee",
+                "vshufps ymm4, ymm12, ymm14, 0x44",
+                "vshufps ymm5, ymm12, ymm14, 0xee",
+                "vshufps ymm6, ymm13, ymm15, 0x44",
+                "vshufps ymm7, ymm13, ymm15, 0xee",
+                "vperm2f128 ymm8, ymm0, ymm4, 0x20",
+                "vperm2f128 ymm9, ymm1, ymm5, 0x20",
+                "vperm2f128 ymm10, ymm2, ymm6, 0x20",
+                "vperm2f128 ymm11, ymm3, ymm7, 0x20",
+                "vperm2f128 ymm12, ymm0, ymm4, 0x31",
+                "vperm2f128 ymm13, ymm1, ymm5, 0x31",
+                "vperm2f128 ymm14, ymm2, ymm6, 0x31",
+                "vperm2f128 ymm15, ymm3, ymm7, 0x31",
+                "vmovups [{d0}], ymm8",
+                "vmovups [{d0} + {dd}], ymm9",
+                "vmovups [{d0} + {dd}*2], ymm10",
+                "vmovups [{d3}], ymm11",
+                "vmovups [{d0} + {dd}*4], ymm12",
+                "vmovups [{d3} + {dd}*2], ymm13",
+                "vmovups [{d6}], ymm14",
+                "vmovups [{d6} + {dd}], ymm15",
+                "vzeroupper",
+                s0 = in(reg) s0,
+                s3 = in(reg) s3,
+                s6 = in(reg) s6,
+                ss = in(reg) ss,
+                d0 = in(reg) d0,
+                d3 = in(reg) d3,
+                d6 = in(reg) d6,
+                dd = in(reg) dd,
+                clobber_abi("sysv64"),
+                options(nostack, preserves_flags),
+            );
         }
     }
 
@@ -694,6 +825,41 @@ mod tests {
             transpose32(&mut short, 0, 4, &[1u32; 16], 0, 4, (4, 4)),
             (0, 0)
         );
+    }
+
+    /// Blocks wider and taller than a band, whose sizes leave every mix of
+    /// 8x8 and 4x4 tiles (and their parts of a band) at the edges, against
+    /// the plain loop, for 4-byte and smaller units.
+    #[test]
+    fn large_transposes_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+            let u = 4 / core::mem::size_of::<T>();
+            for (na, nb) in [(64, 64), (68, 72), (76, 131), (137, 12), (8, 200), (20, 9)] {
+                for (d, s, pad) in [(0, 0, 0), (3, 1, 5), (1, 6, 64)] {
+                    let (da, sb) = (nb * u + pad, na * u + pad + 1);
+                    let dst_len = d + na * da + 9;
+                    let src_len = s + nb * sb + 3;
+                    let src: Vec<T> = (0..src_len).map(make).collect();
+                    let mut got = std::vec![old; dst_len];
+                    let (ta, tb) = transpose_units(&mut got, d, da, &src, s, sb, (na, nb));
+                    let mut want = std::vec![old; dst_len];
+                    for i in 0..ta {
+                        for j in 0..tb {
+                            for k in 0..u {
+                                want[d + i * da + j * u + k] = src[s + i * u + j * sb + k];
+                            }
+                        }
+                    }
+                    assert_eq!(got, want, "{na}x{nb} at {d}/{s}, pad {pad}");
+                    if VECTOR_TRANSPOSE {
+                        assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                    }
+                }
+            }
+        }
+        check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0);
+        check(|i| i as u16 | 0x8000, 0);
+        check(|i| (i * 7) as u8 | 0x80, 0);
     }
 
     #[test]

@@ -32,6 +32,20 @@ pub(crate) trait Visitor {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis);
     /// Walked slots `off..off + len` are padding.
     fn padding(&mut self, off: usize, len: usize);
+    /// [`block`](Self::block), with each row along `b` followed by padding
+    /// up to `b_len` values of `b`: the block, then that padding row by
+    /// row, unless a visitor does both at once.
+    fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
+        self.block(off, other, a, b);
+        if b.count < b_len {
+            for x in 0..a.count {
+                self.padding(
+                    off + x * a.walk + b.count * b.walk,
+                    (b_len - b.count) * b.walk,
+                );
+            }
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -456,7 +470,7 @@ impl Walk {
                 let valid = (self.bounds[s1] - partial[s1])
                     .div_ceil(last.weight)
                     .min(last.axis.count);
-                v.block(
+                v.block_padded(
                     off,
                     other,
                     st.axis,
@@ -464,15 +478,8 @@ impl Walk {
                         count: valid,
                         ..last.axis
                     },
+                    last.axis.count,
                 );
-                if valid < last.axis.count {
-                    for x in 0..st.axis.count {
-                        v.padding(
-                            off + x * st.axis.walk + valid * last.axis.walk,
-                            (last.axis.count - valid) * last.axis.walk,
-                        );
-                    }
-                }
                 return;
             }
             for x in 0..st.axis.count {
