@@ -428,6 +428,48 @@ mod x86 {
         }
     }
 
+    /// The 16-byte rows at the four pointers of `$rows` into 16 groups of
+    /// four bytes, 64 bytes stored at `$to` with `$store` (`movdqu`, or
+    /// `movntdq` for streaming stores to a 16-byte aligned `$to`): the one
+    /// shuffle of [`interleave4`] and [`interleave4_nt`]. Expands to an
+    /// `asm!`, so it goes inside the caller's `unsafe` block, whose safety
+    /// argument covers the reads, the writes and the alignment. The
+    /// assembly uses no stack and leaves the flags alone.
+    macro_rules! interleave4_asm {
+        ($store:literal, $rows:expr, $to:expr) => {
+            asm!(
+                "movdqu xmm0, [{r0}]",
+                "movdqu xmm1, [{r1}]",
+                "movdqu xmm2, [{r2}]",
+                "movdqu xmm3, [{r3}]",
+                "movdqa xmm4, xmm0",
+                "punpcklbw xmm0, xmm1",
+                "punpckhbw xmm4, xmm1",
+                "movdqa xmm5, xmm2",
+                "punpcklbw xmm2, xmm3",
+                "punpckhbw xmm5, xmm3",
+                "movdqa xmm1, xmm0",
+                "punpcklwd xmm0, xmm2",
+                "punpckhwd xmm1, xmm2",
+                "movdqa xmm3, xmm4",
+                "punpcklwd xmm4, xmm5",
+                "punpckhwd xmm3, xmm5",
+                concat!($store, " [{to}], xmm0"),
+                concat!($store, " [{to} + 16], xmm1"),
+                concat!($store, " [{to} + 32], xmm4"),
+                concat!($store, " [{to} + 48], xmm3"),
+                r0 = in(reg) $rows[0],
+                r1 = in(reg) $rows[1],
+                r2 = in(reg) $rows[2],
+                r3 = in(reg) $rows[3],
+                to = in(reg) $to,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _,
+                out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            )
+        };
+    }
+
     /// 16 columns of four 1-byte rows (`src[j*pitch + x..][..16]`) into 16
     /// groups of four, `out[..64]`.
     #[inline]
@@ -444,38 +486,7 @@ mod x86 {
         // a bounds-checked unique slice of 64; the assembly reads 16 bytes
         // from each row and writes 64 bytes to `out`, which cannot overlap
         // the shared `src`. It uses no stack and leaves the flags alone.
-        unsafe {
-            asm!(
-                "movdqu xmm0, [{a}]",
-                "movdqu xmm1, [{b}]",
-                "movdqu xmm2, [{c}]",
-                "movdqu xmm3, [{d}]",
-                "movdqa xmm4, xmm0",
-                "punpcklbw xmm0, xmm1",
-                "punpckhbw xmm4, xmm1",
-                "movdqa xmm5, xmm2",
-                "punpcklbw xmm2, xmm3",
-                "punpckhbw xmm5, xmm3",
-                "movdqa xmm1, xmm0",
-                "punpcklwd xmm0, xmm2",
-                "punpckhwd xmm1, xmm2",
-                "movdqa xmm3, xmm4",
-                "punpcklwd xmm4, xmm5",
-                "punpckhwd xmm3, xmm5",
-                "movdqu [{o}], xmm0",
-                "movdqu [{o} + 16], xmm1",
-                "movdqu [{o} + 32], xmm4",
-                "movdqu [{o} + 48], xmm3",
-                a = in(reg) rows[0],
-                b = in(reg) rows[1],
-                c = in(reg) rows[2],
-                d = in(reg) rows[3],
-                o = in(reg) out.as_mut_ptr(),
-                out("xmm0") _, out("xmm1") _, out("xmm2") _,
-                out("xmm3") _, out("xmm4") _, out("xmm5") _,
-                options(nostack, preserves_flags),
-            );
-        }
+        unsafe { interleave4_asm!("movdqu", rows, out.as_mut_ptr()) }
     }
 
     /// 16 groups of four 1-byte elements, `input[..64]`, into 16 columns of
@@ -549,7 +560,7 @@ mod x86 {
     pub(super) fn interleave4_nt<T: Copy>(line: &mut [T], rows: [&[T]; 4]) {
         assert_eq!(core::mem::size_of::<T>(), 1);
         let line = &mut line[..64];
-        let [r0, r1, r2, r3] = rows.map(|r| r[..16].as_ptr());
+        let rows = rows.map(|r| r[..16].as_ptr());
         let to = line.as_mut_ptr();
         assert_eq!(to.addr() % 16, 0);
         // SAFETY: `T` is one byte (asserted), so each row pointer starts 16
@@ -558,38 +569,7 @@ mod x86 {
         // asserted) of a unique borrow, which no shared `rows` overlaps. The
         // assembly reads and writes only those bytes, as bytes; it uses no
         // stack and leaves the flags alone.
-        unsafe {
-            asm!(
-                "movdqu xmm0, [{r0}]",
-                "movdqu xmm1, [{r1}]",
-                "movdqu xmm2, [{r2}]",
-                "movdqu xmm3, [{r3}]",
-                "movdqa xmm4, xmm0",
-                "punpcklbw xmm0, xmm1",
-                "punpckhbw xmm4, xmm1",
-                "movdqa xmm5, xmm2",
-                "punpcklbw xmm2, xmm3",
-                "punpckhbw xmm5, xmm3",
-                "movdqa xmm1, xmm0",
-                "punpcklwd xmm0, xmm2",
-                "punpckhwd xmm1, xmm2",
-                "movdqa xmm3, xmm4",
-                "punpcklwd xmm4, xmm5",
-                "punpckhwd xmm3, xmm5",
-                "movntdq [{to}], xmm0",
-                "movntdq [{to} + 16], xmm1",
-                "movntdq [{to} + 32], xmm4",
-                "movntdq [{to} + 48], xmm3",
-                r0 = in(reg) r0,
-                r1 = in(reg) r1,
-                r2 = in(reg) r2,
-                r3 = in(reg) r3,
-                to = in(reg) to,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _,
-                out("xmm3") _, out("xmm4") _, out("xmm5") _,
-                options(nostack, preserves_flags),
-            );
-        }
+        unsafe { interleave4_asm!("movntdq", rows, to) }
     }
 
     /// Two rows of 16 2-byte elements (the first 16 of each slice) into 16
