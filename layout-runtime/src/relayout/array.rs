@@ -114,6 +114,7 @@ impl Layout {
                     padding: Some(fill),
                     stage: &mut [],
                     unit: 1,
+                    end: 0,
                 };
                 Route::over(&walked, &other).run(&walked, &other, &mut v);
                 return Ok(());

@@ -482,6 +482,9 @@ pub(crate) struct Gather<'a, T> {
     pub(crate) stage: &'a mut [T],
     /// Elements per position of a folded walk.
     pub(crate) unit: usize,
+    /// Where in `dst` the last write ended (0 before the first): a run
+    /// starting there continues it.
+    pub(crate) end: usize,
 }
 
 impl<T: Copy> Visitor for Gather<'_, T> {
@@ -495,15 +498,22 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             sb: b.other,
         };
         let d = off - self.base;
-        // The walk visits the destination in order.
+        // In storage order each block continues the last write; blocks of
+        // outer steps reordered by the walk do not.
+        let in_order = d == self.end;
         copy_any(
-            self.dst, d, self.src, other, block, self.unit, self.stage, true,
+            self.dst, d, self.src, other, block, self.unit, self.stage, in_order,
         );
+        if a.count > 0 && b.count > 0 {
+            self.end = d + (a.count - 1) * a.walk + (b.count - 1) * b.walk + self.unit;
+        }
     }
 
     fn padding(&mut self, off: usize, len: usize) {
         if let Some(fill) = self.padding {
-            stream_fill(&mut self.dst[off - self.base..][..len], fill, self.stage);
+            let d = off - self.base;
+            stream_fill(&mut self.dst[d..][..len], fill, self.stage);
+            self.end = d + len;
         }
     }
 
@@ -559,7 +569,14 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             for r in stage.chunks_exact_mut(row) {
                 r[b.count * b.walk..].fill(fill);
             }
-            simd::stream_copy_in_order(&mut self.dst[d + i0 * row..][..run], stage);
+            let start = d + i0 * row;
+            let stream_copy = if start == self.end {
+                simd::stream_copy_in_order
+            } else {
+                simd::stream_copy
+            };
+            stream_copy(&mut self.dst[start..][..run], stage);
+            self.end = start + run;
         }
     }
 }

@@ -298,6 +298,7 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                     padding: self.fill,
                     stage,
                     unit,
+                    end: 0,
                 };
                 self.walk.run(&self.into, &self.from, &mut v);
             } else {
@@ -582,6 +583,7 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     padding: plan.fill,
                     stage,
                     unit: w.fold,
+                    end: 0,
                 };
                 w.run_units(&mut v, self.k, self.unit, self.units, self.last);
             }
@@ -603,6 +605,7 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     padding: plan.fill,
                     stage,
                     unit: 1,
+                    end: 0,
                 };
                 run_slot_range(&plan.into, &plan.from, &mut v, self.range.clone());
             }
