@@ -366,9 +366,7 @@ fn trait_impl(
     padding: Option<PaddingValue>,
 ) -> TokenStream {
     let Prims { usize, str, .. } = prims;
-    let spec = l.to_string();
     let rank = lit(l.rank());
-    let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
     let m2m = (!is_row_major(l)).then(|| {
         let m2m = l.minor_to_major().iter().map(|&d| lit(d));
         quote!(const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];)
@@ -386,7 +384,6 @@ fn trait_impl(
     let tiles = (!l.tiles().is_empty())
         .then(|| quote!(const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];));
     let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
-    let storage_len = lit(l.storage_len());
     // Each attribute written sets its constant; the others keep the
     // trait's defaults, which are the unwritten values.
     let attributes = l.__attributes().filter_map(|a| {
@@ -408,13 +405,13 @@ fn trait_impl(
     quote! {
         #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
         impl #p::StaticLayout for #ty {
-            const SPEC: &'static #str = #spec;
+            const SPEC: &'static #str = #ty::SPEC;
             const ELEMENT_TYPE: #p::ElementType = #p::ElementType::#element;
-            const DIMS: &'static [#usize] = &[#(#dims),*];
+            const DIMS: &'static [#usize] = &#ty::DIMS;
             #m2m
             #tiles
             #(#attributes)*
-            const STORAGE_LEN: #usize = #storage_len;
+            const STORAGE_LEN: #usize = #ty::STORAGE_LEN;
             #padding
             type Index = [#usize; #rank];
             #[inline]
