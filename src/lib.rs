@@ -113,7 +113,7 @@ pub mod __private {
     pub use layout_runtime::__outside_dims as outside_dims;
     pub use layout_runtime::{__dim_of as dim_of, __inside as inside};
     pub use layout_runtime::{
-        resolve_dim, ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,
+        ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,
     };
 
     /// What a failed `layout!` stands for, so uses of it raise no second
