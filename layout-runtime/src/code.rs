@@ -16,7 +16,6 @@
 //! Programs that do not fit are stepped (`offset`) or re-folded (`index_of`)
 //! on use (see `Layout::offset`).
 
-use crate::closed::Digit;
 use crate::divide::Divisor;
 use crate::fixed::Fixed;
 use crate::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
@@ -116,23 +115,14 @@ impl Compiler {
         }
         Some(ops)
     }
-}
 
-impl Compiler {
     /// The inverse's outputs and checks as sums of digits of the offset.
     fn closed_inverse(
         &mut self,
         inverse: &InverseProgram,
     ) -> Option<(Fixed<[u8; 4], MAX_INVERSE_TERMS>, ClosedKind)> {
-        let program = inverse.program();
-        let mut digits: Fixed<(Digit, u8), MAX_INVERSE_TERMS> = Fixed::new((
-            Digit {
-                a: 1,
-                b: None,
-                scale: 0,
-            },
-            0,
-        ));
+        // Targets fit a byte with `CHECK` clear: `Code::new` has kept at
+        // most `MAX_RANK` outputs and `MAX_TERMS` checks.
         let targets = inverse
             .outputs()
             .iter()
@@ -145,23 +135,18 @@ impl Compiler {
                     .enumerate()
                     .filter_map(|(i, c)| Some((CHECK | u8::try_from(i).ok()?, c.step))),
             );
-        for (target, step) in targets {
-            if target & CHECK != 0 && usize::from(target & !CHECK) >= MAX_TERMS {
-                return None;
-            }
-            crate::closed::digits(program, step, |d| digits.push((d, target)))?;
-        }
-        let shifts = digits.iter().all(|(d, _)| {
-            d.a.is_power_of_two()
-                && d.b.is_none_or(usize::is_power_of_two)
-                && d.scale.is_power_of_two()
-        });
         let mut closed = Fixed::new([0; 4]);
-        for (d, target) in digits.iter() {
-            let a = self.constant(d.a)?;
-            let b = self.constant(d.b.unwrap_or(0))?;
-            let scale = self.constant(d.scale)?;
-            closed.push([a, b, scale, *target])?;
+        let mut shifts = true;
+        for (target, step) in targets {
+            crate::closed::digits(inverse.program(), step, |d| {
+                shifts &= d.a.is_power_of_two()
+                    && d.b.is_none_or(usize::is_power_of_two)
+                    && d.scale.is_power_of_two();
+                let a = self.constant(d.a)?;
+                let b = self.constant(d.b.unwrap_or(0))?;
+                let scale = self.constant(d.scale)?;
+                closed.push([a, b, scale, target])
+            })?;
         }
         let kind = if shifts {
             ClosedKind::Shifts

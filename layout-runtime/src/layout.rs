@@ -534,7 +534,7 @@ impl Layout {
     /// assert_eq!(l.offset_program().terms().len(), 2);
     /// ```
     pub fn offset_program(&self) -> OffsetProgram {
-        self.fold().map_or(OffsetProgram::EMPTY, |f| f.offset)
+        self.programs().0
     }
 
     /// The folded inverse map, folded again on each call like
@@ -547,7 +547,17 @@ impl Layout {
     /// assert_eq!(l.inverse_program().storage_len(), 24);
     /// ```
     pub fn inverse_program(&self) -> InverseProgram {
-        self.fold().map_or(InverseProgram::EMPTY, |f| f.inverse)
+        self.programs().1
+    }
+
+    /// [`offset_program`](Self::offset_program) and
+    /// [`inverse_program`](Self::inverse_program) from one fold, which
+    /// yields both.
+    pub(crate) fn programs(&self) -> (OffsetProgram, InverseProgram) {
+        self.fold()
+            .map_or((OffsetProgram::EMPTY, InverseProgram::EMPTY), |f| {
+                (f.offset, f.inverse)
+            })
     }
 
     /// Whether the layout writes a `{...}` part when printed: always, except
@@ -680,7 +690,7 @@ mod tests {
     /// against the full folded programs.
     fn agrees(spec: &str, every: usize) -> (bool, bool) {
         let l = crate::parse(spec).unwrap();
-        let (p, inv) = (l.offset_program(), l.inverse_program());
+        let (p, inv) = l.programs();
         let mut scratch = [0; MAX_PROGRAM_STEPS];
         for position in (0..l.len()).step_by(every) {
             let index = Index::unravel(position, l.dims());

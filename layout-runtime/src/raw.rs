@@ -49,33 +49,28 @@ impl Reader<'_> {
         w
     }
 
-    pub(crate) const fn usize(&mut self) -> usize {
+    /// The next word, or `max` if it is larger.
+    const fn at_most(&mut self, max: u64) -> u64 {
         let w = self.word();
-        if w > usize::MAX as u64 {
-            usize::MAX
+        if w > max {
+            max
         } else {
-            w as usize
+            w
         }
     }
 
+    pub(crate) const fn usize(&mut self) -> usize {
+        self.at_most(usize::MAX as u64) as usize
+    }
+
     pub(crate) const fn u8(&mut self) -> u8 {
-        let w = self.word();
-        if w > u8::MAX as u64 {
-            u8::MAX
-        } else {
-            w as u8
-        }
+        self.at_most(u8::MAX as u64) as u8
     }
 
     /// A length, at most `cap`: foreign words cannot make a reader loop
     /// past a list's capacity.
     pub(crate) const fn count(&mut self, cap: usize) -> usize {
-        let n = self.usize();
-        if n < cap {
-            n
-        } else {
-            cap
-        }
+        self.at_most(cap as u64) as usize
     }
 
     pub(crate) const fn bool(&mut self) -> bool {

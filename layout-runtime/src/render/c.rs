@@ -5,7 +5,7 @@
 use core::fmt::{self, Write};
 
 use crate::program::{scaling, Operand, Operator, Spelling};
-use crate::{Layout, Op, Program};
+use crate::{InverseProgram, Layout, OffsetProgram, Op, Program};
 
 /// A self-contained C99 translation unit (also valid CUDA C++) with two
 /// functions for one layout:
@@ -145,8 +145,7 @@ fn steps(
 }
 
 /// The largest constant the code uses, to know whether `size_t` must be 64 bits.
-fn largest_constant(l: &Layout) -> usize {
-    let (offset, inverse) = (l.offset_program(), l.inverse_program());
+fn largest_constant(l: &Layout, offset: &OffsetProgram, inverse: &InverseProgram) -> usize {
     let ops = offset
         .program()
         .steps()
@@ -209,16 +208,17 @@ impl fmt::Display for CCode<'_> {
         )?;
         f.write_str("#include <stddef.h>\n\n")?;
         f.write_str("#ifndef XLA_LAYOUT_FN\n#ifdef __CUDACC__\n#define XLA_LAYOUT_FN __host__ __device__\n#else\n#define XLA_LAYOUT_FN\n#endif\n#endif\n\n")?;
-        if largest_constant(l) > 0xFFFF_FFFF {
+        let (offset, inverse) = l.programs();
+        if largest_constant(l, &offset, &inverse) > 0xFFFF_FFFF {
             f.write_str("/* The constants below need a 64-bit size_t. */\n")?;
             writeln!(
                 f,
                 "typedef char {p}_needs_64_bit_size_t[sizeof(size_t) >= 8 ? 1 : -1];\n"
             )?;
         }
-        self.offset(f)?;
+        self.offset(f, &offset)?;
         f.write_char('\n')?;
-        self.index_of(f)
+        self.index_of(f, &inverse)
     }
 }
 
@@ -234,8 +234,7 @@ fn dims(f: &mut dyn Write, dims: &[usize]) -> fmt::Result {
 }
 
 impl CCode<'_> {
-    fn offset(&self, f: &mut dyn Write) -> fmt::Result {
-        let p = self.layout.offset_program();
+    fn offset(&self, f: &mut dyn Write, p: &OffsetProgram) -> fmt::Result {
         writeln!(
             f,
             "XLA_LAYOUT_FN size_t {}_offset(const size_t *index)\n{{",
@@ -263,9 +262,8 @@ impl CCode<'_> {
         f.write_str(";\n}\n")
     }
 
-    fn index_of(&self, f: &mut dyn Write) -> fmt::Result {
+    fn index_of(&self, f: &mut dyn Write, inv: &InverseProgram) -> fmt::Result {
         let l = self.layout;
-        let inv = l.inverse_program();
         writeln!(
             f,
             "XLA_LAYOUT_FN int {}_index_of(size_t offset, size_t *index)\n{{",
