@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use layout_runtime::{Layout, PaddingValue, Program, TileDim, Value};
+use layout_runtime::{
+    InverseProgram, Layout, OffsetProgram, PaddingValue, Program, TileDim, Value,
+};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{quote, ToTokens};
 
@@ -89,9 +91,8 @@ fn value(v: Value) -> TokenStream {
     v.map_or_else(|| quote!(0), |s| var(s).into_token_stream())
 }
 
-fn offset_body(l: &Layout) -> TokenStream {
-    let p = l.offset_program();
-    if let Some(body) = linear::offset_body(&p) {
+fn offset_body(p: &OffsetProgram) -> TokenStream {
+    if let Some(body) = linear::offset_body(p) {
         return body;
     }
     // A coefficient too large for the linear form: the terms as folded.
@@ -108,8 +109,7 @@ fn offset_body(l: &Layout) -> TokenStream {
     quote!(#(#lets)* #sum)
 }
 
-fn index_of_body(l: &Layout, p: &TokenStream) -> TokenStream {
-    let inv = l.inverse_program();
+fn index_of_body(inv: &InverseProgram, p: &TokenStream) -> TokenStream {
     let lets = steps(inv.program(), &|_| quote!(offset));
     let storage = lit(inv.storage_len());
     let checks: Vec<TokenStream> = inv
@@ -267,8 +267,10 @@ fn inherent_impl(
     let true_rank = lit(l.true_rank());
     let in_range = quote!(#p::inside(&index, &Self::DIMS));
     let is_empty = l.is_empty();
-    let offset = offset_body(l);
-    let index_of = index_of_body(l, p);
+    // One fold gives both programs.
+    let (offset, inverse) = l.programs();
+    let offset = offset_body(&offset);
+    let index_of = index_of_body(&inverse, p);
     // Docs only where rustdoc can show them.
     let doc = |text: &str| {
         if short {

@@ -552,8 +552,17 @@ impl Layout {
 
     /// [`offset_program`](Self::offset_program) and
     /// [`inverse_program`](Self::inverse_program) from one fold, which
-    /// yields both.
-    pub(crate) fn programs(&self) -> (OffsetProgram, InverseProgram) {
+    /// yields both: for a caller that wants both, half the work.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let (offset, inverse) = l.programs();
+    /// assert_eq!(offset, l.offset_program());
+    /// assert_eq!(inverse.storage_len(), 24);
+    /// ```
+    pub fn programs(&self) -> (OffsetProgram, InverseProgram) {
         self.fold()
             .map_or((OffsetProgram::EMPTY, InverseProgram::EMPTY), |f| {
                 (f.offset, f.inverse)
