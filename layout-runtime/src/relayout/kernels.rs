@@ -626,12 +626,61 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             sb: b.walk,
         };
         let d = other - self.base;
+        if !self.stage.is_empty() {
+            prefetch_short_rows(self.dst, d, self.src, off, block, self.unit);
+        }
         copy_any(
             self.dst, d, self.src, off, block, self.unit, self.stage, false,
         );
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
+}
+
+/// Blocks of source (storage order) asked for ahead by
+/// [`prefetch_short_rows`].
+const SOURCE_AHEAD: usize = 6;
+
+/// Row pieces of destination asked for ahead by [`prefetch_short_rows`],
+/// for rows of at most `PREFETCHED_ROW_BYTES`.
+const DESTINATION_AHEAD: usize = 2;
+const PREFETCHED_ROW_BYTES: usize = 128;
+
+/// For a block of an unpack whose destination rows are short and apart
+/// (`(4,1)` and `(2,1)` tiles: 128 or 256 bytes a row), which go out with
+/// plain stores: asks for the source `SOURCE_AHEAD` blocks further on,
+/// where the walk reads next if it goes on in storage order, and, for rows
+/// of two lines or less, for each row's lines `DESTINATION_AHEAD` pieces
+/// further along, where the next tiles write. Hints only: a wrong guess
+/// costs a few wasted reads, and nothing outside the slices is asked for.
+///
+/// Measured under load, medians of five rounds each against the build
+/// without: `s8 (4,1)` unpack 0.56 of `memcpy` to 0.62 with both (0.58
+/// source only, 0.56 destination only); `bf16 (2,1)` 0.77 to 0.82 with the
+/// source only, 0.66-0.72 with the destination too, whose rows of four
+/// whole lines the hardware prefetchers follow by themselves.
+fn prefetch_short_rows<T: Copy>(dst: &[T], d: usize, src: &[T], s: usize, b: Block, width: usize) {
+    let rows = if b.db == width {
+        b
+    } else if b.da == width {
+        b.transposed()
+    } else {
+        return;
+    };
+    let len = rows.nb * width;
+    let bytes = len * core::mem::size_of::<T>();
+    if rows.na < 2 || rows.da <= len || bytes >= SHORT_ROW_BYTES {
+        return;
+    }
+    let span = (rows.na - 1) * rows.sa + (rows.nb - 1) * rows.sb + width;
+    let ahead = s.saturating_add(SOURCE_AHEAD.saturating_mul(span));
+    simd::prefetch_span(src, ahead, ahead.saturating_add(span));
+    if bytes <= PREFETCHED_ROW_BYTES {
+        for i in 0..rows.na {
+            let at = (d + i * rows.da).saturating_add(DESTINATION_AHEAD * len);
+            simd::prefetch_span(dst, at, at.saturating_add(len));
+        }
+    }
 }
 
 #[cfg(test)]
