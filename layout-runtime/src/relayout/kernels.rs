@@ -525,8 +525,7 @@ fn stream_lines<T: Copy>(
     // Source rows shorter than this go the old way (measured: the 4-D
     // `bf16` permutation back, rows of 64 units, 0.4-0.46 of `memcpy` in
     // tiles against 0.58).
-    let rows_src =
-        b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w) && nj >= LONG_ROWS;
+    let rows_src = b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w) && nj >= LONG_ROWS;
     // Offsets of the row side (row `i` at `j = 0`) and the column side
     // (column `j` at `i = 0`), with the byte address of each side's start.
     let (dst_at, src_at) = (dst.as_ptr().addr(), src.as_ptr().addr());
@@ -839,7 +838,8 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             s: o.walk,
         };
         let d = other - self.base;
-        if self.stage.is_empty() || !stream_lines(self.dst, d, self.src, off, outer, block, self.unit)
+        if self.stage.is_empty()
+            || !stream_lines(self.dst, d, self.src, off, outer, block, self.unit)
         {
             for x in 0..o.count {
                 self.block(off + x * o.walk, other + x * o.other, a, b);
@@ -990,7 +990,13 @@ mod tests {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
             let w = 4 / core::mem::size_of::<T>();
             let mut tiled = [0; 2];
-            for (count, na, nb) in [(1, 40, 130), (1, 131, 128), (37, 8, 128), (5, 12, 300), (300, 1, 144)] {
+            for (count, na, nb) in [
+                (1, 40, 130),
+                (1, 131, 128),
+                (37, 8, 128),
+                (5, 12, 300),
+                (300, 1, 144),
+            ] {
                 for (d, s) in [(0, 0), (3 * w, 5 * w), (1, 2)] {
                     for rows_dst in [true, false] {
                         // Pitches of whole lines (16 units) plus `extra`.
@@ -1000,14 +1006,36 @@ mod tests {
                             let (b, o) = if rows_dst {
                                 let row = (nb + extra) * w;
                                 (
-                                    Block { na, nb, da: row, db: w, sa: w, sb: col },
-                                    Outer { count, d: na * row + 16 * w, s: na * w },
+                                    Block {
+                                        na,
+                                        nb,
+                                        da: row,
+                                        db: w,
+                                        sa: w,
+                                        sb: col,
+                                    },
+                                    Outer {
+                                        count,
+                                        d: na * row + 16 * w,
+                                        s: na * w,
+                                    },
                                 )
                             } else {
                                 let row = (nb + extra) * w;
                                 (
-                                    Block { na, nb, da: w, db: col, sa: row, sb: w },
-                                    Outer { count, d: na * w, s: na * row + 16 * w },
+                                    Block {
+                                        na,
+                                        nb,
+                                        da: w,
+                                        db: col,
+                                        sa: row,
+                                        sb: w,
+                                    },
+                                    Outer {
+                                        count,
+                                        d: na * w,
+                                        s: na * row + 16 * w,
+                                    },
                                 )
                             };
                             let last = |at: usize, x: usize, a: usize, bb: usize| {
