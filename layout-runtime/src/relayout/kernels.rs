@@ -504,6 +504,8 @@ const PREFETCH_TILES: usize = 2;
 /// the line grid go with plain stores. `false`, nothing written, for other
 /// blocks, small ones, a destination whose runs cannot start lines, or
 /// without the kernel.
+// The names of `Block`, `copy_block` and the formula above.
+#[allow(clippy::many_single_char_names)]
 fn stream_lines<T: Copy>(
     dst: &mut [T],
     d: usize,
