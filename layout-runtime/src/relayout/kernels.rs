@@ -483,8 +483,8 @@ pub(crate) struct Outer {
 /// tiles on the column's lines.
 const LONG_COLUMNS: usize = 256;
 
-/// Units along the source's rows from which [`stream_lines`] takes them.
-const LONG_ROWS: usize = 128;
+/// Units along the source's runs from which [`stream_lines`] takes a block.
+const LONG_RUNS: usize = 128;
 
 /// Tiles ahead along the inner loop of [`stream_lines`] whose source lines
 /// are asked for.
@@ -523,11 +523,12 @@ fn stream_lines<T: Copy>(
     if ni < 32 || nj < 32 {
         return false;
     }
-    let rows_dst = b.db == w && b.sa == w && (o.count == 1 || o.s == b.na * w);
-    // Source rows shorter than this go the old way (measured: the 4-D
-    // `bf16` permutation back, rows of 64 units, 0.4-0.46 of `memcpy` in
-    // tiles against 0.58).
-    let rows_src = b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w) && nj >= LONG_ROWS;
+    // Source runs (its columns here, its rows there) shorter than
+    // `LONG_RUNS` go the old way (measured: the 4-D `bf16` permutation
+    // back, runs of 64 units, 0.35-0.5 of `memcpy` in tiles against
+    // 0.5-0.6).
+    let rows_dst = b.db == w && b.sa == w && (o.count == 1 || o.s == b.na * w) && ni >= LONG_RUNS;
+    let rows_src = b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w) && nj >= LONG_RUNS;
     // Offsets of the row side (row `i` at `j = 0`) and the column side
     // (column `j` at `i = 0`), with the byte address of each side's start.
     let (dst_at, src_at) = (dst.as_ptr().addr(), src.as_ptr().addr());
