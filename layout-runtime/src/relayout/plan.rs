@@ -653,6 +653,55 @@ mod tests {
         }
     }
 
+    /// Permutations large enough for the line tiles (16x16 tiles of whole
+    /// lines, streamed), both ways, whole and cut into chunks, against the
+    /// slot iterators of both layouts.
+    #[test]
+    fn streamed_permutations_match_the_slot_iterators() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug + Default>(
+            from: &crate::Layout,
+            to: &crate::Layout,
+            make: fn(usize) -> T,
+        ) {
+            let logical: Vec<T> = (0..from.len()).map(make).collect();
+            let fill = T::default();
+            let store = |l: &crate::Layout| -> Vec<T> {
+                l.slots().map(|p| p.map_or(fill, |p| logical[p])).collect()
+            };
+            let (src, want) = (store(from), store(to));
+            let plan = from.convert_plan(to, fill).unwrap();
+            for n in [1, 2, 3, 7, 17] {
+                let mut got = std::vec![make(7); to.storage_len()];
+                for (c, part) in plan.chunks_mut(n, &mut got).unwrap() {
+                    c.run(&src, part).unwrap();
+                }
+                assert_eq!(got, want, "{from} to {to}, {n} chunks");
+            }
+        }
+        for (a, b) in [
+            ("f32[300,260]{0,1}", "f32[300,260]{1,0:T(8,128)}"),
+            ("f32[304,272]{0,1}", "f32[304,272]{1,0:T(8,128)}"),
+            ("f32[304,256]{0,1}", "f32[304,256]{1,0:T(8,128)}"),
+            ("f32[272,304]{0,1}", "f32[272,304]{1,0}"),
+            ("f32[300,260]{0,1}", "f32[300,260]{1,0}"),
+            ("f32[4,144,200]{1,2,0}", "f32[4,144,200]{2,1,0}"),
+            (
+                "bf16[2,64,8,128]{3,2,1,0}",
+                "bf16[2,64,8,128]{1,3,2,0:T(8,128)(2,1)}",
+            ),
+            ("bf16[256,130]{0,1}", "bf16[256,130]{1,0:T(8,128)(2,1)}"),
+        ] {
+            let (a, b) = (crate::parse(a).unwrap(), crate::parse(b).unwrap());
+            for (from, to) in [(&a, &b), (&b, &a)] {
+                if a.element_bits() == 16 {
+                    check::<u16>(from, to, |i| i as u16 | 1);
+                } else {
+                    check::<u32>(from, to, |i| i as u32 | 1);
+                }
+            }
+        }
+    }
+
     fn check<T: Copy + PartialEq + core::fmt::Debug + Default>(
         l: &crate::Layout,
         make: fn(usize) -> T,

@@ -30,6 +30,14 @@ pub(crate) trait Visitor {
     /// Elements at walked slots `off + i*a.walk + j*b.walk` and other
     /// positions `other + i*a.other + j*b.other`, for `i < a.count`, `j < b.count`.
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis);
+    /// [`block`](Self::block) for each value of `o`, outermost: one call
+    /// for visitors that move the three digits at once (a transpose whose
+    /// tiles span several blocks), a block at a time otherwise.
+    fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
+        for x in 0..o.count {
+            self.block(off + x * o.walk, other + x * o.other, a, b);
+        }
+    }
     /// Walked slots `off..off + len` are padding.
     fn padding(&mut self, off: usize, len: usize);
     /// [`block`](Self::block), with each row along `b` followed by padding
@@ -609,6 +617,7 @@ const FAR_PLACES: usize = 32;
 fn nest<V: Visitor>(v: &mut V, outer: &[Axis], off: usize, other: usize, a: Axis, b: Axis) {
     match outer.split_first() {
         None => v.block(off, other, a, b),
+        Some((x, [])) => v.block3(off, other, *x, a, b),
         Some((x, rest)) => {
             for k in 0..x.count {
                 nest(v, rest, off + k * x.walk, other + k * x.other, a, b);
