@@ -980,30 +980,41 @@ mod tests {
 
     /// Every offset's index, by the closed inverse where there is one,
     /// against the folded inverse program, padding and past storage
-    /// included.
+    /// included; both evaluators of the closed inverse run on layouts of
+    /// every rank from 1 to 8, with padding.
     #[test]
     fn closed_inverses_equal_the_programs() {
         let mut rng = Rng(0x5851_f42d_4c95_7f2d);
-        let mut closed = [0usize; 3];
-        for _ in 0..600 {
-            let spec = spec(&mut rng);
-            let Ok(l) = crate::parse(&spec) else { continue };
+        // Per kind (none, shifts, divisions): layouts, padding slots met,
+        // and the ranks seen as bits.
+        let (mut closed, mut padding, mut ranks) = ([0usize; 3], [0usize; 3], [0u32; 3]);
+        // Shifts at ranks 7 and 8 take dims of powers of two but the two
+        // padded ones: rare among random specs.
+        let ranks_7_and_8 = [
+            "f32[2,1,4,2,2,6,5]{6,5,4,3,2,1,0:T(8,8)}",
+            "f32[3,5,1,8,2,2,4,2]{0,1,2,3,4,5,6,7:T(8,8)}",
+        ];
+        let random: Vec<String> = (0..600).map(|_| spec(&mut rng)).collect();
+        for spec in random.iter().map(String::as_str).chain(ranks_7_and_8) {
+            let Ok(l) = crate::parse(spec) else { continue };
             let inverse = l.inverse_program();
-            // None, shifts, divisions.
             let kind = match l.code.as_ref().and_then(|c| c.closed_inverse()) {
                 None => 0,
                 Some(c) if c.shifts() => 1,
                 Some(_) => 2,
             };
             closed[kind] += 1;
+            ranks[kind] |= 1 << l.rank();
             let mut scratch = [0; MAX_PROGRAM_STEPS];
             let mut want = [0; crate::MAX_RANK];
             // Reused buffers hold the last index: the closed form must
             // overwrite every entry.
             let mut reused = [7usize; crate::MAX_RANK];
-            for offset in (0..l.storage_len() + 3).take(2500) {
-                let found =
-                    offset < l.storage_len() && inverse.eval(offset, &mut scratch, &mut want);
+            let storage = l.storage_len();
+            let past = [storage, storage.saturating_add(1), usize::MAX];
+            for offset in (0..storage.min(2500)).chain(past) {
+                let found = offset < storage && inverse.eval(offset, &mut scratch, &mut want);
+                padding[kind] += usize::from(offset < storage && !found);
                 let got = l.index_of(offset);
                 assert_eq!(
                     got.as_deref(),
@@ -1021,6 +1032,8 @@ mod tests {
             }
         }
         assert!(closed.iter().all(|&n| n > 20), "{closed:?}");
+        assert!(padding.iter().all(|&n| n > 100), "{padding:?}");
+        assert!(ranks[1..].iter().all(|&r| r == 0b1_1111_1110), "{ranks:?}");
     }
 
     /// The compact bytes read back equal, and any bytes read without a panic.
