@@ -705,16 +705,14 @@ impl ClosedInverse {
                     constant(d.b.unwrap_or(0))?,
                     constant(d.scale)?,
                 ];
-                let found = c.terms[..used].iter().position(|p| *p == t);
-                *slot = u8::try_from(match found {
-                    Some(p) => p,
-                    None => {
-                        *c.terms.get_mut(used)? = t;
-                        used += 1;
-                        used - 1
-                    }
-                })
-                .ok()?;
+                let at = if let Some(p) = c.terms[..used].iter().position(|p| *p == t) {
+                    p
+                } else {
+                    *c.terms.get_mut(used)? = t;
+                    used += 1;
+                    used - 1
+                };
+                *slot = u8::try_from(at).ok()?;
             }
             Some(slots)
         };
@@ -759,11 +757,11 @@ impl ClosedInverse {
         }
         let mut i = 0;
         while i < (MAX_DIMS + MAX_CHECKS) * PER_DIM {
-            let (g, s) = (i / PER_DIM, i % PER_DIM);
-            if g < MAX_DIMS {
-                c.outputs[g][s] = r.u8();
+            let (group, slot) = (i / PER_DIM, i % PER_DIM);
+            if group < MAX_DIMS {
+                c.outputs[group][slot] = r.u8();
             } else {
-                c.checks[g - MAX_DIMS][s] = r.u8();
+                c.checks[group - MAX_DIMS][slot] = r.u8();
             }
             i += 1;
         }
