@@ -1,7 +1,7 @@
 //! The run-time [`Layout`]: a validated, folded spec.
 
 use core::fmt;
-use core::num::NonZeroU8;
+use core::num::NonZeroUsize;
 
 use crate::attributes::{self, Attributes, Kind};
 use crate::closed::Closed;
@@ -72,11 +72,9 @@ pub struct Index {
     /// The rank plus one: the zero it never holds lets `Option<Index>` keep
     /// its tag there, so taking the index out of the `Option` moves it
     /// where it lies instead of copying it through a temporary.
-    len: NonZeroU8,
+    len: NonZeroUsize,
 }
 
-// `len` holds the rank plus one in a byte.
-const _: () = assert!(MAX_RANK < u8::MAX as usize);
 const _: () = assert!(core::mem::size_of::<Option<Index>>() == core::mem::size_of::<Index>());
 
 impl Index {
@@ -91,19 +89,16 @@ impl Index {
     /// All zeros, `rank` long (at most [`MAX_RANK`]).
     #[inline]
     fn zeros(rank: usize) -> Index {
-        // Both fit a byte: see the assertion above.
-        #[allow(clippy::cast_possible_truncation)]
-        let len = rank.min(MAX_RANK) as u8 + 1;
         Index {
             values: [0; MAX_RANK],
-            len: NonZeroU8::MIN.saturating_add(len - 1),
+            len: NonZeroUsize::MIN.saturating_add(rank.min(MAX_RANK)),
         }
     }
 
     /// The entries, mutably.
     #[inline]
     fn as_mut(&mut self) -> &mut [usize] {
-        let len = usize::from(self.len.get() - 1).min(MAX_RANK);
+        let len = (self.len.get() - 1).min(MAX_RANK);
         &mut self.values[..len]
     }
 
@@ -123,7 +118,7 @@ impl core::ops::Deref for Index {
     type Target = [usize];
     #[inline]
     fn deref(&self) -> &[usize] {
-        let len = usize::from(self.len.get() - 1).min(MAX_RANK);
+        let len = (self.len.get() - 1).min(MAX_RANK);
         &self.values[..len]
     }
 }
