@@ -69,9 +69,9 @@ const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
 #[derive(Clone, Copy)]
 pub struct Index {
     values: [usize; MAX_RANK],
-    /// The rank plus one: the zero it never holds lets `Option<Index>` keep
-    /// its tag there, so taking the index out of the `Option` moves it
-    /// where it lies instead of copying it through a temporary.
+    /// The rank plus one: the zero it never holds is `Option<Index>`'s
+    /// tag, so the `Option` is no larger than the index, and a word leaves
+    /// no padding bytes, which copies moved in overlapping pieces.
     len: NonZeroUsize,
 }
 
