@@ -49,19 +49,20 @@ const _: () = assert!(SHIFT_SLOTS == 3 && SHIFT_SLOTS < PER_DIM);
 // `write` packs the groups' slots two to a word.
 const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 
-/// One term, `((x / a) % b) * scale`, read as [`Kind`] says.
+/// One term, read as [`Kind`] says.
 ///
 /// In [`Kind::Shifts`] the term is `((x >> a_shift) & b) << scale`, `b`
 /// all ones for no remainder and `scale` the logarithm of the scale.
-/// Otherwise `a_magic`, `b_magic` and the shifts are those of [`Divisor`]s
-/// for `a` and `b`, `b` 0 for no remainder. The all-zero term is 0 in
-/// either kind.
+/// Otherwise it is `(x / a) * scale`, `a_magic` and `a_shift` those of
+/// `a`'s [`Divisor`], and `b` is 0: a remainder is written as quotients,
+/// `((x / a) % b) * c = (x / a) * c - (x / (a b)) * (b c)`, so that a term
+/// costs one division, not two, and quotients by the same divisor merge
+/// (the combining example's `(s / 3) * 6 + (s % 3)` is `(s / 3) * 3 + s`).
+/// The all-zero term is 0 in either kind.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Term {
     a_shift: u8,
-    b_shift: u8,
     a_magic: u64,
-    b_magic: u64,
     b: u64,
     scale: u64,
 }
@@ -69,9 +70,7 @@ struct Term {
 impl Term {
     const ZERO: Term = Term {
         a_shift: 0,
-        b_shift: 0,
         a_magic: 0,
-        b_magic: 0,
         b: 0,
         scale: 0,
     };
@@ -86,15 +85,12 @@ impl Term {
         digit.wrapping_shl(self.scale as u32)
     }
 
-    /// `((x / a) % b) * scale` by reciprocals.
+    /// `(x / a) * scale` by a reciprocal.
     #[allow(clippy::cast_possible_truncation, clippy::inline_always)]
     #[inline(always)]
     fn divided(&self, x: usize) -> usize {
         let q = divide_branch_free(x as u64, self.a_magic, u32::from(self.a_shift));
-        let digit = q.wrapping_sub(
-            divide_branch_free(q, self.b_magic, u32::from(self.b_shift)).wrapping_mul(self.b),
-        );
-        (digit as usize).wrapping_mul(self.scale as usize)
+        (q as usize).wrapping_mul(self.scale as usize)
     }
 }
 
@@ -431,9 +427,49 @@ impl Closed {
         };
         let mut sums: Fixed<Fixed<(u8, usize), MAX_PARTS>, MAX_SUMS> =
             Fixed::new(Fixed::new((0, 0)));
+        let unused = Raw {
+            source: Source::Input(0),
+            a: 1,
+            b: None,
+            scale: 0,
+        };
+        let mut terms: Fixed<Raw, { 2 * POOL }> = Fixed::new(unused);
+        for r in u.raw.iter() {
+            match (kind, r.b) {
+                (Kind::Divides, Some(b)) => {
+                    terms.push(Raw { b: None, ..*r })?;
+                    // Past `usize`, `x / (a b)` is 0 for every `x`.
+                    if let Some(ab) = r.a.checked_mul(b) {
+                        let scale = r.scale.wrapping_mul(b).wrapping_neg();
+                        terms.push(Raw {
+                            a: ab,
+                            b: None,
+                            scale,
+                            ..*r
+                        })?;
+                    }
+                }
+                _ => terms.push(*r)?,
+            }
+        }
+        // Quotients of one value by one divisor add up (wrapping, as every
+        // term does).
+        if kind == Kind::Divides {
+            let mut merged: Fixed<Raw, { 2 * POOL }> = Fixed::new(unused);
+            for t in terms.iter() {
+                match merged
+                    .iter_mut()
+                    .find(|m| m.source == t.source && m.a == t.a)
+                {
+                    Some(m) => m.scale = m.scale.wrapping_add(t.scale),
+                    None => merged.push(*t)?,
+                }
+            }
+            terms = merged;
+        }
         // A term of scale 0 is always 0 and takes no slot; slot 0 is the
         // zero term.
-        for (used, r) in (1..).zip(u.raw.iter().filter(|r| r.scale != 0)) {
+        for (used, r) in (1..).zip(terms.iter().filter(|r| r.scale != 0)) {
             let group = match r.source {
                 Source::Input(n) => c.dims.get_mut(usize::from(n))?,
                 Source::Sum(parts) => {
@@ -562,11 +598,10 @@ impl Term {
         #[allow(clippy::cast_possible_truncation)]
         Some(Term {
             a_shift: a.shift() as u8,
-            b_shift: b.shift() as u8,
             a_magic: a.magic,
-            b_magic: b.magic,
             b: match kind {
-                Kind::Divides => b.value,
+                // Remainders were rewritten as quotients.
+                Kind::Divides => 0,
                 Kind::Shifts => b.value.wrapping_sub(1),
             },
             scale: match kind {
@@ -578,23 +613,19 @@ impl Term {
 
     /// Writes the term as [`read`](Self::read) reads it.
     fn write(&self, w: Writer) {
-        let shifts = u64::from(self.a_shift) | u64::from(self.b_shift) << 8;
-        for word in [shifts, self.a_magic, self.b_magic, self.b, self.scale] {
+        for word in [u64::from(self.a_shift), self.a_magic, self.b, self.scale] {
             w(word);
         }
     }
 
     /// The term [`write`](Self::write) wrote; any words give a term that
     /// evaluates without a panic.
-    // Both shifts are masked below 64.
+    // The shift is masked below 64.
     #[allow(clippy::cast_possible_truncation)]
     const fn read(r: &mut Reader) -> Term {
-        let shifts = r.word();
         Term {
-            a_shift: (shifts & 63) as u8,
-            b_shift: (shifts >> 8 & 63) as u8,
+            a_shift: (r.word() & 63) as u8,
             a_magic: r.word(),
-            b_magic: r.word(),
             b: r.word(),
             scale: r.word(),
         }
