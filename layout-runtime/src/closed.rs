@@ -23,8 +23,9 @@
 //! `layout!`'s code. Every test a loop cannot move out costs: hence one test
 //! per empty group of divisions and none per slot.
 //!
-//! [`digits`] unfolds inverse programs the same way, for the closed inverse
-//! of [`Code`](crate::code::Code).
+//! [`digits`] unfolds inverse programs the same way, and [`ClosedInverse`]
+//! holds the result for `index_of`: the same terms and evaluators, a group
+//! per output and per padding check.
 
 use crate::divide::Divisor;
 use crate::fixed::Fixed;
@@ -48,19 +49,20 @@ const _: () = assert!(SHIFT_SLOTS == 3 && SHIFT_SLOTS < PER_DIM);
 // `write` packs the groups' slots two to a word.
 const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 
-/// One term, `((x / a) % b) * scale`, read as [`Kind`] says.
+/// One term, read as [`Kind`] says.
 ///
 /// In [`Kind::Shifts`] the term is `((x >> a_shift) & b) << scale`, `b`
 /// all ones for no remainder and `scale` the logarithm of the scale.
-/// Otherwise `a_magic`, `b_magic` and the shifts are those of [`Divisor`]s
-/// for `a` and `b`, `b` 0 for no remainder. The all-zero term is 0 in
-/// either kind.
+/// Otherwise it is `(x / a) * scale`, `a_magic` and `a_shift` those of
+/// `a`'s [`Divisor`], and `b` is 0: a remainder is written as quotients,
+/// `((x / a) % b) * c = (x / a) * c - (x / (a b)) * (b c)`, so that a term
+/// costs one division, not two, and quotients by the same divisor merge
+/// (the combining example's `(s / 3) * 6 + (s % 3)` is `(s / 3) * 3 + s`).
+/// The all-zero term is 0 in either kind.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Term {
     a_shift: u8,
-    b_shift: u8,
     a_magic: u64,
-    b_magic: u64,
     b: u64,
     scale: u64,
 }
@@ -68,9 +70,7 @@ struct Term {
 impl Term {
     const ZERO: Term = Term {
         a_shift: 0,
-        b_shift: 0,
         a_magic: 0,
-        b_magic: 0,
         b: 0,
         scale: 0,
     };
@@ -85,15 +85,12 @@ impl Term {
         digit.wrapping_shl(self.scale as u32)
     }
 
-    /// `((x / a) % b) * scale` by reciprocals.
+    /// `(x / a) * scale` by a reciprocal.
     #[allow(clippy::cast_possible_truncation, clippy::inline_always)]
     #[inline(always)]
     fn divided(&self, x: usize) -> usize {
         let q = divide_branch_free(x as u64, self.a_magic, u32::from(self.a_shift));
-        let digit = q.wrapping_sub(
-            divide_branch_free(q, self.b_magic, u32::from(self.b_shift)).wrapping_mul(self.b),
-        );
-        (digit as usize).wrapping_mul(self.scale as usize)
+        (q as usize).wrapping_mul(self.scale as usize)
     }
 }
 
@@ -317,10 +314,7 @@ impl Closed {
             .map_or(0, |p| p + 1);
         w(live as u64);
         for t in &self.pool[1..=live] {
-            let shifts = u64::from(t.a_shift) | u64::from(t.b_shift) << 8;
-            for word in [shifts, t.a_magic, t.b_magic, t.b, t.scale] {
-                w(word);
-            }
+            t.write(w);
         }
         let groups: [[u8; PER_DIM]; MAX_DIMS + MAX_SUMS] =
             core::array::from_fn(|g| match g.checked_sub(MAX_DIMS) {
@@ -355,15 +349,7 @@ impl Closed {
         let live = r.count(POOL - 1);
         let mut i = 1;
         while i <= live {
-            let shifts = r.word();
-            c.pool[i] = Term {
-                a_shift: (shifts & 63) as u8,
-                b_shift: (shifts >> 8 & 63) as u8,
-                a_magic: r.word(),
-                b_magic: r.word(),
-                b: r.word(),
-                scale: r.word(),
-            };
+            c.pool[i] = Term::read(r);
             i += 1;
         }
         let mut g = 0;
@@ -441,9 +427,49 @@ impl Closed {
         };
         let mut sums: Fixed<Fixed<(u8, usize), MAX_PARTS>, MAX_SUMS> =
             Fixed::new(Fixed::new((0, 0)));
+        let unused = Raw {
+            source: Source::Input(0),
+            a: 1,
+            b: None,
+            scale: 0,
+        };
+        let mut terms: Fixed<Raw, { 2 * POOL }> = Fixed::new(unused);
+        for r in u.raw.iter() {
+            match (kind, r.b) {
+                (Kind::Divides, Some(b)) => {
+                    terms.push(Raw { b: None, ..*r })?;
+                    // Past `usize`, `x / (a b)` is 0 for every `x`.
+                    if let Some(ab) = r.a.checked_mul(b) {
+                        let scale = r.scale.wrapping_mul(b).wrapping_neg();
+                        terms.push(Raw {
+                            a: ab,
+                            b: None,
+                            scale,
+                            ..*r
+                        })?;
+                    }
+                }
+                _ => terms.push(*r)?,
+            }
+        }
+        // Quotients of one value by one divisor add up (wrapping, as every
+        // term does).
+        if kind == Kind::Divides {
+            let mut merged: Fixed<Raw, { 2 * POOL }> = Fixed::new(unused);
+            for t in terms.iter() {
+                match merged
+                    .iter_mut()
+                    .find(|m| m.source == t.source && m.a == t.a)
+                {
+                    Some(m) => m.scale = m.scale.wrapping_add(t.scale),
+                    None => merged.push(*t)?,
+                }
+            }
+            terms = merged;
+        }
         // A term of scale 0 is always 0 and takes no slot; slot 0 is the
         // zero term.
-        for (used, r) in (1..).zip(u.raw.iter().filter(|r| r.scale != 0)) {
+        for (used, r) in (1..).zip(terms.iter().filter(|r| r.scale != 0)) {
             let group = match r.source {
                 Source::Input(n) => c.dims.get_mut(usize::from(n))?,
                 Source::Sum(parts) => {
@@ -556,21 +582,26 @@ impl Term {
     /// The term of `raw` as `kind` reads it; `None` for a divisor of 0 or
     /// past 64 bits.
     fn new(kind: Kind, raw: &Raw) -> Option<Term> {
-        let a = Divisor::new(u64::try_from(raw.a).ok()?)?;
-        let b = match raw.b {
+        Term::of(kind, raw.a, raw.b, raw.scale)
+    }
+
+    /// The term `((x / a) % b) * scale` as `kind` reads it, `b` `None` for
+    /// no remainder; `None` for a divisor of 0 or past 64 bits.
+    fn of(kind: Kind, a: usize, b: Option<usize>, scale: usize) -> Option<Term> {
+        let a = Divisor::new(u64::try_from(a).ok()?)?;
+        let b = match b {
             Some(b) => Divisor::new(u64::try_from(b).ok()?)?,
             None => Divisor::NONE,
         };
-        let scale = u64::try_from(raw.scale).ok()?;
+        let scale = u64::try_from(scale).ok()?;
         // Shifts are below 64.
         #[allow(clippy::cast_possible_truncation)]
         Some(Term {
             a_shift: a.shift() as u8,
-            b_shift: b.shift() as u8,
             a_magic: a.magic,
-            b_magic: b.magic,
             b: match kind {
-                Kind::Divides => b.value,
+                // Remainders were rewritten as quotients.
+                Kind::Divides => 0,
                 Kind::Shifts => b.value.wrapping_sub(1),
             },
             scale: match kind {
@@ -579,6 +610,293 @@ impl Term {
             },
         })
     }
+
+    /// Writes the term as [`read`](Self::read) reads it.
+    fn write(&self, w: Writer) {
+        for word in [u64::from(self.a_shift), self.a_magic, self.b, self.scale] {
+            w(word);
+        }
+    }
+
+    /// The term [`write`](Self::write) wrote; any words give a term that
+    /// evaluates without a panic.
+    // The shift is masked below 64.
+    #[allow(clippy::cast_possible_truncation)]
+    const fn read(r: &mut Reader) -> Term {
+        Term {
+            a_shift: (r.word() & 63) as u8,
+            a_magic: r.word(),
+            b: r.word(),
+            scale: r.word(),
+        }
+    }
+}
+
+/// The most padding checks of a closed inverse.
+const MAX_CHECKS: usize = 4;
+/// The most distinct terms of a closed inverse, the zero term included.
+const INVERSE_TERMS: usize = 12;
+
+/// The inverse of a layout in closed form: each output of `index_of`, and
+/// each value a padding check bounds, as a sum of `((offset / a) % b) *
+/// scale` terms, in fixed groups of slots as in [`Closed`].
+///
+/// A `Layout` keeps it in its compact code, whose pool of divisors (see
+/// [`Code`](crate::code::Code)) holds every constant: a term is three
+/// pool slots and a check's bound one, so the form takes about a hundred
+/// bytes. `Layout::index_of` is inlined down to [`index_of`](Self::index_of):
+/// what a term derives from its divisors depends on the layout only, so a
+/// caller's loop over offsets computes it once, tests the kind once, and
+/// runs one straight evaluator, a group of three (shifts) or four
+/// (divisions) terms per output and per check, without bounds checks.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct ClosedInverse {
+    kind: Kind,
+    /// `[a, b, scale]` as pool slots; term 0 is always 0.
+    terms: [[u8; 3]; INVERSE_TERMS],
+    /// `outputs[d]`: the terms of index entry `d`.
+    outputs: [[u8; PER_DIM]; MAX_DIMS],
+    /// How many of `checks` there are.
+    live_checks: u8,
+    /// `checks[c]`: the terms of a value that is below the pool's
+    /// `bounds[c]` exactly for offsets that hold data.
+    checks: [[u8; PER_DIM]; MAX_CHECKS],
+    bounds: [u8; MAX_CHECKS],
+}
+
+/// The pool [`ClosedInverse`] names its constants in.
+pub(crate) type Pool = [Divisor];
+
+impl ClosedInverse {
+    const EMPTY: ClosedInverse = ClosedInverse {
+        kind: Kind::Shifts,
+        terms: [[0; 3]; INVERSE_TERMS],
+        outputs: [[0; PER_DIM]; MAX_DIMS],
+        live_checks: 0,
+        checks: [[0; PER_DIM]; MAX_CHECKS],
+        bounds: [0; MAX_CHECKS],
+    };
+
+    /// The closed form of `inverse`, its constants put in a pool by
+    /// `constant`; `None` if an output or check is no sum of digits of the
+    /// offset, or the terms exceed the capacities above.
+    pub(crate) fn new(
+        inverse: &crate::program::InverseProgram,
+        mut constant: impl FnMut(usize) -> Option<u8>,
+    ) -> Option<ClosedInverse> {
+        type Group = Fixed<Digit, PER_DIM>;
+        let none = Digit {
+            a: 1,
+            b: None,
+            scale: 0,
+        };
+        let group = |step: StepId| -> Option<Group> {
+            let mut g = Fixed::new(none);
+            digits(inverse.program(), step, |d| g.push(d))?;
+            Some(g)
+        };
+        let mut outputs: Fixed<Group, MAX_DIMS> = Fixed::new(Fixed::new(none));
+        for out in inverse.outputs() {
+            outputs.push(match *out {
+                Some(step) => group(step)?,
+                None => Fixed::new(none),
+            })?;
+        }
+        let mut checks: Fixed<(Group, usize), MAX_CHECKS> = Fixed::new((Fixed::new(none), 0));
+        for c in inverse.checks() {
+            checks.push((group(c.step)?, c.bound))?;
+        }
+        let groups = || outputs.iter().chain(checks.iter().map(|(g, _)| g));
+        let powers = groups().flat_map(|g| g.iter()).all(|d| {
+            d.a.is_power_of_two()
+                && d.b.is_none_or(usize::is_power_of_two)
+                && d.scale.is_power_of_two()
+        });
+        let kind = if powers && groups().all(|g| g.len() <= SHIFT_SLOTS) {
+            Kind::Shifts
+        } else {
+            Kind::Divides
+        };
+        let mut c = ClosedInverse {
+            kind,
+            ..ClosedInverse::EMPTY
+        };
+        // The zero term: a remainder by 1, times 0, in either kind.
+        c.terms[0] = [constant(1)?, constant(1)?, constant(0)?];
+        let mut used = 1;
+        // Equal terms share a slot: checks often bound an output's value.
+        let mut slots = |g: &Group,
+                         c: &mut ClosedInverse,
+                         constant: &mut dyn FnMut(usize) -> Option<u8>|
+         -> Option<[u8; PER_DIM]> {
+            let mut slots = [0; PER_DIM];
+            for (slot, d) in slots.iter_mut().zip(g.iter()) {
+                let t = [
+                    constant(d.a)?,
+                    constant(d.b.unwrap_or(0))?,
+                    constant(d.scale)?,
+                ];
+                let at = if let Some(p) = c.terms[..used].iter().position(|p| *p == t) {
+                    p
+                } else {
+                    *c.terms.get_mut(used)? = t;
+                    used += 1;
+                    used - 1
+                };
+                *slot = u8::try_from(at).ok()?;
+            }
+            Some(slots)
+        };
+        for (d, g) in outputs.iter().enumerate() {
+            c.outputs[d] = slots(g, &mut c, &mut constant)?;
+        }
+        for (i, (g, bound)) in checks.iter().enumerate() {
+            c.checks[i] = slots(g, &mut c, &mut constant)?;
+            c.bounds[i] = constant(*bound)?;
+        }
+        c.live_checks = u8::try_from(checks.len()).ok()?;
+        Some(c)
+    }
+
+    /// Writes the form: the words `layout!` prints.
+    pub(crate) fn write(&self, w: Writer) {
+        w(match self.kind {
+            Kind::Shifts => 0,
+            Kind::Divides => 1,
+        });
+        let bytes = self.terms.iter().flatten();
+        let bytes = bytes.chain(self.outputs.iter().flatten());
+        let bytes = bytes.chain(self.checks.iter().flatten());
+        let bytes = bytes.chain(&self.bounds);
+        for &b in bytes.chain([&self.live_checks]) {
+            w(u64::from(b));
+        }
+    }
+
+    /// The form [`write`](Self::write) wrote; any words give one that
+    /// evaluates without a panic: slots are read modulo the capacities.
+    pub(crate) const fn read(r: &mut Reader) -> ClosedInverse {
+        let mut c = ClosedInverse::EMPTY;
+        c.kind = match r.word() {
+            0 => Kind::Shifts,
+            _ => Kind::Divides,
+        };
+        let mut i = 0;
+        while i < INVERSE_TERMS * 3 {
+            c.terms[i / 3][i % 3] = r.u8();
+            i += 1;
+        }
+        let mut i = 0;
+        while i < (MAX_DIMS + MAX_CHECKS) * PER_DIM {
+            let (group, slot) = (i / PER_DIM, i % PER_DIM);
+            if group < MAX_DIMS {
+                c.outputs[group][slot] = r.u8();
+            } else {
+                c.checks[group - MAX_DIMS][slot] = r.u8();
+            }
+            i += 1;
+        }
+        let mut b = 0;
+        while b < MAX_CHECKS {
+            c.bounds[b] = r.u8();
+            b += 1;
+        }
+        c.live_checks = r.count(MAX_CHECKS) as u8;
+        c
+    }
+
+    /// Writes the index at `offset` (below storage) into `index` (exactly
+    /// rank long, at most [`MAX_DIMS`]), the constants in `pool`; `false`
+    /// for padding, when `index` holds unspecified values.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(crate) fn index_of(&self, pool: &Pool, offset: usize, index: &mut [usize]) -> bool {
+        // A slot past the pool reads as the divisor 0 (`NONE`); a full
+        // array of pool slots makes every lookup in range by construction.
+        let constant = |slot: u8| -> Divisor {
+            pool.get(usize::from(slot))
+                .copied()
+                .unwrap_or(Divisor::NONE)
+        };
+        let term = |t: u8| {
+            let [a, b, scale] = self.terms[usize::from(t) % INVERSE_TERMS].map(constant);
+            (a, b, scale)
+        };
+        let bound = |c: usize| to_usize(constant(self.bounds[c]).value);
+        match self.kind {
+            Kind::Shifts => self.eval::<false>(offset, index, bound, |t, x| {
+                let (a, b, scale) = term(t);
+                let digit =
+                    (x as u64).wrapping_shr(a.value.trailing_zeros()) & b.value.wrapping_sub(1);
+                to_usize(digit).wrapping_shl(scale.value.trailing_zeros())
+            }),
+            Kind::Divides => self.eval::<true>(offset, index, bound, |t, x| {
+                let (a, b, scale) = term(t);
+                let q = divide_branch_free(x as u64, a.magic, a.shift());
+                let digit =
+                    q.wrapping_sub(divide_branch_free(q, b.magic, b.shift()).wrapping_mul(b.value));
+                to_usize(digit).wrapping_mul(to_usize(scale.value))
+            }),
+        }
+    }
+
+    /// [`index_of`](Self::index_of) with `term` and the checks' `bound`;
+    /// with `FOUR`, groups of four slots. Outputs and checks are unrolled:
+    /// each costs a test the caller's loop predicts.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn eval<const FOUR: bool>(
+        &self,
+        x: usize,
+        index: &mut [usize],
+        bound: impl Fn(usize) -> usize,
+        term: impl Fn(u8, usize) -> usize,
+    ) -> bool {
+        // The macros below list every output and check.
+        const _: () = assert!(MAX_DIMS == 8 && PER_DIM == 4 && MAX_CHECKS == 4);
+        let group = |[t0, t1, t2, t3]: [u8; PER_DIM]| {
+            let three = term(t0, x)
+                .wrapping_add(term(t1, x))
+                .wrapping_add(term(t2, x));
+            if FOUR {
+                three.wrapping_add(term(t3, x))
+            } else {
+                three
+            }
+        };
+        macro_rules! outputs {
+            ($($d:literal)*) => {$(
+                if let Some(slot) = index.get_mut($d) {
+                    *slot = group(self.outputs[$d]);
+                }
+            )*};
+        }
+        outputs!(0 1 2 3 4 5 6 7);
+        let live = self.live_checks;
+        macro_rules! checks {
+            ($($c:literal)*) => {$(
+                if live > $c && group(self.checks[$c]) >= bound($c) {
+                    return false;
+                }
+            )*};
+        }
+        checks!(0 1 2 3);
+        true
+    }
+
+    /// Whether the terms read as shifts.
+    #[cfg(test)]
+    pub(crate) fn shifts(&self) -> bool {
+        self.kind == Kind::Shifts
+    }
+}
+
+/// A quotient, remainder or constant as a `usize`: each fits, being at most
+/// a `usize` dividend or a constant that was a `usize`.
+#[allow(clippy::cast_possible_truncation, clippy::inline_always)]
+#[inline(always)]
+fn to_usize(v: u64) -> usize {
+    v as usize
 }
 
 #[cfg(test)]
@@ -691,25 +1009,41 @@ mod tests {
 
     /// Every offset's index, by the closed inverse where there is one,
     /// against the folded inverse program, padding and past storage
-    /// included.
+    /// included; both evaluators of the closed inverse run on layouts of
+    /// every rank from 1 to 8, with padding.
     #[test]
     fn closed_inverses_equal_the_programs() {
         let mut rng = Rng(0x5851_f42d_4c95_7f2d);
-        let mut closed = [0usize; 2];
-        for _ in 0..600 {
-            let spec = spec(&mut rng);
-            let Ok(l) = crate::parse(&spec) else { continue };
+        // Per kind (none, shifts, divisions): layouts, padding slots met,
+        // and the ranks seen as bits.
+        let (mut closed, mut padding, mut ranks) = ([0usize; 3], [0usize; 3], [0u32; 3]);
+        // Shifts at ranks 7 and 8 take dims of powers of two but the two
+        // padded ones: rare among random specs.
+        let ranks_7_and_8 = [
+            "f32[2,1,4,2,2,6,5]{6,5,4,3,2,1,0:T(8,8)}",
+            "f32[3,5,1,8,2,2,4,2]{0,1,2,3,4,5,6,7:T(8,8)}",
+        ];
+        let random: Vec<String> = (0..600).map(|_| spec(&mut rng)).collect();
+        for spec in random.iter().map(String::as_str).chain(ranks_7_and_8) {
+            let Ok(l) = crate::parse(spec) else { continue };
             let inverse = l.inverse_program();
-            let is_closed = l.code.is_some_and(|c| c.inverse_is_closed());
-            closed[usize::from(is_closed)] += 1;
+            let kind = match l.code.as_ref().and_then(|c| c.closed_inverse()) {
+                None => 0,
+                Some(c) if c.shifts() => 1,
+                Some(_) => 2,
+            };
+            closed[kind] += 1;
+            ranks[kind] |= 1 << l.rank();
             let mut scratch = [0; MAX_PROGRAM_STEPS];
             let mut want = [0; crate::MAX_RANK];
             // Reused buffers hold the last index: the closed form must
             // overwrite every entry.
             let mut reused = [7usize; crate::MAX_RANK];
-            for offset in (0..l.storage_len() + 3).take(2500) {
-                let found =
-                    offset < l.storage_len() && inverse.eval(offset, &mut scratch, &mut want);
+            let storage = l.storage_len();
+            let past = [storage, storage.saturating_add(1), usize::MAX];
+            for offset in (0..storage.min(2500)).chain(past) {
+                let found = offset < storage && inverse.eval(offset, &mut scratch, &mut want);
+                padding[kind] += usize::from(offset < storage && !found);
                 let got = l.index_of(offset);
                 assert_eq!(
                     got.as_deref(),
@@ -727,6 +1061,8 @@ mod tests {
             }
         }
         assert!(closed.iter().all(|&n| n > 20), "{closed:?}");
+        assert!(padding.iter().all(|&n| n > 100), "{padding:?}");
+        assert!(ranks[1..].iter().all(|&r| r == 0b1_1111_1110), "{ranks:?}");
     }
 
     /// The compact bytes read back equal, and any bytes read without a panic.

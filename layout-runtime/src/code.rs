@@ -10,12 +10,13 @@
 //! constant is a multiplication and shifts, as in compiled code, instead of
 //! a hardware divide.
 //! When every output and padding check of the inverse is a sum of digits of
-//! the offset (see [`closed`](crate::closed)), `index_of` adds those up
-//! instead of running the ops: shifts and masks for powers of two, the pool's
-//! reciprocals otherwise.
+//! the offset, `index_of` adds those up instead of running the ops (see
+//! [`ClosedInverse`]): shifts and masks for powers of two, reciprocals
+//! otherwise.
 //! Programs that do not fit are stepped (`offset`) or re-folded (`index_of`)
 //! on use (see `Layout::offset`).
 
+use crate::closed::ClosedInverse;
 use crate::divide::Divisor;
 use crate::fixed::Fixed;
 use crate::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
@@ -31,10 +32,6 @@ pub(crate) const MAX_TERMS: usize = 24;
 const SHORT: usize = 16;
 /// An output slot that is always 0.
 const ZERO: u8 = u8::MAX;
-/// The most terms of the closed inverse.
-const MAX_INVERSE_TERMS: usize = 24;
-/// Marks a closed inverse term's target as a padding check, not an output.
-const CHECK: u8 = 0x80;
 
 /// One compact op; operands are earlier ops by position, constants are
 /// pool slots.
@@ -63,22 +60,9 @@ pub(crate) struct Code {
     inverse: Fixed<Ins, MAX_OPS>,
     checks: Fixed<Pair, MAX_TERMS>,
     outputs: Fixed<u8, { crate::MAX_RANK }>,
-    /// The inverse in closed form, `((offset / a) % b) * scale` terms of
-    /// pool slots added into an output or a check's value, when every
-    /// output and check has one: no table of values and no dispatch on ops.
-    closed: Fixed<[u8; 4], MAX_INVERSE_TERMS>,
-    closed_kind: ClosedKind,
-}
-
-/// How [`Code::closed`] reads.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum ClosedKind {
-    /// No closed inverse: the ops run.
-    None,
-    /// Every divisor and scale a power of two: shifts and masks.
-    Shifts,
-    /// Multiplications by reciprocals.
-    Divides,
+    /// The inverse in closed form, when every output and check has one:
+    /// no table of values and no dispatch on ops.
+    closed: Option<ClosedInverse>,
 }
 
 /// Builds a [`Code`], sharing constants in one pool.
@@ -114,46 +98,6 @@ impl Compiler {
             ops.push(ins)?;
         }
         Some(ops)
-    }
-
-    /// The inverse's outputs and checks as sums of digits of the offset.
-    fn closed_inverse(
-        &mut self,
-        inverse: &InverseProgram,
-    ) -> Option<(Fixed<[u8; 4], MAX_INVERSE_TERMS>, ClosedKind)> {
-        // Targets fit a byte with `CHECK` clear: `Code::new` has kept at
-        // most `MAX_RANK` outputs and `MAX_TERMS` checks.
-        let targets = inverse
-            .outputs()
-            .iter()
-            .enumerate()
-            .filter_map(|(d, s)| Some((u8::try_from(d).ok()?, (*s)?)))
-            .chain(
-                inverse
-                    .checks()
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, c)| Some((CHECK | u8::try_from(i).ok()?, c.step))),
-            );
-        let mut closed = Fixed::new([0; 4]);
-        let mut shifts = true;
-        for (target, step) in targets {
-            crate::closed::digits(inverse.program(), step, |d| {
-                shifts &= d.a.is_power_of_two()
-                    && d.b.is_none_or(usize::is_power_of_two)
-                    && d.scale.is_power_of_two();
-                let a = self.constant(d.a)?;
-                let b = self.constant(d.b.unwrap_or(0))?;
-                let scale = self.constant(d.scale)?;
-                closed.push([a, b, scale, target])
-            })?;
-        }
-        let kind = if shifts {
-            ClosedKind::Shifts
-        } else {
-            ClosedKind::Divides
-        };
-        Some((closed, kind))
     }
 }
 
@@ -237,14 +181,9 @@ impl Code {
         for &o in self.outputs.iter() {
             w(u64::from(o));
         }
-        w(match self.closed_kind {
-            ClosedKind::None => 0,
-            ClosedKind::Shifts => 1,
-            ClosedKind::Divides => 2,
-        });
-        w(self.closed.len() as u64);
-        for &t in self.closed.iter() {
-            w(u64::from(u32::from_le_bytes(t)));
+        w(u64::from(self.closed.is_some()));
+        if let Some(c) = &self.closed {
+            c.write(w);
         }
     }
 
@@ -266,19 +205,11 @@ impl Code {
             outputs.append(r.u8());
             n -= 1;
         }
-        let closed_kind = match r.word() {
-            1 => ClosedKind::Shifts,
-            2 => ClosedKind::Divides,
-            _ => ClosedKind::None,
+        let closed = if r.bool() {
+            Some(ClosedInverse::read(r))
+        } else {
+            None
         };
-        let mut closed = Fixed::new([0; 4]);
-        let mut n = r.count(MAX_INVERSE_TERMS);
-        while n > 0 {
-            // Any bytes evaluate: slots and targets are looked up, not indexed.
-            #[allow(clippy::cast_possible_truncation)]
-            closed.append((r.word() as u32).to_le_bytes());
-            n -= 1;
-        }
         Code {
             pool,
             forward,
@@ -287,7 +218,6 @@ impl Code {
             checks,
             outputs,
             closed,
-            closed_kind,
         }
     }
 
@@ -336,14 +266,13 @@ impl Code {
             inverse: inv,
             checks,
             outputs,
-            closed: Fixed::new([0; 4]),
-            closed_kind: ClosedKind::None,
+            closed: None,
         };
         // A closed inverse only when it fits, its constants included;
         // otherwise the ops above serve.
         let mut more = Compiler { pool: code.pool };
-        if let Some((closed, kind)) = more.closed_inverse(inverse) {
-            (code.pool, code.closed, code.closed_kind) = (more.pool, closed, kind);
+        if let Some(closed) = ClosedInverse::new(inverse, |v| more.constant(v)) {
+            (code.pool, code.closed) = (more.pool, Some(closed));
         }
         Some(code)
     }
@@ -388,12 +317,13 @@ impl Code {
 
     /// Writes the logical index at `offset` (below storage) into `index`
     /// (exactly rank long); `false` for padding.
-    #[inline]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(crate) fn index_of(&self, offset: usize, index: &mut [usize]) -> bool {
-        if self.closed_kind != ClosedKind::None {
-            return self.index_closed(offset, index);
+        match &self.closed {
+            Some(closed) => closed.index_of(&self.pool, offset, index),
+            None => self.index_interpreted(offset, index),
         }
-        self.index_interpreted(offset, index)
     }
 
     /// [`index_of`](Self::index_of) through the ops.
@@ -409,47 +339,10 @@ impl Code {
         }
     }
 
-    /// Whether [`index_of`](Self::index_of) reads the closed inverse.
+    /// The closed inverse [`index_of`](Self::index_of) reads, if any.
     #[cfg(test)]
-    pub(crate) fn inverse_is_closed(&self) -> bool {
-        self.closed_kind != ClosedKind::None
-    }
-
-    /// [`index_of`](Self::index_of) through the closed inverse.
-    #[inline]
-    fn index_closed(&self, offset: usize, index: &mut [usize]) -> bool {
-        let x = offset as u64;
-        let shifts = self.closed_kind == ClosedKind::Shifts;
-        let digit = |[a, b, scale, _]: [u8; 4]| {
-            let (a, b, scale) = (self.constant(a), self.constant(b), self.constant(scale));
-            if shifts {
-                let digit = x.wrapping_shr(a.value.trailing_zeros()) & b.value.wrapping_sub(1);
-                to_usize(digit).wrapping_shl(scale.value.trailing_zeros())
-            } else {
-                to_usize(b.rem(a.div(x))).wrapping_mul(to_usize(scale.value))
-            }
-        };
-        // Terms come by target, outputs in order and then checks: each
-        // value is summed once and written once.
-        let (terms, mut t) = (self.closed.as_slice(), 0);
-        let mut sum = |target: usize| {
-            let mut v = 0usize;
-            while let Some(&term) = terms.get(t) {
-                if usize::from(term[3]) != target {
-                    break;
-                }
-                v = v.wrapping_add(digit(term));
-                t += 1;
-            }
-            v
-        };
-        for (d, slot) in index.iter_mut().enumerate() {
-            *slot = sum(d);
-        }
-        self.checks
-            .iter()
-            .enumerate()
-            .all(|(i, c)| (sum(usize::from(CHECK) | i) as u64) < self.constant(c.constant).value)
+    pub(crate) fn closed_inverse(&self) -> Option<&ClosedInverse> {
+        self.closed.as_ref()
     }
 
     #[inline]

@@ -1,6 +1,7 @@
 //! The run-time [`Layout`]: a validated, folded spec.
 
 use core::fmt;
+use core::num::NonZeroUsize;
 
 use crate::attributes::{self, Attributes, Kind};
 use crate::closed::Closed;
@@ -65,31 +66,46 @@ const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
 /// let idx = l.index_of(17).unwrap();
 /// assert_eq!(&*idx, &[2, 3]);
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy)]
 pub struct Index {
-    values: Fixed<usize, MAX_RANK>,
+    values: [usize; MAX_RANK],
+    /// The rank plus one: the zero it never holds is `Option<Index>`'s
+    /// tag, so the `Option` is no larger than the index, and a word leaves
+    /// no padding bytes, which copies moved in overlapping pieces.
+    len: NonZeroUsize,
 }
+
+const _: () = assert!(core::mem::size_of::<Option<Index>>() == core::mem::size_of::<Index>());
 
 impl Index {
     /// An index holding `values` (at most [`MAX_RANK`] of them).
     pub(crate) fn from_slice(values: &[usize]) -> Index {
-        Index {
-            values: Fixed::from_prefix(values, 0),
-        }
+        let values = &values[..values.len().min(MAX_RANK)];
+        let mut index = Index::zeros(values.len());
+        index.as_mut().copy_from_slice(values);
+        index
     }
 
     /// All zeros, `rank` long (at most [`MAX_RANK`]).
     #[inline]
     fn zeros(rank: usize) -> Index {
         Index {
-            values: Fixed::filled(rank, 0),
+            values: [0; MAX_RANK],
+            len: NonZeroUsize::MIN.saturating_add(rank.min(MAX_RANK)),
         }
+    }
+
+    /// The entries, mutably.
+    #[inline]
+    fn as_mut(&mut self) -> &mut [usize] {
+        let len = (self.len.get() - 1).min(MAX_RANK);
+        &mut self.values[..len]
     }
 
     /// The index at row-major position `position` of an array of `dims`.
     pub(crate) fn unravel(mut position: usize, dims: &[usize]) -> Index {
         let mut index = Index::zeros(dims.len());
-        for (slot, &d) in index.values.iter_mut().zip(dims).rev() {
+        for (slot, &d) in index.as_mut().iter_mut().zip(dims).rev() {
             // A zero dim has no positions; the guard only keeps `%` total.
             *slot = position % d.max(1);
             position /= d.max(1);
@@ -102,7 +118,23 @@ impl core::ops::Deref for Index {
     type Target = [usize];
     #[inline]
     fn deref(&self) -> &[usize] {
-        &self.values
+        let len = (self.len.get() - 1).min(MAX_RANK);
+        &self.values[..len]
+    }
+}
+
+// Equality and hashing read the entries only, as `Fixed` does.
+impl PartialEq for Index {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Index {}
+
+impl core::hash::Hash for Index {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
     }
 }
 
@@ -410,15 +442,21 @@ impl Layout {
     /// assert_eq!(l.index_of(9), None); // padding
     /// assert_eq!(l.index_of(24), None); // past storage
     /// ```
-    #[inline]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub fn index_of(&self, offset: usize) -> Option<Index> {
         let mut index = Index::zeros(self.rank());
-        self.index_into(offset, &mut index.values).then_some(index)
+        if self.index_into(offset, index.as_mut()) {
+            Some(index)
+        } else {
+            None
+        }
     }
 
     /// Writes the logical index at `offset` into `index` (at least rank
     /// long) and returns `true`; `false` for padding or past storage.
-    #[inline]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub(crate) fn index_into(&self, offset: usize, index: &mut [usize]) -> bool {
         if offset >= self.storage_len || index.len() < self.rank() {
             return false;

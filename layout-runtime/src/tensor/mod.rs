@@ -233,6 +233,7 @@ impl AnyLayout for &Layout {
 }
 
 impl AsRef<[usize]> for crate::Index {
+    #[inline]
     fn as_ref(&self) -> &[usize] {
         self
     }
