@@ -148,6 +148,20 @@ fn is_row_major(l: &Layout) -> bool {
         .all(|(i, &d)| i == d)
 }
 
+/// The expression form's name for `[usize; rank]`, the type of an index:
+/// each array type written costs an anonymous constant, so it is written
+/// once.
+const INDEX: &str = "Index";
+
+/// The type of an index, `[usize; rank]`, in the text of the items.
+fn index_type(short: bool, rank: usize) -> String {
+    if short {
+        INDEX.to_owned()
+    } else {
+        format!("[{}; {rank}]", prim(short, "usize"))
+    }
+}
+
 /// `bytes` as a Rust byte string literal.
 fn byte_string(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2 + 3);
@@ -199,8 +213,9 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let mut text = String::with_capacity(4096);
     if short {
         text.push_str(SHORT_PRIMITIVES);
+        let _ = write!(text, "type {INDEX} = [usize; {}];", l.rank());
         // Nothing can name it, so nothing documents it: docs cost compile time.
-        let _ = write!(text, "#[allow(non_camel_case_types)] struct {ty};");
+        let _ = write!(text, "struct {ty};");
     }
     let _ = write!(
         text,
@@ -251,6 +266,10 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
 
 /// The inherent `impl`: the constants and `const fn`s, documented in the
 /// named form only (`short`: the expression form).
+///
+/// The items carry no `#[allow(..)]`: they come from `layout!`, a macro of
+/// another crate, and rustc and clippy lint no code from such a macro,
+/// while checking each lint name costs every expansion compile time.
 fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
     let p = SHORT_PATHS;
     let (usize, isize, bool, str) = (
@@ -261,6 +280,7 @@ fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
     );
     let spec = l.to_string();
     let rank = l.rank();
+    let index = index_type(short, rank);
     let dims = l
         .dims()
         .iter()
@@ -290,23 +310,22 @@ fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
     let doc_padding_len = doc(" Storage slots that hold no element.");
     let _ = write!(
         out,
-        "#[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, non_upper_case_globals)] \
-         impl {ty} {{ \
+        "impl {ty} {{ \
          {doc_spec_const} pub const SPEC: &'static {str} = {spec:?}; \
-         {doc_dims_const} pub const DIMS: [{usize}; {rank}] = [{dims}]; \
+         {doc_dims_const} pub const DIMS: {index} = [{dims}]; \
          {doc_len} pub const LEN: {usize} = {len}; \
          {doc_storage_len_const} pub const STORAGE_LEN: {usize} = {storage_len}; \
          {doc_storage_bytes} pub const STORAGE_BYTES: {usize} = {storage_bytes}; \
          {doc_padding_len} pub const PADDING_LEN: {usize} = {padding_len}; \
          {doc_offset} #[inline] #[cfg_attr(debug_assertions, track_caller)] \
-         pub const fn offset(self, index: [{usize}; {rank}]) -> {usize} {{ \
+         pub const fn offset(self, index: {index}) -> {usize} {{ \
          if ::core::cfg!(debug_assertions) && !{in_range} {{ {p}::outside_dims(&index, &Self::DIMS) }} \
          {offset} }} \
          {doc_try_offset} #[inline] \
-         pub const fn try_offset(self, index: [{usize}; {rank}]) -> {p}::Option<{usize}> {{ \
+         pub const fn try_offset(self, index: {index}) -> {p}::Option<{usize}> {{ \
          if {in_range} {{ {p}::Some(self.offset(index)) }} else {{ {p}::None }} }} \
          {doc_index_of} #[inline] \
-         pub const fn index_of(self, offset: {usize}) -> {p}::Option<[{usize}; {rank}]> {{ {index_of} }} \
+         pub const fn index_of(self, offset: {usize}) -> {p}::Option<{index}> {{ {index_of} }} \
          {doc_len} pub const fn len(self) -> {usize} {{ {len} }} \
          {doc_is_empty} pub const fn is_empty(self) -> {bool} {{ {is_empty} }} \
          {doc_storage_len} pub const fn storage_len(self) -> {usize} {{ {storage_len} }} \
@@ -339,7 +358,17 @@ fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
 fn trait_impl(out: &mut String, ty: &Ident, l: &Layout, padding: Option<PaddingValue>, short: bool) {
     let p = SHORT_PATHS;
     let (usize, str) = (prim(short, "usize"), prim(short, "str"));
-    let rank = l.rank();
+    let index = index_type(short, l.rank());
+    // Literals, not the inherent constants: a path would make each
+    // constant depend on another, which costs compile time.
+    let spec = l.to_string();
+    let dims = l
+        .dims()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let storage_len = l.storage_len();
     let m2m = if is_row_major(l) {
         String::new()
     } else {
@@ -388,19 +417,18 @@ fn trait_impl(out: &mut String, ty: &Ident, l: &Layout, padding: Option<PaddingV
     });
     let _ = write!(
         out,
-        "#[allow(clippy::all, clippy::pedantic, clippy::nursery)] \
-         impl {p}::StaticLayout for {ty} {{ \
-         const SPEC: &'static {str} = {ty}::SPEC; \
+        "impl {p}::StaticLayout for {ty} {{ \
+         const SPEC: &'static {str} = {spec:?}; \
          const ELEMENT_TYPE: {p}::ElementType = {p}::ElementType::{element}; \
-         const DIMS: &'static [{usize}] = &{ty}::DIMS; \
+         const DIMS: &'static [{usize}] = &[{dims}]; \
          {m2m} {tiles} {attributes} \
-         const STORAGE_LEN: {usize} = {ty}::STORAGE_LEN; \
+         const STORAGE_LEN: {usize} = {storage_len}; \
          {padding} \
-         type Index = [{usize}; {rank}]; \
+         type Index = {index}; \
          #[inline] #[cfg_attr(debug_assertions, track_caller)] \
-         fn offset(self, index: [{usize}; {rank}]) -> {usize} {{ {ty}::offset(self, index) }} \
+         fn offset(self, index: {index}) -> {usize} {{ {ty}::offset(self, index) }} \
          #[inline] \
-         fn index_of(self, offset: {usize}) -> {p}::Option<[{usize}; {rank}]> {{ {ty}::index_of(self, offset) }} \
+         fn index_of(self, offset: {usize}) -> {p}::Option<{index}> {{ {ty}::index_of(self, offset) }} \
          #[inline] \
          fn tables(self) -> {p}::Option<&'static {p}::Layout> {{ \
          static TABLES: {p}::Tables = {p}::Tables::new({bytes}); \
