@@ -7,11 +7,11 @@ use layout_runtime::{
     InverseProgram, Layout, OffsetProgram, PaddingValue, Program, TileDim, Value,
 };
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::quote;
 
 use crate::ast::Input;
 use crate::linear;
-use crate::tokens::{self, lit, var};
+use crate::tokens::{self, var};
 
 /// Where the expansion's items sit: a block of their own (the expression
 /// form's, or the named form's `const _`), which imports the facade's
@@ -37,64 +37,53 @@ fn prim(short: bool, name: &str) -> String {
 
 /// `let vN = ...;` for every step; `input(n)` names input `n`. The types
 /// are inferred (all `usize`): annotations would only cost compile time.
-fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStream> {
-    program
-        .steps()
-        .iter()
-        .enumerate()
-        .map(|(i, &step)| {
-            let v = var(i as u16);
-            let rhs = tokens::op(step, false, &|a| var(a).into_token_stream(), input);
-            quote!(let #v = #rhs;)
-        })
-        .collect()
+fn steps(out: &mut String, program: &Program, input: &dyn Fn(u8) -> String) {
+    for (i, &step) in program.steps().iter().enumerate() {
+        let rhs = tokens::op(step, false, &var, input);
+        // Writing to a `String` cannot fail.
+        let _ = write!(out, "let {} = {rhs};", var(i as u16));
+    }
 }
 
-fn value(v: Value) -> TokenStream {
-    v.map_or_else(|| quote!(0), |s| var(s).into_token_stream())
+fn value(v: Value) -> String {
+    v.map_or_else(|| "0".to_owned(), var)
 }
 
-fn offset_body(p: &OffsetProgram) -> TokenStream {
+fn offset_body(p: &OffsetProgram) -> String {
     if let Some(body) = linear::offset_body(p) {
         return body;
     }
     // A coefficient too large for the linear form: the terms as folded.
-    let lets = steps(p.program(), &tokens::index_input);
-    let terms: Vec<TokenStream> = p
-        .terms()
-        .iter()
-        .map(|t| tokens::scaled(var(t.step).into_token_stream(), t.scale))
-        .collect();
-    let sum = match terms.split_first() {
-        None => quote!(0),
-        Some((first, rest)) => quote!(#first #(.wrapping_add(#rest))*),
-    };
-    quote!(#(#lets)* #sum)
+    let mut body = String::new();
+    steps(&mut body, p.program(), &tokens::index_input);
+    let mut terms = p.terms().iter().map(|t| tokens::scaled(var(t.step), t.scale));
+    match terms.next() {
+        None => body.push('0'),
+        Some(first) => {
+            body.push_str(&first);
+            for t in terms {
+                let _ = write!(body, ".wrapping_add({t})");
+            }
+        }
+    }
+    body
 }
 
-fn index_of_body(inv: &InverseProgram, p: &TokenStream) -> TokenStream {
-    let lets = steps(inv.program(), &|_| quote!(offset));
-    let storage = lit(inv.storage_len());
-    let checks: Vec<TokenStream> = inv
+/// The body of `index_of`; `p` is the path of the facade's `__private`.
+fn index_of_body(inv: &InverseProgram, p: &str) -> String {
+    let mut body = format!("if offset >= {} {{ return {p}::None; }}", inv.storage_len());
+    steps(&mut body, inv.program(), &|_| "offset".to_owned());
+    let checks: Vec<String> = inv
         .checks()
         .iter()
-        .map(|c| {
-            let (v, b) = (var(c.step), lit(c.bound));
-            quote!((#v >= #b))
-        })
+        .map(|c| format!("({} >= {})", var(c.step), c.bound))
         .collect();
-    let outputs: Vec<TokenStream> = inv.outputs().iter().map(|&o| value(o)).collect();
-    let padding = if checks.is_empty() {
-        quote!()
-    } else {
-        quote!(if #(#checks)|* { return #p::None; })
-    };
-    quote! {
-        if offset >= #storage { return #p::None; }
-        #(#lets)*
-        #padding
-        #p::Some([#(#outputs),*])
+    if !checks.is_empty() {
+        let _ = write!(body, "if {} {{ return {p}::None; }}", checks.join(" | "));
     }
+    let outputs: Vec<String> = inv.outputs().iter().map(|&o| value(o)).collect();
+    let _ = write!(body, "{p}::Some([{}])", outputs.join(", "));
+    body
 }
 
 /// The name of an expression-form `layout!`'s type, which rustc shows in
@@ -294,9 +283,8 @@ fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
     let is_empty = l.is_empty();
     // One fold gives both programs.
     let (offset, inverse) = l.programs();
-    let offset = offset_body(&offset).to_string();
-    let private = Ident::new(p, Span::call_site());
-    let index_of = index_of_body(&inverse, &quote!(#private)).to_string();
+    let offset = offset_body(&offset);
+    let index_of = index_of_body(&inverse, p);
     // Docs only where rustdoc can show them.
     let doc = |text: &str| {
         if short {
