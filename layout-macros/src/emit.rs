@@ -151,25 +151,32 @@ fn index_type(short: bool, rank: usize) -> String {
     }
 }
 
-/// `bytes` as a Rust byte string literal.
+/// `bytes` as a Rust byte string literal. By hand, not by `write!`: a
+/// formatting call per byte was most of the macro's time on the tables.
 fn byte_string(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2 + 3);
-    out.push_str("b\"");
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(bytes.len() * 4 + 3);
+    out.extend_from_slice(b"b\"");
     for &b in bytes {
         match b {
-            b'\0' => out.push_str("\\0"),
-            b'\t' => out.push_str("\\t"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b' '..=b'~' => out.push(char::from(b)),
-            // Writing to a `String` cannot fail.
-            _ => drop(write!(out, "\\x{b:02X}")),
+            b'\0' => out.extend_from_slice(b"\\0"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b' '..=b'~' => out.push(b),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'x',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]),
         }
     }
-    out.push('"');
-    out
+    out.push(b'"');
+    // Every byte pushed is ASCII.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `text` as tokens, by the compiler's own lexer when the macro runs in
