@@ -56,7 +56,10 @@ fn offset_body(p: &OffsetProgram) -> String {
     // A coefficient too large for the linear form: the terms as folded.
     let mut body = String::new();
     steps(&mut body, p.program(), &tokens::index_input);
-    let mut terms = p.terms().iter().map(|t| tokens::scaled(var(t.step), t.scale));
+    let mut terms = p
+        .terms()
+        .iter()
+        .map(|t| tokens::scaled(var(t.step), t.scale));
     match terms.next() {
         None => body.push('0'),
         Some(first) => {
@@ -350,7 +353,13 @@ fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
 /// the `const fn`s. Constants the trait derives from others, or whose
 /// default is this layout's value, are left to the trait's defaults: every
 /// item costs compile time.
-fn trait_impl(out: &mut String, ty: &Ident, l: &Layout, padding: Option<PaddingValue>, short: bool) {
+fn trait_impl(
+    out: &mut String,
+    ty: &Ident,
+    l: &Layout,
+    padding: Option<PaddingValue>,
+    short: bool,
+) {
     let p = SHORT_PATHS;
     let (usize, str) = (prim(short, "usize"), prim(short, "str"));
     let index = index_type(short, l.rank());
@@ -368,7 +377,10 @@ fn trait_impl(out: &mut String, ty: &Ident, l: &Layout, padding: Option<PaddingV
         String::new()
     } else {
         let m2m: Vec<String> = l.minor_to_major().iter().map(ToString::to_string).collect();
-        format!("const MINOR_TO_MAJOR: &'static [{usize}] = &[{}];", m2m.join(", "))
+        format!(
+            "const MINOR_TO_MAJOR: &'static [{usize}] = &[{}];",
+            m2m.join(", ")
+        )
     };
     let tiles = if l.tiles().is_empty() {
         String::new()
@@ -399,7 +411,12 @@ fn trait_impl(out: &mut String, ty: &Ident, l: &Layout, padding: Option<PaddingV
     let mut attributes = String::new();
     for a in l.__attributes() {
         if let Some((name, ty)) = a.constant {
-            let _ = write!(attributes, "const {name}: {} = {};", prim(short, ty), a.value);
+            let _ = write!(
+                attributes,
+                "const {name}: {} = {};",
+                prim(short, ty),
+                a.value
+            );
         }
     }
     // One literal, not a hundred: each array element would cost type

@@ -21,7 +21,10 @@ use layout_runtime::{Op, StepId};
 fn constant(operator: Operator, k: usize) -> String {
     match operator {
         Operator::Shl | Operator::Shr => {
-            format!("{}u32", u32::try_from(k).expect("a shift of a usize is below 64"))
+            format!(
+                "{}u32",
+                u32::try_from(k).expect("a shift of a usize is below 64")
+            )
         }
         _ => k.to_string(),
     }
