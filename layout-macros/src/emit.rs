@@ -6,132 +6,87 @@ use std::fmt::Write as _;
 use layout_runtime::{
     InverseProgram, Layout, OffsetProgram, PaddingValue, Program, TileDim, Value,
 };
-use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{quote, ToTokens};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
 
 use crate::ast::Input;
 use crate::linear;
-use crate::tokens::{self, lit, var};
+use crate::tokens::{self, var};
 
-/// Primitive types by absolute path, so a user's `struct usize;` cannot
-/// interfere; or, where the expansion's own block imports them
-/// ([`SHORT_PATHS`]), by name.
-struct Prims {
-    usize: TokenStream,
-    isize: TokenStream,
-    u32: TokenStream,
-    u64: TokenStream,
-    bool: TokenStream,
-    str: TokenStream,
-}
-
-impl Prims {
-    /// The primitive type called `name`.
-    fn named(&self, name: &str) -> TokenStream {
-        match name {
-            "usize" => self.usize.clone(),
-            "isize" => self.isize.clone(),
-            "u32" => self.u32.clone(),
-            "u64" => self.u64.clone(),
-            "bool" => self.bool.clone(),
-            "str" => self.str.clone(),
-            _ => {
-                let name = Ident::new(name, Span::call_site());
-                quote!(::core::primitive::#name)
-            }
-        }
-    }
-}
-
-fn prims(short: bool) -> Prims {
-    let [usize, isize, bool, str] = if short {
-        [quote!(usize), quote!(isize), quote!(bool), quote!(str)]
-    } else {
-        [
-            quote!(::core::primitive::usize),
-            quote!(::core::primitive::isize),
-            quote!(::core::primitive::bool),
-            quote!(::core::primitive::str),
-        ]
-    };
-    Prims {
-        usize,
-        isize,
-        u32: quote!(::core::primitive::u32),
-        u64: quote!(::core::primitive::u64),
-        bool,
-        str,
-    }
-}
-
-/// What the expression form's block starts with: its own names for the
-/// primitives it uses and for the facade's `__private`, so the rest of the
-/// block names them in one token rather than in seven or nine (tokens cost
-/// compile time). Nothing the user wrote is inside that block, so nothing
-/// these names shadow can be meant. The named form's items sit in the
-/// user's scope, which must not gain names, so it keeps absolute paths.
+/// Where the expansion's items sit: a block of their own (the expression
+/// form's, or the named form's `const _`), which imports the facade's
+/// `__private` under this name, so every path the items write is one
+/// token rather than seven or nine (tokens cost compile time). Nothing the
+/// user wrote is inside that block, so nothing the name shadows can be meant.
 const SHORT_PATHS: &str = "__xla";
+
+/// What the block starts with: its names for the primitives, so a user's
+/// `struct usize;` cannot interfere. The named form's block also names the
+/// user's type, which could be called like a primitive: it spells them in
+/// full instead.
+const SHORT_PRIMITIVES: &str = "use ::core::primitive::{bool, isize, str, usize};";
+
+/// The primitive type `name`, by name where [`SHORT_PRIMITIVES`] imports it.
+fn prim(short: bool, name: &str) -> String {
+    if short && matches!(name, "bool" | "isize" | "str" | "usize") {
+        name.to_owned()
+    } else {
+        format!("::core::primitive::{name}")
+    }
+}
 
 /// `let vN = ...;` for every step; `input(n)` names input `n`. The types
 /// are inferred (all `usize`): annotations would only cost compile time.
-fn steps(program: &Program, input: &dyn Fn(u8) -> TokenStream) -> Vec<TokenStream> {
-    program
-        .steps()
-        .iter()
-        .enumerate()
-        .map(|(i, &step)| {
-            let v = var(i as u16);
-            let rhs = tokens::op(step, false, &|a| var(a).into_token_stream(), input);
-            quote!(let #v = #rhs;)
-        })
-        .collect()
+fn steps(out: &mut String, program: &Program, input: &dyn Fn(u8) -> String) {
+    for (i, &step) in program.steps().iter().enumerate() {
+        let rhs = tokens::op(step, false, &var, input);
+        // Writing to a `String` cannot fail.
+        let _ = write!(out, "let {} = {rhs};", var(i as u16));
+    }
 }
 
-fn value(v: Value) -> TokenStream {
-    v.map_or_else(|| quote!(0), |s| var(s).into_token_stream())
+fn value(v: Value) -> String {
+    v.map_or_else(|| "0".to_owned(), var)
 }
 
-fn offset_body(p: &OffsetProgram) -> TokenStream {
+fn offset_body(p: &OffsetProgram) -> String {
     if let Some(body) = linear::offset_body(p) {
         return body;
     }
     // A coefficient too large for the linear form: the terms as folded.
-    let lets = steps(p.program(), &tokens::index_input);
-    let terms: Vec<TokenStream> = p
+    let mut body = String::new();
+    steps(&mut body, p.program(), &tokens::index_input);
+    let mut terms = p
         .terms()
         .iter()
-        .map(|t| tokens::scaled(var(t.step).into_token_stream(), t.scale))
-        .collect();
-    let sum = match terms.split_first() {
-        None => quote!(0),
-        Some((first, rest)) => quote!(#first #(.wrapping_add(#rest))*),
-    };
-    quote!(#(#lets)* #sum)
+        .map(|t| tokens::scaled(var(t.step), t.scale));
+    match terms.next() {
+        None => body.push('0'),
+        Some(first) => {
+            body.push_str(&first);
+            for t in terms {
+                let _ = write!(body, ".wrapping_add({t})");
+            }
+        }
+    }
+    body
 }
 
-fn index_of_body(inv: &InverseProgram, p: &TokenStream) -> TokenStream {
-    let lets = steps(inv.program(), &|_| quote!(offset));
-    let storage = lit(inv.storage_len());
-    let checks: Vec<TokenStream> = inv
+/// The body of `index_of`; `p` is the path of the facade's `__private`.
+fn index_of_body(inv: &InverseProgram, p: &str) -> String {
+    let mut body = format!("if offset >= {} {{ return {p}::None; }}", inv.storage_len());
+    steps(&mut body, inv.program(), &|_| "offset".to_owned());
+    let checks: Vec<String> = inv
         .checks()
         .iter()
-        .map(|c| {
-            let (v, b) = (var(c.step), lit(c.bound));
-            quote!((#v >= #b))
-        })
+        .map(|c| format!("({} >= {})", var(c.step), c.bound))
         .collect();
-    let outputs: Vec<TokenStream> = inv.outputs().iter().map(|&o| value(o)).collect();
-    let padding = if checks.is_empty() {
-        quote!()
-    } else {
-        quote!(if #(#checks)|* { return #p::None; })
-    };
-    quote! {
-        if offset >= #storage { return #p::None; }
-        #(#lets)*
-        #padding
-        #p::Some([#(#outputs),*])
+    if !checks.is_empty() {
+        let _ = write!(body, "if {} {{ return {p}::None; }}", checks.join(" | "));
     }
+    let outputs: Vec<String> = inv.outputs().iter().map(|&o| value(o)).collect();
+    let _ = write!(body, "{p}::Some([{}])", outputs.join(", "));
+    body
 }
 
 /// The name of an expression-form `layout!`'s type, which rustc shows in
@@ -185,19 +140,106 @@ fn is_row_major(l: &Layout) -> bool {
         .all(|(i, &d)| i == d)
 }
 
+/// The expression form's name for `[usize; rank]`, the type of an index:
+/// each array type written costs an anonymous constant, so it is written
+/// once.
+const INDEX: &str = "Index";
+
+/// The type of an index, `[usize; rank]`, in the text of the items.
+fn index_type(short: bool, rank: usize) -> String {
+    if short {
+        INDEX.to_owned()
+    } else {
+        format!("[{}; {rank}]", prim(short, "usize"))
+    }
+}
+
+/// `bytes` as a Rust byte string literal. By hand, not by `write!`: a
+/// formatting call per byte was most of the macro's time on the tables.
+fn byte_string(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(bytes.len() * 4 + 3);
+    out.extend_from_slice(b"b\"");
+    for &b in bytes {
+        match b {
+            b'\0' => out.extend_from_slice(b"\\0"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b' '..=b'~' => out.push(b),
+            _ => out.extend_from_slice(&[
+                b'\\',
+                b'x',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 15)],
+            ]),
+        }
+    }
+    out.push(b'"');
+    // Every byte pushed is ASCII.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// `text` as tokens, by the compiler's own lexer when the macro runs in
+/// it: `proc_macro2` would first lex it again itself, unoptimized.
+fn lex(text: &str) -> Option<TokenStream> {
+    if proc_macro::is_available() {
+        text.parse::<proc_macro::TokenStream>()
+            .ok()
+            .map(TokenStream::from)
+    } else {
+        text.parse().ok()
+    }
+}
+
 /// Code for a valid layout: the type, its `const fn`s and the trait.
+///
+/// The items are written as text and lexed once: in a user's build the
+/// macro runs unoptimized, and building them token by token took most of
+/// its time, while the compiler's lexer is optimized.
 pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let short = input.named.is_none();
-    let prims = prims(short);
     let krate = &input.krate;
     let private = Ident::new(SHORT_PATHS, Span::call_site());
-    let p = if short {
-        quote!(#private)
-    } else {
-        quote!(#krate::__private)
-    };
     let spec = l.to_string();
-    let (attrs, vis, ty) = match &input.named {
+    let ty = match &input.named {
+        Some((_, _, name)) => name.clone(),
+        // Type errors name the hidden type, so it is named after the layout.
+        None => Ident::new(&type_name(l), Span::call_site()),
+    };
+    let mut text = String::with_capacity(4096);
+    if short {
+        text.push_str(SHORT_PRIMITIVES);
+        let _ = write!(text, "type {INDEX} = [usize; {}];", l.rank());
+        // Nothing can name it, so nothing documents it: docs cost compile time.
+        let _ = write!(text, "struct {ty};");
+    }
+    let _ = write!(
+        text,
+        "{SHORT_PATHS}::impls!({ty}, {spec:?}, {:?});",
+        format!("layout!({spec:?})")
+    );
+    inherent_impl(&mut text, &ty, l, short);
+    trait_impl(&mut text, &ty, l, input.padding_value, short);
+    let Some(items) = lex(&text) else {
+        // The text is the macro's own: a lexing error is a bug in it.
+        return syn::Error::new(Span::call_site(), "layout!: the expansion does not lex")
+            .to_compile_error();
+    };
+    let vis = match &input.named {
+        Some((_, vis, _)) => quote!(#vis),
+        None => quote!(),
+    };
+    let tiled_impl = crate::tile::tiled_impl(input, &vis, &ty, l);
+    match &input.named {
+        None => quote!({
+            use #krate::__private as #private;
+            #items
+            #tiled_impl
+            #ty
+        }),
         Some((attrs, vis, name)) => {
             let user_docs = attrs.iter().any(|a| a.path().is_ident("doc"));
             // After the user's own docs, as a paragraph of its own.
@@ -206,66 +248,48 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
             } else {
                 format!("The XLA layout `{spec}`.")
             };
-            (quote!(#(#attrs)* #[doc = #doc]), quote!(#vis), name.clone())
+            // The impls sit in a `const _` block, whose `use` adds no name
+            // to the user's scope.
+            quote! {
+                #(#attrs)* #[doc = #doc]
+                #vis struct #name;
+                const _: () = {
+                    use #krate::__private as #private;
+                    #items
+                };
+                #tiled_impl
+            }
         }
-        // Type errors name the hidden type, so it is named after the layout.
-        // Nothing can name it, so nothing documents it: docs cost compile time.
-        None => (
-            quote!(#[allow(non_camel_case_types)]),
-            quote!(),
-            Ident::new(&type_name(l), Span::call_site()),
-        ),
-    };
-    let trait_impl = trait_impl(&p, &prims, &ty, l, input.padding_value);
-    let tiled_impl = crate::tile::tiled_impl(input, &vis, &ty, l);
-    let debug = format!("layout!({spec:?})");
-    let inherent = inherent_impl(&p, &prims, &ty, l, short);
-    let items = quote! {
-        #attrs
-        #vis struct #ty;
-        #p::impls!(#ty, #spec, #debug);
-
-        #inherent
-
-        #trait_impl
-        #tiled_impl
-    };
-    if short {
-        quote!({
-            use #krate::__private as #private;
-            use ::core::primitive::{bool, isize, str, usize};
-            #items
-            #ty
-        })
-    } else {
-        items
     }
 }
 
 /// The inherent `impl`: the constants and `const fn`s, documented in the
 /// named form only (`short`: the expression form).
-fn inherent_impl(
-    p: &TokenStream,
-    prims: &Prims,
-    ty: &Ident,
-    l: &Layout,
-    short: bool,
-) -> TokenStream {
-    let Prims {
-        usize,
-        isize,
-        bool,
-        str,
-        ..
-    } = prims;
+///
+/// The items carry no `#[allow(..)]`: they come from `layout!`, a macro of
+/// another crate, and rustc and clippy lint no code from such a macro,
+/// while checking each lint name costs every expansion compile time.
+fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
+    let p = SHORT_PATHS;
+    let (usize, isize, bool, str) = (
+        prim(short, "usize"),
+        prim(short, "isize"),
+        prim(short, "bool"),
+        prim(short, "str"),
+    );
     let spec = l.to_string();
-    let rank = lit(l.rank());
-    let dims: Vec<Literal> = l.dims().iter().map(|&d| lit(d)).collect();
-    let (len, storage_len, storage_bytes) =
-        (lit(l.len()), lit(l.storage_len()), lit(l.storage_bytes()));
-    let padding_len = lit(l.padding_len());
-    let true_rank = lit(l.true_rank());
-    let in_range = quote!(#p::inside(&index, &Self::DIMS));
+    let rank = l.rank();
+    let index = index_type(short, rank);
+    let dims = l
+        .dims()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (len, storage_len, storage_bytes) = (l.len(), l.storage_len(), l.storage_bytes());
+    let padding_len = l.padding_len();
+    let true_rank = l.true_rank();
+    let in_range = format!("{p}::inside(&index, &Self::DIMS)");
     let is_empty = l.is_empty();
     // One fold gives both programs.
     let (offset, inverse) = l.programs();
@@ -274,86 +298,55 @@ fn inherent_impl(
     // Docs only where rustdoc can show them.
     let doc = |text: &str| {
         if short {
-            quote!()
+            String::new()
         } else {
-            quote!(#[doc = #text])
+            format!("#[doc = {text:?}]")
         }
     };
-    let doc_spec_const = doc(" The canonical spec.");
-    let doc_dims_const = doc(" The logical dims.");
-    let doc_storage_len_const = doc(" Storage slots, padding included.");
-    let doc_offset = doc(" The storage offset of `index`. Outside the dims: a panic in debug\n builds (a compile error in `const` evaluation), naming the index\n and the dims; unchecked in release builds, where the result is\n unspecified but never a panic.");
-    let doc_try_offset = doc(" The storage offset of `index`, or `None` outside the dims.");
-    let doc_index_of =
-        doc(" The logical index at `offset`, or `None` for padding or past storage.");
     let doc_len = doc(" Logical elements.");
-    let doc_is_empty = doc(" Whether some dim is 0.");
-    let doc_storage_len = doc(" Storage slots, padding and `L(n)` included.");
     let doc_storage_bytes = doc(" Storage bytes.");
     let doc_padding_len = doc(" Storage slots that hold no element.");
-    let doc_rank = doc(" The number of dims.");
-    let doc_true_rank = doc(" The number of dims greater than 1.");
-    let doc_dim = doc(" One dim's size; negative numbers count from the end.");
-    let doc_runtime = doc(" The same layout as a run-time `Layout`.");
-    quote! {
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, non_upper_case_globals)]
-        impl #ty {
-            #doc_spec_const
-            pub const SPEC: &'static #str = #spec;
-            #doc_dims_const
-            pub const DIMS: [#usize; #rank] = [#(#dims),*];
-            #doc_len
-            pub const LEN: #usize = #len;
-            #doc_storage_len_const
-            pub const STORAGE_LEN: #usize = #storage_len;
-            #doc_storage_bytes
-            pub const STORAGE_BYTES: #usize = #storage_bytes;
-            #doc_padding_len
-            pub const PADDING_LEN: #usize = #padding_len;
-
-            #doc_offset
-            #[inline]
-            #[cfg_attr(debug_assertions, track_caller)]
-            pub const fn offset(self, index: [#usize; #rank]) -> #usize {
-                // `cfg!`, not `#[cfg]`: it is the user's build that decides,
-                // and release code stays exactly the arithmetic below.
-                if ::core::cfg!(debug_assertions) && !#in_range {
-                    #p::outside_dims(&index, &Self::DIMS)
-                }
-                #offset
-            }
-
-            #doc_try_offset
-            #[inline]
-            pub const fn try_offset(self, index: [#usize; #rank]) -> #p::Option<#usize> {
-                if #in_range { #p::Some(self.offset(index)) } else { #p::None }
-            }
-
-            #doc_index_of
-            #[inline]
-            pub const fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #index_of }
-
-            #doc_len
-            pub const fn len(self) -> #usize { #len }
-            #doc_is_empty
-            pub const fn is_empty(self) -> #bool { #is_empty }
-            #doc_storage_len
-            pub const fn storage_len(self) -> #usize { #storage_len }
-            #doc_storage_bytes
-            pub const fn storage_bytes(self) -> #usize { #storage_bytes }
-            #doc_padding_len
-            pub const fn padding_len(self) -> #usize { #padding_len }
-            #doc_rank
-            pub const fn rank(self) -> #usize { #rank }
-            #doc_true_rank
-            pub const fn true_rank(self) -> #usize { #true_rank }
-            #doc_dim
-            pub const fn dim(self, dim: #isize) -> #p::Option<#usize> { #p::dim_of(&Self::DIMS, dim) }
-            #doc_runtime
-            pub fn runtime(self) -> #p::Layout { <Self as #p::StaticLayout>::runtime(self) }
-        }
-
-    }
+    let _ = write!(
+        out,
+        "impl {ty} {{ \
+         {doc_spec_const} pub const SPEC: &'static {str} = {spec:?}; \
+         {doc_dims_const} pub const DIMS: {index} = [{dims}]; \
+         {doc_len} pub const LEN: {usize} = {len}; \
+         {doc_storage_len_const} pub const STORAGE_LEN: {usize} = {storage_len}; \
+         {doc_storage_bytes} pub const STORAGE_BYTES: {usize} = {storage_bytes}; \
+         {doc_padding_len} pub const PADDING_LEN: {usize} = {padding_len}; \
+         {doc_offset} #[inline] #[cfg_attr(debug_assertions, track_caller)] \
+         pub const fn offset(self, index: {index}) -> {usize} {{ \
+         if ::core::cfg!(debug_assertions) && !{in_range} {{ {p}::outside_dims(&index, &Self::DIMS) }} \
+         {offset} }} \
+         {doc_try_offset} #[inline] \
+         pub const fn try_offset(self, index: {index}) -> {p}::Option<{usize}> {{ \
+         if {in_range} {{ {p}::Some(self.offset(index)) }} else {{ {p}::None }} }} \
+         {doc_index_of} #[inline] \
+         pub const fn index_of(self, offset: {usize}) -> {p}::Option<{index}> {{ {index_of} }} \
+         {doc_len} pub const fn len(self) -> {usize} {{ {len} }} \
+         {doc_is_empty} pub const fn is_empty(self) -> {bool} {{ {is_empty} }} \
+         {doc_storage_len} pub const fn storage_len(self) -> {usize} {{ {storage_len} }} \
+         {doc_storage_bytes} pub const fn storage_bytes(self) -> {usize} {{ {storage_bytes} }} \
+         {doc_padding_len} pub const fn padding_len(self) -> {usize} {{ {padding_len} }} \
+         {doc_rank} pub const fn rank(self) -> {usize} {{ {rank} }} \
+         {doc_true_rank} pub const fn true_rank(self) -> {usize} {{ {true_rank} }} \
+         {doc_dim} pub const fn dim(self, dim: {isize}) -> {p}::Option<{usize}> {{ {p}::dim_of(&Self::DIMS, dim) }} \
+         {doc_runtime} pub fn runtime(self) -> {p}::Layout {{ <Self as {p}::StaticLayout>::runtime(self) }} \
+         }}",
+        doc_spec_const = doc(" The canonical spec."),
+        doc_dims_const = doc(" The logical dims."),
+        doc_storage_len_const = doc(" Storage slots, padding included."),
+        doc_offset = doc(" The storage offset of `index`. Outside the dims: a panic in debug\n builds (a compile error in `const` evaluation), naming the index\n and the dims; unchecked in release builds, where the result is\n unspecified but never a panic."),
+        doc_try_offset = doc(" The storage offset of `index`, or `None` outside the dims."),
+        doc_index_of = doc(" The logical index at `offset`, or `None` for padding or past storage."),
+        doc_is_empty = doc(" Whether some dim is 0."),
+        doc_storage_len = doc(" Storage slots, padding and `L(n)` included."),
+        doc_rank = doc(" The number of dims."),
+        doc_true_rank = doc(" The number of dims greater than 1."),
+        doc_dim = doc(" One dim's size; negative numbers count from the end."),
+        doc_runtime = doc(" The same layout as a run-time `Layout`."),
+    );
 }
 
 /// `impl StaticLayout`: the description as constants, methods forwarding to
@@ -361,73 +354,99 @@ fn inherent_impl(
 /// default is this layout's value, are left to the trait's defaults: every
 /// item costs compile time.
 fn trait_impl(
-    p: &TokenStream,
-    prims: &Prims,
+    out: &mut String,
     ty: &Ident,
     l: &Layout,
     padding: Option<PaddingValue>,
-) -> TokenStream {
-    let Prims { usize, str, .. } = prims;
-    let rank = lit(l.rank());
-    let m2m = (!is_row_major(l)).then(|| {
-        let m2m = l.minor_to_major().iter().map(|&d| lit(d));
-        quote!(const MINOR_TO_MAJOR: &'static [#usize] = &[#(#m2m),*];)
-    });
-    let tiles = l.tiles().iter().map(|t| {
-        let dims = t.dims().iter().map(|d| match d {
-            TileDim::Size(n) => {
-                let n = lit(*n);
-                quote!(#p::TileDim::Size(#n))
-            }
-            TileDim::Combine => quote!(#p::TileDim::Combine),
-        });
-        quote!(&[#(#dims),*])
-    });
-    let tiles = (!l.tiles().is_empty())
-        .then(|| quote!(const TILES: &'static [&'static [#p::TileDim]] = &[#(#tiles),*];));
-    let element = Ident::new(&format!("{:?}", l.element_type()), Span::call_site());
+    short: bool,
+) {
+    let p = SHORT_PATHS;
+    let (usize, str) = (prim(short, "usize"), prim(short, "str"));
+    let index = index_type(short, l.rank());
+    // Literals, not the inherent constants: a path would make each
+    // constant depend on another, which costs compile time.
+    let spec = l.to_string();
+    let dims = l
+        .dims()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let storage_len = l.storage_len();
+    let m2m = if is_row_major(l) {
+        String::new()
+    } else {
+        let m2m: Vec<String> = l.minor_to_major().iter().map(ToString::to_string).collect();
+        format!(
+            "const MINOR_TO_MAJOR: &'static [{usize}] = &[{}];",
+            m2m.join(", ")
+        )
+    };
+    let tiles = if l.tiles().is_empty() {
+        String::new()
+    } else {
+        let tiles: Vec<String> = l
+            .tiles()
+            .iter()
+            .map(|t| {
+                let dims: Vec<String> = t
+                    .dims()
+                    .iter()
+                    .map(|d| match d {
+                        TileDim::Size(n) => format!("{p}::TileDim::Size({n})"),
+                        TileDim::Combine => format!("{p}::TileDim::Combine"),
+                    })
+                    .collect();
+                format!("&[{}]", dims.join(", "))
+            })
+            .collect();
+        format!(
+            "const TILES: &'static [&'static [{p}::TileDim]] = &[{}];",
+            tiles.join(", ")
+        )
+    };
+    let element = format!("{:?}", l.element_type());
     // Each attribute written sets its constant; the others keep the
     // trait's defaults, which are the unwritten values.
-    let attributes = l.__attributes().filter_map(|a| {
-        let (name, ty) = a.constant?;
-        let name = Ident::new(name, Span::call_site());
-        let ty = prims.named(ty);
-        let value = Literal::u64_unsuffixed(a.value);
-        Some(quote!(const #name: #ty = #value;))
-    });
+    let mut attributes = String::new();
+    for a in l.__attributes() {
+        if let Some((name, ty)) = a.constant {
+            let _ = write!(
+                attributes,
+                "const {name}: {} = {};",
+                prim(short, ty),
+                a.value
+            );
+        }
+    }
     // One literal, not a hundred: each array element would cost type
     // checking and MIR.
     let mut bytes = Vec::new();
     l.__bytes(&mut |b| bytes.push(b));
-    let bytes = Literal::byte_string(&bytes);
-    let padding = padding.map(|v| {
-        let v = Ident::new(&format!("{v:?}"), Span::call_site());
-        quote!(const PADDING_VALUE: #p::PaddingValue = #p::PaddingValue::#v;)
+    let bytes = byte_string(&bytes);
+    let padding = padding.map_or_else(String::new, |v| {
+        format!("const PADDING_VALUE: {p}::PaddingValue = {p}::PaddingValue::{v:?};")
     });
-    quote! {
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-        impl #p::StaticLayout for #ty {
-            const SPEC: &'static #str = #ty::SPEC;
-            const ELEMENT_TYPE: #p::ElementType = #p::ElementType::#element;
-            const DIMS: &'static [#usize] = &#ty::DIMS;
-            #m2m
-            #tiles
-            #(#attributes)*
-            const STORAGE_LEN: #usize = #ty::STORAGE_LEN;
-            #padding
-            type Index = [#usize; #rank];
-            #[inline]
-            #[cfg_attr(debug_assertions, track_caller)]
-            fn offset(self, index: [#usize; #rank]) -> #usize { #ty::offset(self, index) }
-            #[inline]
-            fn index_of(self, offset: #usize) -> #p::Option<[#usize; #rank]> { #ty::index_of(self, offset) }
-            #[inline]
-            fn tables(self) -> #p::Option<&'static #p::Layout> {
-                static TABLES: #p::Tables = #p::Tables::new(#bytes);
-                #p::Some(TABLES.get())
-            }
-        }
-    }
+    let _ = write!(
+        out,
+        "impl {p}::StaticLayout for {ty} {{ \
+         const SPEC: &'static {str} = {spec:?}; \
+         const ELEMENT_TYPE: {p}::ElementType = {p}::ElementType::{element}; \
+         const DIMS: &'static [{usize}] = &[{dims}]; \
+         {m2m} {tiles} {attributes} \
+         const STORAGE_LEN: {usize} = {storage_len}; \
+         {padding} \
+         type Index = {index}; \
+         #[inline] #[cfg_attr(debug_assertions, track_caller)] \
+         fn offset(self, index: {index}) -> {usize} {{ {ty}::offset(self, index) }} \
+         #[inline] \
+         fn index_of(self, offset: {usize}) -> {p}::Option<{index}> {{ {ty}::index_of(self, offset) }} \
+         #[inline] \
+         fn tables(self) -> {p}::Option<&'static {p}::Layout> {{ \
+         static TABLES: {p}::Tables = {p}::Tables::new({bytes}); \
+         {p}::Some(TABLES.get()) }} \
+         }}"
+    );
 }
 
 /// After an error: a value with the same method names, so uses of it

@@ -23,9 +23,9 @@
 //! `x86_64` code from 5856 instructions to 5221 (249 layouts gain, 15 lose
 //! one or two).
 
+use std::fmt::Write as _;
+
 use layout_runtime::{OffsetProgram, Op, StepId};
-use proc_macro2::TokenStream;
-use quote::quote;
 
 use crate::tokens::{self, scaled, var};
 
@@ -38,19 +38,17 @@ struct LinearForm {
 
 /// The body of `offset` for `p`, or `None` if a coefficient does not fit
 /// (the caller then prints the folded terms as they are).
-pub(crate) fn offset_body(p: &OffsetProgram) -> Option<TokenStream> {
+pub(crate) fn offset_body(p: &OffsetProgram) -> Option<String> {
     let form = linear_form(p)?;
     let printer = Printer::new(&form);
-    let lets: Vec<TokenStream> = (0..form.steps.len())
-        .filter(|&i| printer.named(i))
-        .map(|i| {
-            let id = StepId::try_from(i).ok()?;
-            let (v, rhs) = (var(id), printer.expr(id, true));
-            Some(quote!(let #v = #rhs;))
-        })
-        .collect::<Option<_>>()?;
-    let sum = chain(None, &form.terms, &printer)?;
-    Some(quote!(#(#lets)* #sum))
+    let mut body = String::new();
+    for i in (0..form.steps.len()).filter(|&i| printer.named(i)) {
+        let id = StepId::try_from(i).ok()?;
+        // Writing to a `String` cannot fail.
+        let _ = write!(body, "let {} = {};", var(id), printer.expr(id, true));
+    }
+    body.push_str(&chain(None, &form.terms, &printer)?);
+    Some(body)
 }
 
 struct Builder {
@@ -235,10 +233,9 @@ impl<'a> Printer<'a> {
     }
 
     /// Step `s`: its name, or (to define it, or read once) its expression.
-    fn expr(&self, s: StepId, define: bool) -> TokenStream {
+    fn expr(&self, s: StepId, define: bool) -> String {
         if !define && self.named(usize::from(s)) {
-            let v = var(s);
-            return quote!(#v);
+            return var(s);
         }
         tokens::op(
             self.ops[usize::from(s)],
@@ -251,16 +248,16 @@ impl<'a> Printer<'a> {
 
 /// Adds `Σ coefficient * value` to `acc` by Horner's rule; see the module docs.
 fn chain(
-    mut acc: Option<TokenStream>,
+    mut acc: Option<String>,
     terms: &[(StepId, i128)],
     printer: &Printer<'_>,
-) -> Option<TokenStream> {
-    let push = |acc: Option<TokenStream>, term: TokenStream, negative: bool| {
+) -> Option<String> {
+    let push = |acc: Option<String>, term: String, negative: bool| {
         Some(match (acc, negative) {
             (None, false) => term,
-            (None, true) => quote!(0usize.wrapping_sub(#term)),
-            (Some(acc), false) => quote!(#acc.wrapping_add(#term)),
-            (Some(acc), true) => quote!(#acc.wrapping_sub(#term)),
+            (None, true) => format!("0usize.wrapping_sub({term})"),
+            (Some(acc), false) => format!("{acc}.wrapping_add({term})"),
+            (Some(acc), true) => format!("{acc}.wrapping_sub({term})"),
         })
     };
     let factor = |terms: &[(StepId, i128)]| {
@@ -277,7 +274,7 @@ fn chain(
         let factored = chain(None, &inner, printer)?;
         return push(
             acc,
-            scaled(quote!((#factored)), usize::try_from(g).ok()?),
+            scaled(format!("({factored})"), usize::try_from(g).ok()?),
             false,
         );
     }

@@ -3,52 +3,48 @@
 //! so an op prints one way everywhere. Which operator a step becomes comes
 //! from the runtime's table of spellings (`Op::spelling`), which the C
 //! printer follows too; only the Rust form of each operator is here.
+//!
+//! They print text, which the compiler lexes once for the whole expansion:
+//! in a user's build the macro runs unoptimized, and building the same
+//! code token by token cost most of its time.
+
+use std::fmt::Write as _;
 
 use layout_runtime::program::{scaling, Operand, Operator, Spelling};
 use layout_runtime::{Op, StepId};
-use proc_macro2::{Ident, Literal, Punct, Spacing, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
-
-/// A `usize` literal without a suffix.
-pub(crate) fn lit(n: usize) -> Literal {
-    Literal::usize_unsuffixed(n)
-}
 
 /// A constant operand of `operator`: shift amounts as typed `u32`
 /// literals. With an unsuffixed one, `x << 3` leaves the right-hand side's
 /// type open until integer fallback, and type checking weighs every `Shl`
 /// impl of `usize` meanwhile, in every build that type-checks the expansion
 /// afresh.
-fn constant(operator: Operator, k: usize) -> Literal {
+fn constant(operator: Operator, k: usize) -> String {
     match operator {
         Operator::Shl | Operator::Shr => {
-            Literal::u32_suffixed(u32::try_from(k).expect("a shift of a usize is below 64"))
+            format!(
+                "{}u32",
+                u32::try_from(k).expect("a shift of a usize is below 64")
+            )
         }
-        _ => lit(k),
+        _ => k.to_string(),
     }
 }
 
 /// The name of step `step`'s value.
-pub(crate) fn var(step: StepId) -> Ident {
-    format_ident!("v{}", step)
+pub(crate) fn var(step: StepId) -> String {
+    format!("v{step}")
 }
 
 /// Input `n` of an offset: entry `n` of the `index` argument.
-pub(crate) fn index_input(n: u8) -> TokenStream {
-    let n = lit(usize::from(n));
-    quote!(index[#n])
+pub(crate) fn index_input(n: u8) -> String {
+    format!("index[{n}]")
 }
 
 /// `e * k`, wrapping, as a shift when `k` is a power of two.
-pub(crate) fn scaled(e: TokenStream, k: usize) -> TokenStream {
+pub(crate) fn scaled(e: String, k: usize) -> String {
     match scaling(k) {
         None => e,
-        Some((operator, k)) => binary(
-            &e,
-            operator,
-            &constant(operator, k).into_token_stream(),
-            false,
-        ),
+        Some((operator, k)) => binary(&e, operator, &constant(operator, k), false),
     }
 }
 
@@ -59,16 +55,16 @@ pub(crate) fn scaled(e: TokenStream, k: usize) -> TokenStream {
 pub(crate) fn op(
     op: Op,
     nested: bool,
-    arg: &dyn Fn(StepId) -> TokenStream,
-    input: &dyn Fn(u8) -> TokenStream,
-) -> TokenStream {
+    arg: &dyn Fn(StepId) -> String,
+    input: &dyn Fn(u8) -> String,
+) -> String {
     match op.spelling() {
         Spelling::Input(n) => input(n),
         Spelling::Same(a) => arg(a),
         Spelling::Binary(a, operator, operand) => {
             let rhs = match operand {
                 Operand::Step(b) => arg(b),
-                Operand::Constant(k) => constant(operator, k).into_token_stream(),
+                Operand::Constant(k) => constant(operator, k),
             };
             binary(&arg(a), operator, &rhs, nested)
         }
@@ -77,41 +73,37 @@ pub(crate) fn op(
 
 /// `a <operator> b` as Rust: a wrapping method where the operator has one,
 /// else the symbol, parenthesised when `nested` or when the operator always is.
-fn binary(a: &TokenStream, operator: Operator, b: &TokenStream, nested: bool) -> TokenStream {
-    if let Some(method) = operator.wrapping_method() {
-        let method = Ident::new(method, Span::call_site());
-        return quote!(#a.#method(#b));
-    }
-    let symbol = operator.symbol();
-    let last = symbol.len() - 1;
-    let symbol = symbol.chars().enumerate().map(|(i, c)| {
-        let spacing = if i < last {
-            Spacing::Joint
-        } else {
-            Spacing::Alone
-        };
-        Punct::new(c, spacing)
-    });
-    if nested || operator.always_grouped() {
-        quote!((#a #(#symbol)* #b))
+fn binary(a: &str, operator: Operator, b: &str, nested: bool) -> String {
+    let mut out = String::with_capacity(a.len() + b.len() + 16);
+    // Writing to a `String` cannot fail.
+    let _ = if let Some(method) = operator.wrapping_method() {
+        write!(out, "{a}.{method}({b})")
+    } else if nested || operator.always_grouped() {
+        write!(out, "({a} {} {b})", operator.symbol())
     } else {
-        quote!(#a #(#symbol)* #b)
-    }
+        write!(out, "{a} {} {b}", operator.symbol())
+    };
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use layout_runtime::Op;
-    use quote::quote;
+    use proc_macro2::TokenStream;
 
-    use super::{op, scaled, var};
+    use super::{op, var};
+
+    /// `text` as the compiler prints its tokens, as the expansion is lexed.
+    fn tokens(text: &str) -> String {
+        text.parse::<TokenStream>().expect("lexes").to_string()
+    }
 
     fn rust(step: Op, nested: bool) -> String {
-        let arg = |a| {
-            let v = var(a);
-            quote!(#v)
-        };
-        op(step, nested, &arg, &super::index_input).to_string()
+        tokens(&op(step, nested, &var, &super::index_input))
+    }
+
+    fn scaled(e: &str, k: usize) -> String {
+        tokens(&super::scaled(e.to_owned(), k))
     }
 
     #[test]
@@ -125,7 +117,7 @@ mod tests {
         assert_eq!(rust(Op::Mul(1, 6), true), "v1 . wrapping_mul (6)");
         assert_eq!(rust(Op::Add(1, 2), false), "v1 . wrapping_add (v2)");
         assert_eq!(rust(Op::Input(2), false), "index [2]");
-        assert_eq!(scaled(quote!(x), 1).to_string(), "x");
-        assert_eq!(scaled(quote!(x), 4).to_string(), "(x << 2u32)");
+        assert_eq!(scaled("x", 1), "x");
+        assert_eq!(scaled("x", 4), "(x << 2u32)");
     }
 }
