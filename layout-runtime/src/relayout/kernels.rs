@@ -1119,6 +1119,32 @@ mod tests {
         }
     }
 
+    /// The row offsets [`stream_lines`] carries from tile to tile are the
+    /// ones it would divide for: groups shorter than, equal to, dividing,
+    /// and longer than 16 rows, outer strides below and above a group's
+    /// span, any start.
+    #[test]
+    fn carried_row_offsets_match_divided_ones() {
+        for na in [1, 2, 3, 5, 8, 12, 16, 17, 40, 131] {
+            for (outer, step) in [(na * 7, 7), (na * 7 + 33, 7), (3, 129), (1, 1)] {
+                let rows = Rows16::new(na, outer, step);
+                for start in [0, 1, 11, na, 3 * na + 5] {
+                    let mut at = rows.at(start);
+                    for band in 0..40 {
+                        let i = start + 16 * band;
+                        let want: [usize; 16] =
+                            core::array::from_fn(|c| (i + c) / na * outer + (i + c) % na * step);
+                        assert_eq!(
+                            at.off, want,
+                            "{na} {outer} {step} from {start}, band {band}"
+                        );
+                        rows.advance(&mut at);
+                    }
+                }
+            }
+        }
+    }
+
     /// Line tiles of 3-D and 2-D transposes, both sides as rows, against a
     /// plain loop: sizes around the 16-unit grid, odd offsets (so every
     /// place in a line), group sizes that split tiles, 4-byte elements and
