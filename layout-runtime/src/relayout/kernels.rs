@@ -647,8 +647,9 @@ fn stream_lines<T: Copy>(
     let (tiles_i, tiles_j) = ((i_hi - i_lo) / 16, (j_hi - j_lo) / 16);
     // Bands in the order that streams the source (16 of its columns all
     // the way down, or 16 of its rows all the way along), the row side's
-    // 16 offsets carried from tile to tile: a division per row per tile
-    // took a fifth of the samples of the way back from `T(8,128)`.
+    // 16 offsets carried from tile to tile: two divisions per row per
+    // tile (the offsets and the prefetch) took a third of the way back's
+    // samples from `T(8,128)`.
     if rows_dst {
         for tj in 0..tiles_j {
             let j0 = j_lo + 16 * tj;
