@@ -549,6 +549,106 @@ impl Rows16 {
     }
 }
 
+/// The grid of 16x16 tiles of [`stream_lines`] from (`i_lo`, `j_lo`): the
+/// row side's starts, the column side's step, units `w` a position.
+#[derive(Clone, Copy)]
+struct TileGrid {
+    d: usize,
+    s: usize,
+    w: usize,
+    rows: Rows16,
+    col_step: usize,
+    i_lo: usize,
+    j_lo: usize,
+    tiles_i: usize,
+    tiles_j: usize,
+}
+
+// Bands in the order that streams the source (16 of its columns all the way
+// down, or 16 of its rows all the way along), the row side's 16 starts
+// carried from tile to tile: two divisions per row per tile (the runs and
+// the runs prefetched) took a third of the samples of the way back from
+// `T(8,128)`.
+impl TileGrid {
+    /// Rows on the destination: bands of 16 source columns, top to bottom.
+    fn down_columns<T: Copy>(
+        self,
+        dst: &mut [T],
+        src: &[T],
+        tile: impl Fn(&mut [T], &[usize; 16], &[usize; 16], usize, usize),
+    ) {
+        let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
+        let (i_lo, j_lo, tiles_i) = (self.i_lo, self.j_lo, self.tiles_i);
+        let j_hi = j_lo + 16 * self.tiles_j;
+        for tj in 0..self.tiles_j {
+            let j0 = j_lo + 16 * tj;
+            let mut at = self.rows.at(i_lo);
+            for ti in 0..tiles_i {
+                let i0 = i_lo + 16 * ti;
+                let to = at.off.map(|r| d + r + j0 * w);
+                let from = core::array::from_fn(|c| s + (j0 + c) * col_step + i0 * w);
+                // The source columns' lines of the tile a few on, down
+                // these columns or at the top of the next band.
+                let ahead = ti + PREFETCH_TILES;
+                let (pi, pj) = if ahead < tiles_i {
+                    (i_lo + 16 * ahead, j0)
+                } else {
+                    (i_lo + 16 * (ahead - tiles_i), j0 + 16)
+                };
+                if pj < j_hi {
+                    for c in 0..16 {
+                        let f = s + (pj + c) * col_step + pi * w;
+                        simd::prefetch(src, f);
+                        simd::prefetch(src, f + 16 * w - 1);
+                    }
+                }
+                tile(dst, &to, &from, i0, j0);
+                self.rows.advance(&mut at);
+            }
+        }
+    }
+
+    /// Rows on the source: bands of 16 source rows, left to right.
+    fn along_rows<T: Copy>(
+        self,
+        dst: &mut [T],
+        src: &[T],
+        tile: impl Fn(&mut [T], &[usize; 16], &[usize; 16], usize, usize),
+    ) {
+        let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
+        let (i_lo, j_lo, tiles_i, tiles_j) = (self.i_lo, self.j_lo, self.tiles_i, self.tiles_j);
+        let mut at = self.rows.at(i_lo);
+        for ti in 0..tiles_i {
+            let i0 = i_lo + 16 * ti;
+            let mut next = at;
+            self.rows.advance(&mut next);
+            for tj in 0..tiles_j {
+                let j0 = j_lo + 16 * tj;
+                let to = core::array::from_fn(|r| d + (j0 + r) * col_step + i0 * w);
+                let from = at.off.map(|r| s + r + j0 * w);
+                // The source rows' lines of the tile a few on, along these
+                // rows or at the start of the next band; both ends of each
+                // run, which need not start a line.
+                let ahead = tj + PREFETCH_TILES;
+                let (rows_ahead, pj, more) = if ahead < tiles_j {
+                    (&at, j_lo + 16 * ahead, true)
+                } else {
+                    (&next, j_lo + 16 * (ahead - tiles_j), ti + 1 < tiles_i)
+                };
+                if more {
+                    for r in rows_ahead.off {
+                        let f = s + r + pj * w;
+                        simd::prefetch(src, f);
+                        simd::prefetch(src, f + 16 * w - 1);
+                    }
+                }
+                tile(dst, &to, &from, i0, j0);
+            }
+            at = next;
+        }
+    }
+}
+
 /// A transpose of 4-byte units (`w` elements each) too large for the
 /// caches: `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
 /// j*b.sb]`, where one side is contiguous along `j` (its "rows", each value
@@ -638,75 +738,26 @@ fn stream_lines<T: Copy>(
             i += m;
         }
     };
-    let rows = Rows16::new(b.na, row_o, row_a);
     let tile = |dst: &mut [T], to: &[usize; 16], from: &[usize; 16], i0: usize, j0: usize| {
         if !simd::tile16(dst, to, src, from, true) {
             plain(dst, i0..i0 + 16, j0..j0 + 16);
         }
     };
-    let (tiles_i, tiles_j) = ((i_hi - i_lo) / 16, (j_hi - j_lo) / 16);
-    // Bands in the order that streams the source (16 of its columns all
-    // the way down, or 16 of its rows all the way along), the row side's
-    // 16 offsets carried from tile to tile: two divisions per row per
-    // tile (the offsets and the prefetch) took a third of the way back's
-    // samples from `T(8,128)`.
+    let grid = TileGrid {
+        d,
+        s,
+        w,
+        rows: Rows16::new(b.na, row_o, row_a),
+        col_step,
+        i_lo,
+        j_lo,
+        tiles_i: (i_hi - i_lo) / 16,
+        tiles_j: (j_hi - j_lo) / 16,
+    };
     if rows_dst {
-        for tj in 0..tiles_j {
-            let j0 = j_lo + 16 * tj;
-            let mut at = rows.at(i_lo);
-            for ti in 0..tiles_i {
-                let i0 = i_lo + 16 * ti;
-                let to = at.off.map(|r| d + r + j0 * w);
-                let from = core::array::from_fn(|c| s + (j0 + c) * col_step + i0 * w);
-                // The source columns' lines of the tile a few on, down
-                // these columns or at the top of the next band.
-                let ahead = ti + PREFETCH_TILES;
-                let (pi, pj) = if ahead < tiles_i {
-                    (i_lo + 16 * ahead, j0)
-                } else {
-                    (i_lo + 16 * (ahead - tiles_i), j0 + 16)
-                };
-                if pj < j_hi {
-                    for c in 0..16 {
-                        let f = s + (pj + c) * col_step + pi * w;
-                        simd::prefetch(src, f);
-                        simd::prefetch(src, f + 16 * w - 1);
-                    }
-                }
-                tile(dst, &to, &from, i0, j0);
-                rows.advance(&mut at);
-            }
-        }
+        grid.down_columns(dst, src, tile);
     } else {
-        let mut at = rows.at(i_lo);
-        for ti in 0..tiles_i {
-            let i0 = i_lo + 16 * ti;
-            let mut next = at;
-            rows.advance(&mut next);
-            for tj in 0..tiles_j {
-                let j0 = j_lo + 16 * tj;
-                let to = core::array::from_fn(|r| d + (j0 + r) * col_step + i0 * w);
-                let from = at.off.map(|r| s + r + j0 * w);
-                // The source rows' lines of the tile a few on, along these
-                // rows or at the start of the next band; both ends of each
-                // run, which need not start a line.
-                let ahead = tj + PREFETCH_TILES;
-                let (rows_ahead, pj, more) = if ahead < tiles_j {
-                    (&at, j_lo + 16 * ahead, true)
-                } else {
-                    (&next, j_lo + 16 * (ahead - tiles_j), ti + 1 < tiles_i)
-                };
-                if more {
-                    for r in rows_ahead.off {
-                        let f = s + r + pj * w;
-                        simd::prefetch(src, f);
-                        simd::prefetch(src, f + 16 * w - 1);
-                    }
-                }
-                tile(dst, &to, &from, i0, j0);
-            }
-            at = next;
-        }
+        grid.along_rows(dst, src, tile);
     }
     plain(dst, 0..i_lo, 0..nj);
     plain(dst, i_hi..ni, 0..nj);
