@@ -490,6 +490,165 @@ const LONG_RUNS: usize = 128;
 /// are asked for.
 const PREFETCH_TILES: usize = 2;
 
+/// The row side of [`stream_lines`]: row `i` starts `i / na * outer + i %
+/// na * step` units in.
+#[derive(Clone, Copy)]
+struct Rows16 {
+    na: usize,
+    outer: usize,
+    step: usize,
+    /// 16 rows on: rows past whole groups, what that adds without passing
+    /// a group's end, and what passing one adds more.
+    rem: usize,
+    skip: usize,
+    carry: usize,
+}
+
+/// The starts of 16 consecutive rows, with each row's place in its group
+/// of `na`.
+#[derive(Clone, Copy)]
+struct At16 {
+    off: [usize; 16],
+    r: [usize; 16],
+}
+
+impl Rows16 {
+    fn new(na: usize, outer: usize, step: usize) -> Rows16 {
+        Rows16 {
+            na,
+            outer,
+            step,
+            rem: 16 % na,
+            skip: (16 / na * outer).wrapping_add(16 % na * step),
+            carry: outer.wrapping_sub(na * step),
+        }
+    }
+
+    fn at(self, i: usize) -> At16 {
+        At16 {
+            off: core::array::from_fn(|c| {
+                (i + c) / self.na * self.outer + (i + c) % self.na * self.step
+            }),
+            r: core::array::from_fn(|c| (i + c) % self.na),
+        }
+    }
+
+    /// The same rows 16 on, without dividing: `16 / na` whole groups and
+    /// `16 % na` rows, plus one group more where a row passes its group's
+    /// end. Wrapping, since the outer stride may be less than a group's
+    /// span and the offsets past the last band are never used.
+    fn advance(self, at: &mut At16) {
+        for (off, r) in at.off.iter_mut().zip(&mut at.r) {
+            *off = off.wrapping_add(self.skip);
+            *r += self.rem;
+            if *r >= self.na {
+                *r -= self.na;
+                *off = off.wrapping_add(self.carry);
+            }
+        }
+    }
+}
+
+/// The grid of 16x16 tiles of [`stream_lines`] from (`i_lo`, `j_lo`): the
+/// row side's starts, the column side's step, units `w` a position.
+#[derive(Clone, Copy)]
+struct TileGrid {
+    d: usize,
+    s: usize,
+    w: usize,
+    rows: Rows16,
+    col_step: usize,
+    i_lo: usize,
+    j_lo: usize,
+    tiles_i: usize,
+    tiles_j: usize,
+}
+
+// Bands in the order that streams the source (16 of its columns all the way
+// down, or 16 of its rows all the way along), the row side's 16 starts
+// carried from tile to tile: two divisions per row per tile (the runs and
+// the runs prefetched) took a third of the samples of the way back from
+// `T(8,128)`.
+impl TileGrid {
+    /// Rows on the destination: bands of 16 source columns, top to bottom.
+    fn down_columns<T: Copy>(
+        self,
+        dst: &mut [T],
+        src: &[T],
+        tile: impl Fn(&mut [T], &[usize; 16], &[usize; 16], usize, usize),
+    ) {
+        let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
+        let (i_lo, j_lo, tiles_i) = (self.i_lo, self.j_lo, self.tiles_i);
+        let j_hi = j_lo + 16 * self.tiles_j;
+        for tj in 0..self.tiles_j {
+            let j0 = j_lo + 16 * tj;
+            let mut at = self.rows.at(i_lo);
+            for ti in 0..tiles_i {
+                let i0 = i_lo + 16 * ti;
+                let to = at.off.map(|r| d + r + j0 * w);
+                let from = core::array::from_fn(|c| s + (j0 + c) * col_step + i0 * w);
+                // The source columns' lines of the tile a few on, down
+                // these columns or at the top of the next band.
+                let ahead = ti + PREFETCH_TILES;
+                let (pi, pj) = if ahead < tiles_i {
+                    (i_lo + 16 * ahead, j0)
+                } else {
+                    (i_lo + 16 * (ahead - tiles_i), j0 + 16)
+                };
+                if pj < j_hi {
+                    for c in 0..16 {
+                        let f = s + (pj + c) * col_step + pi * w;
+                        simd::prefetch(src, f);
+                        simd::prefetch(src, f + 16 * w - 1);
+                    }
+                }
+                tile(dst, &to, &from, i0, j0);
+                self.rows.advance(&mut at);
+            }
+        }
+    }
+
+    /// Rows on the source: bands of 16 source rows, left to right.
+    fn along_rows<T: Copy>(
+        self,
+        dst: &mut [T],
+        src: &[T],
+        tile: impl Fn(&mut [T], &[usize; 16], &[usize; 16], usize, usize),
+    ) {
+        let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
+        let (i_lo, j_lo, tiles_i, tiles_j) = (self.i_lo, self.j_lo, self.tiles_i, self.tiles_j);
+        let mut at = self.rows.at(i_lo);
+        for ti in 0..tiles_i {
+            let i0 = i_lo + 16 * ti;
+            let mut next = at;
+            self.rows.advance(&mut next);
+            for tj in 0..tiles_j {
+                let j0 = j_lo + 16 * tj;
+                let to = core::array::from_fn(|r| d + (j0 + r) * col_step + i0 * w);
+                let from = at.off.map(|r| s + r + j0 * w);
+                // The source rows' lines of the tile a few on, along these
+                // rows or at the start of the next band; both ends of each
+                // run, which need not start a line.
+                let ahead = tj + PREFETCH_TILES;
+                let (rows_ahead, pj, more) = if ahead < tiles_j {
+                    (&at, j_lo + 16 * ahead, true)
+                } else {
+                    (&next, j_lo + 16 * (ahead - tiles_j), ti + 1 < tiles_i)
+                };
+                if more {
+                    for r in rows_ahead.off {
+                        let f = s + r + pj * w;
+                        simd::prefetch(src, f);
+                        simd::prefetch(src, f + 16 * w - 1);
+                    }
+                }
+                tile(dst, &to, &from, i0, j0);
+            }
+            at = next;
+        }
+    }
+}
+
 /// A transpose of 4-byte units (`w` elements each) too large for the
 /// caches: `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
 /// j*b.sb]`, where one side is contiguous along `j` (its "rows", each value
@@ -539,7 +698,6 @@ fn stream_lines<T: Copy>(
     } else {
         return false;
     };
-    let row = |i: usize| i / b.na * row_o + i % b.na * row_a;
     // Units to the first line boundary, if every row (column) has the
     // same place in its line.
     let lead = |at: usize, strides_whole: bool| {
@@ -580,46 +738,26 @@ fn stream_lines<T: Copy>(
             i += m;
         }
     };
-    let source_runs = |i0: usize, j0: usize| -> [usize; 16] {
-        if rows_dst {
-            core::array::from_fn(|c| s + (j0 + c) * col_step + i0 * w)
-        } else {
-            core::array::from_fn(|c| s + row(i0 + c) + j0 * w)
-        }
-    };
-    // Tiles in the order that streams the source.
-    let (tiles_i, tiles_j) = ((i_hi - i_lo) / 16, (j_hi - j_lo) / 16);
-    let n_tiles = tiles_i * tiles_j;
-    for t in 0..n_tiles {
-        let (i0, j0) = if rows_dst {
-            (i_lo + 16 * (t % tiles_i), j_lo + 16 * (t / tiles_i))
-        } else {
-            (i_lo + 16 * (t / tiles_j), j_lo + 16 * (t % tiles_j))
-        };
-        let to: [usize; 16] = if rows_dst {
-            core::array::from_fn(|r| d + row(i0 + r) + j0 * w)
-        } else {
-            core::array::from_fn(|r| d + (j0 + r) * col_step + i0 * w)
-        };
-        let from = source_runs(i0, j0);
-        // The source lines of the tile a few on (down the columns, along
-        // the rows, or into the next band where those are short), both
-        // ends of each run, which need not start a line.
-        let ahead = t + PREFETCH_TILES;
-        if ahead < n_tiles {
-            let (pi, pj) = if rows_dst {
-                (i_lo + 16 * (ahead % tiles_i), j_lo + 16 * (ahead / tiles_i))
-            } else {
-                (i_lo + 16 * (ahead / tiles_j), j_lo + 16 * (ahead % tiles_j))
-            };
-            for f in source_runs(pi, pj) {
-                simd::prefetch(src, f);
-                simd::prefetch(src, f + 16 * w - 1);
-            }
-        }
-        if !simd::tile16(dst, &to, src, &from, true) {
+    let tile = |dst: &mut [T], to: &[usize; 16], from: &[usize; 16], i0: usize, j0: usize| {
+        if !simd::tile16(dst, to, src, from, true) {
             plain(dst, i0..i0 + 16, j0..j0 + 16);
         }
+    };
+    let grid = TileGrid {
+        d,
+        s,
+        w,
+        rows: Rows16::new(b.na, row_o, row_a),
+        col_step,
+        i_lo,
+        j_lo,
+        tiles_i: (i_hi - i_lo) / 16,
+        tiles_j: (j_hi - j_lo) / 16,
+    };
+    if rows_dst {
+        grid.down_columns(dst, src, tile);
+    } else {
+        grid.along_rows(dst, src, tile);
     }
     plain(dst, 0..i_lo, 0..nj);
     plain(dst, i_hi..ni, 0..nj);
@@ -1027,6 +1165,32 @@ mod tests {
                             simd::stream_fence();
                             assert_eq!(got, want, "{b:?} of {c}, streamed, stage {stage_len}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The row offsets [`stream_lines`] carries from tile to tile are the
+    /// ones it would divide for: groups shorter than, equal to, dividing,
+    /// and longer than 16 rows, outer strides below and above a group's
+    /// span, any start.
+    #[test]
+    fn carried_row_offsets_match_divided_ones() {
+        for na in [1, 2, 3, 5, 8, 12, 16, 17, 40, 131] {
+            for (outer, step) in [(na * 7, 7), (na * 7 + 33, 7), (3, 129), (1, 1)] {
+                let rows = Rows16::new(na, outer, step);
+                for start in [0, 1, 11, na, 3 * na + 5] {
+                    let mut at = rows.at(start);
+                    for band in 0..40 {
+                        let i = start + 16 * band;
+                        let want: [usize; 16] =
+                            core::array::from_fn(|c| (i + c) / na * outer + (i + c) % na * step);
+                        assert_eq!(
+                            at.off, want,
+                            "{na} {outer} {step} from {start}, band {band}"
+                        );
+                        rows.advance(&mut at);
                     }
                 }
             }
