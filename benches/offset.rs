@@ -178,8 +178,11 @@ mod sum_combined {
     fn run_time_ranked(b: Bencher) {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         let r = l.ranked::<5>().unwrap();
-        b.counter(ItemsCount::new(LEN))
-            .bench(|| sum5(DIMS, move |i0, i1, i2, i3, i4| r.offset([i0, i1, i2, i3, i4])));
+        b.counter(ItemsCount::new(LEN)).bench(|| {
+            sum5(DIMS, move |i0, i1, i2, i3, i4| {
+                r.offset([i0, i1, i2, i3, i4])
+            })
+        });
     }
 
     /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),

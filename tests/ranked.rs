@@ -137,9 +137,16 @@ fn views_agree_with_the_layout_and_the_reference_on_random_layouts() {
     let mut rng = Rng::new(0x7A2D);
     let mut counts = [0usize; 9];
     let mut draws = 0;
-    while counts[1..].iter().enumerate().any(|(r, &c)| r + 1 != 6 && c < PER_RANK) {
+    while counts[1..]
+        .iter()
+        .enumerate()
+        .any(|(r, &c)| r + 1 != 6 && c < PER_RANK)
+    {
         draws += 1;
-        assert!(draws < 2_000_000, "the generator stopped giving ranks: {counts:?}");
+        assert!(
+            draws < 2_000_000,
+            "the generator stopped giving ranks: {counts:?}"
+        );
         let g = generate(&mut rng);
         let rank = g.dims.len();
         if !(1..=8).contains(&rank) || counts[rank] >= PER_RANK || !g.is_small() {
