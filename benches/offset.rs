@@ -76,6 +76,16 @@ mod sum_bf16_tpu {
             .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
     }
 
+    /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
+    /// into the closure (held by reference, it ran 8x slower).
+    #[divan::bench(sample_count = 10)]
+    fn run_time_ranked(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        let r = l.ranked::<2>().unwrap();
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, move |i, j| r.offset([i, j])));
+    }
+
     /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
     /// which walks the storage digit by digit instead of evaluating each
     /// index on its own (the sum wraps, so its order does not matter).
@@ -111,6 +121,16 @@ mod sum_f32_column_major {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
             .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
+    }
+
+    /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
+    /// into the closure (held by reference, it ran 8x slower).
+    #[divan::bench(sample_count = 10)]
+    fn run_time_ranked(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        let r = l.ranked::<2>().unwrap();
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, move |i, j| r.offset([i, j])));
     }
 
     /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
@@ -150,6 +170,19 @@ mod sum_combined {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(LEN))
             .bench(|| sum5(DIMS, |i0, i1, i2, i3, i4| l.offset(&[i0, i1, i2, i3, i4])));
+    }
+
+    /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
+    /// into the closure (held by reference, it ran 8x slower).
+    #[divan::bench(sample_count = 10)]
+    fn run_time_ranked(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        let r = l.ranked::<5>().unwrap();
+        b.counter(ItemsCount::new(LEN)).bench(|| {
+            sum5(DIMS, move |i0, i1, i2, i3, i4| {
+                r.offset([i0, i1, i2, i3, i4])
+            })
+        });
     }
 
     /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
@@ -257,7 +290,7 @@ mod index_of {
     }
 
     macro_rules! pair {
-        ($name:ident, $spec:literal) => {
+        ($name:ident, $spec:literal, $rank:literal) => {
             mod $name {
                 use super::{black_box, sum, Bencher, ItemsCount};
 
@@ -284,11 +317,27 @@ mod index_of {
                     b.counter(ItemsCount::new(len()))
                         .bench(|| sum(len(), |o| l.index_of(o)));
                 }
+
+                /// The same through a [`Ranked`](xla_layout::Ranked) view,
+                /// whose index is an array of the rank.
+                #[divan::bench(sample_count = 10)]
+                fn run_time_ranked(b: Bencher) {
+                    let l = xla_layout::parse(black_box($spec)).unwrap();
+                    let r = l.ranked::<$rank>().unwrap();
+                    let g = xla_layout::layout!($spec);
+                    assert_eq!(
+                        sum(len(), move |o| r.index_of(o)),
+                        sum(len(), |o| g.index_of(o)),
+                        "the two inverses disagree"
+                    );
+                    b.counter(ItemsCount::new(len()))
+                        .bench(|| sum(len(), move |o| r.index_of(o)));
+                }
             }
         };
     }
 
-    pair!(bf16_tpu, "bf16[1024,1024]{1,0:T(8,128)(2,1)}");
-    pair!(f32_column_major, "f32[1000,1000]{0,1:T(8,128)}");
-    pair!(combined, "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}");
+    pair!(bf16_tpu, "bf16[1024,1024]{1,0:T(8,128)(2,1)}", 2);
+    pair!(f32_column_major, "f32[1000,1000]{0,1:T(8,128)}", 2);
+    pair!(combined, "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", 5);
 }

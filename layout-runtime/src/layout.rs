@@ -458,11 +458,24 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn index_into(&self, offset: usize, index: &mut [usize]) -> bool {
-        if offset >= self.storage_len || index.len() < self.rank() {
+        match index.get_mut(..self.rank()) {
+            Some(index) => self.index_exact(offset, index),
+            None => false,
+        }
+    }
+
+    /// [`index_into`](Self::index_into) for an `index` exactly rank long.
+    /// A caller whose length is a constant (a [`Ranked`](crate::Ranked)
+    /// view) keeps the index in registers: sliced to the rank read from
+    /// the layout, it stays in memory.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(crate) fn index_exact(&self, offset: usize, index: &mut [usize]) -> bool {
+        if offset >= self.storage_len {
             return false;
         }
         match &self.code {
-            Some(code) => code.index_of(offset, &mut index[..self.rank()]),
+            Some(code) => code.index_of(offset, index),
             None => self.index_slow(offset, index),
         }
     }

@@ -35,6 +35,7 @@ mod outside;
 mod padding;
 mod parser;
 pub mod program;
+mod ranked;
 mod raw;
 pub mod relayout;
 pub mod render;
@@ -60,6 +61,7 @@ pub use outside::{dim_of as __dim_of, inside as __inside, outside_dims as __outs
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
+pub use ranked::{RankError, Ranked};
 pub use raw::Tables as __Tables;
 pub use relayout::{
     BitElement, Chunk, Chunks, ChunksMut, Offsets, RelayoutError, RelayoutPlan, Slots,
