@@ -145,6 +145,15 @@ fn is_row_major(l: &Layout) -> bool {
 /// once.
 const INDEX: &str = "Index";
 
+/// The dims as the inside of an array literal: `2, 8, 128`.
+fn dims_list(l: &Layout) -> String {
+    l.dims()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The type of an index, `[usize; rank]`, in the text of the items.
 fn index_type(short: bool, rank: usize) -> String {
     if short {
@@ -280,12 +289,7 @@ fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
     let spec = l.to_string();
     let rank = l.rank();
     let index = index_type(short, rank);
-    let dims = l
-        .dims()
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let dims = dims_list(l);
     let (len, storage_len, storage_bytes) = (l.len(), l.storage_len(), l.storage_bytes());
     let padding_len = l.padding_len();
     let true_rank = l.true_rank();
@@ -366,12 +370,7 @@ fn trait_impl(
     // Literals, not the inherent constants: a path would make each
     // constant depend on another, which costs compile time.
     let spec = l.to_string();
-    let dims = l
-        .dims()
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let dims = dims_list(l);
     let storage_len = l.storage_len();
     let m2m = if is_row_major(l) {
         String::new()
