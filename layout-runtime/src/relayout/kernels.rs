@@ -646,7 +646,8 @@ fn stream_lines<T: Copy>(
 /// at both ends go with plain stores. `false`, nothing written, for other
 /// blocks, fewer than 16 rows, without the kernel, or with `scratch` under
 /// 784 units.
-#[allow(clippy::too_many_arguments)]
+// `d`, `s`, `w` as in `Block` and `stream_lines`; `r`, `c` a unit's row and column.
+#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 fn stream_padded_rows<T: Copy>(
     dst: &mut [T],
     d: usize,
@@ -708,17 +709,15 @@ fn stream_padded_rows<T: Copy>(
         }
     };
     // Lines of data and padding go through `tiles`: the source runs of
-    // their data columns copied next to runs of `fill` (once per call), then
-    // one streamed tile like the others. Slot 0 is the line where the data
+    // their data columns copied next to runs of `fill`, then one streamed
+    // tile like the others. Slot 0 is the line where the data
     // ends, slot 1 the line that runs into the next row. `edge` takes the
     // tile holding the block's last, partial line.
     let (tiles, rest) = scratch.split_at_mut(512 * w);
     let (edge, rest) = rest.split_at_mut(256 * w);
     let line = &mut rest[..16 * w];
     line.fill(fill);
-    let mut filled = [false; 2];
     let run = 16 * w;
-    let runs: [usize; 16] = core::array::from_fn(|c| c * run);
     // Column `c` of line `k` of a row: its row (this one or the next) and
     // its unit in that row.
     let column = |k: usize, c: usize| {
@@ -754,41 +753,58 @@ fn stream_padded_rows<T: Copy>(
             }
             let slot = usize::from(cols[15].0 == 1);
             let part = &mut tiles[slot * 256 * w..][..256 * w];
-            if !filled[slot] {
-                for r in part.chunks_exact_mut(run) {
-                    r.copy_from_slice(line);
-                }
-                filled[slot] = true;
-            }
-            for (c, &(_, j)) in cols.iter().enumerate() {
-                if j < count {
-                    // The last band's next row may end the source: the
-                    // rows past it are never written out.
-                    let have = src.get(from[c]..).unwrap_or_default();
-                    copy_run(&mut part[c * run..][..run], &have[..have.len().min(run)]);
-                }
-            }
-            let last = (0..16).all(|r| written(r0 + r, k));
-            if !(last && simd::tile16(dst, &to, part, &runs, true)) {
-                if !simd::tile16(edge, &runs, part, &runs, false) {
-                    for (r, out) in edge.chunks_exact_mut(run).enumerate() {
-                        for (c, u) in out.chunks_exact_mut(w).enumerate() {
-                            u.copy_from_slice(&part[c * run + r * w..][..w]);
-                        }
-                    }
-                }
-                for (r, out) in edge.chunks_exact(run).enumerate() {
-                    if written(r0 + r, k) {
-                        simd::stream_copy(&mut dst[to[r]..][..run], out);
-                    }
-                }
-            }
+            let data: [bool; 16] = core::array::from_fn(|c| cols[c].1 < count);
+            let write: [bool; 16] = core::array::from_fn(|r| written(r0 + r, k));
+            mixed_tile(dst, &to, src, &from, (data, write), (part, line), edge);
         }
     }
     for u in covered_end..total {
         unit(dst, u);
     }
     true
+}
+
+/// A tile of [`stream_padded_rows`] whose columns are `data` (source runs
+/// at `from`) or padding (`line`, a run of `fill`): the runs copied into
+/// `part`, then streamed as one tile, or through `edge` when some of its
+/// lines (`write` false) are not to be written.
+fn mixed_tile<T: Copy>(
+    dst: &mut [T],
+    to: &[usize; 16],
+    src: &[T],
+    from: &[usize; 16],
+    (data, write): ([bool; 16], [bool; 16]),
+    (part, line): (&mut [T], &[T]),
+    edge: &mut [T],
+) {
+    let run = part.len() / 16;
+    let w = run / 16;
+    let runs: [usize; 16] = core::array::from_fn(|c| c * run);
+    for (c, &yes) in data.iter().enumerate() {
+        // The last band's next row may end the source: the rows past it
+        // are never written out.
+        let have = if yes {
+            src.get(from[c]..).unwrap_or_default()
+        } else {
+            line
+        };
+        copy_run(&mut part[c * run..][..run], &have[..have.len().min(run)]);
+    }
+    if write.iter().all(|&yes| yes) && simd::tile16(dst, to, part, &runs, true) {
+        return;
+    }
+    if !simd::tile16(edge, &runs, part, &runs, false) {
+        for (r, out) in edge.chunks_exact_mut(run).enumerate() {
+            for (c, u) in out.chunks_exact_mut(w).enumerate() {
+                u.copy_from_slice(&part[c * run + r * w..][..w]);
+            }
+        }
+    }
+    for (r, out) in edge.chunks_exact(run).enumerate() {
+        if write[r] {
+            simd::stream_copy(&mut dst[to[r]..][..run], out);
+        }
+    }
 }
 
 /// `to.copy_from_slice(from)` for runs of 64 bytes, in fixed-size moves
