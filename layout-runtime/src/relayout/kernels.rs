@@ -21,6 +21,36 @@ pub(crate) struct Block {
 }
 
 impl Block {
+    /// The copy of a walk's block `a` x `b` into the walked storage
+    /// (packing: the other array is the source).
+    fn into_walked(a: Axis, b: Axis) -> Block {
+        Block {
+            na: a.count,
+            nb: b.count,
+            da: a.walk,
+            db: b.walk,
+            sa: a.other,
+            sb: b.other,
+        }
+    }
+
+    /// The copy of a walk's block `a` x `b` out of the walked storage
+    /// (unpacking: the other array is the destination).
+    fn from_walked(a: Axis, b: Axis) -> Block {
+        Block::into_walked(a, b).swapped_sides()
+    }
+
+    /// The same copy with source and destination strides exchanged.
+    fn swapped_sides(self) -> Block {
+        Block {
+            da: self.sa,
+            db: self.sb,
+            sa: self.da,
+            sb: self.db,
+            ..self
+        }
+    }
+
     /// The same copy with `i` and `j` swapped.
     fn transposed(self) -> Block {
         Block {
@@ -989,14 +1019,7 @@ pub(crate) struct Gather<'a, T> {
 
 impl<T: Copy> Visitor for Gather<'_, T> {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
-        let block = Block {
-            na: a.count,
-            nb: b.count,
-            da: a.walk,
-            db: b.walk,
-            sa: a.other,
-            sb: b.other,
-        };
+        let block = Block::into_walked(a, b);
         let d = off - self.base;
         // In storage order each block continues the last write; blocks of
         // outer steps reordered by the walk do not.
@@ -1010,14 +1033,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
     }
 
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
-        let block = Block {
-            na: a.count,
-            nb: b.count,
-            da: a.walk,
-            db: b.walk,
-            sa: a.other,
-            sb: b.other,
-        };
+        let block = Block::into_walked(a, b);
         let outer = Outer {
             count: o.count,
             d: o.walk,
@@ -1170,14 +1186,7 @@ pub(crate) struct Scatter<'a, T> {
 
 impl<T: Copy> Visitor for Scatter<'_, T> {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
-        let block = Block {
-            na: a.count,
-            nb: b.count,
-            da: a.other,
-            db: b.other,
-            sa: a.walk,
-            sb: b.walk,
-        };
+        let block = Block::from_walked(a, b);
         let d = other - self.base;
         if !self.stage.is_empty() {
             prefetch_short_rows(self.dst, d, self.src, off, block, self.unit);
@@ -1188,14 +1197,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     }
 
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
-        let block = Block {
-            na: a.count,
-            nb: b.count,
-            da: a.other,
-            db: b.other,
-            sa: a.walk,
-            sb: b.walk,
-        };
+        let block = Block::from_walked(a, b);
         let outer = Outer {
             count: o.count,
             d: o.other,
