@@ -679,6 +679,14 @@ impl TileGrid {
     }
 }
 
+/// Whether units of `width` elements are the 4 bytes [`stream_lines`]
+/// moves: tested before calling it, which stays out of line, so that the
+/// blocks of other sizes (interleaves, row copies) keep their short path.
+#[inline]
+fn line_units<T>(width: usize) -> bool {
+    width * core::mem::size_of::<T>() == 4
+}
+
 /// A transpose of 4-byte units (`w` elements each) too large for the
 /// caches: `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
 /// j*b.sb]`, where one side is contiguous along `j` (its "rows", each value
@@ -695,6 +703,7 @@ impl TileGrid {
 /// without the kernel.
 // The names of `Block`, `copy_block` and the formula above.
 #[allow(clippy::many_single_char_names)]
+#[inline(never)]
 fn stream_lines<T: Copy>(
     dst: &mut [T],
     d: usize,
@@ -1041,6 +1050,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         };
         let d = off - self.base;
         if !self.stage.is_empty()
+            && line_units::<T>(self.unit)
             && stream_lines(self.dst, d, self.src, other, outer, block, self.unit)
         {
             // No later run continues these lines.
@@ -1159,8 +1169,9 @@ fn copy_any<T: Copy>(
             d: 0,
             s: 0,
         };
-        if stream_lines(dst, d, src, s, whole, b, width)
-            || stream_lines(dst, d, src, s, whole, b.transposed(), width)
+        if line_units::<T>(width)
+            && (stream_lines(dst, d, src, s, whole, b, width)
+                || stream_lines(dst, d, src, s, whole, b.transposed(), width))
         {
             return;
         }
@@ -1205,6 +1216,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         };
         let d = other - self.base;
         if self.stage.is_empty()
+            || !line_units::<T>(self.unit)
             || !stream_lines(self.dst, d, self.src, off, outer, block, self.unit)
         {
             for x in 0..o.count {
