@@ -50,99 +50,74 @@ fn sum5(n: [usize; 5], offset: impl Fn(usize, usize, usize, usize, usize) -> usi
     sum
 }
 
-/// The sum of `offset` over every index of `bf16[1024,1024]{1,0:T(8,128)(2,1)}`.
-mod sum_bf16_tpu {
-    use super::{black_box, pairs, sum2, Bencher, ItemsCount};
+/// A module `$name` of benches summing `offset` over every index of the
+/// 2-D layout `$spec`: generated, hand-written (`pairs::$generated`,
+/// `pairs::$hand`), and the run-time paths.
+macro_rules! sum2_benches {
+    ($name:ident, $spec:literal, $dims:expr, $generated:ident, $hand:ident) => {
+        #[doc = concat!("The sum of `offset` over every index of `", $spec, "`.")]
+        mod $name {
+            use super::{black_box, pairs, sum2, Bencher, ItemsCount};
 
-    const SPEC: &str = "bf16[1024,1024]{1,0:T(8,128)(2,1)}";
-    const DIMS: [usize; 2] = [1024, 1024];
+            const SPEC: &str = $spec;
+            const DIMS: [usize; 2] = $dims;
 
-    #[divan::bench(sample_count = 500)]
-    fn generated(b: Bencher) {
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, pairs::generated_bf16_tpu));
-    }
+            #[divan::bench(sample_count = 500)]
+            fn generated(b: Bencher) {
+                b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+                    .bench(|| sum2(DIMS, pairs::$generated));
+            }
 
-    #[divan::bench(sample_count = 500)]
-    fn hand_written(b: Bencher) {
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, pairs::hand_bf16_tpu));
-    }
+            #[divan::bench(sample_count = 500)]
+            fn hand_written(b: Bencher) {
+                b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+                    .bench(|| sum2(DIMS, pairs::$hand));
+            }
 
-    #[divan::bench(sample_count = 10)]
-    fn run_time_parse(b: Bencher) {
-        let l = xla_layout::parse(black_box(SPEC)).unwrap();
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
-    }
+            #[divan::bench(sample_count = 10)]
+            fn run_time_parse(b: Bencher) {
+                let l = xla_layout::parse(black_box(SPEC)).unwrap();
+                b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+                    .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
+            }
 
-    /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
-    /// into the closure (held by reference, it ran 8x slower).
-    #[divan::bench(sample_count = 10)]
-    fn run_time_ranked(b: Bencher) {
-        let l = xla_layout::parse(black_box(SPEC)).unwrap();
-        let r = l.ranked::<2>().unwrap();
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, move |i, j| r.offset([i, j])));
-    }
+            /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
+            /// into the closure (held by reference, it ran 8x slower).
+            #[divan::bench(sample_count = 10)]
+            fn run_time_ranked(b: Bencher) {
+                let l = xla_layout::parse(black_box(SPEC)).unwrap();
+                let r = l.ranked::<2>().unwrap();
+                b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+                    .bench(|| sum2(DIMS, move |i, j| r.offset([i, j])));
+            }
 
-    /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
-    /// which walks the storage digit by digit instead of evaluating each
-    /// index on its own (the sum wraps, so its order does not matter).
-    #[divan::bench(sample_count = 100)]
-    fn run_time_offsets(b: Bencher) {
-        let l = xla_layout::parse(black_box(SPEC)).unwrap();
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
-    }
+            /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
+            /// which walks the storage digit by digit instead of evaluating each
+            /// index on its own (the sum wraps, so its order does not matter).
+            #[divan::bench(sample_count = 100)]
+            fn run_time_offsets(b: Bencher) {
+                let l = xla_layout::parse(black_box(SPEC)).unwrap();
+                b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+                    .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
+            }
+        }
+    };
 }
 
-/// The sum of `offset` over every index of `f32[1000,1000]{0,1:T(8,128)}`.
-mod sum_f32_column_major {
-    use super::{black_box, pairs, sum2, Bencher, ItemsCount};
-
-    const SPEC: &str = "f32[1000,1000]{0,1:T(8,128)}";
-    const DIMS: [usize; 2] = [1000, 1000];
-
-    #[divan::bench(sample_count = 500)]
-    fn generated(b: Bencher) {
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, pairs::generated_f32_column_major));
-    }
-
-    #[divan::bench(sample_count = 500)]
-    fn hand_written(b: Bencher) {
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, pairs::hand_f32_column_major));
-    }
-
-    #[divan::bench(sample_count = 10)]
-    fn run_time_parse(b: Bencher) {
-        let l = xla_layout::parse(black_box(SPEC)).unwrap();
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
-    }
-
-    /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
-    /// into the closure (held by reference, it ran 8x slower).
-    #[divan::bench(sample_count = 10)]
-    fn run_time_ranked(b: Bencher) {
-        let l = xla_layout::parse(black_box(SPEC)).unwrap();
-        let r = l.ranked::<2>().unwrap();
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, move |i, j| r.offset([i, j])));
-    }
-
-    /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
-    /// which walks the storage digit by digit instead of evaluating each
-    /// index on its own (the sum wraps, so its order does not matter).
-    #[divan::bench(sample_count = 100)]
-    fn run_time_offsets(b: Bencher) {
-        let l = xla_layout::parse(black_box(SPEC)).unwrap();
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
-    }
-}
+sum2_benches!(
+    sum_bf16_tpu,
+    "bf16[1024,1024]{1,0:T(8,128)(2,1)}",
+    [1024, 1024],
+    generated_bf16_tpu,
+    hand_bf16_tpu
+);
+sum2_benches!(
+    sum_f32_column_major,
+    "f32[1000,1000]{0,1:T(8,128)}",
+    [1000, 1000],
+    generated_f32_column_major,
+    hand_f32_column_major
+);
 
 /// The sum of `offset` over every index of SPEC.md's combining example,
 /// `f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}`.
