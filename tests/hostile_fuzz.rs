@@ -17,7 +17,6 @@ use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-use common::reference::RefLayout;
 use common::specgen::{generate, mutate, GenSpec, Rng};
 use xla_layout::{parse, ErrorKind, Layout, ParseError, MAX_ERRORS};
 
@@ -225,13 +224,7 @@ fn check_fields(g: &GenSpec, l: &Layout) -> Result<(), String> {
 
 /// A small valid spec, slot by slot against the plain reference.
 fn check_reference(g: &GenSpec, l: &Layout) -> Result<(), String> {
-    let reference = RefLayout {
-        type_name: g.type_name,
-        dims: g.dims.clone(),
-        minor_to_major: g.minor_to_major.clone(),
-        tiles: g.tiles.clone(),
-        tail_alignment: g.tail_alignment,
-    };
+    let reference = g.reference();
     let slots = reference.slots();
     if slots.len() != l.storage_len() {
         return Err(format!(

@@ -6,7 +6,7 @@
 mod common;
 
 use common::reference::RefLayout;
-use common::specgen::{generate, GenSpec, Rng};
+use common::specgen::{generate, Rng};
 use xla_layout::{Layout, RankError};
 
 /// Specs drawn per rank.
@@ -90,17 +90,6 @@ fn check_rank(spec: &str, reference: &RefLayout, l: &Layout) {
     check_refused::<16>(l);
 }
 
-/// The reference of a generated spec.
-fn reference_of(g: &GenSpec) -> RefLayout {
-    RefLayout {
-        type_name: g.type_name,
-        dims: g.dims.clone(),
-        minor_to_major: g.minor_to_major.clone(),
-        tiles: g.tiles.clone(),
-        tail_alignment: g.tail_alignment,
-    }
-}
-
 /// A small random layout of `rank` dims, for the ranks the spec generator
 /// does not draw (it gives 1 to 5 and 7 to 16): dims 1 to 3, a random
 /// `minor_to_major`, a tile over the last one to three dims, at times a
@@ -153,7 +142,7 @@ fn views_agree_with_the_layout_and_the_reference_on_random_layouts() {
             continue;
         }
         let l = xla_layout::parse(&g.text).unwrap_or_else(|e| panic!("{}: {e:?}", g.text));
-        check_rank(&g.text, &reference_of(&g), &l);
+        check_rank(&g.text, &g.reference(), &l);
         counts[rank] += 1;
     }
     while counts[6] < PER_RANK {
