@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
+use common::reference::RefLayout;
 use common::specgen::{generate, mutate, GenSpec, Rng};
 use xla_layout::{parse, ErrorKind, Layout, ParseError, MAX_ERRORS};
 
@@ -224,7 +225,7 @@ fn check_fields(g: &GenSpec, l: &Layout) -> Result<(), String> {
 
 /// A small valid spec, slot by slot against the plain reference.
 fn check_reference(g: &GenSpec, l: &Layout) -> Result<(), String> {
-    let reference = g.reference();
+    let reference = RefLayout::from(g);
     let slots = reference.slots();
     if slots.len() != l.storage_len() {
         return Err(format!(

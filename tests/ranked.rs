@@ -142,7 +142,7 @@ fn views_agree_with_the_layout_and_the_reference_on_random_layouts() {
             continue;
         }
         let l = xla_layout::parse(&g.text).unwrap_or_else(|e| panic!("{}: {e:?}", g.text));
-        check_rank(&g.text, &g.reference(), &l);
+        check_rank(&g.text, &RefLayout::from(&g), &l);
         counts[rank] += 1;
     }
     while counts[6] < PER_RANK {

@@ -424,3 +424,16 @@ pub fn random_conversion_pair(rng: &mut Rng) -> (RefLayout, RefLayout) {
     };
     (a, b)
 }
+
+/// The plain reference of a generated spec, to compare a parsed layout with.
+impl From<&super::specgen::GenSpec> for RefLayout {
+    fn from(g: &super::specgen::GenSpec) -> Self {
+        RefLayout {
+            type_name: g.type_name,
+            dims: g.dims.clone(),
+            minor_to_major: g.minor_to_major.clone(),
+            tiles: g.tiles.clone(),
+            tail_alignment: g.tail_alignment,
+        }
+    }
+}

@@ -21,8 +21,6 @@
 
 use std::fmt::Write as _;
 
-use super::reference::RefLayout;
-
 pub use super::rng::Rng;
 
 /// XLA's element types: canonical name, storage bits, bits of a value.
@@ -187,17 +185,6 @@ pub struct GenSpec {
 }
 
 impl GenSpec {
-    /// The plain reference of this spec, to compare a parsed layout with.
-    pub fn reference(&self) -> RefLayout {
-        RefLayout {
-            type_name: self.type_name,
-            dims: self.dims.clone(),
-            minor_to_major: self.minor_to_major.clone(),
-            tiles: self.tiles.clone(),
-            tail_alignment: self.tail_alignment,
-        }
-    }
-
     /// What `Display` must print: lowercase type, `{}`, no spaces, attributes
     /// in XLA's order, defaults left out, and no `{}` for an untiled scalar
     /// with nothing else to say.
