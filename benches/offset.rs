@@ -308,6 +308,22 @@ mod index_of {
                     b.counter(ItemsCount::new(len()))
                         .bench(|| sum(len(), move |o| r.index_of(o)));
                 }
+
+                /// The same through a [`RankedInverse`](xla_layout::RankedInverse),
+                /// the inverse's constants decoded once.
+                #[divan::bench(sample_count = 10)]
+                fn run_time_inverse(b: Bencher) {
+                    let l = xla_layout::parse(black_box($spec)).unwrap();
+                    let r = l.ranked::<$rank>().unwrap().inverse();
+                    let g = xla_layout::layout!($spec);
+                    assert_eq!(
+                        sum(len(), move |o| r.index_of(o)),
+                        sum(len(), |o| g.index_of(o)),
+                        "the two inverses disagree"
+                    );
+                    b.counter(ItemsCount::new(len()))
+                        .bench(|| sum(len(), move |o| r.index_of(o)));
+                }
             }
         };
     }

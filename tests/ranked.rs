@@ -1,7 +1,8 @@
-//! `Layout::ranked` views against the `Layout` they borrow and against the
-//! plain reference: every slot (padding included), the slots past storage,
-//! every index and indices outside the dims, on random layouts of ranks 1
-//! to 8 from the spec generator; and a wrong rank refused with an error.
+//! `Layout::ranked` views, and their decoded inverses, against the
+//! `Layout` they borrow and against the plain reference: every slot
+//! (padding included), the slots past storage, every index and indices
+//! outside the dims, on random layouts of ranks 1 to 8 from the spec
+//! generator; and a wrong rank refused with an error.
 
 mod common;
 
@@ -16,6 +17,8 @@ const PER_RANK: usize = 40;
 fn check<const N: usize>(spec: &str, reference: &RefLayout, l: &Layout) {
     let r = l.ranked::<N>().unwrap_or_else(|e| panic!("{spec}: {e}"));
     assert!(core::ptr::eq(r.layout(), l));
+    let inverse = r.inverse();
+    assert!(core::ptr::eq(inverse.layout(), l));
     let slots = reference.slots();
     assert_eq!(slots.len(), l.storage_len(), "{spec}: storage_len");
     let mut seen = 0;
@@ -31,6 +34,11 @@ fn check<const N: usize>(spec: &str, reference: &RefLayout, l: &Layout) {
             entry.as_deref(),
             "{spec}: index_of({slot}) against the reference"
         );
+        assert_eq!(
+            inverse.index_of(slot),
+            got,
+            "{spec}: the decoded inverse's index_of({slot})"
+        );
         if let Some(index) = entry {
             let index: [usize; N] = index[..].try_into().expect("rank N");
             assert_eq!(r.offset(index), slot, "{spec}: offset({index:?})");
@@ -42,6 +50,7 @@ fn check<const N: usize>(spec: &str, reference: &RefLayout, l: &Layout) {
     assert_eq!(seen, l.len(), "{spec}: every index has a slot");
     for past in [l.storage_len(), l.storage_len() + 1, usize::MAX] {
         assert_eq!(r.index_of(past), None, "{spec}: index_of({past})");
+        assert_eq!(inverse.index_of(past), None, "{spec}: index_of({past})");
     }
     // Each dim one past its end, and far past it.
     for d in 0..N {

@@ -900,7 +900,7 @@ fn to_usize(v: u64) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     extern crate std;
 
     use std::format;
@@ -910,24 +910,24 @@ mod tests {
     use crate::MAX_PROGRAM_STEPS;
 
     /// xorshift64: reproducible, no dependency.
-    struct Rng(u64);
+    pub(crate) struct Rng(pub(crate) u64);
 
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(crate) fn next(&mut self) -> u64 {
             self.0 ^= self.0 << 13;
             self.0 ^= self.0 >> 7;
             self.0 ^= self.0 << 17;
             self.0
         }
 
-        fn below(&mut self, n: usize) -> usize {
+        pub(crate) fn below(&mut self, n: usize) -> usize {
             usize::try_from(self.next() % n as u64).unwrap()
         }
     }
 
     /// A random spec of rank 1 to 8: any dims, order, and up to two tiling
     /// levels of sizes that are powers of two or not, and `*`.
-    fn spec(rng: &mut Rng) -> String {
+    pub(crate) fn spec(rng: &mut Rng) -> String {
         let rank = 1 + rng.below(8);
         let dims: Vec<String> = (0..rank).map(|_| (1 + rng.below(12)).to_string()).collect();
         let mut order: Vec<usize> = (0..rank).collect();

@@ -61,7 +61,7 @@ pub use outside::{dim_of as __dim_of, inside as __inside, outside_dims as __outs
 pub use padding::{PadValue, PaddingValue};
 pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
-pub use ranked::{RankError, Ranked};
+pub use ranked::{RankError, Ranked, RankedInverse};
 pub use raw::Tables as __Tables;
 pub use relayout::{
     BitElement, Chunk, Chunks, ChunksMut, Offsets, RelayoutError, RelayoutPlan, Slots,

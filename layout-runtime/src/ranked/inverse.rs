@@ -1,0 +1,673 @@
+//! [`RankedInverse`]: `index_of` with the inverse program unfolded into
+//! sums of digits or quotients of the offset, each constant decoded once,
+//! when the value is made, into what evaluation reads.
+//!
+//! A [`Layout`] keeps its inverse compact (pool slots, see
+//! [`ClosedInverse`](crate::closed::ClosedInverse)), so each call derives
+//! shifts and masks from the pool behind bounds tests that a caller's loop
+//! cannot move out. A `RankedInverse` is made once and used in a loop, so
+//! it holds the decoded terms instead: evaluation reads constants that
+//! never change and does straight arithmetic on the offset. It is a value
+//! of its own, not part of [`Ranked`](crate::Ranked): a view that carried
+//! the kilobyte of terms measured 7 times slower in a loop of `offset`
+//! (its loads no longer left the loop). One of two kinds, fixed per layout
+//! so that a caller's loop tests it once:
+//!
+//! - [`Kind::Shifts`]: every output and padding check a sum of at most
+//!   three digits `((x >> a) & m) << s`, in three fixed slots each: no
+//!   multiplication and no count to test.
+//! - [`Kind::Quotients`]: each output and check a sum of `(v / d) * c` over
+//!   the offset or over one of up to two sums of such terms (the dims a `*`
+//!   combines, split apart again), a remainder written as quotients,
+//!   `v % b = v - (v / b) * b`. Every value the program divides stays below
+//!   2^31 (the bound is found per layout), so a division is one
+//!   multiplication and one shift, exact for every dividend in range (see
+//!   [`Term::quotient`]).
+//!
+//! Layouts with neither keep the layout's own `index_of`. Both kinds give
+//! the inverse program's answer on every offset below storage; the view
+//! answers `None` past storage before evaluating.
+
+use crate::closed::digits;
+use crate::fixed::Fixed;
+use crate::program::{InverseProgram, Op, Program, StepId};
+use crate::{Layout, MAX_PROGRAM_STEPS};
+
+/// The digits of one output or check in [`Form::Shifts`].
+const SLOTS: usize = 3;
+/// The most digits of [`Form::Shifts`]: three slots for each of eight
+/// outputs and four checks.
+const DIGITS: usize = 36;
+/// The most sums quotients divide besides the offset.
+const SUMS: usize = 2;
+/// The most padding checks.
+const CHECKS: usize = 4;
+/// The registers of [`Form::Quotients`]: the offset, the sums, then one
+/// per distinct quotient. A power of two, so that a register number from
+/// the table is masked into range rather than checked.
+const REGISTERS: usize = 16;
+/// The most distinct quotients.
+const QUOTIENTS: usize = REGISTERS - 1 - SUMS;
+/// The most `register * coefficient` terms of all sums, outputs and checks.
+const LINEAR: usize = 40;
+/// The most atoms of one value while unfolding.
+const ATOMS: usize = 16;
+/// Dividends at or past 2^31 do not take the one-multiplication division.
+const DIVIDEND_BITS: u32 = 31;
+
+/// `((x >> shift) & mask) << scale`; all zeros is 0.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Digit {
+    mask: u64,
+    shift: u8,
+    scale: u8,
+}
+
+impl Digit {
+    const ZERO: Digit = Digit {
+        mask: 0,
+        shift: 0,
+        scale: 0,
+    };
+
+    // Always inlined, as the evaluators are: see `Ranked::index_of`.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn eval(self, x: u64) -> u64 {
+        (x.wrapping_shr(u32::from(self.shift)) & self.mask).wrapping_shl(u32::from(self.scale))
+    }
+}
+
+/// `register / d` as `(register * mul) >> shift`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) struct Quotient {
+    mul: u64,
+    shift: u8,
+    register: u8,
+}
+
+impl Quotient {
+    pub(super) const ZERO: Quotient = Quotient {
+        mul: 0,
+        shift: 0,
+        register: 0,
+    };
+
+    /// `v / d` for every `v` up to `max`, or `None` if `max` is 2^31 or
+    /// more.
+    ///
+    /// With `v < 2^n` and `l = ceil(log2 d)`, the multiplier
+    /// `m = ceil(2^(n+l) / d)` gives `v / d = (v m) >> (n + l)` exactly: `m d
+    /// = 2^(n+l) + e` with `e < d <= 2^l`, so `v m / 2^(n+l) = v / d + v e /
+    /// (d 2^(n+l))`, and `v e < 2^(n+l)` keeps the excess below `1 / d`,
+    /// less than the distance from `v / d` to the next integer. `m <=
+    /// 2^(n+1)`, so `v m < 2^(2n+1)` fits 64 bits for `n <= 31`; a power of
+    /// two gets `m = 2^n`, a plain shift.
+    pub(super) fn new(register: u8, d: u64, max: u64) -> Option<Quotient> {
+        let n = u64::BITS - max.leading_zeros();
+        if n > DIVIDEND_BITS || d == 0 {
+            return None;
+        }
+        let l = u64::BITS - (d - 1).leading_zeros();
+        let m = (1u128 << (n + l)).div_ceil(u128::from(d));
+        Some(Quotient {
+            mul: u64::try_from(m).ok()?,
+            shift: u8::try_from(n + l).ok()?,
+            register,
+        })
+    }
+
+    /// `v / d`, for `v` up to the `max` it was made for.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(super) fn of(&self, v: u64) -> u64 {
+        v.wrapping_mul(self.mul).wrapping_shr(u32::from(self.shift))
+    }
+}
+
+/// `register * coefficient`, wrapping.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Linear {
+    coefficient: u64,
+    register: u8,
+}
+
+/// What a view evaluates; see the module docs.
+// The view is made once and copied whole: boxing the larger form (no
+// allocation in the core anyway) would add a pointer to every read.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Form<const N: usize> {
+    /// Output `d` sums digits `3d..3d + 3`, check `c` digits from `3(N + c)`.
+    Shifts([Digit; DIGITS]),
+    Quotients(Quotients<N>),
+    /// Neither: the layout's own `index_of`.
+    Layout,
+}
+
+/// Registers: 0 the offset, `1 + j` sum `j`, `1 + SUMS + q` quotient `q`.
+/// Quotients of the offset come first, then the sums, then quotients of
+/// the sums, then the outputs and checks, each a run of [`Linear`] terms.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Quotients<const N: usize> {
+    divisions: [Quotient; QUOTIENTS],
+    /// How many quotients divide the offset, and how many in all.
+    of_offset: u8,
+    live: u8,
+    linear: [Linear; LINEAR],
+    /// `(first, count)` of each sum's, output's and check's terms.
+    sums: [(u8, u8); SUMS],
+    outputs: [(u8, u8); N],
+    checks: [(u8, u8); CHECKS],
+}
+
+/// A rank-`N` layout's `index_of` with its constants decoded once, made
+/// by [`Ranked::inverse`](crate::Ranked::inverse): for loops that invert
+/// many offsets.
+///
+/// It answers as [`Layout::index_of`] does, for every offset, and returns
+/// the index as `[usize; N]`. Where the layout's inverse is a sum of
+/// digits of powers of two (the TPU tilings), each output is shifts and
+/// masks of the offset; where it divides by other numbers, or splits dims
+/// that `*` combined, each division is one multiplication and a shift by
+/// constants chosen for the layout's storage length; layouts beyond both
+/// (storage of 2^31 slots or more, a `*` under a second tiling level) use
+/// the layout's own `index_of`. Making one folds the layout's programs:
+/// make it outside the loop and hand it to closures by value (`move`); it
+/// is `Copy` and about a kilobyte.
+///
+/// # Examples
+///
+/// ```
+/// let l = xla_layout::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
+/// let inverse = l.ranked::<5>().unwrap().inverse();
+/// let offset = l.offset(&[1, 2, 3, 4, 5]);
+/// assert_eq!(inverse.index_of(offset), Some([1, 2, 3, 4, 5]));
+/// let padding = (0..l.storage_len()).filter(|&o| inverse.index_of(o).is_none());
+/// assert_eq!(padding.count(), l.padding_len());
+/// assert!(core::ptr::eq(inverse.layout(), &l));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct RankedInverse<'a, const N: usize> {
+    layout: &'a Layout,
+    inverse: Inverse<N>,
+}
+
+impl<'a, const N: usize> RankedInverse<'a, N> {
+    /// The decoded inverse of `layout`, of rank `N`.
+    pub(crate) fn new(layout: &'a Layout) -> RankedInverse<'a, N> {
+        RankedInverse {
+            layout,
+            inverse: Inverse::new(&layout.inverse_program()),
+        }
+    }
+
+    /// The layout inverted.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[3,5]").unwrap();
+    /// let inverse = l.ranked::<2>().unwrap().inverse();
+    /// assert_eq!(inverse.layout().dims(), &[3, 5]);
+    /// ```
+    pub fn layout(&self) -> &'a Layout {
+        self.layout
+    }
+
+    /// The logical index stored at `offset`, or `None` for a padding slot
+    /// or an offset at or past [`storage_len`](Layout::storage_len).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    /// let inverse = l.ranked::<2>().unwrap().inverse();
+    /// assert_eq!(inverse.index_of(16), Some([2, 0]));
+    /// assert_eq!(inverse.index_of(32), None); // past storage
+    /// ```
+    // Always inlined: the index then lives in the caller's registers, and
+    // the decoded constants are read once, out of the caller's loop.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    #[must_use]
+    pub fn index_of(&self, offset: usize) -> Option<[usize; N]> {
+        self.inverse.index_of(offset, self.layout)
+    }
+}
+
+/// The decoded terms of a rank-`N` layout's inverse; see the module docs.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Inverse<const N: usize> {
+    form: Form<N>,
+    storage_len: usize,
+    /// A check holds, and the slot has data, while its value is below this.
+    bounds: [u64; CHECKS],
+    live_checks: u8,
+}
+
+impl<const N: usize> Inverse<N> {
+    /// The decoded form of `inverse`, a rank-`N` layout's; of form
+    /// [`Form::Layout`] when it has neither closed form.
+    fn new(inverse: &InverseProgram) -> Inverse<N> {
+        let form = (inverse.outputs().len() == N && inverse.checks().len() <= CHECKS)
+            .then(|| shifts::<N>(inverse).or_else(|| quotients::<N>(inverse)))
+            .flatten();
+        let mut bounds = [0; CHECKS];
+        for (b, check) in bounds.iter_mut().zip(inverse.checks()) {
+            *b = u64::try_from(check.bound).unwrap_or(u64::MAX);
+        }
+        Inverse {
+            form: form.unwrap_or(Form::Layout),
+            storage_len: inverse.storage_len(),
+            bounds,
+            live_checks: inverse.checks().len().min(CHECKS) as u8,
+        }
+    }
+
+    /// The index at `offset`, `None` for padding and past storage;
+    /// `layout` for layouts of neither form.
+    ///
+    /// Outputs and checks are unrolled, so a caller's loop reads each
+    /// constant once and tests the form once.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn index_of(&self, offset: usize, layout: &Layout) -> Option<[usize; N]> {
+        if offset >= self.storage_len {
+            return None;
+        }
+        let x = offset as u64;
+        match &self.form {
+            Form::Shifts(digits) => self.evaluate(|g| {
+                let d = |s: usize| digits[(SLOTS * g + s) % DIGITS].eval(x);
+                d(0).wrapping_add(d(1)).wrapping_add(d(2))
+            }),
+            Form::Quotients(q) => {
+                let mut registers = [0u64; REGISTERS];
+                registers[0] = x;
+                let live = usize::from(q.live).min(QUOTIENTS);
+                let of_offset = usize::from(q.of_offset).min(live);
+                let divide = |registers: &mut [u64; REGISTERS], range: core::ops::Range<usize>| {
+                    for (i, t) in q.divisions[range.clone()].iter().enumerate() {
+                        let v = registers[usize::from(t.register) % REGISTERS];
+                        registers[(1 + SUMS + range.start + i) % REGISTERS] = t.of(v);
+                    }
+                };
+                let sum = |registers: &[u64; REGISTERS], (first, count): (u8, u8)| {
+                    let (first, count) = (usize::from(first), usize::from(count));
+                    let terms = q.linear.get(first..first + count).unwrap_or(&[]);
+                    terms.iter().fold(0u64, |acc, t| {
+                        let v = registers[usize::from(t.register) % REGISTERS];
+                        acc.wrapping_add(v.wrapping_mul(t.coefficient))
+                    })
+                };
+                divide(&mut registers, 0..of_offset);
+                for j in 0..SUMS {
+                    registers[1 + j] = sum(&registers, q.sums[j]);
+                }
+                divide(&mut registers, of_offset..live);
+                self.evaluate(|g| match g.checked_sub(N) {
+                    None => sum(&registers, q.outputs.get(g).copied().unwrap_or((0, 0))),
+                    Some(c) => sum(&registers, q.checks[c % CHECKS]),
+                })
+            }
+            Form::Layout => through(layout, offset),
+        }
+    }
+
+    /// The index from `group`, the value of output `g` or, from `N` on, of
+    /// check `g - N`; `None` if a check fails.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn evaluate(&self, group: impl Fn(usize) -> u64) -> Option<[usize; N]> {
+        const _: () = assert!(CHECKS == 4);
+        let live = self.live_checks;
+        macro_rules! checks {
+            ($($c:literal)*) => {$(
+                if live > $c && group(N + $c) >= self.bounds[$c] {
+                    return None;
+                }
+            )*};
+        }
+        checks!(0 1 2 3);
+        // An output's true value is below its dim, so it fits `usize`.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(core::array::from_fn(|d| group(d) as usize))
+    }
+
+    /// Whether the view evaluates itself rather than through the layout,
+    /// and with shifts.
+    #[cfg(test)]
+    fn kind(&self) -> (bool, bool) {
+        (
+            !matches!(self.form, Form::Layout),
+            matches!(self.form, Form::Shifts(_)),
+        )
+    }
+}
+
+/// The index at `offset` by `layout`'s own `index_of` (no form was
+/// decoded). Out of line and given copies, so that the terms a caller's
+/// loop reads stay out of it.
+#[inline(never)]
+fn through<const N: usize>(layout: &Layout, offset: usize) -> Option<[usize; N]> {
+    let mut index = [0; N];
+    layout.index_into(offset, &mut index).then_some(index)
+}
+
+/// [`Form::Shifts`], if every output and check is at most three digits of
+/// powers of two.
+fn shifts<const N: usize>(inverse: &InverseProgram) -> Option<Form<N>> {
+    let mut table = [Digit::ZERO; DIGITS];
+    let groups = inverse.outputs().iter().copied();
+    let groups = groups.chain(inverse.checks().iter().map(|c| Some(c.step)));
+    for (g, step) in groups.enumerate() {
+        let Some(step) = step else { continue };
+        let mut slot = 0;
+        digits(inverse.program(), step, |d| {
+            let power = |v: usize| v.is_power_of_two().then(|| v.trailing_zeros() as u8);
+            let mask = match d.b {
+                Some(b) => u64::try_from(b - 1).ok().filter(|_| b.is_power_of_two())?,
+                None => u64::MAX,
+            };
+            *table.get_mut(SLOTS * g + slot).filter(|_| slot < SLOTS)? = Digit {
+                mask,
+                shift: power(d.a)?,
+                scale: power(d.scale)?,
+            };
+            slot += 1;
+            Some(())
+        })?;
+    }
+    Some(Form::Shifts(table))
+}
+
+/// [`Form::Quotients`], if the inverse unfolds into quotients of the
+/// offset and of at most two sums of them, every dividend below 2^31.
+fn quotients<const N: usize>(inverse: &InverseProgram) -> Option<Form<N>> {
+    let mut u = Unfolder::new(inverse)?;
+    let mut groups: Fixed<Expr, { crate::MAX_RANK + CHECKS }> = Fixed::new(Expr::new(EMPTY));
+    for out in inverse.outputs() {
+        groups.push(match *out {
+            Some(step) => u.expr(step)?,
+            None => Expr::new(EMPTY),
+        })?;
+    }
+    for c in inverse.checks() {
+        groups.push(u.expr(c.step)?)?;
+    }
+    // Distinct quotients, those of the offset first: their registers are
+    // written before the sums they make up.
+    let mut atoms: Fixed<Atom, QUOTIENTS> = Fixed::new(EMPTY.0);
+    let every = u.sums.iter().map(|(e, _)| e).chain(groups.iter());
+    for pass in [true, false] {
+        for e in every.clone() {
+            for (atom, _) in e.iter() {
+                if atom.divisor != 1 && (atom.source == 0) == pass && !atoms.contains(atom) {
+                    atoms.push(*atom)?;
+                }
+            }
+        }
+    }
+    let mut q = Quotients {
+        divisions: [Quotient::ZERO; QUOTIENTS],
+        of_offset: atoms.iter().filter(|a| a.source == 0).count() as u8,
+        live: atoms.len() as u8,
+        linear: [Linear {
+            coefficient: 0,
+            register: 0,
+        }; LINEAR],
+        sums: [(0, 0); SUMS],
+        outputs: [(0, 0); N],
+        checks: [(0, 0); CHECKS],
+    };
+    for (slot, atom) in q.divisions.iter_mut().zip(atoms.iter()) {
+        *slot = Quotient::new(atom.source, atom.divisor, u.max_of(atom.source))?;
+    }
+    let mut used = 0;
+    let mut place = |e: &Expr, linear: &mut [Linear; LINEAR]| -> Option<(u8, u8)> {
+        let first = used;
+        for &(atom, coefficient) in e.iter() {
+            let register = match atoms.iter().position(|a| *a == atom) {
+                Some(i) => 1 + SUMS + i,
+                None => usize::from(atom.source),
+            };
+            *linear.get_mut(used)? = Linear {
+                coefficient,
+                register: register as u8,
+            };
+            used += 1;
+        }
+        Some((u8::try_from(first).ok()?, u8::try_from(used - first).ok()?))
+    };
+    for (j, (sum, _)) in u.sums.iter().enumerate() {
+        q.sums[j] = place(sum, &mut q.linear)?;
+    }
+    for (d, e) in groups.iter().take(N).enumerate() {
+        q.outputs[d] = place(e, &mut q.linear)?;
+    }
+    for (c, e) in groups[N..].iter().enumerate() {
+        q.checks[c] = place(e, &mut q.linear)?;
+    }
+    Some(Form::Quotients(q))
+}
+
+/// A quotient `source / divisor`: `source` 0 is the offset, `1 + j` sum `j`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Atom {
+    source: u8,
+    divisor: u64,
+}
+
+/// A value as `Σ atom * coefficient`, wrapping.
+type Expr = Fixed<(Atom, u64), ATOMS>;
+
+const EMPTY: (Atom, u64) = (
+    Atom {
+        source: 0,
+        divisor: 1,
+    },
+    0,
+);
+
+/// Unfolds an inverse program's values into [`Expr`]s, registering the sums
+/// that divisions need.
+struct Unfolder<'a> {
+    program: &'a Program,
+    /// The largest value of each step, for offsets below storage.
+    max: [u64; MAX_PROGRAM_STEPS],
+    /// The offset's largest value.
+    top: u64,
+    /// The sums divided, each with its largest value.
+    sums: Fixed<(Expr, u64), SUMS>,
+}
+
+impl<'a> Unfolder<'a> {
+    fn new(inverse: &'a InverseProgram) -> Option<Unfolder<'a>> {
+        let program = inverse.program();
+        let mut max = [0u64; MAX_PROGRAM_STEPS];
+        let top = u64::try_from(inverse.storage_len().checked_sub(1)?).ok()?;
+        for (i, op) in program.steps().iter().enumerate() {
+            let of = |s: StepId| max.get(usize::from(s)).copied().unwrap_or(u64::MAX);
+            let k = |k: usize| u64::try_from(k).unwrap_or(u64::MAX);
+            *max.get_mut(i)? = match *op {
+                Op::Input(_) => top,
+                Op::Div(a, d) => of(a) / k(d).max(1),
+                Op::Mod(a, d) => of(a).min(k(d).saturating_sub(1)),
+                Op::Mul(a, m) => of(a).saturating_mul(k(m)),
+                Op::Add(a, b) => of(a).saturating_add(of(b)),
+            };
+        }
+        Some(Unfolder {
+            program,
+            max,
+            top,
+            sums: Fixed::new((Expr::new(EMPTY), 0)),
+        })
+    }
+
+    /// The largest value of `source`.
+    fn max_of(&self, source: u8) -> u64 {
+        match usize::from(source).checked_sub(1) {
+            None => self.top,
+            Some(j) => self.sums.get(j).map_or(u64::MAX, |s| s.1),
+        }
+    }
+
+    /// `value(step)` as an [`Expr`].
+    fn expr(&mut self, step: StepId) -> Option<Expr> {
+        match *self.program.steps().get(usize::from(step))? {
+            Op::Input(_) => single(0, 1),
+            Op::Mul(x, k) => Some(scaled(&self.expr(x)?, u64::try_from(k).ok()?)),
+            Op::Add(x, y) => added(&self.expr(x)?, &self.expr(y)?),
+            Op::Div(x, k) => {
+                let e = self.expr(x)?;
+                self.quotient(&e, x, k)
+            }
+            Op::Mod(x, k) => {
+                let e = self.expr(x)?;
+                let q = self.quotient(&e, x, k)?;
+                added(&e, &scaled(&q, u64::try_from(k).ok()?.wrapping_neg()))
+            }
+        }
+    }
+
+    /// `value(x) / k`, where `e` is `value(x)`.
+    fn quotient(&mut self, e: &Expr, x: StepId, k: usize) -> Option<Expr> {
+        let k = u64::try_from(k).ok().filter(|&k| k > 0)?;
+        let (source, divisor) = match e.as_slice() {
+            [] => return Some(Expr::new(EMPTY)),
+            [(atom, 1)] => (atom.source, atom.divisor.checked_mul(k)),
+            _ if e.iter().all(|(atom, _)| atom.source == 0) => {
+                let max = *self.max.get(usize::from(x))?;
+                let j = if let Some(j) = self.sums.iter().position(|(s, _)| s == e) {
+                    j
+                } else {
+                    self.sums.push((*e, max))?;
+                    self.sums.len() - 1
+                };
+                (u8::try_from(1 + j).ok()?, Some(k))
+            }
+            _ => return None,
+        };
+        // A divisor past every value of its source leaves 0.
+        match divisor {
+            Some(d) if d <= self.max_of(source) => single(source, d),
+            _ => Some(Expr::new(EMPTY)),
+        }
+    }
+}
+
+/// `source / divisor`, once.
+fn single(source: u8, divisor: u64) -> Option<Expr> {
+    let mut e = Expr::new(EMPTY);
+    e.push((Atom { source, divisor }, 1))?;
+    Some(e)
+}
+
+/// `e * k`, wrapping.
+fn scaled(e: &Expr, k: u64) -> Expr {
+    let mut out = *e;
+    for (_, c) in out.iter_mut() {
+        *c = c.wrapping_mul(k);
+    }
+    nonzero(&out)
+}
+
+/// `a + b`, equal atoms merged and atoms of coefficient 0 dropped.
+fn added(a: &Expr, b: &Expr) -> Option<Expr> {
+    let mut out = *a;
+    for &(atom, c) in b.iter() {
+        match out.iter_mut().find(|(x, _)| *x == atom) {
+            Some((_, sum)) => *sum = sum.wrapping_add(c),
+            None => out.push((atom, c))?,
+        }
+    }
+    Some(nonzero(&out))
+}
+
+/// The atoms of `e` whose coefficient is not 0, in order.
+fn nonzero(e: &Expr) -> Expr {
+    let mut out = Expr::new(EMPTY);
+    for &(atom, c) in e.iter().filter(|(_, c)| *c != 0) {
+        // No more than `e` holds, so it fits.
+        let _ = out.push((atom, c));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::string::String;
+    use std::vec::Vec;
+
+    use crate::closed::tests::{spec, Rng};
+    use crate::MAX_PROGRAM_STEPS;
+
+    /// The view's `index_of` against the folded inverse program on every
+    /// offset (padding included) and past storage, per rank; returns which
+    /// kind evaluated.
+    fn check<const N: usize>(spec: &str, l: &crate::Layout) -> (bool, bool) {
+        let r = l.ranked::<N>().unwrap().inverse();
+        let inverse = l.inverse_program();
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        let mut want = [0; N];
+        let storage = l.storage_len();
+        for offset in (0..storage.min(3000)).chain([storage, storage + 1, usize::MAX]) {
+            let found = inverse.eval(offset, &mut scratch, &mut want);
+            assert_eq!(
+                r.index_of(offset),
+                found.then_some(want),
+                "{spec} at {offset}"
+            );
+        }
+        r.inverse.kind()
+    }
+
+    /// Random layouts of ranks 1 to 8 and the combining examples: both
+    /// kinds run, on layouts with padding and `*`, and agree with the
+    /// program everywhere.
+    #[test]
+    fn decoded_inverses_equal_the_programs() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let fixed = [
+            "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+            "f32[5,3,4]{2,1,0:T(*,3,2)}",
+            "bf16[3,7,20]{2,1,0:T(*,8,128)(2,1)}",
+            "f32[3,5]{1,0:T(2,2)}",
+            "bf16[1024,1024]{1,0:T(8,128)(2,1)}",
+            "f32[1000,1000]{0,1:T(8,128)}",
+        ];
+        let random: Vec<String> = (0..800).map(|_| spec(&mut rng)).collect();
+        // Layouts by (decoded, shifts).
+        let mut kinds = [0usize; 3];
+        for spec in fixed.into_iter().chain(random.iter().map(String::as_str)) {
+            let Ok(l) = crate::parse(spec) else { continue };
+            let kind = match l.rank() {
+                1 => check::<1>(spec, &l),
+                2 => check::<2>(spec, &l),
+                3 => check::<3>(spec, &l),
+                4 => check::<4>(spec, &l),
+                5 => check::<5>(spec, &l),
+                6 => check::<6>(spec, &l),
+                7 => check::<7>(spec, &l),
+                8 => check::<8>(spec, &l),
+                _ => continue,
+            };
+            kinds[usize::from(kind.0) + usize::from(kind.1)] += 1;
+        }
+        assert!(kinds.iter().all(|&k| k > 20), "{kinds:?}");
+        let combining = crate::parse(fixed[0]).unwrap();
+        assert_eq!(
+            combining.ranked::<5>().unwrap().inverse().inverse.kind(),
+            (true, false)
+        );
+        let tpu = crate::parse(fixed[4]).unwrap();
+        assert_eq!(
+            tpu.ranked::<2>().unwrap().inverse().inverse.kind(),
+            (true, true)
+        );
+    }
+}
