@@ -171,8 +171,8 @@ struct Quotients<const N: usize> {
 /// masks of the offset; where it divides by other numbers, or splits dims
 /// that `*` combined, each division is one multiplication and a shift by
 /// constants chosen for the layout's storage length; layouts beyond both
-/// (storage of 2^31 slots or more, a `*` under a second tiling level) use
-/// the layout's own `index_of`. Making one folds the layout's programs:
+/// (divisions of values of 2^31 or more, a `*` under a second tiling
+/// level) use the layout's own `index_of`. Making one folds the layout's programs:
 /// make it outside the loop and hand it to closures by value (`move`); it
 /// is `Copy` and about a kilobyte.
 ///
