@@ -10,23 +10,23 @@
 //! never change and does straight arithmetic on the offset. It is a value
 //! of its own, not part of [`Ranked`](crate::Ranked): a view that carried
 //! the kilobyte of terms measured 7 times slower in a loop of `offset`
-//! (its loads no longer left the loop). One of two kinds, fixed per layout
+//! (its loads no longer left the loop). One of two forms, fixed per layout
 //! so that a caller's loop tests it once:
 //!
-//! - [`Kind::Shifts`]: every output and padding check a sum of at most
+//! - [`Form::Shifts`]: every output and padding check a sum of at most
 //!   three digits `((x >> a) & m) << s`, in three fixed slots each: no
 //!   multiplication and no count to test.
-//! - [`Kind::Quotients`]: each output and check a sum of `(v / d) * c` over
+//! - [`Form::Quotients`]: each output and check a sum of `(v / d) * c` over
 //!   the offset or over one of up to two sums of such terms (the dims a `*`
 //!   combines, split apart again), a remainder written as quotients,
 //!   `v % b = v - (v / b) * b`. Every value the program divides stays below
 //!   2^31 (the bound is found per layout), so a division is one
 //!   multiplication and one shift, exact for every dividend in range (see
-//!   [`Term::quotient`]).
+//!   [`Quotient::new`]).
 //!
-//! Layouts with neither keep the layout's own `index_of`. Both kinds give
-//! the inverse program's answer on every offset below storage; the view
-//! answers `None` past storage before evaluating.
+//! Layouts with neither keep the layout's own `index_of`. Both forms give
+//! the inverse program's answer on every offset below storage; past
+//! storage the answer is `None` before any evaluation.
 
 use crate::closed::digits;
 use crate::fixed::Fixed;
@@ -70,7 +70,7 @@ impl Digit {
         scale: 0,
     };
 
-    // Always inlined, as the evaluators are: see `Ranked::index_of`.
+    // Always inlined, as the evaluators are: see `RankedInverse::index_of`.
     #[allow(clippy::inline_always)]
     #[inline(always)]
     fn eval(self, x: u64) -> u64 {
@@ -80,14 +80,14 @@ impl Digit {
 
 /// `register / d` as `(register * mul) >> shift`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(super) struct Quotient {
+struct Quotient {
     mul: u64,
     shift: u8,
     register: u8,
 }
 
 impl Quotient {
-    pub(super) const ZERO: Quotient = Quotient {
+    const ZERO: Quotient = Quotient {
         mul: 0,
         shift: 0,
         register: 0,
@@ -103,7 +103,7 @@ impl Quotient {
     /// less than the distance from `v / d` to the next integer. `m <=
     /// 2^(n+1)`, so `v m < 2^(2n+1)` fits 64 bits for `n <= 31`; a power of
     /// two gets `m = 2^n`, a plain shift.
-    pub(super) fn new(register: u8, d: u64, max: u64) -> Option<Quotient> {
+    fn new(register: u8, d: u64, max: u64) -> Option<Quotient> {
         let n = u64::BITS - max.leading_zeros();
         if n > DIVIDEND_BITS || d == 0 {
             return None;
@@ -120,7 +120,7 @@ impl Quotient {
     /// `v / d`, for `v` up to the `max` it was made for.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub(super) fn of(&self, v: u64) -> u64 {
+    fn of(&self, v: u64) -> u64 {
         v.wrapping_mul(self.mul).wrapping_shr(u32::from(self.shift))
     }
 }
@@ -132,8 +132,8 @@ struct Linear {
     register: u8,
 }
 
-/// What a view evaluates; see the module docs.
-// The view is made once and copied whole: boxing the larger form (no
+/// What a `RankedInverse` evaluates; see the module docs.
+// It is made once and copied whole: boxing the larger form (no
 // allocation in the core anyway) would add a pointer to every read.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -335,7 +335,7 @@ impl<const N: usize> Inverse<N> {
         Some(core::array::from_fn(|d| group(d) as usize))
     }
 
-    /// Whether the view evaluates itself rather than through the layout,
+    /// Whether it evaluates itself rather than through the layout,
     /// and with shifts.
     #[cfg(test)]
     fn kind(&self) -> (bool, bool) {
@@ -606,7 +606,7 @@ mod tests {
     use crate::closed::tests::{spec, Rng};
     use crate::MAX_PROGRAM_STEPS;
 
-    /// The view's `index_of` against the folded inverse program on every
+    /// The decoded `index_of` against the folded inverse program on every
     /// offset (padding included) and past storage, per rank; returns which
     /// kind evaluated.
     fn check<const N: usize>(spec: &str, l: &crate::Layout) -> (bool, bool) {
