@@ -5,7 +5,8 @@
 //! reads next. This is the workspace's only `unsafe` code.
 //!
 //! Everything here is SSE or SSE2, which every x86-64 CPU has, except the
-//! 8x8 transpose, which needs AVX and runs only where the CPU reports it
+//! 8x8 transpose, which needs AVX, and the 16x16 line tiles, which need
+//! AVX-512F or AVX2; those run only where the CPU reports the feature
 //! (asked once at run time); other targets get the portable loops. The kernels
 //! are inline assembly rather than intrinsics on purpose: they move the
 //! bytes of any `Copy` type, whose padding may be uninitialised, and
@@ -243,17 +244,50 @@ pub(crate) fn interleave_stream<T: Copy>(
     n
 }
 
+/// The kernels [`tile16`] can run on, best first: all 16 runs of a tile in
+/// `zmm` registers, or four 8x8 transposes in `ymm` registers put together
+/// in a 1 KiB buffer on the stack, so that each destination line is still
+/// written whole by two consecutive stores and each source line is read
+/// while the seven read with it are still in the first-level cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TileKernel {
+    /// AVX-512F.
+    Avx512,
+    /// AVX2. The instructions are AVX ones, but cores with AVX and not
+    /// AVX2 (Sandy Bridge, Bulldozer) split 256-bit work in two and were
+    /// never measured, so they keep the 8x8 and 4x4 paths.
+    Avx2,
+}
+
+impl TileKernel {
+    /// Whether the CPU runs this kernel (asked once, then from a cache).
+    pub(crate) fn available(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                TileKernel::Avx512 => x86::Avx512::detect().is_some(),
+                TileKernel::Avx2 => x86::Avx2::detect().is_some(),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            false
+        }
+    }
+
+    /// The best kernel this machine runs, if any.
+    pub(crate) fn best() -> Option<TileKernel> {
+        [TileKernel::Avx512, TileKernel::Avx2]
+            .into_iter()
+            .find(|k| k.available())
+    }
+}
+
 /// Whether [`tile16`] has a kernel on this machine: x86-64 CPUs with
-/// AVX-512F (asked once at run time).
+/// AVX-512F or AVX2 (asked once at run time).
 pub(crate) fn line_tiles() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        x86::Avx512::detect().is_some()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    TileKernel::best().is_some()
 }
 
 /// `dst[to[r] + c*u..][..u] = src[from[c] + r*u..][..u]` for `r`, `c` < 16,
@@ -264,6 +298,22 @@ pub(crate) fn line_tiles() -> bool {
 /// out of bounds, or when streaming and a destination run does not start a
 /// line.
 pub(crate) fn tile16<T: Copy>(
+    dst: &mut [T],
+    to: &[usize; 16],
+    src: &[T],
+    from: &[usize; 16],
+    stream: bool,
+) -> bool {
+    match TileKernel::best() {
+        Some(kernel) => tile16_on(kernel, dst, to, src, from, stream),
+        None => false,
+    }
+}
+
+/// [`tile16`] on the given kernel; `false`, nothing written, also where
+/// the CPU does not run it.
+pub(crate) fn tile16_on<T: Copy>(
+    kernel: TileKernel,
     dst: &mut [T],
     to: &[usize; 16],
     src: &[T],
@@ -283,21 +333,39 @@ pub(crate) fn tile16<T: Copy>(
         return false;
     }
     #[cfg(target_arch = "x86_64")]
-    if let Some(avx512) = x86::Avx512::detect() {
+    {
         let (first, data) = (dst.as_mut_ptr(), src.as_ptr());
         let to = to.map(|o| first.wrapping_add(o).cast::<u8>());
         if stream && to.iter().any(|p| p.addr() % 64 != 0) {
             return false;
         }
         let from = from.map(|o| data.wrapping_add(o).cast::<u8>());
-        // SAFETY: `avx512` proves the feature. Every run was checked above
-        // to lie inside its slice (`o + 64 / size` elements of `size`
-        // bytes: 64 bytes), and the pointers are derived from those
-        // slices; `dst` is a unique borrow, so no destination run overlaps
-        // a source run. Streaming runs were checked to start lines.
-        unsafe { x86::tile16(avx512, &from, &to, stream) };
-        return true;
+        match kernel {
+            TileKernel::Avx512 => {
+                if let Some(avx512) = x86::Avx512::detect() {
+                    // SAFETY: `avx512` proves the feature. Every run was
+                    // checked above to lie inside its slice (`o + 64 /
+                    // size` elements of `size` bytes: 64 bytes), and the
+                    // pointers are derived from those slices; `dst` is a
+                    // unique borrow, so no destination run overlaps a
+                    // source run. Streaming runs were checked to start
+                    // lines.
+                    unsafe { x86::tile16(avx512, &from, &to, stream) };
+                    return true;
+                }
+            }
+            TileKernel::Avx2 => {
+                if let Some(avx2) = x86::Avx2::detect() {
+                    // SAFETY: as for AVX-512 above, with `avx2` proving
+                    // the feature: the same runs, checked the same way.
+                    unsafe { x86::tile16_avx2(avx2, &from, &to, stream) };
+                    return true;
+                }
+            }
+        }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (kernel, stream);
     false
 }
 
@@ -942,6 +1010,191 @@ mod x86 {
         }
     }
 
+    /// One 8x8 quadrant of [`tile16_avx2`]: units `8*$r..` of the source
+    /// runs `8*$c..` (the pointers at `rdi`), transposed into the buffer at
+    /// `rdx`, whose 64-byte row `k` is destination row `k`: rows `8*$r..`,
+    /// half `$c` of each. The transpose is [`tile8`]'s. A string for the
+    /// `asm!` of [`tile16_avx2`], which declares the registers.
+    #[rustfmt::skip]
+    macro_rules! quadrant8 {
+        ($c:literal, $r:literal) => {
+            concat!(
+                "mov rax, [rdi + 64*", $c, " + 0]\n",
+                "vmovups ymm0, [rax + 32*", $r, "]\n",
+                "mov rax, [rdi + 64*", $c, " + 8]\n",
+                "vmovups ymm1, [rax + 32*", $r, "]\n",
+                "mov rax, [rdi + 64*", $c, " + 16]\n",
+                "vmovups ymm2, [rax + 32*", $r, "]\n",
+                "mov rax, [rdi + 64*", $c, " + 24]\n",
+                "vmovups ymm3, [rax + 32*", $r, "]\n",
+                "mov rax, [rdi + 64*", $c, " + 32]\n",
+                "vmovups ymm4, [rax + 32*", $r, "]\n",
+                "mov rax, [rdi + 64*", $c, " + 40]\n",
+                "vmovups ymm5, [rax + 32*", $r, "]\n",
+                "mov rax, [rdi + 64*", $c, " + 48]\n",
+                "vmovups ymm6, [rax + 32*", $r, "]\n",
+                "mov rax, [rdi + 64*", $c, " + 56]\n",
+                "vmovups ymm7, [rax + 32*", $r, "]\n",
+                "vunpcklps ymm8, ymm0, ymm1\n",
+                "vunpckhps ymm9, ymm0, ymm1\n",
+                "vunpcklps ymm10, ymm2, ymm3\n",
+                "vunpckhps ymm11, ymm2, ymm3\n",
+                "vunpcklps ymm12, ymm4, ymm5\n",
+                "vunpckhps ymm13, ymm4, ymm5\n",
+                "vunpcklps ymm14, ymm6, ymm7\n",
+                "vunpckhps ymm15, ymm6, ymm7\n",
+                "vshufps ymm0, ymm8, ymm10, 0x44\n",
+                "vshufps ymm1, ymm8, ymm10, 0xee\n",
+                "vshufps ymm2, ymm9, ymm11, 0x44\n",
+                "vshufps ymm3, ymm9, ymm11, 0xee\n",
+                "vshufps ymm4, ymm12, ymm14, 0x44\n",
+                "vshufps ymm5, ymm12, ymm14, 0xee\n",
+                "vshufps ymm6, ymm13, ymm15, 0x44\n",
+                "vshufps ymm7, ymm13, ymm15, 0xee\n",
+                "vperm2f128 ymm8, ymm0, ymm4, 0x20\n",
+                "vperm2f128 ymm9, ymm1, ymm5, 0x20\n",
+                "vperm2f128 ymm10, ymm2, ymm6, 0x20\n",
+                "vperm2f128 ymm11, ymm3, ymm7, 0x20\n",
+                "vperm2f128 ymm12, ymm0, ymm4, 0x31\n",
+                "vperm2f128 ymm13, ymm1, ymm5, 0x31\n",
+                "vperm2f128 ymm14, ymm2, ymm6, 0x31\n",
+                "vperm2f128 ymm15, ymm3, ymm7, 0x31\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 0], ymm8\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 64], ymm9\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 128], ymm10\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 192], ymm11\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 256], ymm12\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 320], ymm13\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 384], ymm14\n",
+                "vmovaps [rdx + 512*", $r, " + 32*", $c, " + 448], ymm15\n",
+            )
+        };
+    }
+
+    /// Destination rows `$r..$r + 4` of [`tile16_avx2`]: each 64-byte row
+    /// of the buffer at `rdx` stored with `$store` at its pointer (read
+    /// from the array at `rsi`), two 32-byte stores back to back. A string
+    /// for the `asm!` of [`tile16_avx2`], which declares the registers.
+    #[rustfmt::skip]
+    macro_rules! rows4_out {
+        ($store:literal, $r:literal) => {
+            concat!(
+                "vmovaps ymm0, [rdx + 64*", $r, " + 0]\n",
+                "vmovaps ymm1, [rdx + 64*", $r, " + 32]\n",
+                "vmovaps ymm2, [rdx + 64*", $r, " + 64]\n",
+                "vmovaps ymm3, [rdx + 64*", $r, " + 96]\n",
+                "vmovaps ymm4, [rdx + 64*", $r, " + 128]\n",
+                "vmovaps ymm5, [rdx + 64*", $r, " + 160]\n",
+                "vmovaps ymm6, [rdx + 64*", $r, " + 192]\n",
+                "vmovaps ymm7, [rdx + 64*", $r, " + 224]\n",
+                "mov rax, [rsi + 8*", $r, " + 0]\n",
+                $store, " [rax], ymm0\n",
+                $store, " [rax + 32], ymm1\n",
+                "mov rax, [rsi + 8*", $r, " + 8]\n",
+                $store, " [rax], ymm2\n",
+                $store, " [rax + 32], ymm3\n",
+                "mov rax, [rsi + 8*", $r, " + 16]\n",
+                $store, " [rax], ymm4\n",
+                $store, " [rax + 32], ymm5\n",
+                "mov rax, [rsi + 8*", $r, " + 24]\n",
+                $store, " [rax], ymm6\n",
+                $store, " [rax + 32], ymm7\n",
+            )
+        };
+    }
+
+    /// [`tile16_avx2`] with its 32-byte stores made by `$store` (`vmovups`,
+    /// or `vmovntps` for streaming stores to 32-byte aligned runs): an
+    /// `asm!` for the caller's `unsafe` block, whose safety argument covers
+    /// the pointers read from the arrays at `$from` and `$to`, the memory
+    /// behind them, the alignment, and `$buf`, 1 KiB writable and 32-byte
+    /// aligned. The arrays come in `rdi` and `rsi`, the buffer in `rdx`, and
+    /// each pointer in turn goes to `rax`, registers apart from the inputs
+    /// and among those `clobber_abi` declares clobbered.
+    macro_rules! tile16_avx2_asm {
+        ($store:literal, $from:expr, $to:expr, $buf:expr) => {
+            asm!(
+                quadrant8!(0, 0),
+                quadrant8!(0, 1),
+                quadrant8!(1, 0),
+                quadrant8!(1, 1),
+                rows4_out!($store, 0),
+                rows4_out!($store, 4),
+                rows4_out!($store, 8),
+                rows4_out!($store, 12),
+                "vzeroupper",
+                in("rdi") $from,
+                in("rsi") $to,
+                in("rdx") $buf,
+                clobber_abi("sysv64"),
+                options(nostack, preserves_flags),
+            )
+        };
+    }
+
+    cpufeatures::new!(cpu_avx2, "avx2");
+
+    /// Proof that the CPU runs AVX2 instructions (and the OS saves the
+    /// 256-bit registers): only [`Avx2::detect`] makes one.
+    #[derive(Clone, Copy, Debug)]
+    pub(super) struct Avx2(());
+
+    impl Avx2 {
+        /// Asks the CPU once, then answers from a cache.
+        #[inline]
+        pub(super) fn detect() -> Option<Avx2> {
+            cpu_avx2::get().then_some(Avx2(()))
+        }
+    }
+
+    /// The 1 KiB in which [`tile16_avx2`] puts a tile together: 16 rows of
+    /// 64 bytes, aligned for the 32-byte moves.
+    #[repr(C, align(64))]
+    struct TileBuffer(core::mem::MaybeUninit<[u8; 1024]>);
+
+    /// [`tile16`] in 256-bit registers, which hold a quarter of a tile:
+    /// four 8x8 transposes, source runs 0-7 first (their first halves, then
+    /// their second), then runs 8-15, the transposed quarters put together
+    /// in a buffer on the stack, then each destination line written by two
+    /// consecutive stores. Storing each quarter straight to the destination
+    /// (rows 0-7, then 8-15) leaves 8 lines half written at a time and reads
+    /// every source line in two visits with 15 other lines of the same
+    /// cache set between them when the runs are a power of two apart: it
+    /// measured 0.36 of `memcpy` on the column-major way back from
+    /// `T(8,128)` against 0.59 through the buffer, and 0.57 against 0.72
+    /// the other way.
+    ///
+    /// # Safety
+    ///
+    /// The CPU runs AVX2; each `from[c]` is valid for reading 64 bytes and
+    /// each `to[r]` for writing 64 bytes, none of which any `from` run
+    /// overlaps; when `stream`, every `to[r]` is 32-byte aligned.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn tile16_avx2(
+        _: Avx2,
+        from: &[*const u8; 16],
+        to: &[*mut u8; 16],
+        stream: bool,
+    ) {
+        let mut buf = TileBuffer(core::mem::MaybeUninit::uninit());
+        let buf = buf.0.as_mut_ptr().cast::<u8>();
+        // SAFETY: the caller's contract covers every pointer read from the
+        // two arrays (both live for the call) and the feature; `buf` is a
+        // local 1 KiB, 64-byte aligned (`TileBuffer`), so the aligned moves
+        // (`vmovaps`) at its 32-byte offsets are in bounds and never fault,
+        // and every byte of it is written before it is read. The assembly
+        // reads 64 bytes at each `from` pointer and writes 64 at each `to`
+        // pointer as bytes, declares every vector register clobbered, and
+        // touches no stack of its own and no flags.
+        unsafe {
+            if stream {
+                tile16_avx2_asm!("vmovntps", from.as_ptr(), to.as_ptr(), buf);
+            } else {
+                tile16_avx2_asm!("vmovups", from.as_ptr(), to.as_ptr(), buf);
+            }
+        }
+    }
+
     /// Orders the streaming stores before anything written after.
     pub(super) fn fence() {
         // SAFETY: `sfence` only orders stores; it reads and writes nothing.
@@ -1122,57 +1375,114 @@ mod tests {
         check(|i| (i * 7) as u8 | 0x80, 0);
     }
 
-    /// 16x16 line tiles of 4-, 2- and 1-byte elements against a plain loop:
+    /// 16x16 line tiles of 4-, 2- and 1-byte elements against a plain loop,
+    /// on every kernel this CPU runs and through [`tile16`]'s own choice:
     /// scattered source runs at odd offsets, destination runs on lines and
     /// off them, plain and streamed; nothing else may change, and a run
     /// past the end or (streaming) off a line means nothing written.
     #[test]
     fn line_tiles_match_a_plain_loop() {
-        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(
+            make: fn(usize) -> T,
+            old: T,
+        ) -> [usize; 2] {
             let size = core::mem::size_of::<T>();
             let (u, run) = (4 / size, 64 / size);
             let src: Vec<T> = (0..3000 / size * 4).map(make).collect();
-            for seed in 0..12 {
-                let from: [usize; 16] =
-                    core::array::from_fn(|c| (c * 251 + seed * 37 + 1) % (src.len() - run));
-                for aligned in [false, true] {
-                    for stream in [false, true] {
-                        let pitch = run * (1 + seed % 3) + usize::from(!aligned) * (seed % 5);
-                        let mut got = std::vec![old; 17 * pitch + 2 * run];
-                        let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
-                        let at = lead + usize::from(!aligned) * (1 + seed % 3);
-                        // Rows in a scrambled order, none overlapping.
-                        let to: [usize; 16] = core::array::from_fn(|r| at + (r * 7 % 16) * pitch);
-                        let done = tile16(&mut got, &to, &src, &from, stream);
-                        stream_fence();
-                        let mut want = std::vec![old; got.len()];
-                        if done {
-                            for (r, &t) in to.iter().enumerate() {
-                                for (c, &f) in from.iter().enumerate() {
-                                    for k in 0..u {
-                                        want[t + c * u + k] = src[f + r * u + k];
+            // Tiles done by each kernel.
+            let mut ran = [0; 2];
+            for (k, kernel) in [Some(TileKernel::Avx512), Some(TileKernel::Avx2), None]
+                .into_iter()
+                .enumerate()
+            {
+                let runs = |kernel: Option<TileKernel>| match kernel {
+                    Some(kernel) => kernel.available(),
+                    None => line_tiles(),
+                };
+                for seed in 0..12 {
+                    let from: [usize; 16] =
+                        core::array::from_fn(|c| (c * 251 + seed * 37 + 1) % (src.len() - run));
+                    for aligned in [false, true] {
+                        for stream in [false, true] {
+                            let pitch = run * (1 + seed % 3) + usize::from(!aligned) * (seed % 5);
+                            let mut got = std::vec![old; 17 * pitch + 2 * run];
+                            let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                            let at = lead + usize::from(!aligned) * (1 + seed % 3);
+                            // Rows in a scrambled order, none overlapping.
+                            let to: [usize; 16] =
+                                core::array::from_fn(|r| at + (r * 7 % 16) * pitch);
+                            let done = match kernel {
+                                Some(kernel) => {
+                                    tile16_on(kernel, &mut got, &to, &src, &from, stream)
+                                }
+                                None => tile16(&mut got, &to, &src, &from, stream),
+                            };
+                            stream_fence();
+                            let mut want = std::vec![old; got.len()];
+                            if done {
+                                if k < 2 {
+                                    ran[k] += 1;
+                                }
+                                for (r, &t) in to.iter().enumerate() {
+                                    for (c, &f) in from.iter().enumerate() {
+                                        for e in 0..u {
+                                            want[t + c * u + e] = src[f + r * u + e];
+                                        }
                                     }
                                 }
                             }
+                            assert_eq!(
+                                got, want,
+                                "{kernel:?}, seed {seed}, aligned {aligned}, stream {stream}"
+                            );
+                            let on_lines = to.iter().all(|&t| got[t..].as_ptr().addr() % 64 == 0);
+                            assert_eq!(done, runs(kernel) && (on_lines || !stream));
                         }
-                        assert_eq!(got, want, "seed {seed}, aligned {aligned}, stream {stream}");
-                        let on_lines = to.iter().all(|&t| got[t..].as_ptr().addr() % 64 == 0);
-                        assert_eq!(done, line_tiles() && (on_lines || !stream));
                     }
                 }
+                // A run past either end: nothing done.
+                let mut dst = std::vec![old; 16 * run];
+                let to: [usize; 16] = core::array::from_fn(|r| r * run);
+                let mut late = to;
+                late[15] += 1;
+                for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
+                    assert!(!tile16_on(kernel, &mut dst, &late, &src, &to, false));
+                    assert!(!tile16_on(
+                        kernel,
+                        &mut dst,
+                        &to,
+                        &src[..16 * run - 1],
+                        &to,
+                        false
+                    ));
+                }
+                assert!(!tile16(&mut dst, &late, &src, &to, false));
+                assert!(dst.iter().all(|&x| x == old));
             }
-            // A run past either end: nothing done.
-            let mut dst = std::vec![old; 16 * run];
-            let to: [usize; 16] = core::array::from_fn(|r| r * run);
-            let mut late = to;
-            late[15] += 1;
-            assert!(!tile16(&mut dst, &late, &src, &to, false));
-            assert!(!tile16(&mut dst, &to, &src[..16 * run - 1], &to, false));
-            assert!(dst.iter().all(|&x| x == old));
+            ran
         }
-        check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0);
-        check(|i| i as u16 | 0x8000, 0);
-        check(|i| (i * 7) as u8 | 0x80, 0);
+        let ran = [
+            check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0),
+            check(|i| i as u16 | 0x8000, 0),
+            check(|i| (i * 7) as u8 | 0x80, 0),
+        ];
+        // Each kernel ran, plain and streamed, wherever the CPU has it (as
+        // `std` sees it, apart from the detection the kernels use).
+        #[cfg(target_arch = "x86_64")]
+        for (k, has) in [
+            std::is_x86_feature_detected!("avx512f"),
+            std::is_x86_feature_detected!("avx2"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for done in ran {
+                assert_eq!(done[k] > 0, has, "kernel {k}: {ran:?}");
+                if has {
+                    assert_eq!(done[k], 12 * 3, "kernel {k}: {ran:?}");
+                }
+            }
+        }
     }
 
     #[test]
