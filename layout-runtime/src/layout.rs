@@ -434,6 +434,12 @@ impl Layout {
     /// The logical index stored at `offset`, or `None` for a padding slot or
     /// an offset at or past [`storage_len`](Self::storage_len).
     ///
+    /// Each call reads the layout's compact tables. To invert many offsets
+    /// of a layout whose rank is known, decode them once:
+    /// `l.ranked::<N>()?.inverse()` gives a
+    /// [`RankedInverse`](crate::RankedInverse) whose `index_of` is several
+    /// times faster.
+    ///
     /// # Examples
     ///
     /// ```

@@ -176,6 +176,9 @@ impl<'a, const N: usize> Ranked<'a, N> {
     /// The logical index stored at `offset`, or `None` for a padding slot
     /// or an offset at or past [`storage_len`](Layout::storage_len).
     ///
+    /// For many calls, [`inverse`](Self::inverse) decodes the constants
+    /// once.
+    ///
     /// # Examples
     ///
     /// ```
