@@ -280,6 +280,9 @@ mod index_of {
                         .bench(|| sum(len(), |o| l.index_of(o)));
                 }
 
+                // Each run-time bench spells its check and loop out: the
+                // same closures passed through one shared helper measured
+                // 1.2 to 1.6 times slower, the generated code unchanged.
                 #[divan::bench(sample_count = 10)]
                 fn run_time_parse(b: Bencher) {
                     let l = xla_layout::parse(black_box($spec)).unwrap();
