@@ -172,9 +172,9 @@ struct Quotients<const N: usize> {
 /// that `*` combined, each division is one multiplication and a shift by
 /// constants chosen for the layout's storage length; layouts beyond both
 /// (divisions of values of 2^31 or more, a `*` under a second tiling
-/// level) use the layout's own `index_of`. Making one folds the layout's programs:
-/// make it outside the loop and hand it to closures by value (`move`); it
-/// is `Copy` and about a kilobyte.
+/// level) use the layout's own `index_of`. Making one folds the layout's
+/// programs: make it outside the loop and hand it to closures by value
+/// (`move`); it is `Copy` and about a kilobyte.
 ///
 /// # Examples
 ///
