@@ -394,20 +394,34 @@ mod x86 {
         }
     }
 
-    cpufeatures::new!(cpu_avx, "avx");
+    /// A zero-sized proof that the CPU runs a feature's instructions (and
+    /// the OS saves the registers they use), made only by its `detect`,
+    /// which asks the CPU once (CPUID and XGETBV) and then answers from a
+    /// cache: each kernel that needs the feature takes one.
+    // `$feature` is a `tt`: `cpufeatures::new!` matches feature names
+    // token by token, which a `literal` fragment no longer is.
+    macro_rules! feature_proof {
+        ($ty:ident, $cpu:ident, $feature:tt, $name:literal, $bits:literal) => {
+            cpufeatures::new!($cpu, $feature);
 
-    /// Proof that the CPU runs AVX instructions (and the OS saves the
-    /// 256-bit registers): only [`Avx::detect`] makes one.
-    #[derive(Clone, Copy, Debug)]
-    pub(super) struct Avx(());
+            #[doc = concat!(
+                "Proof that the CPU runs ", $name, " instructions (and the OS saves the ",
+                $bits, "-bit registers): only [`", stringify!($ty), "::detect`] makes one."
+            )]
+            #[derive(Clone, Copy, Debug)]
+            pub(super) struct $ty(());
 
-    impl Avx {
-        /// Asks the CPU once (CPUID and XGETBV), then answers from a cache.
-        #[inline]
-        pub(super) fn detect() -> Option<Avx> {
-            cpu_avx::get().then_some(Avx(()))
-        }
+            impl $ty {
+                /// Asks the CPU once, then answers from a cache.
+                #[inline]
+                pub(super) fn detect() -> Option<$ty> {
+                    $cpu::get().then_some($ty(()))
+                }
+            }
+        };
     }
+
+    feature_proof!(Avx, cpu_avx, "avx", "AVX", "256");
 
     /// [`tile4`] for an 8x8 tile, in 256-bit registers: each of the eight
     /// source runs read and destination runs written is 32 bytes. Needs
@@ -965,20 +979,7 @@ mod x86 {
         };
     }
 
-    cpufeatures::new!(cpu_avx512, "avx512f");
-
-    /// Proof that the CPU runs AVX-512F instructions (and the OS saves the
-    /// 512-bit registers): only [`Avx512::detect`] makes one.
-    #[derive(Clone, Copy, Debug)]
-    pub(super) struct Avx512(());
-
-    impl Avx512 {
-        /// Asks the CPU once, then answers from a cache.
-        #[inline]
-        pub(super) fn detect() -> Option<Avx512> {
-            cpu_avx512::get().then_some(Avx512(()))
-        }
-    }
+    feature_proof!(Avx512, cpu_avx512, "avx512f", "AVX-512F", "512");
 
     /// Unit `c` of the 64-byte run at `to[r]` becomes unit `r` of the run at
     /// `from[c]`, for 4-byte units and `r`, `c` < 16: one line in and one
@@ -1132,20 +1133,7 @@ mod x86 {
         };
     }
 
-    cpufeatures::new!(cpu_avx2, "avx2");
-
-    /// Proof that the CPU runs AVX2 instructions (and the OS saves the
-    /// 256-bit registers): only [`Avx2::detect`] makes one.
-    #[derive(Clone, Copy, Debug)]
-    pub(super) struct Avx2(());
-
-    impl Avx2 {
-        /// Asks the CPU once, then answers from a cache.
-        #[inline]
-        pub(super) fn detect() -> Option<Avx2> {
-            cpu_avx2::get().then_some(Avx2(()))
-        }
-    }
+    feature_proof!(Avx2, cpu_avx2, "avx2", "AVX2", "256");
 
     /// The 1 KiB in which [`tile16_avx2`] puts a tile together: 16 rows of
     /// 64 bytes, aligned for the 32-byte moves.
