@@ -1224,9 +1224,10 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             // A whole tile of `(2,1)` or `(4,1)` groups at once (the rows
             // go plainly either way, being short): one call a tile, not a
             // stream-or-stage decision per pair or quad of rows.
-            if !self.stage.is_empty() {
+            let row_bytes = a.count * core::mem::size_of::<T>();
+            if !self.stage.is_empty() && row_bytes <= PREFETCHED_ROW_BYTES {
                 let span = o.count * o.walk;
-                let ahead = off.saturating_add(TILES_AHEAD * span);
+                let ahead = off.saturating_add(TILES_AHEAD.saturating_mul(span));
                 simd::prefetch_span(self.src, ahead, ahead.saturating_add(span));
             }
             for x in 0..o.count {
@@ -1254,12 +1255,15 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 ///
 /// [`Scatter::block3`] moves a whole tile of them (the walk's outer step,
 /// four pair rows of a `bf16` `(8,128)(2,1)` tile, two quad rows of `s8`
-/// `(4,1)`) with one [`copy_block`] a block, and asks for the source
-/// [`TILES_AHEAD`] tiles on. Measured on an AMD EPYC Zen 3 (2 vCPUs), one
-/// run each, against the path that made the stream-or-stage decision and
-/// the prefetch per block: `bf16` unpack 0.71-0.76 of `memcpy` to
-/// 0.94-0.97, `s8` 0.63-0.69 to 0.94-0.98; without the prefetch,
-/// 0.82-0.99 and 0.79-0.89.
+/// `(4,1)`) with one [`copy_block`] a block and, for rows of at most
+/// [`PREFETCHED_ROW_BYTES`], asks for the source [`TILES_AHEAD`] tiles on.
+/// Measured on an AMD EPYC Zen 3 (2 vCPUs) against the path that made the
+/// stream-or-stage decision and the prefetch per block: `bf16` unpack
+/// 0.71-0.76 of `memcpy` to 0.86-0.97, `s8` 0.63-0.69 to 0.83-0.98 (`cargo
+/// bench` runs). With and without the prefetch, six alternated runs of a
+/// program that unpacks alone: `s8` 0.80-0.87 against 0.78-0.85, `bf16`
+/// (rows of 256 bytes, which the hardware follows by itself) 0.91-1.00
+/// against 0.96-1.06.
 fn short_group_rows<T>(unit: usize, a: Axis, b: Axis) -> bool {
     unit == 1
         && a.other == 1
@@ -1284,10 +1288,11 @@ const PREFETCHED_ROW_BYTES: usize = 128;
 
 /// For a block of an unpack whose destination rows are short and apart
 /// (`(4,1)` and `(2,1)` tiles: 128 or 256 bytes a row), which go out with
-/// plain stores: asks for the source `SOURCE_AHEAD` blocks further on,
-/// where the walk reads next if it goes on in storage order, and, for rows
-/// of two lines or less, for each row's lines `DESTINATION_AHEAD` pieces
-/// further along, where the next tiles write. Hints only: a wrong guess
+/// plain stores, when it comes alone (whole tiles of them go through
+/// [`short_group_rows`] instead): asks for the source `SOURCE_AHEAD`
+/// blocks further on, where the walk reads next if it goes on in storage
+/// order, and, for rows of two lines or less, for each row's lines
+/// `DESTINATION_AHEAD` pieces further along, where the next tiles write. Hints only: a wrong guess
 /// costs a few wasted reads, and nothing outside the slices is asked for.
 ///
 /// Measured under load, medians of five rounds each against the build
