@@ -563,6 +563,20 @@ impl Rows16 {
         }
     }
 
+    /// The 16 rows at `at`, `base` further on, as [`simd::Halves`] where
+    /// each half lies inside one group (so its rows are `step` apart).
+    fn runs(self, at: &At16, base: usize) -> Runs {
+        if at.r[0] + 8 <= self.na && at.r[8] + 8 <= self.na {
+            Runs::Halves(simd::Halves {
+                lo: base.wrapping_add(at.off[0]),
+                hi: base.wrapping_add(at.off[8]),
+                step: self.step,
+            })
+        } else {
+            Runs::Each(at.off.map(|r| base.wrapping_add(r)))
+        }
+    }
+
     /// The same rows 16 on, without dividing: `16 / na` whole groups and
     /// `16 % na` rows, plus one group more where a row passes its group's
     /// end. Wrapping, since the outer stride may be less than a group's
@@ -575,6 +589,23 @@ impl Rows16 {
                 *r -= self.na;
                 *off = off.wrapping_add(self.carry);
             }
+        }
+    }
+}
+
+/// Where one side's 16 runs of a tile start: two evenly spaced halves
+/// (bounds checked once a half), or each its own.
+#[derive(Clone, Copy)]
+enum Runs {
+    Halves(simd::Halves),
+    Each([usize; 16]),
+}
+
+impl Runs {
+    fn each(self) -> [usize; 16] {
+        match self {
+            Runs::Halves(h) => core::array::from_fn(|k| h.start(k)),
+            Runs::Each(offsets) => offsets,
         }
     }
 }
@@ -605,7 +636,7 @@ impl TileGrid {
         self,
         dst: &mut [T],
         src: &[T],
-        tile: impl Fn(&mut [T], &[usize; 16], &[usize; 16], usize, usize),
+        tile: impl Fn(&mut [T], Runs, Runs, usize, usize),
     ) {
         let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
         let (i_lo, j_lo, tiles_i) = (self.i_lo, self.j_lo, self.tiles_i);
@@ -615,8 +646,8 @@ impl TileGrid {
             let mut at = self.rows.at(i_lo);
             for ti in 0..tiles_i {
                 let i0 = i_lo + 16 * ti;
-                let to = at.off.map(|r| d + r + j0 * w);
-                let from = core::array::from_fn(|c| s + (j0 + c) * col_step + i0 * w);
+                let to = self.rows.runs(&at, d + j0 * w);
+                let from = Runs::Halves(simd::Halves::even(s + j0 * col_step + i0 * w, col_step));
                 // The source columns' lines of the tile a few on, down
                 // these columns or at the top of the next band.
                 let ahead = ti + PREFETCH_TILES;
@@ -632,7 +663,7 @@ impl TileGrid {
                         simd::prefetch(src, f + 16 * w - 1);
                     }
                 }
-                tile(dst, &to, &from, i0, j0);
+                tile(dst, to, from, i0, j0);
                 self.rows.advance(&mut at);
             }
         }
@@ -643,7 +674,7 @@ impl TileGrid {
         self,
         dst: &mut [T],
         src: &[T],
-        tile: impl Fn(&mut [T], &[usize; 16], &[usize; 16], usize, usize),
+        tile: impl Fn(&mut [T], Runs, Runs, usize, usize),
     ) {
         let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
         let (i_lo, j_lo, tiles_i, tiles_j) = (self.i_lo, self.j_lo, self.tiles_i, self.tiles_j);
@@ -654,8 +685,8 @@ impl TileGrid {
             self.rows.advance(&mut next);
             for tj in 0..tiles_j {
                 let j0 = j_lo + 16 * tj;
-                let to = core::array::from_fn(|r| d + (j0 + r) * col_step + i0 * w);
-                let from = at.off.map(|r| s + r + j0 * w);
+                let to = Runs::Halves(simd::Halves::even(d + j0 * col_step + i0 * w, col_step));
+                let from = self.rows.runs(&at, s + j0 * w);
                 // The source rows' lines of the tile a few on, along these
                 // rows or at the start of the next band; both ends of each
                 // run, which need not start a line.
@@ -672,7 +703,7 @@ impl TileGrid {
                         simd::prefetch(src, f + 16 * w - 1);
                     }
                 }
-                tile(dst, &to, &from, i0, j0);
+                tile(dst, to, from, i0, j0);
             }
             at = next;
         }
@@ -714,7 +745,10 @@ fn stream_lines<T: Copy>(
     w: usize,
 ) -> bool {
     let size = core::mem::size_of::<T>();
-    if w * size != 4 || b.na == 0 || o.count == 0 || !simd::line_tiles() {
+    let Some(kernel) = simd::TileKernel::best() else {
+        return false;
+    };
+    if w * size != 4 || b.na == 0 || o.count == 0 {
         return false;
     }
     let (ni, nj) = (o.count * b.na, b.nb);
@@ -777,8 +811,14 @@ fn stream_lines<T: Copy>(
             i += m;
         }
     };
-    let tile = |dst: &mut [T], to: &[usize; 16], from: &[usize; 16], i0: usize, j0: usize| {
-        if !simd::tile16(dst, to, src, from, true) {
+    let tile = |dst: &mut [T], to: Runs, from: Runs, i0: usize, j0: usize| {
+        let done = match (to, from) {
+            (Runs::Halves(to), Runs::Halves(from)) => {
+                simd::tile16_halves(kernel, dst, to, src, from, true)
+            }
+            _ => simd::tile16_on(kernel, dst, &to.each(), src, &from.each(), true),
+        };
+        if !done {
             plain(dst, i0..i0 + 16, j0..j0 + 16);
         }
     };
