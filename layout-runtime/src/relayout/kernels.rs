@@ -563,13 +563,12 @@ impl Rows16 {
         }
     }
 
-    /// The 16 rows at `at`, `base` further on, as [`simd::Halves`] where
-    /// each half lies inside one group (so its rows are `step` apart).
+    /// The 16 rows at `at`, `base` further on, as [`simd::Quarters`] where
+    /// each quarter lies inside one group (so its rows are `step` apart).
     fn runs(self, at: &At16, base: usize) -> Runs {
-        if at.r[0] + 8 <= self.na && at.r[8] + 8 <= self.na {
-            Runs::Halves(simd::Halves {
-                lo: base.wrapping_add(at.off[0]),
-                hi: base.wrapping_add(at.off[8]),
+        if (0..4).all(|q| at.r[4 * q] + 4 <= self.na) {
+            Runs::Quarters(simd::Quarters {
+                bases: core::array::from_fn(|q| base.wrapping_add(at.off[4 * q])),
                 step: self.step,
             })
         } else {
@@ -593,18 +592,18 @@ impl Rows16 {
     }
 }
 
-/// Where one side's 16 runs of a tile start: two evenly spaced halves
-/// (bounds checked once a half), or each its own.
+/// Where one side's 16 runs of a tile start: four evenly spaced quarters
+/// (bounds checked once a quarter), or each its own.
 #[derive(Clone, Copy)]
 enum Runs {
-    Halves(simd::Halves),
+    Quarters(simd::Quarters),
     Each([usize; 16]),
 }
 
 impl Runs {
     fn each(self) -> [usize; 16] {
         match self {
-            Runs::Halves(h) => core::array::from_fn(|k| h.start(k)),
+            Runs::Quarters(q) => core::array::from_fn(|k| q.start(k)),
             Runs::Each(offsets) => offsets,
         }
     }
@@ -647,7 +646,8 @@ impl TileGrid {
             for ti in 0..tiles_i {
                 let i0 = i_lo + 16 * ti;
                 let to = self.rows.runs(&at, d + j0 * w);
-                let from = Runs::Halves(simd::Halves::even(s + j0 * col_step + i0 * w, col_step));
+                let from =
+                    Runs::Quarters(simd::Quarters::even(s + j0 * col_step + i0 * w, col_step));
                 // The source columns' lines of the tile a few on, down
                 // these columns or at the top of the next band.
                 let ahead = ti + PREFETCH_TILES;
@@ -685,7 +685,7 @@ impl TileGrid {
             self.rows.advance(&mut next);
             for tj in 0..tiles_j {
                 let j0 = j_lo + 16 * tj;
-                let to = Runs::Halves(simd::Halves::even(d + j0 * col_step + i0 * w, col_step));
+                let to = Runs::Quarters(simd::Quarters::even(d + j0 * col_step + i0 * w, col_step));
                 let from = self.rows.runs(&at, s + j0 * w);
                 // The source rows' lines of the tile a few on, along these
                 // rows or at the start of the next band; both ends of each
@@ -813,8 +813,8 @@ fn stream_lines<T: Copy>(
     };
     let tile = |dst: &mut [T], to: Runs, from: Runs, i0: usize, j0: usize| {
         let done = match (to, from) {
-            (Runs::Halves(to), Runs::Halves(from)) => {
-                simd::tile16_halves(kernel, dst, to, src, from, true)
+            (Runs::Quarters(to), Runs::Quarters(from)) => {
+                simd::tile16_quarters(kernel, dst, to, src, from, true)
             }
             _ => simd::tile16_on(kernel, dst, &to.each(), src, &from.each(), true),
         };

@@ -346,51 +346,45 @@ pub(crate) fn tile16_on<T: Copy>(
     unsafe { tile16_runs(kernel, &from, &to, stream) }
 }
 
-/// The 16 runs of one side of a [`tile16`] tile as two halves of eight
-/// evenly spaced runs: run `k` starts `lo + k * step` elements in for `k <
-/// 8`, and `hi + (k - 8) * step` from 8 on. Evenly spaced runs (the rows
-/// and columns of a plain transpose) have `hi = lo + 8 * step`; rows that
-/// pass from one group of eight to the next (the rows of `T(8,128)`
-/// tiles) have a `hi` of their own.
+/// The 16 runs of one side of a [`tile16`] tile as four quarters of four
+/// evenly spaced runs: run `k` starts `bases[k / 4] + (k % 4) * step`
+/// elements in. Evenly spaced runs (the rows and columns of a plain
+/// transpose) have bases `4 * step` apart; rows that pass from one group
+/// to the next at a multiple of four (the rows of `T(8,128)` tiles, whose
+/// tiles of 16 rows start 4 rows into a tile where the destination's
+/// lines ask for it) have a base of their own per quarter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Halves {
-    pub(crate) lo: usize,
-    pub(crate) hi: usize,
+pub(crate) struct Quarters {
+    pub(crate) bases: [usize; 4],
     pub(crate) step: usize,
 }
 
-impl Halves {
+impl Quarters {
     /// Sixteen runs evenly spaced from `start`, `step` apart.
-    pub(crate) fn even(start: usize, step: usize) -> Halves {
-        Halves {
-            lo: start,
-            hi: start.wrapping_add(step.wrapping_mul(8)),
+    pub(crate) fn even(start: usize, step: usize) -> Quarters {
+        Quarters {
+            bases: core::array::from_fn(|q| start.wrapping_add(step.wrapping_mul(4 * q))),
             step,
         }
     }
 
-    /// Whether each half's last run ends inside `len` (so every run does,
-    /// the runs of a half lying between its first and its last), for runs
-    /// of `run` elements.
+    /// Whether each quarter's last run ends inside `len` (so every run
+    /// does, the runs of a quarter lying between its first and its last),
+    /// for runs of `run` elements.
     fn inside(self, run: usize, len: usize) -> bool {
-        let end = |base: usize| {
+        self.bases.iter().all(|&base| {
             self.step
-                .checked_mul(7)
+                .checked_mul(3)
                 .and_then(|x| x.checked_add(base))
                 .and_then(|x| x.checked_add(run))
-        };
-        end(self.lo).is_some_and(|e| e <= len) && end(self.hi).is_some_and(|e| e <= len)
+                .is_some_and(|end| end <= len)
+        })
     }
 
-    /// Where run `k` starts, wrapping (checked by [`Halves::inside`] before
-    /// any use as an address).
+    /// Where run `k` starts, wrapping (checked by [`Quarters::inside`]
+    /// before any use as an address).
     pub(crate) fn start(self, k: usize) -> usize {
-        let (base, k) = if k < 8 {
-            (self.lo, k)
-        } else {
-            (self.hi, k - 8)
-        };
-        base.wrapping_add(k.wrapping_mul(self.step))
+        self.bases[k / 4 % 4].wrapping_add((k % 4).wrapping_mul(self.step))
     }
 
     /// The runs' byte addresses from `first`, the slice's start.
@@ -399,18 +393,21 @@ impl Halves {
     }
 }
 
-/// [`tile16_on`] with each side's runs as [`Halves`]: two bounds checks a
-/// side instead of sixteen, and with AVX2 a kernel that makes the runs'
-/// addresses in registers rather than reading them from arrays (measured
-/// on `{0,1}` to `{1,0}` and back: 0.50-0.63 / 0.57-0.62 of `memcpy`
-/// against 0.55-0.56 / 0.55-0.56 through arrays, five alternated runs on
-/// an AMD EPYC Zen 3).
-pub(crate) fn tile16_halves<T: Copy>(
+/// [`tile16_on`] with each side's runs as [`Quarters`]: four bounds checks
+/// a side instead of sixteen, and with AVX2 a kernel that makes the runs'
+/// addresses in registers rather than reading them from arrays, which the
+/// caller would put together on the stack while the last tile's streaming
+/// stores still fill the store queue (measured on `{0,1}` to `{1,0}` and
+/// back: 0.58-0.64 / 0.57-0.63 of `memcpy` against 0.55-0.56 / 0.55-0.56
+/// through arrays, five alternated runs on an AMD EPYC Zen 3; the way back
+/// from `T(8,128)` to column-major, whose tiles start 4 rows into a tile,
+/// takes it too, and read the same, 0.40-0.56 against 0.42-0.53).
+pub(crate) fn tile16_quarters<T: Copy>(
     kernel: TileKernel,
     dst: &mut [T],
-    to: Halves,
+    to: Quarters,
     src: &[T],
-    from: Halves,
+    from: Quarters,
     stream: bool,
 ) -> bool {
     let size = core::mem::size_of::<T>();
@@ -423,8 +420,10 @@ pub(crate) fn tile16_halves<T: Copy>(
     }
     let first = dst.as_mut_ptr().cast::<u8>();
     if stream
-        && (first.wrapping_add(to.lo * size).addr() % 64 != 0
-            || first.wrapping_add(to.hi * size).addr() % 64 != 0
+        && (to
+            .bases
+            .iter()
+            .any(|&b| first.wrapping_add(b * size).addr() % 64 != 0)
             || to.step * size % 64 != 0)
     {
         return false;
@@ -433,20 +432,24 @@ pub(crate) fn tile16_halves<T: Copy>(
     #[cfg(target_arch = "x86_64")]
     if kernel == TileKernel::Avx2 {
         if let Some(avx2) = x86::Avx2::detect() {
-            let bytes = |h: Halves| (h.lo * size, h.hi * size, h.step * size);
-            let (f, t) = (bytes(from), bytes(to));
-            // SAFETY: `avx2` proves the feature. Both halves of each side
-            // were checked above to end inside their slice, so every run
-            // of 64 bytes (`64 / size` elements) does, and the pointers
-            // are derived from those slices; `dst` is a unique borrow, so
-            // no destination run overlaps a source run. When streaming,
-            // both halves start lines and the step is whole lines, so
-            // every destination run starts a line.
+            // SAFETY: `avx2` proves the feature. Every quarter of each side
+            // was checked above to end inside its slice, so every run of
+            // 64 bytes (`64 / size` elements) does, and the pointers are
+            // derived from those slices; `dst` is a unique borrow, so no
+            // destination run overlaps a source run. When streaming, every
+            // quarter starts a line and the step is whole lines, so every
+            // destination run starts a line.
             unsafe {
                 x86::tile16_avx2_even(
                     avx2,
-                    (data.wrapping_add(f.0), data.wrapping_add(f.1), f.2),
-                    (first.wrapping_add(t.0), first.wrapping_add(t.1), t.2),
+                    (
+                        from.bases.map(|b| data.wrapping_add(b * size)),
+                        from.step * size,
+                    ),
+                    (
+                        to.bases.map(|b| first.wrapping_add(b * size)),
+                        to.step * size,
+                    ),
                     stream,
                 );
             }
@@ -1157,18 +1160,19 @@ mod x86 {
         };
     }
 
-    /// [`load8`] for runs evenly spaced: from `$base` (`rdi` for runs 0-7,
-    /// `r10` for 8-15), `r8` bytes apart, each address made from the last
-    /// in `rax`.
+    /// [`load8`] for runs in quarters ([`Quarters`](super::Quarters)): runs 0-3 of the eight
+    /// from `$a`, runs 4-7 from `$b`, `r8` bytes apart, each address made
+    /// from the last in `rax`.
     #[rustfmt::skip]
-    macro_rules! load8_even {
-        ($base:literal, $r:literal) => {
+    macro_rules! load8_quarters {
+        ($a:literal, $b:literal, $r:literal) => {
             concat!(
-                "mov rax, ", $base, "\n",
+                "mov rax, ", $a, "\n",
                 "vmovups ymm0, [rax + 32*", $r, "]\n", "add rax, r8\n",
                 "vmovups ymm1, [rax + 32*", $r, "]\n", "add rax, r8\n",
                 "vmovups ymm2, [rax + 32*", $r, "]\n", "add rax, r8\n",
-                "vmovups ymm3, [rax + 32*", $r, "]\n", "add rax, r8\n",
+                "vmovups ymm3, [rax + 32*", $r, "]\n",
+                "mov rax, ", $b, "\n",
                 "vmovups ymm4, [rax + 32*", $r, "]\n", "add rax, r8\n",
                 "vmovups ymm5, [rax + 32*", $r, "]\n", "add rax, r8\n",
                 "vmovups ymm6, [rax + 32*", $r, "]\n", "add rax, r8\n",
@@ -1264,29 +1268,31 @@ mod x86 {
         };
     }
 
-    /// [`rows8_out`] for rows evenly spaced: from `$base` (`rsi` for rows
-    /// 0-7, `r11` for 8-15), `r9` bytes apart.
+    /// [`rows8_out`] for rows in quarters: rows 0-3 of the eight from `$a`,
+    /// rows 4-7 from `$b`, `r9` bytes apart, each address made from the
+    /// last in `rcx`.
     #[rustfmt::skip]
-    macro_rules! rows8_out_even {
-        ($store:literal, $base:literal, $r:literal) => {
+    macro_rules! rows8_out_quarters {
+        ($store:literal, $a:literal, $b:literal, $r:literal) => {
             concat!(
-                "mov rax, ", $base, "\n",
+                "mov rcx, ", $a, "\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 0]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm8\n", "add rax, r9\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm8\n", "add rcx, r9\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 32]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm9\n", "add rax, r9\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm9\n", "add rcx, r9\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 64]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm10\n", "add rax, r9\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm10\n", "add rcx, r9\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 96]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm11\n", "add rax, r9\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm11\n",
+                "mov rcx, ", $b, "\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 128]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm12\n", "add rax, r9\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm12\n", "add rcx, r9\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 160]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm13\n", "add rax, r9\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm13\n", "add rcx, r9\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 192]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm14\n", "add rax, r9\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm14\n", "add rcx, r9\n",
                 "vmovaps ymm0, [rdx + 256*", $r, " + 224]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm15\n",
+                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm15\n",
             )
         };
     }
@@ -1316,24 +1322,36 @@ mod x86 {
         };
     }
 
-    /// [`tile16_avx2_asm`] for runs evenly spaced in halves of eight
-    /// (`Halves`): the source's two bases in `rdi` and `r10` and its step
-    /// in `r8`, the destination's in `rsi`, `r11` and `r9`, the buffer in
-    /// `rdx`; `rax` walks the runs.
-    macro_rules! tile16_even_asm {
+    /// [`tile16_avx2_asm`] for runs in quarters ([`Quarters`](super::Quarters)): the source's
+    /// four bases in `rdi`, `r10`, `r12` and `r13` and its step in `r8`,
+    /// the destination's in `rsi`, `r11`, `r14`, `r15` and `r9`, the buffer
+    /// in `rdx`; `rax` walks the source runs and `rcx` the destination's.
+    macro_rules! tile16_quarters_asm {
         ($store:literal, $from:expr, $to:expr, $buf:expr) => {
             asm!(
-                load8_even!("rdi", 0), transpose8!(), spill8!(0),
-                load8_even!("rdi", 1), transpose8!(), spill8!(1),
-                load8_even!("r10", 0), transpose8!(), rows8_out_even!($store, "rsi", 0),
-                load8_even!("r10", 1), transpose8!(), rows8_out_even!($store, "r11", 1),
+                load8_quarters!("rdi", "r10", 0),
+                transpose8!(),
+                spill8!(0),
+                load8_quarters!("rdi", "r10", 1),
+                transpose8!(),
+                spill8!(1),
+                load8_quarters!("r12", "r13", 0),
+                transpose8!(),
+                rows8_out_quarters!($store, "rsi", "r11", 0),
+                load8_quarters!("r12", "r13", 1),
+                transpose8!(),
+                rows8_out_quarters!($store, "r14", "r15", 1),
                 "vzeroupper",
-                in("rdi") $from.0,
-                in("r10") $from.1,
-                in("r8") $from.2,
-                in("rsi") $to.0,
-                in("r11") $to.1,
-                in("r9") $to.2,
+                in("rdi") $from.0[0],
+                in("r10") $from.0[1],
+                in("r12") $from.0[2],
+                in("r13") $from.0[3],
+                in("r8") $from.1,
+                in("rsi") $to.0[0],
+                in("r11") $to.0[1],
+                in("r14") $to.0[2],
+                in("r15") $to.0[3],
+                in("r9") $to.1,
                 in("rdx") $buf,
                 clobber_abi("sysv64"),
                 options(nostack, preserves_flags),
@@ -1341,36 +1359,35 @@ mod x86 {
         };
     }
 
-    /// [`tile16_avx2`] for runs evenly spaced in halves of eight: `from =
-    /// (lo, hi, step)` puts source run `c` at `lo + c * step` for `c < 8`
-    /// and at `hi + (c - 8) * step` after (step in bytes), and `to` the
-    /// destination runs the same way. Addresses are made in a register from
-    /// the last rather than read from arrays of pointers, which the caller
-    /// then need not put together and check run by run.
+    /// [`tile16_avx2`] for runs in quarters: `from = (bases, step)` puts
+    /// source run `c` at `bases[c / 4] + (c % 4) * step` (step in bytes),
+    /// and `to` the destination runs the same way. Addresses are made in a
+    /// register from the last rather than read from arrays of pointers,
+    /// which the caller then need not put together and check run by run.
     ///
     /// # Safety
     ///
-    /// As for [`tile16_avx2`], for the runs these triples give.
+    /// As for [`tile16_avx2`], for the runs these pairs give.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn tile16_avx2_even(
         _: Avx2,
-        from: (*const u8, *const u8, usize),
-        to: (*mut u8, *mut u8, usize),
+        from: ([*const u8; 4], usize),
+        to: ([*mut u8; 4], usize),
         stream: bool,
     ) {
         let mut buf = TileBuffer(core::mem::MaybeUninit::uninit());
         let buf = buf.0.as_mut_ptr().cast::<u8>();
         // SAFETY: as in `tile16_avx2`: the caller's contract covers every
-        // run the triples give and the feature; the buffer is the same
+        // run the pairs give and the feature; the buffer is the same
         // local, aligned 512 bytes, written before it is read. The assembly
         // reads 64 bytes at each source run and writes 64 at each
         // destination run, as bytes, declares every register it changes
         // clobbered, and touches no stack of its own and no flags.
         unsafe {
             if stream {
-                tile16_even_asm!("vmovntps", from, to, buf);
+                tile16_quarters_asm!("vmovntps", from, to, buf);
             } else {
-                tile16_even_asm!("vmovups", from, to, buf);
+                tile16_quarters_asm!("vmovups", from, to, buf);
             }
         }
     }
@@ -1723,43 +1740,47 @@ mod tests {
         }
     }
 
-    /// Tiles of evenly spaced halves against the plain loop, for both
-    /// kernels and every element size: halves that continue each other and
-    /// halves apart, source runs at odd offsets, destination runs on lines
-    /// and off them, plain and streamed. Nothing else may change; a half
-    /// past the end, or (streaming) a run off a line, means nothing
-    /// written.
+    /// Tiles of runs in quarters against the plain loop, for both kernels
+    /// and every element size: quarters that continue each other and
+    /// quarters apart and out of order, source runs at odd offsets,
+    /// destination runs on lines and off them, plain and streamed. Nothing
+    /// else may change; a quarter past the end, or (streaming) a run off a
+    /// line, means nothing written.
     #[test]
-    fn tiles_of_halves_match_a_plain_loop() {
+    fn tiles_of_quarters_match_a_plain_loop() {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
             let size = core::mem::size_of::<T>();
             let (u, run) = (4 / size, 64 / size);
-            let src: Vec<T> = (0..40 * run).map(make).collect();
+            let src: Vec<T> = (0..80 * run).map(make).collect();
             let mut ran = 0;
             for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
                 for seed in 0..16 {
-                    // Source runs `run` or more apart, the second half
-                    // right after the first or further on.
+                    // Source runs `run` or more apart; on odd seeds the
+                    // quarters lie in a scrambled order with gaps.
                     let step = run + seed % 3 * (1 + seed % 5);
-                    let lo = 1 + seed * 3 % 7;
-                    let hi = if seed % 2 == 0 {
-                        lo + 8 * step
+                    let first = 1 + seed * 3 % 7;
+                    let from = if seed % 2 == 0 {
+                        Quarters::even(first, step)
                     } else {
-                        lo + 9 * step + 5
+                        Quarters {
+                            bases: [3, 0, 2, 1].map(|q| first + q * (4 * step + 5)),
+                            step,
+                        }
                     };
-                    let from = Halves { lo, hi, step };
                     for aligned in [false, true] {
                         for stream in [false, true] {
                             let pitch = run * (1 + seed % 3) + usize::from(!aligned) * (seed % 5);
-                            let mut got = std::vec![old; 18 * pitch + 2 * run];
+                            let mut got = std::vec![old; 20 * pitch + 2 * run];
                             let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
                             let at = lead + usize::from(!aligned) * (1 + seed % 3);
-                            let to = Halves {
-                                lo: at,
-                                hi: at + (8 + seed % 2) * pitch,
+                            // Destination quarters in order, with a gap of
+                            // a row after the first two on odd seeds.
+                            let gap = seed % 2;
+                            let to = Quarters {
+                                bases: [0, 4, 8 + gap, 12 + gap].map(|r| at + r * pitch),
                                 step: pitch,
                             };
-                            let done = tile16_halves(kernel, &mut got, to, &src, from, stream);
+                            let done = tile16_quarters(kernel, &mut got, to, &src, from, stream);
                             stream_fence();
                             let mut want = std::vec![old; got.len()];
                             if done {
@@ -1783,15 +1804,19 @@ mod tests {
                         }
                     }
                 }
-                // A half one element past either end: nothing done.
+                // A quarter one element past either end, or its end past
+                // `usize`: nothing done.
                 let mut dst = std::vec![old; 16 * run];
-                let whole = Halves::even(0, run);
-                let late = Halves {
-                    hi: 8 * run + 1,
-                    ..whole
-                };
-                assert!(!tile16_halves(kernel, &mut dst, late, &src, whole, false));
-                assert!(!tile16_halves(
+                let whole = Quarters::even(0, run);
+                for q in 0..4 {
+                    let mut late = whole;
+                    late.bases[q] = 12 * run + 1;
+                    assert!(!tile16_quarters(kernel, &mut dst, late, &src, whole, false));
+                    let mut far = whole;
+                    far.bases[q] = usize::MAX - run;
+                    assert!(!tile16_quarters(kernel, &mut dst, whole, &src, far, false));
+                }
+                assert!(!tile16_quarters(
                     kernel,
                     &mut dst,
                     whole,
@@ -1799,11 +1824,6 @@ mod tests {
                     whole,
                     false
                 ));
-                let far = Halves {
-                    lo: usize::MAX - run,
-                    ..whole
-                };
-                assert!(!tile16_halves(kernel, &mut dst, whole, &src, far, false));
                 assert!(dst.iter().all(|&x| x == old));
             }
             ran
