@@ -1233,37 +1233,42 @@ mod x86 {
         };
     }
 
+    /// One destination line at `$at`: its first half, at `$half` in the
+    /// buffer ([`spill8`]) from `256 * $r`, through `ymm0`, its second from
+    /// `$second`, stored with `$store`, two 32-byte stores back to back.
+    #[rustfmt::skip]
+    macro_rules! line_out {
+        ($store:literal, $at:literal, $r:literal, $half:literal, $second:literal) => {
+            concat!(
+                "vmovaps ymm0, [rdx + 256*", $r, " + ", $half, "]\n",
+                $store, " [", $at, "], ymm0\n",
+                $store, " [", $at, " + 32], ", $second, "\n",
+            )
+        };
+    }
+
     /// Destination rows `8*$r..`, at the pointers in the array at `rsi`:
-    /// each row's first half from the buffer ([`spill8`]), its second from
-    /// `ymm8 + m`, stored with `$store`, two 32-byte stores back to back.
+    /// each row's first half from the buffer, its second from `ymm8 + m`.
     #[rustfmt::skip]
     macro_rules! rows8_out {
         ($store:literal, $r:literal) => {
             concat!(
-                "vmovaps ymm0, [rdx + 256*", $r, " + 0]\n",
                 "mov rax, [rsi + 64*", $r, " + 0]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm8\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 32]\n",
+                line_out!($store, "rax", $r, "0", "ymm8"),
                 "mov rax, [rsi + 64*", $r, " + 8]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm9\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 64]\n",
+                line_out!($store, "rax", $r, "32", "ymm9"),
                 "mov rax, [rsi + 64*", $r, " + 16]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm10\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 96]\n",
+                line_out!($store, "rax", $r, "64", "ymm10"),
                 "mov rax, [rsi + 64*", $r, " + 24]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm11\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 128]\n",
+                line_out!($store, "rax", $r, "96", "ymm11"),
                 "mov rax, [rsi + 64*", $r, " + 32]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm12\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 160]\n",
+                line_out!($store, "rax", $r, "128", "ymm12"),
                 "mov rax, [rsi + 64*", $r, " + 40]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm13\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 192]\n",
+                line_out!($store, "rax", $r, "160", "ymm13"),
                 "mov rax, [rsi + 64*", $r, " + 48]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm14\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 224]\n",
+                line_out!($store, "rax", $r, "192", "ymm14"),
                 "mov rax, [rsi + 64*", $r, " + 56]\n",
-                $store, " [rax], ymm0\n", $store, " [rax + 32], ymm15\n",
+                line_out!($store, "rax", $r, "224", "ymm15"),
             )
         };
     }
@@ -1276,23 +1281,15 @@ mod x86 {
         ($store:literal, $a:literal, $b:literal, $r:literal) => {
             concat!(
                 "mov rcx, ", $a, "\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 0]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm8\n", "add rcx, r9\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 32]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm9\n", "add rcx, r9\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 64]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm10\n", "add rcx, r9\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 96]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm11\n",
+                line_out!($store, "rcx", $r, "0", "ymm8"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "32", "ymm9"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "64", "ymm10"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "96", "ymm11"),
                 "mov rcx, ", $b, "\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 128]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm12\n", "add rcx, r9\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 160]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm13\n", "add rcx, r9\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 192]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm14\n", "add rcx, r9\n",
-                "vmovaps ymm0, [rdx + 256*", $r, " + 224]\n",
-                $store, " [rcx], ymm0\n", $store, " [rcx + 32], ymm15\n",
+                line_out!($store, "rcx", $r, "128", "ymm12"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "160", "ymm13"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "192", "ymm14"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "224", "ymm15"),
             )
         };
     }
