@@ -563,8 +563,9 @@ impl Rows16 {
         }
     }
 
-    /// The 16 rows at `at`, `base` further on, as [`simd::Quarters`] where
-    /// each quarter lies inside one group (so its rows are `step` apart).
+    /// The 16 rows at `at`, `base` further on: [`simd::Quarters`] where
+    /// each quarter lies inside one group (so its rows are `step` apart),
+    /// else each row's start.
     fn runs(self, at: &At16, base: usize) -> Runs {
         if (0..4).all(|q| at.r[4 * q] + 4 <= self.na) {
             Runs::Quarters(simd::Quarters {
@@ -1266,7 +1267,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             // stream-or-stage decision per pair or quad of rows.
             let row_bytes = a.count * core::mem::size_of::<T>();
             if !self.stage.is_empty() && row_bytes <= PREFETCHED_ROW_BYTES {
-                let span = o.count * o.walk;
+                let span = o.count.saturating_mul(o.walk);
                 let ahead = off.saturating_add(TILES_AHEAD.saturating_mul(span));
                 simd::prefetch_span(self.src, ahead, ahead.saturating_add(span));
             }
@@ -1311,6 +1312,9 @@ fn short_group_rows<T>(unit: usize, a: Axis, b: Axis) -> bool {
         && a.walk == b.count
         && matches!(b.count, 2 | 4)
         && a.count.saturating_mul(core::mem::size_of::<T>()) < SHORT_ROW_BYTES
+        // Rows back to back (a minor dim of one tile's width) are one run
+        // of the destination, which `stream_block` streams.
+        && b.other > a.count
 }
 
 /// Tiles ahead whose source [`Scatter::block3`] asks for, for
@@ -1332,8 +1336,9 @@ const PREFETCHED_ROW_BYTES: usize = 128;
 /// [`short_group_rows`] instead): asks for the source `SOURCE_AHEAD`
 /// blocks further on, where the walk reads next if it goes on in storage
 /// order, and, for rows of two lines or less, for each row's lines
-/// `DESTINATION_AHEAD` pieces further along, where the next tiles write. Hints only: a wrong guess
-/// costs a few wasted reads, and nothing outside the slices is asked for.
+/// `DESTINATION_AHEAD` pieces further along, where the next tiles write.
+/// Hints only: a wrong guess costs a few wasted reads, and nothing
+/// outside the slices is asked for.
 ///
 /// Measured under load, medians of five rounds each against the build
 /// without: `s8 (4,1)` unpack 0.56 of `memcpy` to 0.62 with both (0.58
@@ -1514,6 +1519,11 @@ mod tests {
                             at.off, want,
                             "{na} {outer} {step} from {start}, band {band}"
                         );
+                        // The same starts as quarters, where they are.
+                        let runs = rows.runs(&at, 1000);
+                        assert_eq!(runs.each(), want.map(|o| o.wrapping_add(1000)));
+                        let within = (0..4).all(|q| (i + 4 * q) % na + 4 <= na);
+                        assert_eq!(matches!(runs, Runs::Quarters(_)), within);
                         rows.advance(&mut at);
                     }
                 }

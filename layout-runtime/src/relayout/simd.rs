@@ -1160,22 +1160,23 @@ mod x86 {
         };
     }
 
-    /// [`load8`] for runs in quarters ([`Quarters`](super::Quarters)): runs 0-3 of the eight
-    /// from `$a`, runs 4-7 from `$b`, `r8` bytes apart, each address made
-    /// from the last in `rax`.
+    /// `load8` for runs in quarters ([`Quarters`](super::Quarters)): runs
+    /// 0-3 of the eight from `$a`, runs 4-7 from `$b`, `r8` bytes apart,
+    /// each address made from the last in `rax` (by `lea`, which leaves
+    /// the flags alone).
     #[rustfmt::skip]
     macro_rules! load8_quarters {
         ($a:literal, $b:literal, $r:literal) => {
             concat!(
                 "mov rax, ", $a, "\n",
-                "vmovups ymm0, [rax + 32*", $r, "]\n", "add rax, r8\n",
-                "vmovups ymm1, [rax + 32*", $r, "]\n", "add rax, r8\n",
-                "vmovups ymm2, [rax + 32*", $r, "]\n", "add rax, r8\n",
+                "vmovups ymm0, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
+                "vmovups ymm1, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
+                "vmovups ymm2, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
                 "vmovups ymm3, [rax + 32*", $r, "]\n",
                 "mov rax, ", $b, "\n",
-                "vmovups ymm4, [rax + 32*", $r, "]\n", "add rax, r8\n",
-                "vmovups ymm5, [rax + 32*", $r, "]\n", "add rax, r8\n",
-                "vmovups ymm6, [rax + 32*", $r, "]\n", "add rax, r8\n",
+                "vmovups ymm4, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
+                "vmovups ymm5, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
+                "vmovups ymm6, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
                 "vmovups ymm7, [rax + 32*", $r, "]\n",
             )
         };
@@ -1273,22 +1274,22 @@ mod x86 {
         };
     }
 
-    /// [`rows8_out`] for rows in quarters: rows 0-3 of the eight from `$a`,
+    /// `rows8_out` for rows in quarters: rows 0-3 of the eight from `$a`,
     /// rows 4-7 from `$b`, `r9` bytes apart, each address made from the
-    /// last in `rcx`.
+    /// last in `rcx` (by `lea`, which leaves the flags alone).
     #[rustfmt::skip]
     macro_rules! rows8_out_quarters {
         ($store:literal, $a:literal, $b:literal, $r:literal) => {
             concat!(
                 "mov rcx, ", $a, "\n",
-                line_out!($store, "rcx", $r, "0", "ymm8"), "add rcx, r9\n",
-                line_out!($store, "rcx", $r, "32", "ymm9"), "add rcx, r9\n",
-                line_out!($store, "rcx", $r, "64", "ymm10"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "0", "ymm8"), "lea rcx, [rcx + r9]\n",
+                line_out!($store, "rcx", $r, "32", "ymm9"), "lea rcx, [rcx + r9]\n",
+                line_out!($store, "rcx", $r, "64", "ymm10"), "lea rcx, [rcx + r9]\n",
                 line_out!($store, "rcx", $r, "96", "ymm11"),
                 "mov rcx, ", $b, "\n",
-                line_out!($store, "rcx", $r, "128", "ymm12"), "add rcx, r9\n",
-                line_out!($store, "rcx", $r, "160", "ymm13"), "add rcx, r9\n",
-                line_out!($store, "rcx", $r, "192", "ymm14"), "add rcx, r9\n",
+                line_out!($store, "rcx", $r, "128", "ymm12"), "lea rcx, [rcx + r9]\n",
+                line_out!($store, "rcx", $r, "160", "ymm13"), "lea rcx, [rcx + r9]\n",
+                line_out!($store, "rcx", $r, "192", "ymm14"), "lea rcx, [rcx + r9]\n",
                 line_out!($store, "rcx", $r, "224", "ymm15"),
             )
         };
@@ -1391,8 +1392,9 @@ mod x86 {
 
     feature_proof!(Avx2, cpu_avx2, "avx2", "AVX2", "256");
 
-    /// The 512 bytes in which [`tile16_avx2`] keeps the first halves of a
-    /// tile's 16 destination rows, aligned for the 32-byte moves.
+    /// The 512 bytes in which [`tile16_avx2`] and [`tile16_avx2_even`] keep
+    /// the first halves of a tile's 16 destination rows, aligned for the
+    /// 32-byte moves.
     #[repr(C, align(64))]
     struct TileBuffer(core::mem::MaybeUninit<[u8; 512]>);
 
@@ -1413,7 +1415,7 @@ mod x86 {
     /// stores that drain at the memory's pace; with half of them buffered,
     /// 48, `{0,1}` to `{1,0}` and back went from 0.50-0.56 / 0.42-0.53 of
     /// `memcpy` to 0.55-0.56 / 0.55-0.56 (five alternated runs, AMD EPYC
-    /// Zen 3), and to 0.50-0.63 / 0.57-0.62 with [`tile16_avx2_even`]'s
+    /// Zen 3), and to 0.58-0.64 / 0.57-0.63 with [`tile16_avx2_even`]'s
     /// addresses.
     ///
     /// # Safety
