@@ -28,6 +28,7 @@
 //! the inverse program's answer on every offset below storage; past
 //! storage the answer is `None` before any evaluation.
 
+use super::Ranked;
 use crate::closed::digits;
 use crate::fixed::Fixed;
 use crate::program::{InverseProgram, Op, Program, StepId};
@@ -346,13 +347,12 @@ impl<const N: usize> Inverse<N> {
     }
 }
 
-/// The index at `offset` by `layout`'s own `index_of` (no form was
-/// decoded). Out of line and given copies, so that the terms a caller's
-/// loop reads stay out of it.
+/// The index at `offset` by `layout`'s own `index_of`, as a [`Ranked`]
+/// view gives it (no form was decoded). Out of line, so that the terms a
+/// caller's loop reads stay out of it.
 #[inline(never)]
 fn through<const N: usize>(layout: &Layout, offset: usize) -> Option<[usize; N]> {
-    let mut index = [0; N];
-    layout.index_into(offset, &mut index).then_some(index)
+    Ranked::<N>::of(layout).index_of(offset)
 }
 
 /// [`Form::Shifts`], if every output and check is at most three digits of

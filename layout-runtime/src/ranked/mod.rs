@@ -93,7 +93,7 @@ impl Layout {
     /// ```
     pub fn ranked<const N: usize>(&self) -> Result<Ranked<'_, N>, RankError> {
         if self.rank() == N {
-            Ok(Ranked { layout: self })
+            Ok(Ranked::of(self))
         } else {
             Err(RankError {
                 expected: N,
@@ -104,6 +104,11 @@ impl Layout {
 }
 
 impl<'a, const N: usize> Ranked<'a, N> {
+    /// The view of `layout`, whose rank the caller knows to be `N`.
+    fn of(layout: &'a Layout) -> Ranked<'a, N> {
+        Ranked { layout }
+    }
+
     /// The layout viewed.
     ///
     /// # Examples
