@@ -4,9 +4,8 @@
 //! The method is libdivide's branch-free unsigned one (Granlund and
 //! Montgomery, "Division by invariant integers using multiplication", 1994,
 //! with the 65-bit multiplier folded into an add and a shift). It is exact
-//! for every 64-bit dividend. Closed offsets whose dividends stay small for
-//! indices within the dims use a cheaper rounded-up reciprocal instead
-//! (`closed::Kind::Rounded`).
+//! for every 64-bit dividend, so run-time offsets equal the generated
+//! code's for every index, out of range ones included.
 
 /// A divisor with its reciprocal.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]

@@ -262,7 +262,7 @@ impl LayoutBuilder {
             })?;
         // Storage covers every element, so this fits whenever storage does.
         let len = crate::fold::product(dims).unwrap_or(usize::MAX);
-        let closed = Closed::new(&folded.offset, dims);
+        let closed = Closed::new(&folded.offset);
         let interpreted = closed.is_none().then_some(&folded.offset);
         let code = Code::new(interpreted, &folded.inverse);
         Ok(Layout {
