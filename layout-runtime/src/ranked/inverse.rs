@@ -19,7 +19,8 @@
 //! - [`Form::Quotients`]: each output and check a sum of `(v / d) * c` over
 //!   the offset or over one of up to two sums of such terms (the dims a `*`
 //!   combines, split apart again), a remainder written as quotients,
-//!   `v % b = v - (v / b) * b`. Every value the program divides stays below
+//!   `v % b = v - (v / b) * b`; an output or check that adds up all of a
+//!   sum's terms reads the sum instead. Every value the program divides stays below
 //!   2^31 (the bound is found per layout), so a division is one
 //!   multiplication and one shift, exact for every dividend in range (see
 //!   [`Quotient::new`]).
@@ -302,7 +303,10 @@ impl<const N: usize> Inverse<N> {
                         acc.wrapping_add(v.wrapping_mul(t.coefficient))
                     })
                 };
-                divide(&mut registers, 0..of_offset);
+                // Quotients of the offset read it directly.
+                for (i, t) in q.divisions[..of_offset].iter().enumerate() {
+                    registers[(1 + SUMS + i) % REGISTERS] = t.of(x);
+                }
                 for j in 0..SUMS {
                     registers[1 + j] = sum(&registers, q.sums[j]);
                 }
@@ -443,11 +447,31 @@ fn quotients<const N: usize>(inverse: &InverseProgram) -> Option<Form<N>> {
     for (j, (sum, _)) in u.sums.iter().enumerate() {
         q.sums[j] = place(sum, &mut q.linear)?;
     }
+    // An output or check that adds up all of a sum's terms reads the sum
+    // instead: one term for several.
+    let reuse = |e: &Expr| -> Option<Expr> {
+        let mut e = *e;
+        for (j, (sum, _)) in u.sums.iter().enumerate() {
+            if sum.len() > 1 && sum.iter().all(|t| e.contains(t)) {
+                let mut rest = Expr::new(EMPTY);
+                for t in e.iter().filter(|t| !sum.contains(t)) {
+                    rest.push(*t)?;
+                }
+                let whole = Atom {
+                    source: u8::try_from(1 + j).ok()?,
+                    divisor: 1,
+                };
+                rest.push((whole, 1))?;
+                e = rest;
+            }
+        }
+        Some(e)
+    };
     for (d, e) in groups.iter().take(N).enumerate() {
-        q.outputs[d] = place(e, &mut q.linear)?;
+        q.outputs[d] = place(&reuse(e)?, &mut q.linear)?;
     }
     for (c, e) in groups[N..].iter().enumerate() {
-        q.checks[c] = place(e, &mut q.linear)?;
+        q.checks[c] = place(&reuse(e)?, &mut q.linear)?;
     }
     Some(Form::Quotients(q))
 }
@@ -603,6 +627,7 @@ mod tests {
     use std::string::String;
     use std::vec::Vec;
 
+    use super::Form;
     use crate::closed::tests::{spec, Rng};
     use crate::MAX_PROGRAM_STEPS;
 
@@ -660,10 +685,16 @@ mod tests {
         }
         assert!(kinds.iter().all(|&k| k > 20), "{kinds:?}");
         let combining = crate::parse(fixed[0]).unwrap();
-        assert_eq!(
-            combining.ranked::<5>().unwrap().inverse().inverse.kind(),
-            (true, false)
-        );
+        let decoded = combining.ranked::<5>().unwrap().inverse();
+        assert_eq!(decoded.inverse.kind(), (true, false));
+        // The split of the combined dims, `s = 10 e + f`, is one sum of
+        // four quotients; the padding check (`s < 110`) and `f = s - 10 (s /
+        // 10)` read it whole: 15 terms rather than 21.
+        let Form::Quotients(q) = decoded.inverse.form else {
+            panic!("quotients")
+        };
+        let terms = q.linear.iter().filter(|t| t.coefficient != 0).count();
+        assert_eq!(terms, 15, "{q:?}");
         let tpu = crate::parse(fixed[4]).unwrap();
         assert_eq!(
             tpu.ranked::<2>().unwrap().inverse().inverse.kind(),
