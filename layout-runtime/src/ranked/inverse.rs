@@ -20,10 +20,10 @@
 //!   the offset or over one of up to two sums of such terms (the dims a `*`
 //!   combines, split apart again), a remainder written as quotients,
 //!   `v % b = v - (v / b) * b`; an output or check that adds up all of a
-//!   sum's terms reads the sum instead. Every value the program divides stays below
-//!   2^31 (the bound is found per layout), so a division is one
-//!   multiplication and one shift, exact for every dividend in range (see
-//!   [`Quotient::new`]).
+//!   sum's terms reads the sum instead. Every value the program divides
+//!   stays below 2^31 (the bound is found per layout), so a division is
+//!   one multiplication and one shift, exact for every dividend in range
+//!   (see [`Quotient::new`]).
 //!
 //! Layouts with neither keep the layout's own `index_of`. Both forms give
 //! the inverse program's answer on every offset below storage; past
