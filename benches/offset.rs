@@ -119,6 +119,34 @@ sum2_benches!(
     hand_f32_column_major
 );
 
+/// The run-time sum over an untiled row-major layout whose row stride is
+/// not a power of two, the commonest layout of all: its closed form takes
+/// the division evaluator (read the time per item; the compiler folds the
+/// generated and hand-written sums of this layout into a formula, so they
+/// are no baseline).
+mod sum_untiled_row_major {
+    use super::{black_box, sum2, Bencher, ItemsCount};
+
+    const SPEC: &str = "f32[1000,1000]{1,0}";
+    const DIMS: [usize; 2] = [1000, 1000];
+
+    #[divan::bench(sample_count = 10)]
+    fn run_time_parse(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
+    }
+
+    /// `i * stride + j`, each offset through `black_box` (a store and a
+    /// load) so that the compiler cannot fold the sum into a formula.
+    #[divan::bench(sample_count = 10)]
+    fn opaque_formula(b: Bencher) {
+        let stride = black_box(DIMS[1]);
+        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+            .bench(|| sum2(DIMS, |i, j| black_box(i * stride + j)));
+    }
+}
+
 /// The sum of `offset` over every index of SPEC.md's combining example,
 /// `f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}`.
 mod sum_combined {
