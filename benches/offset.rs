@@ -50,6 +50,20 @@ fn sum5(n: [usize; 5], offset: impl Fn(usize, usize, usize, usize, usize) -> usi
     sum
 }
 
+/// The bench `run_time_parse` of a module with a 2-D `SPEC` and its `DIMS`:
+/// the sum through `Layout::offset` on the parsed layout. A macro, so that
+/// the loop is spelled out in each module, as measured.
+macro_rules! run_time_parse2 {
+    () => {
+        #[divan::bench(sample_count = 10)]
+        fn run_time_parse(b: Bencher) {
+            let l = xla_layout::parse(black_box(SPEC)).unwrap();
+            b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+                .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
+        }
+    };
+}
+
 /// A module `$name` of benches summing `offset` over every index of the
 /// 2-D layout `$spec`: generated, hand-written (`pairs::$generated`,
 /// `pairs::$hand`), and the run-time paths.
@@ -74,12 +88,7 @@ macro_rules! sum2_benches {
                     .bench(|| sum2(DIMS, pairs::$hand));
             }
 
-            #[divan::bench(sample_count = 10)]
-            fn run_time_parse(b: Bencher) {
-                let l = xla_layout::parse(black_box(SPEC)).unwrap();
-                b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-                    .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
-            }
+            run_time_parse2!();
 
             /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
             /// into the closure (held by reference, it ran 8x slower).
@@ -130,12 +139,7 @@ mod sum_untiled_row_major {
     const SPEC: &str = "f32[1000,1000]{1,0}";
     const DIMS: [usize; 2] = [1000, 1000];
 
-    #[divan::bench(sample_count = 10)]
-    fn run_time_parse(b: Bencher) {
-        let l = xla_layout::parse(black_box(SPEC)).unwrap();
-        b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
-            .bench(|| sum2(DIMS, |i, j| l.offset(&[i, j])));
-    }
+    run_time_parse2!();
 
     /// `i * stride + j`, each offset through `black_box` (a store and a
     /// load) so that the compiler cannot fold the sum into a formula.

@@ -289,12 +289,6 @@ impl<const N: usize> Inverse<N> {
                 registers[0] = x;
                 let live = usize::from(q.live).min(QUOTIENTS);
                 let of_offset = usize::from(q.of_offset).min(live);
-                let divide = |registers: &mut [u64; REGISTERS], range: core::ops::Range<usize>| {
-                    for (i, t) in q.divisions[range.clone()].iter().enumerate() {
-                        let v = registers[usize::from(t.register) % REGISTERS];
-                        registers[(1 + SUMS + range.start + i) % REGISTERS] = t.of(v);
-                    }
-                };
                 let sum = |registers: &[u64; REGISTERS], (first, count): (u8, u8)| {
                     let (first, count) = (usize::from(first), usize::from(count));
                     let terms = q.linear.get(first..first + count).unwrap_or(&[]);
@@ -303,14 +297,18 @@ impl<const N: usize> Inverse<N> {
                         acc.wrapping_add(v.wrapping_mul(t.coefficient))
                     })
                 };
-                // Quotients of the offset read it directly.
+                // Quotients of the offset read it directly; those of the
+                // sums, the sums' registers, once the sums are made.
                 for (i, t) in q.divisions[..of_offset].iter().enumerate() {
                     registers[(1 + SUMS + i) % REGISTERS] = t.of(x);
                 }
                 for j in 0..SUMS {
                     registers[1 + j] = sum(&registers, q.sums[j]);
                 }
-                divide(&mut registers, of_offset..live);
+                for (i, t) in q.divisions.iter().enumerate().take(live).skip(of_offset) {
+                    let v = registers[usize::from(t.register) % REGISTERS];
+                    registers[(1 + SUMS + i) % REGISTERS] = t.of(v);
+                }
                 self.evaluate(|g| match g.checked_sub(N) {
                     None => sum(&registers, q.outputs.get(g).copied().unwrap_or((0, 0))),
                     Some(c) => sum(&registers, q.checks[c % CHECKS]),

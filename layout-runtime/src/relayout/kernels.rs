@@ -1255,11 +1255,6 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
         let block = Block::from_walked(a, b);
-        let outer = Outer {
-            count: o.count,
-            d: o.other,
-            s: o.walk,
-        };
         let d = other - self.base;
         if short_group_rows::<T>(self.unit, a, b) {
             // A whole tile of `(2,1)` or `(4,1)` groups at once (the rows
@@ -1276,6 +1271,11 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             }
             return;
         }
+        let outer = Outer {
+            count: o.count,
+            d: o.other,
+            s: o.walk,
+        };
         if self.stage.is_empty()
             || !line_units::<T>(self.unit)
             || !stream_lines(self.dst, d, self.src, off, outer, block, self.unit)
