@@ -310,6 +310,13 @@ pub(crate) fn tile16<T: Copy>(
     }
 }
 
+/// The elements of `T` in one 64-byte run of a [`tile16`] tile, for the
+/// sizes the kernels move (1, 2 or 4 bytes).
+fn tile_run<T>() -> Option<usize> {
+    let size = core::mem::size_of::<T>();
+    matches!(size, 1 | 2 | 4).then(|| 64 / size)
+}
+
 /// [`tile16`] on the given kernel; `false`, nothing written, also where
 /// the CPU does not run it.
 pub(crate) fn tile16_on<T: Copy>(
@@ -320,11 +327,9 @@ pub(crate) fn tile16_on<T: Copy>(
     from: &[usize; 16],
     stream: bool,
 ) -> bool {
-    let size = core::mem::size_of::<T>();
-    if !matches!(size, 1 | 2 | 4) {
+    let Some(run) = tile_run::<T>() else {
         return false;
-    }
-    let run = 64 / size;
+    };
     let inside = |offs: &[usize; 16], len: usize| {
         offs.iter()
             .all(|&o| o.checked_add(run).is_some_and(|end| end <= len))
@@ -410,11 +415,10 @@ pub(crate) fn tile16_quarters<T: Copy>(
     from: Quarters,
     stream: bool,
 ) -> bool {
-    let size = core::mem::size_of::<T>();
-    if !matches!(size, 1 | 2 | 4) {
+    let Some(run) = tile_run::<T>() else {
         return false;
-    }
-    let run = 64 / size;
+    };
+    let size = core::mem::size_of::<T>();
     if !to.inside(run, dst.len()) || !from.inside(run, src.len()) {
         return false;
     }
@@ -1141,43 +1145,49 @@ mod x86 {
         }
     }
 
-    /// Half `$r` (32 bytes) of each of the source runs `8*$c..` (the
-    /// pointers at `rdi`) into `ymm0`-`ymm7`. A string for the `asm!` of
-    /// [`tile16_avx2`], which declares the registers.
+    /// Run `$m` of eight whose addresses an array at `$array` holds, from
+    /// its pointer `8*$k`, into `$reg`: one step of [`load8`] or
+    /// [`rows8_out`].
     #[rustfmt::skip]
-    macro_rules! load8 {
-        ($c:literal, $r:literal) => {
-            concat!(
-                "mov rax, [rdi + 64*", $c, " + 0]\n", "vmovups ymm0, [rax + 32*", $r, "]\n",
-                "mov rax, [rdi + 64*", $c, " + 8]\n", "vmovups ymm1, [rax + 32*", $r, "]\n",
-                "mov rax, [rdi + 64*", $c, " + 16]\n", "vmovups ymm2, [rax + 32*", $r, "]\n",
-                "mov rax, [rdi + 64*", $c, " + 24]\n", "vmovups ymm3, [rax + 32*", $r, "]\n",
-                "mov rax, [rdi + 64*", $c, " + 32]\n", "vmovups ymm4, [rax + 32*", $r, "]\n",
-                "mov rax, [rdi + 64*", $c, " + 40]\n", "vmovups ymm5, [rax + 32*", $r, "]\n",
-                "mov rax, [rdi + 64*", $c, " + 48]\n", "vmovups ymm6, [rax + 32*", $r, "]\n",
-                "mov rax, [rdi + 64*", $c, " + 56]\n", "vmovups ymm7, [rax + 32*", $r, "]\n",
-            )
+    macro_rules! from_array {
+        ($m:literal, $reg:literal, $array:literal, $k:literal) => {
+            concat!("mov ", $reg, ", [", $array, " + 64*", $k, " + 8*", $m, "]\n")
         };
     }
 
-    /// `load8` for runs in quarters ([`Quarters`](super::Quarters)): runs
-    /// 0-3 of the eight from `$a`, runs 4-7 from `$b`, `r8` bytes apart,
-    /// each address made from the last in `rax` (by `lea`, which leaves
-    /// the flags alone).
+    /// Run `$m` of eight in quarters ([`Quarters`](super::Quarters)) into
+    /// `$reg`: runs 0-3 from `$a`, runs 4-7 from `$b`, each address made
+    /// from the last by `lea` (which leaves the flags alone) `$stride`
+    /// bytes on.
     #[rustfmt::skip]
-    macro_rules! load8_quarters {
-        ($a:literal, $b:literal, $r:literal) => {
+    macro_rules! from_quarters {
+        (0, $reg:literal, $stride:literal, $a:literal, $b:literal) => {
+            concat!("mov ", $reg, ", ", $a, "\n")
+        };
+        (4, $reg:literal, $stride:literal, $a:literal, $b:literal) => {
+            concat!("mov ", $reg, ", ", $b, "\n")
+        };
+        ($m:literal, $reg:literal, $stride:literal, $a:literal, $b:literal) => {
+            concat!("lea ", $reg, ", [", $reg, " + ", $stride, "]\n")
+        };
+    }
+
+    /// Half `$r` (32 bytes) of each of eight source runs into
+    /// `ymm0`-`ymm7`, the address of run `m` made in `rax` by `$step!(m,
+    /// "rax", $arg...)` ([`from_array`] or [`from_quarters`]). A string
+    /// for the `asm!` of [`tile16_avx2`], which declares the registers.
+    #[rustfmt::skip]
+    macro_rules! load8 {
+        ($r:literal, $step:ident $(, $arg:literal)*) => {
             concat!(
-                "mov rax, ", $a, "\n",
-                "vmovups ymm0, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
-                "vmovups ymm1, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
-                "vmovups ymm2, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
-                "vmovups ymm3, [rax + 32*", $r, "]\n",
-                "mov rax, ", $b, "\n",
-                "vmovups ymm4, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
-                "vmovups ymm5, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
-                "vmovups ymm6, [rax + 32*", $r, "]\n", "lea rax, [rax + r8]\n",
-                "vmovups ymm7, [rax + 32*", $r, "]\n",
+                $step!(0, "rax" $(, $arg)*), "vmovups ymm0, [rax + 32*", $r, "]\n",
+                $step!(1, "rax" $(, $arg)*), "vmovups ymm1, [rax + 32*", $r, "]\n",
+                $step!(2, "rax" $(, $arg)*), "vmovups ymm2, [rax + 32*", $r, "]\n",
+                $step!(3, "rax" $(, $arg)*), "vmovups ymm3, [rax + 32*", $r, "]\n",
+                $step!(4, "rax" $(, $arg)*), "vmovups ymm4, [rax + 32*", $r, "]\n",
+                $step!(5, "rax" $(, $arg)*), "vmovups ymm5, [rax + 32*", $r, "]\n",
+                $step!(6, "rax" $(, $arg)*), "vmovups ymm6, [rax + 32*", $r, "]\n",
+                $step!(7, "rax" $(, $arg)*), "vmovups ymm7, [rax + 32*", $r, "]\n",
             )
         };
     }
@@ -1248,49 +1258,21 @@ mod x86 {
         };
     }
 
-    /// Destination rows `8*$r..`, at the pointers in the array at `rsi`:
+    /// Destination rows `8*$r..`, the address of row `m` made in `$at` by
+    /// `$step!(m, $at, $arg...)` ([`from_array`] or [`from_quarters`]):
     /// each row's first half from the buffer, its second from `ymm8 + m`.
     #[rustfmt::skip]
     macro_rules! rows8_out {
-        ($store:literal, $r:literal) => {
+        ($store:literal, $r:literal, $at:literal, $step:ident $(, $arg:literal)*) => {
             concat!(
-                "mov rax, [rsi + 64*", $r, " + 0]\n",
-                line_out!($store, "rax", $r, "0", "ymm8"),
-                "mov rax, [rsi + 64*", $r, " + 8]\n",
-                line_out!($store, "rax", $r, "32", "ymm9"),
-                "mov rax, [rsi + 64*", $r, " + 16]\n",
-                line_out!($store, "rax", $r, "64", "ymm10"),
-                "mov rax, [rsi + 64*", $r, " + 24]\n",
-                line_out!($store, "rax", $r, "96", "ymm11"),
-                "mov rax, [rsi + 64*", $r, " + 32]\n",
-                line_out!($store, "rax", $r, "128", "ymm12"),
-                "mov rax, [rsi + 64*", $r, " + 40]\n",
-                line_out!($store, "rax", $r, "160", "ymm13"),
-                "mov rax, [rsi + 64*", $r, " + 48]\n",
-                line_out!($store, "rax", $r, "192", "ymm14"),
-                "mov rax, [rsi + 64*", $r, " + 56]\n",
-                line_out!($store, "rax", $r, "224", "ymm15"),
-            )
-        };
-    }
-
-    /// `rows8_out` for rows in quarters: rows 0-3 of the eight from `$a`,
-    /// rows 4-7 from `$b`, `r9` bytes apart, each address made from the
-    /// last in `rcx` (by `lea`, which leaves the flags alone).
-    #[rustfmt::skip]
-    macro_rules! rows8_out_quarters {
-        ($store:literal, $a:literal, $b:literal, $r:literal) => {
-            concat!(
-                "mov rcx, ", $a, "\n",
-                line_out!($store, "rcx", $r, "0", "ymm8"), "lea rcx, [rcx + r9]\n",
-                line_out!($store, "rcx", $r, "32", "ymm9"), "lea rcx, [rcx + r9]\n",
-                line_out!($store, "rcx", $r, "64", "ymm10"), "lea rcx, [rcx + r9]\n",
-                line_out!($store, "rcx", $r, "96", "ymm11"),
-                "mov rcx, ", $b, "\n",
-                line_out!($store, "rcx", $r, "128", "ymm12"), "lea rcx, [rcx + r9]\n",
-                line_out!($store, "rcx", $r, "160", "ymm13"), "lea rcx, [rcx + r9]\n",
-                line_out!($store, "rcx", $r, "192", "ymm14"), "lea rcx, [rcx + r9]\n",
-                line_out!($store, "rcx", $r, "224", "ymm15"),
+                $step!(0, $at $(, $arg)*), line_out!($store, $at, $r, "0", "ymm8"),
+                $step!(1, $at $(, $arg)*), line_out!($store, $at, $r, "32", "ymm9"),
+                $step!(2, $at $(, $arg)*), line_out!($store, $at, $r, "64", "ymm10"),
+                $step!(3, $at $(, $arg)*), line_out!($store, $at, $r, "96", "ymm11"),
+                $step!(4, $at $(, $arg)*), line_out!($store, $at, $r, "128", "ymm12"),
+                $step!(5, $at $(, $arg)*), line_out!($store, $at, $r, "160", "ymm13"),
+                $step!(6, $at $(, $arg)*), line_out!($store, $at, $r, "192", "ymm14"),
+                $step!(7, $at $(, $arg)*), line_out!($store, $at, $r, "224", "ymm15"),
             )
         };
     }
@@ -1306,10 +1288,12 @@ mod x86 {
     macro_rules! tile16_avx2_asm {
         ($store:literal, $from:expr, $to:expr, $buf:expr) => {
             asm!(
-                load8!(0, 0), transpose8!(), spill8!(0),
-                load8!(0, 1), transpose8!(), spill8!(1),
-                load8!(1, 0), transpose8!(), rows8_out!($store, 0),
-                load8!(1, 1), transpose8!(), rows8_out!($store, 1),
+                load8!(0, from_array, "rdi", 0), transpose8!(), spill8!(0),
+                load8!(1, from_array, "rdi", 0), transpose8!(), spill8!(1),
+                load8!(0, from_array, "rdi", 1), transpose8!(),
+                rows8_out!($store, 0, "rax", from_array, "rsi", 0),
+                load8!(1, from_array, "rdi", 1), transpose8!(),
+                rows8_out!($store, 1, "rax", from_array, "rsi", 1),
                 "vzeroupper",
                 in("rdi") $from,
                 in("rsi") $to,
@@ -1327,18 +1311,18 @@ mod x86 {
     macro_rules! tile16_quarters_asm {
         ($store:literal, $from:expr, $to:expr, $buf:expr) => {
             asm!(
-                load8_quarters!("rdi", "r10", 0),
+                load8!(0, from_quarters, "r8", "rdi", "r10"),
                 transpose8!(),
                 spill8!(0),
-                load8_quarters!("rdi", "r10", 1),
+                load8!(1, from_quarters, "r8", "rdi", "r10"),
                 transpose8!(),
                 spill8!(1),
-                load8_quarters!("r12", "r13", 0),
+                load8!(0, from_quarters, "r8", "r12", "r13"),
                 transpose8!(),
-                rows8_out_quarters!($store, "rsi", "r11", 0),
-                load8_quarters!("r12", "r13", 1),
+                rows8_out!($store, 0, "rcx", from_quarters, "r9", "rsi", "r11"),
+                load8!(1, from_quarters, "r8", "r12", "r13"),
                 transpose8!(),
-                rows8_out_quarters!($store, "r14", "r15", 1),
+                rows8_out!($store, 1, "rcx", from_quarters, "r9", "r14", "r15"),
                 "vzeroupper",
                 in("rdi") $from.0[0],
                 in("r10") $from.0[1],
@@ -1715,11 +1699,7 @@ mod tests {
             }
             ran
         }
-        let ran = [
-            check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0),
-            check(|i| i as u16 | 0x8000, 0),
-            check(|i| (i * 7) as u8 | 0x80, 0),
-        ];
+        let ran = [check(word, 0), check(half, 0), check(byte, 0)];
         // Each kernel ran, plain and streamed, wherever the CPU has it (as
         // `std` sees it, apart from the detection the kernels use).
         #[cfg(target_arch = "x86_64")]
@@ -1737,6 +1717,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Source elements of each size the tile kernels move, none equal to
+    /// the destinations' initial 0.
+    fn word(i: usize) -> u32 {
+        (i as u32).wrapping_mul(0x9e37_79b9) | 1
+    }
+    fn half(i: usize) -> u16 {
+        i as u16 | 0x8000
+    }
+    fn byte(i: usize) -> u8 {
+        (i * 7) as u8 | 0x80
     }
 
     /// Tiles of runs in quarters against the plain loop, for both kernels
@@ -1827,11 +1819,7 @@ mod tests {
             }
             ran
         }
-        let ran = [
-            check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0),
-            check(|i| i as u16 | 0x8000, 0),
-            check(|i| (i * 7) as u8 | 0x80, 0),
-        ];
+        let ran = [check(word, 0), check(half, 0), check(byte, 0)];
         // Some tiles ran wherever the CPU has a kernel.
         assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
     }
