@@ -389,12 +389,16 @@ impl Quarters {
     /// Where run `k` starts, wrapping (checked by [`Quarters::inside`]
     /// before any use as an address).
     pub(crate) fn start(self, k: usize) -> usize {
-        self.bases[k / 4 % 4].wrapping_add((k % 4).wrapping_mul(self.step))
+        quarter_run(self.bases, self.step, k, usize::wrapping_add)
     }
 
-    /// The runs' byte addresses from `first`, the slice's start.
-    fn pointers<P: Copy>(self, first: P, size: usize, add: impl Fn(P, usize) -> P) -> [P; 16] {
-        core::array::from_fn(|k| add(first, self.start(k).wrapping_mul(size)))
+    /// The quarters' byte addresses from `first`, the slice's start, and
+    /// the step in bytes, for elements of `size` bytes.
+    fn bytes<P: Copy>(self, first: P, size: usize, add: impl Fn(P, usize) -> P) -> ([P; 4], usize) {
+        (
+            self.bases.map(|b| add(first, b.wrapping_mul(size))),
+            self.step.wrapping_mul(size),
+        )
     }
 }
 
@@ -422,17 +426,11 @@ pub(crate) fn tile16_quarters<T: Copy>(
     if !to.inside(run, dst.len()) || !from.inside(run, src.len()) {
         return false;
     }
-    let first = dst.as_mut_ptr().cast::<u8>();
-    if stream
-        && (to
-            .bases
-            .iter()
-            .any(|&b| first.wrapping_add(b * size).addr() % 64 != 0)
-            || to.step * size % 64 != 0)
-    {
+    let to = to.bytes(dst.as_mut_ptr().cast::<u8>(), size, <*mut u8>::wrapping_add);
+    let from = from.bytes(src.as_ptr().cast::<u8>(), size, <*const u8>::wrapping_add);
+    if stream && (to.0.iter().any(|p| p.addr() % 64 != 0) || to.1 % 64 != 0) {
         return false;
     }
-    let data = src.as_ptr().cast::<u8>();
     #[cfg(target_arch = "x86_64")]
     if kernel == TileKernel::Avx2 {
         if let Some(avx2) = x86::Avx2::detect() {
@@ -443,27 +441,21 @@ pub(crate) fn tile16_quarters<T: Copy>(
             // destination run overlaps a source run. When streaming, every
             // quarter starts a line and the step is whole lines, so every
             // destination run starts a line.
-            unsafe {
-                x86::tile16_avx2_even(
-                    avx2,
-                    (
-                        from.bases.map(|b| data.wrapping_add(b * size)),
-                        from.step * size,
-                    ),
-                    (
-                        to.bases.map(|b| first.wrapping_add(b * size)),
-                        to.step * size,
-                    ),
-                    stream,
-                );
-            }
+            unsafe { x86::tile16_avx2_even(avx2, from, to, stream) };
             return true;
         }
     }
-    let to = to.pointers(first, size, <*mut u8>::wrapping_add);
-    let from = from.pointers(data, size, <*const u8>::wrapping_add);
+    let to = core::array::from_fn(|k| quarter_run(to.0, to.1, k, <*mut u8>::wrapping_add));
+    let from = core::array::from_fn(|k| quarter_run(from.0, from.1, k, <*const u8>::wrapping_add));
     // SAFETY: as above, for the runs as pointers.
     unsafe { tile16_runs(kernel, &from, &to, stream) }
+}
+
+/// Run `k` of quarters at `bases`, runs `step` apart within a quarter:
+/// the one formula for where a run starts, in elements ([`Quarters::start`])
+/// or in bytes (the runs [`tile16_quarters`] hands on as pointers).
+fn quarter_run<P: Copy>(bases: [P; 4], step: usize, k: usize, add: impl Fn(P, usize) -> P) -> P {
+    add(bases[k / 4 % 4], (k % 4).wrapping_mul(step))
 }
 
 /// Runs the tile kernel `kernel` on runs already checked; `false` where
