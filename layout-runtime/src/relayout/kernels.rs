@@ -1276,6 +1276,13 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             d: o.other,
             s: o.walk,
         };
+        if !self.stage.is_empty()
+            && stream_joined_rows(
+                self.dst, d, self.src, off, outer, block, self.unit, self.stage,
+            )
+        {
+            return;
+        }
         if self.stage.is_empty()
             || !line_units::<T>(self.unit)
             || !stream_lines(self.dst, d, self.src, off, outer, block, self.unit)
@@ -1287,6 +1294,79 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
+}
+
+/// `o.count` blocks `b` of `w`-element units whose rows join end to end in
+/// the destination (the tiles of one tile row, unpacked into a row-major
+/// array), when those rows do not start on 16 bytes (a row-major
+/// `f32[4093,4093]`): tile by tile as the source lies, each piece of a row
+/// streams its whole lines straight from the source, keeps its last,
+/// partial line in `stage` (one line a row), and completes and streams the
+/// line the previous tile's piece left there. Only each joined row's two
+/// end lines go with plain stores; streaming the pieces alone (whole lines
+/// only) leaves one line in eight to plain stores, each read from memory
+/// first. `false`, nothing written, for other blocks, rows on 16-byte
+/// boundaries (they stream piece by piece), pieces under two lines, or a
+/// stage too small for a line a row.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
+fn stream_joined_rows<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    o: Outer,
+    b: Block,
+    w: usize,
+    stage: &mut [T],
+) -> bool {
+    let size = core::mem::size_of::<T>();
+    if o.count < 2 || b.na == 0 || !size.is_power_of_two() || size > 16 {
+        return false;
+    }
+    if b.db != w || b.sb != w || o.d != b.nb * w {
+        return false;
+    }
+    // Elements a line, a piece (one tile's part of a row), and to the
+    // first line boundary of each row (the same for its every piece).
+    let line = 64 / size;
+    let piece = b.nb * w;
+    let at = dst.as_ptr().addr() + d * size;
+    let row_at = |i: usize| at + i * b.da * size;
+    let lead = |i: usize| (64 - row_at(i) % 64) % 64 / size;
+    let aligned = (0..b.na).all(|i| row_at(i) % 16 == 0);
+    let whole = (0..b.na).all(|i| row_at(i) % size == 0) && piece * size % 64 == 0;
+    if aligned || !whole || piece < 2 * line || stage.len() < b.na * line {
+        return false;
+    }
+    let last = o.count - 1;
+    for x in 0..o.count {
+        for i in 0..b.na {
+            let to = d + i * b.da + x * piece;
+            let from = &src[s + x * o.s + i * b.sa..][..piece];
+            let carry = &mut stage[i * line..][..line];
+            let head = lead(i);
+            let tail = (piece - head) % line;
+            let body = piece - head - tail;
+            if head > 0 {
+                if x == 0 {
+                    dst[to..][..head].copy_from_slice(&from[..head]);
+                } else {
+                    carry[line - head..].copy_from_slice(&from[..head]);
+                    simd::stream_copy_lines(&mut dst[to + head - line..][..line], carry);
+                }
+            }
+            simd::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
+            if tail > 0 {
+                if x == last {
+                    dst[to + head + body..][..tail].copy_from_slice(&from[head + body..]);
+                } else {
+                    carry[..tail].copy_from_slice(&from[head + body..]);
+                }
+            }
+        }
+    }
+    true
 }
 
 /// Whether a walked block `a` x `b` of single elements takes groups of 2
@@ -1704,6 +1784,74 @@ mod tests {
         check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 2, 0);
         check(|i| i as u16 | 0x8000, 0x1234, 0);
         check(|i| i as u8 | 0x80, 0x11, 0);
+    }
+
+    /// Tile rows joined into destination rows that start anywhere in a
+    /// line, against a plain loop; slots outside the block keep their old
+    /// value, and the path must be taken for the rows off 16 bytes.
+    #[test]
+    fn joined_rows_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+            let size = core::mem::size_of::<T>();
+            let w = (4 / size).max(1);
+            let mut taken = 0;
+            for (count, na, nb) in [(2, 1, 16), (3, 3, 32), (31, 8, 16), (5, 2, 20), (4, 5, 64)] {
+                let nb = nb * 4 / (w * size);
+                let piece = nb * w;
+                for d in [0, 1, 2, 3, 5, 8] {
+                    for extra in [0, 1, 3, 16] {
+                        let da = count * piece + extra;
+                        let (s, sa, os) = (3, piece, na * piece + 7);
+                        let src_len = s + count * os;
+                        let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                        let dst_len = d + na * da + 9;
+                        let mut want = std::vec![old; dst_len];
+                        for x in 0..count {
+                            for i in 0..na {
+                                for j in 0..piece {
+                                    want[d + i * da + x * piece + j] = src[s + x * os + i * sa + j];
+                                }
+                            }
+                        }
+                        for stage_len in [na * 64 / size, 2048] {
+                            let mut got = std::vec![old; dst_len];
+                            let mut stage = std::vec![old; stage_len];
+                            let o = Outer {
+                                count,
+                                d: piece,
+                                s: os,
+                            };
+                            let b = Block {
+                                na,
+                                nb,
+                                da,
+                                db: w,
+                                sa,
+                                sb: w,
+                            };
+                            let done =
+                                stream_joined_rows(&mut got, d, &src, s, o, b, w, &mut stage);
+                            simd::stream_fence();
+                            let at = |k: usize| got.as_ptr().addr() + k * size;
+                            let off = (0..na).any(|i| at(d + i * da) % 16 != 0);
+                            let fits = piece * size % 64 == 0 && piece * size >= 128 && size <= 16;
+                            assert_eq!(done, off && fits, "{count}x{na}x{nb} at {d}, da {da}");
+                            if done {
+                                taken += 1;
+                                assert_eq!(got, want, "{count}x{na}x{nb} at {d}, da {da}");
+                            } else {
+                                assert!(got.iter().all(|&v| v == old));
+                            }
+                        }
+                    }
+                }
+            }
+            assert!(taken > 50, "{taken}");
+        }
+        check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0);
+        check(|i| i as u16 | 0x8000, 0);
+        check(|i| i as u8 | 0x80, 0);
+        check(|i| (i as u64) << 20 | 1, 0);
     }
 
     #[test]

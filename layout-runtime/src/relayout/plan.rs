@@ -640,6 +640,10 @@ mod tests {
             // Rows followed by padding inside their tiles, in one run.
             "f32[20,70]{1,0:T(8,128)}",
             "f32[9,5,40]{0,2,1:T(8,128)}",
+            // Rows unpacked off 16-byte boundaries, tiles joined.
+            "f32[19,1021]{1,0:T(8,128)}",
+            "bf16[16,1030]{1,0:T(8,128)}",
+            "s8[17,2051]{1,0:T(8,128)}",
             "bf16[5,3,33,72]{1,3,2,0:T(8,128)(2,1)}",
             "bf16[2,64,16,128]{1,3,2,0:T(8,128)(2,1)}",
         ] {

@@ -1483,10 +1483,12 @@ pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> 
 /// them and `dst` starts on a 16-byte boundary: whole lines only, as for
 /// rows far apart (a line written partly with streaming stores and partly
 /// with plain ones is written back to memory twice). Runs that start
-/// elsewhere (rows of an odd width, `f32[4093,4093]` unpacked) are copied
-/// plainly: streamed, they measured at 0.6 of `memcpy` against 0.75-0.95
-/// plainly, while runs on 16-byte boundaries gain from streaming whatever
-/// the source.
+/// elsewhere (a tile's piece of a row of odd width) are copied plainly:
+/// streamed, they measured at 0.6 of `memcpy` against 0.75-0.95 plainly,
+/// while runs on 16-byte boundaries gain from streaming whatever the
+/// source. Rows joined from many such pieces (`f32[4093,4093]` unpacked)
+/// stream through [`stream_copy_lines`] instead, their split lines
+/// completed between pieces.
 pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
     stream_copy_granule(dst, src, 64);
 }
@@ -1499,6 +1501,21 @@ pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
 /// 1.1-1.4, the ragged `4093 x 4093` from 0.8 to 1.05-1.1).
 pub(crate) fn stream_copy_in_order<T: Copy>(dst: &mut [T], src: &[T]) {
     stream_copy_granule(dst, src, 16);
+}
+
+/// [`stream_copy`] wherever `dst` starts: the whole lines inside it
+/// streamed, the partial lines at its ends plain. For a long run put
+/// together from pieces (a destination row joined from the rows of many
+/// tiles), whose two partial lines are few beside its whole ones.
+pub(crate) fn stream_copy_lines<T: Copy>(dst: &mut [T], src: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if dst.len() == src.len() {
+            x86::stream_copy(dst, src, 64);
+            return;
+        }
+    }
+    dst.copy_from_slice(src);
 }
 
 fn stream_copy_granule<T: Copy>(dst: &mut [T], src: &[T], granule: usize) {
