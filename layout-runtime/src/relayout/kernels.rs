@@ -1276,17 +1276,12 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             d: o.other,
             s: o.walk,
         };
-        if !self.stage.is_empty()
-            && stream_joined_rows(
+        let streamed = !self.stage.is_empty()
+            && (stream_joined_rows(
                 self.dst, d, self.src, off, outer, block, self.unit, self.stage,
-            )
-        {
-            return;
-        }
-        if self.stage.is_empty()
-            || !line_units::<T>(self.unit)
-            || !stream_lines(self.dst, d, self.src, off, outer, block, self.unit)
-        {
+            ) || line_units::<T>(self.unit)
+                && stream_lines(self.dst, d, self.src, off, outer, block, self.unit));
+        if !streamed {
             for x in 0..o.count {
                 self.block(off + x * o.walk, other + x * o.other, a, b);
             }
@@ -1327,16 +1322,20 @@ fn stream_joined_rows<T: Copy>(
     if b.db != w || b.sb != w || o.d != b.nb * w {
         return false;
     }
-    // Elements a line, a piece (one tile's part of a row), and to the
-    // first line boundary of each row (the same for its every piece).
+    // Elements a line, and a piece (one tile's part of a row), which is
+    // whole lines long, so that every piece of a row has the same place in
+    // its lines; rows start on elements, so line boundaries fall between
+    // elements.
     let line = 64 / size;
     let piece = b.nb * w;
     let at = dst.as_ptr().addr() + d * size;
-    let row_at = |i: usize| at + i * b.da * size;
-    let lead = |i: usize| (64 - row_at(i) % 64) % 64 / size;
-    let aligned = (0..b.na).all(|i| row_at(i) % 16 == 0);
-    let whole = (0..b.na).all(|i| row_at(i) % size == 0) && piece * size % 64 == 0;
-    if aligned || !whole || piece < 2 * line || stage.len() < b.na * line {
+    let aligned = at % 16 == 0 && (b.na == 1 || b.da * size % 16 == 0);
+    if aligned
+        || at % size != 0
+        || piece % line != 0
+        || piece < 2 * line
+        || stage.len() < b.na * line
+    {
         return false;
     }
     let last = o.count - 1;
@@ -1345,8 +1344,10 @@ fn stream_joined_rows<T: Copy>(
             let to = d + i * b.da + x * piece;
             let from = &src[s + x * o.s + i * b.sa..][..piece];
             let carry = &mut stage[i * line..][..line];
-            let head = lead(i);
-            let tail = (piece - head) % line;
+            // Elements to the row's first line boundary; the piece's last
+            // line holds the rest of that line's elements.
+            let head = (64 - (at + i * b.da * size) % 64) % 64 / size;
+            let tail = (line - head) % line;
             let body = piece - head - tail;
             if head > 0 {
                 if x == 0 {
@@ -1453,6 +1454,7 @@ fn prefetch_short_rows<T: Copy>(dst: &[T], d: usize, src: &[T], s: usize, b: Blo
 mod tests {
     extern crate std;
 
+    use super::simd::tests::{byte, half, word};
     use super::*;
 
     /// Every orientation of both sides, dense and padded, against a plain
@@ -1714,8 +1716,8 @@ mod tests {
                 assert!(tiled.iter().all(|&n| n > 5), "{tiled:?}");
             }
         }
-        check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0);
-        check(|i| i as u16 | 0x8000, 0);
+        check(word, 0);
+        check(half, 0);
     }
 
     #[test]
@@ -1781,9 +1783,9 @@ mod tests {
                 assert!(taken > 30, "{taken}");
             }
         }
-        check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 2, 0);
-        check(|i| i as u16 | 0x8000, 0x1234, 0);
-        check(|i| i as u8 | 0x80, 0x11, 0);
+        check(word, 2, 0);
+        check(half, 0x1234, 0);
+        check(byte, 0x11, 0);
     }
 
     /// Tile rows joined into destination rows that start anywhere in a
@@ -1848,9 +1850,9 @@ mod tests {
             }
             assert!(taken > 50, "{taken}");
         }
-        check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0);
-        check(|i| i as u16 | 0x8000, 0);
-        check(|i| i as u8 | 0x80, 0);
+        check(word, 0);
+        check(half, 0);
+        check(byte, 0);
         check(|i| (i as u64) << 20 | 1, 0);
     }
 

@@ -1490,7 +1490,7 @@ pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> 
 /// stream through [`stream_copy_lines`] instead, their split lines
 /// completed between pieces.
 pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
-    stream_copy_granule(dst, src, 64);
+    stream_copy_granule(dst, src, 64, 16);
 }
 
 /// [`stream_copy`] for a run that continues the previous one, the way a
@@ -1500,7 +1500,7 @@ pub(crate) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T]) {
 /// tile rows start 16 bytes into a line, went from 0.8-0.9 of `memcpy` to
 /// 1.1-1.4, the ragged `4093 x 4093` from 0.8 to 1.05-1.1).
 pub(crate) fn stream_copy_in_order<T: Copy>(dst: &mut [T], src: &[T]) {
-    stream_copy_granule(dst, src, 16);
+    stream_copy_granule(dst, src, 16, 16);
 }
 
 /// [`stream_copy`] wherever `dst` starts: the whole lines inside it
@@ -1508,25 +1508,23 @@ pub(crate) fn stream_copy_in_order<T: Copy>(dst: &mut [T], src: &[T]) {
 /// together from pieces (a destination row joined from the rows of many
 /// tiles), whose two partial lines are few beside its whole ones.
 pub(crate) fn stream_copy_lines<T: Copy>(dst: &mut [T], src: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if dst.len() == src.len() {
-            x86::stream_copy(dst, src, 64);
-            return;
-        }
-    }
-    dst.copy_from_slice(src);
+    stream_copy_granule(dst, src, 64, 1);
 }
 
-fn stream_copy_granule<T: Copy>(dst: &mut [T], src: &[T], granule: usize) {
+/// The streaming copy behind the three above: every `granule` bytes from
+/// the first boundary in `dst` on streamed, the rest plain, when `dst`
+/// starts on a multiple of `start` bytes (a power of two, tested with a
+/// mask: a copy runs per row piece); a plain copy otherwise.
+fn stream_copy_granule<T: Copy>(dst: &mut [T], src: &[T], granule: usize, start: usize) {
+    debug_assert!(start.is_power_of_two());
     #[cfg(target_arch = "x86_64")]
     {
-        if dst.len() == src.len() && dst.as_ptr().addr() % 16 == 0 {
+        if dst.len() == src.len() && dst.as_ptr().addr() & (start - 1) == 0 {
             x86::stream_copy(dst, src, granule);
             return;
         }
     }
-    let _ = granule;
+    let _ = (granule, start);
     dst.copy_from_slice(src);
 }
 
@@ -1538,7 +1536,7 @@ pub(crate) fn stream_fence() {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     extern crate std;
 
     use super::*;
@@ -1617,9 +1615,9 @@ mod tests {
                 }
             }
         }
-        check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0);
-        check(|i| i as u16 | 0x8000, 0);
-        check(|i| (i * 7) as u8 | 0x80, 0);
+        check(word, 0);
+        check(half, 0);
+        check(byte, 0);
     }
 
     /// 16x16 line tiles of 4-, 2- and 1-byte elements against a plain loop,
@@ -1728,15 +1726,16 @@ mod tests {
         }
     }
 
-    /// Source elements of each size the tile kernels move, none equal to
-    /// the destinations' initial 0.
-    fn word(i: usize) -> u32 {
+    /// Source elements of each size the relayout kernels move, for the
+    /// tests here and in `kernels`: none is 0 (the destinations' initial
+    /// value) or any fill those tests use (odd, top bit set).
+    pub(in crate::relayout) fn word(i: usize) -> u32 {
         (i as u32).wrapping_mul(0x9e37_79b9) | 1
     }
-    fn half(i: usize) -> u16 {
+    pub(in crate::relayout) fn half(i: usize) -> u16 {
         i as u16 | 0x8000
     }
-    fn byte(i: usize) -> u8 {
+    pub(in crate::relayout) fn byte(i: usize) -> u8 {
         (i * 7) as u8 | 0x80
     }
 
