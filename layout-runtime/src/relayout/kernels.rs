@@ -1067,19 +1067,113 @@ pub(crate) struct Gather<'a, T> {
     pub(crate) end: usize,
 }
 
-impl<T: Copy> Visitor for Gather<'_, T> {
-    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+impl<T: Copy> Gather<'_, T> {
+    /// [`Visitor::block`], reading `src` (the source, or a copy of part of
+    /// it) at `other`.
+    fn block_from(&mut self, src: &[T], off: usize, other: usize, a: Axis, b: Axis) {
         let block = Block::into_walked(a, b);
         let d = off - self.base;
         // In storage order each block continues the last write; blocks of
         // outer steps reordered by the walk do not.
         let in_order = d == self.end;
         copy_any(
-            self.dst, d, self.src, other, block, self.unit, self.stage, in_order,
+            self.dst, d, src, other, block, self.unit, self.stage, in_order,
         );
         if a.count > 0 && b.count > 0 {
             self.end = d + (a.count - 1) * a.walk + (b.count - 1) * b.walk + self.unit;
         }
+    }
+
+    /// Rows that lie back to back with their padding (a tile whose columns
+    /// are half padding, say) are one run of the destination: put together
+    /// in the stage, elements and padding, and streamed whole. Apart, each
+    /// row's elements went with plain stores (rows too short to stream) and
+    /// its padding streamed, both halves sharing lines at the seams.
+    #[allow(clippy::too_many_arguments)]
+    fn padded_rows(&mut self, src: &[T], off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
+        let row = b_len * b.walk;
+        let rows = self.stage.len() / row.max(1);
+        let fits = b.walk == self.unit
+            && a.walk == row
+            && rows > 0
+            && row * core::mem::size_of::<T>() >= 64
+            && b.count < b_len;
+        let fill = match self.padding {
+            Some(fill) if fits => fill,
+            _ => {
+                self.block_from(src, off, other, a, b);
+                if b.count < b_len {
+                    for x in 0..a.count {
+                        let gap = off + x * a.walk + b.count * b.walk;
+                        self.padding(gap, row - b.count * b.walk);
+                    }
+                }
+                return;
+            }
+        };
+        let d = off - self.base;
+        // Only with the AVX-512 tiles: with AVX2's the 4-D `bf16`
+        // permutation "there" measured 0.36-0.38 of `memcpy` (with or
+        // without prefetches two bands ahead) against 0.42-0.44 staged, in
+        // alternated runs on an AVX2-only Zen 3.
+        if a.other == self.unit
+            && simd::TileKernel::best() == Some(simd::TileKernel::Avx512)
+            && stream_padded_rows(
+                self.dst,
+                d,
+                src,
+                other,
+                (a.count, b.count, b_len),
+                b.other,
+                self.unit,
+                fill,
+                self.stage,
+            )
+        {
+            self.end = d + a.count * row;
+            return;
+        }
+        for i0 in (0..a.count).step_by(rows) {
+            let m = rows.min(a.count - i0);
+            let block = Block {
+                na: m,
+                nb: b.count,
+                da: row,
+                db: b.walk,
+                sa: a.other,
+                sb: b.other,
+            };
+            let run = m * row;
+            let stage = &mut self.stage[..run];
+            copy_any(
+                stage,
+                0,
+                src,
+                other + i0 * a.other,
+                block,
+                self.unit,
+                &mut [],
+                false,
+            );
+            for r in stage.chunks_exact_mut(row) {
+                r[b.count * b.walk..].fill(fill);
+            }
+            let start = d + i0 * row;
+            let stream_copy = if start == self.end {
+                simd::stream_copy_in_order
+            } else {
+                simd::stream_copy
+            };
+            stream_copy(&mut self.dst[start..][..run], stage);
+            self.end = start + run;
+        }
+    }
+}
+
+impl<T: Copy> Visitor for Gather<'_, T> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let src = self.src;
+        self.block_from(src, off, other, a, b);
     }
 
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
@@ -1111,90 +1205,68 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         }
     }
 
-    /// Rows that lie back to back with their padding (a tile whose columns
-    /// are half padding, say) are one run of the destination: put together
-    /// in the stage, elements and padding, and streamed whole. Apart, each
-    /// row's elements went with plain stores (rows too short to stream) and
-    /// its padding streamed, both halves sharing lines at the seams.
+    /// Blocks whose source rows lie pages apart (the 4-D permutation into
+    /// `T(8,128)` reads 64 rows 16 KiB apart, a unit of each per row of
+    /// the destination) go a stretch of rows at a time: each source row's
+    /// run for the stretch is copied first, the copies a line apart in the
+    /// cache's sets, and the transposes read those. Read where they lie,
+    /// the rows fall into one set of the first-level cache, evicting each
+    /// other, and the memory sees 64 streams of a few lines each.
     fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
-        let row = b_len * b.walk;
-        let rows = self.stage.len() / row.max(1);
-        let fits = b.walk == self.unit
-            && a.walk == row
-            && rows > 0
-            && row * core::mem::size_of::<T>() >= 64
-            && b.count < b_len;
-        let fill = match self.padding {
-            Some(fill) if fits => fill,
-            _ => {
-                self.block(off, other, a, b);
-                if b.count < b_len {
-                    for x in 0..a.count {
-                        let gap = off + x * a.walk + b.count * b.walk;
-                        self.padding(gap, row - b.count * b.walk);
-                    }
-                }
-                return;
-            }
+        let far = !self.stage.is_empty()
+            && a.other == self.unit
+            && b.count >= STAGED_ROWS
+            && b.other.saturating_mul(core::mem::size_of::<T>()) >= FAR_ROW_BYTES;
+        let src = self.src;
+        let copied = match src.get(other) {
+            Some(&init) if far && a.count > 0 => simd::with_wide(init, |wide| {
+                self.padded_rows_copied(wide, off, other, a, b, b_len)
+            }),
+            _ => false,
         };
-        let d = off - self.base;
-        // Only with the AVX-512 tiles: with AVX2's the 4-D `bf16`
-        // permutation "there" measured 0.36-0.38 of `memcpy` (with or
-        // without prefetches two bands ahead) against 0.42-0.44 staged, in
-        // alternated runs on an AVX2-only Zen 3.
-        if a.other == self.unit
-            && simd::TileKernel::best() == Some(simd::TileKernel::Avx512)
-            && stream_padded_rows(
-                self.dst,
-                d,
-                self.src,
-                other,
-                (a.count, b.count, b_len),
-                b.other,
-                self.unit,
-                fill,
-                self.stage,
-            )
-        {
-            self.end = d + a.count * row;
-            return;
-        }
-        for i0 in (0..a.count).step_by(rows) {
-            let m = rows.min(a.count - i0);
-            let block = Block {
-                na: m,
-                nb: b.count,
-                da: row,
-                db: b.walk,
-                sa: a.other,
-                sb: b.other,
-            };
-            let run = m * row;
-            let stage = &mut self.stage[..run];
-            copy_any(
-                stage,
-                0,
-                self.src,
-                other + i0 * a.other,
-                block,
-                self.unit,
-                &mut [],
-                false,
-            );
-            for r in stage.chunks_exact_mut(row) {
-                r[b.count * b.walk..].fill(fill);
-            }
-            let start = d + i0 * row;
-            let stream_copy = if start == self.end {
-                simd::stream_copy_in_order
-            } else {
-                simd::stream_copy
-            };
-            stream_copy(&mut self.dst[start..][..run], stage);
-            self.end = start + run;
+        if !copied {
+            self.padded_rows(src, off, other, a, b, b_len);
         }
     }
 }
+
+impl<T: Copy> Gather<'_, T> {
+    /// [`Visitor::block_padded`] through `wide`, a stretch of rows at a
+    /// time; `false`, nothing written, if `wide` holds too little.
+    #[allow(clippy::too_many_arguments)]
+    fn padded_rows_copied(
+        &mut self,
+        wide: &mut [T],
+        off: usize,
+        other: usize,
+        a: Axis,
+        b: Axis,
+        b_len: usize,
+    ) -> bool {
+        let line = 64usize.div_ceil(core::mem::size_of::<T>().max(1));
+        // Destination rows per stretch: what `wide` holds of each source row.
+        let per = ((wide.len() / b.count).saturating_sub(line) / self.unit.max(1)).min(a.count);
+        if per == 0 {
+            return false;
+        }
+        let stride = per * self.unit + line;
+        for i0 in (0..a.count).step_by(per) {
+            let m = per.min(a.count - i0);
+            let (from, run) = (other + i0 * self.unit, m * self.unit);
+            for (r, row) in wide.chunks_exact_mut(stride).take(b.count).enumerate() {
+                row[..run].copy_from_slice(&self.src[from + r * b.other..][..run]);
+            }
+            let rows = Axis { count: m, ..a };
+            let staged = Axis { other: stride, ..b };
+            self.padded_rows(wide, off + i0 * a.walk, 0, rows, staged, b_len);
+        }
+        true
+    }
+}
+
+/// Source rows at least this far apart are copied before a transpose
+/// reads them: see [`Gather::block_padded`].
+const FAR_ROW_BYTES: usize = 4096;
 
 /// One block of `width`-element units: streamed through `stage` when there
 /// is one (destinations larger than the cache), else with plain stores.
@@ -1781,6 +1853,88 @@ mod tests {
             }
             if line_tiles_here() {
                 assert!(taken > 30, "{taken}");
+            }
+        }
+        check(word, 2, 0);
+        check(half, 0x1234, 0);
+        check(byte, 0x11, 0);
+    }
+
+    /// Padded blocks whose source rows lie pages apart, copied a stretch
+    /// of rows at a time before the transposes, against a plain loop, at
+    /// odd sizes and offsets, with more rows than one stretch holds; slots
+    /// outside the block keep their old value. The copying path must run
+    /// for every block it is meant for, and the visitor must give the same
+    /// whichever path it picks.
+    #[test]
+    fn far_source_rows_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, fill: T, old: T) {
+            let w = 4 / core::mem::size_of::<T>();
+            for (na, count, b_len) in [
+                (1_usize, 8, 16),
+                (16, 64, 128),
+                (21, 9, 9),
+                (300, 64, 128),
+                (300, 100, 112),
+                (5, 7, 32),
+            ] {
+                for (d, s) in [(0, 0), (1, 3), (3 * w, 5 * w)] {
+                    // Units a source row from the next: a page, or more.
+                    for apart in [1024, 1031] {
+                        let sb = apart * w;
+                        let src_len = s + (count - 1) * sb + na * w;
+                        let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                        let dst_len = d + na * b_len * w + 9;
+                        let mut want = std::vec![old; dst_len];
+                        for i in 0..na {
+                            for j in 0..b_len {
+                                for e in 0..w {
+                                    want[d + (i * b_len + j) * w + e] = if j < count {
+                                        src[s + i * w + j * sb + e]
+                                    } else {
+                                        fill
+                                    };
+                                }
+                            }
+                        }
+                        let a = Axis {
+                            count: na,
+                            walk: b_len * w,
+                            other: w,
+                        };
+                        let b = Axis {
+                            count,
+                            walk: w,
+                            other: sb,
+                        };
+                        let at =
+                            std::format!("{na}x{count} of {b_len}, rows {sb} apart, at {d}/{s}");
+                        for copied in [false, true] {
+                            let mut got = std::vec![old; dst_len];
+                            simd::with_stage(old, |stage| {
+                                let mut v = Gather {
+                                    dst: &mut got,
+                                    base: 0,
+                                    src: &src,
+                                    padding: Some(fill),
+                                    stage,
+                                    unit: w,
+                                    end: 0,
+                                };
+                                if copied {
+                                    let ran = simd::with_wide(old, |wide| {
+                                        v.padded_rows_copied(wide, d, s, a, b, b_len)
+                                    });
+                                    assert!(ran, "{at}");
+                                } else {
+                                    v.block_padded(d, s, a, b, b_len);
+                                }
+                            });
+                            simd::stream_fence();
+                            assert_eq!(got, want, "{at}, copied {copied}");
+                        }
+                    }
+                }
             }
         }
         check(word, 2, 0);

@@ -1479,6 +1479,37 @@ pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> 
     f(stage)
 }
 
+/// Eight-byte words of the scratch buffer of [`with_wide`]: a kilobyte of
+/// each of 64 source rows, each a line longer.
+const WIDE_WORDS: usize = 64 * (1024 + 64) / 8;
+
+/// [`with_stage`] with 68 KiB, for copies of a transpose's source rows
+/// (`Gather::block_padded`); an empty buffer for the `T`s `with_stage`
+/// leaves empty.
+// On the stack, as the core allocates nothing: only relayouts whose
+// destination passes the streaming threshold (8 MiB) get here, in
+// programs with such arrays, whose threads have stacks of megabytes.
+#[allow(clippy::large_stack_arrays)]
+pub(crate) fn with_wide<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+    let size = core::mem::size_of::<T>();
+    if size == 0 || size > 64 || core::mem::align_of::<T>() > core::mem::align_of::<u64>() {
+        return f(&mut []);
+    }
+    let mut words = [core::mem::MaybeUninit::<u64>::uninit(); WIDE_WORDS];
+    let n = WIDE_WORDS * 8 / size;
+    let first = words.as_mut_ptr().cast::<T>();
+    // SAFETY: as in `with_stage`: `words` is `8 * WIDE_WORDS` bytes,
+    // aligned for `T`, `n` values of `T` fit, and each is written before
+    // the slice is made; the slice borrows `words`, which outlives `f`.
+    let wide = unsafe {
+        for k in 0..n {
+            first.add(k).write(init);
+        }
+        core::slice::from_raw_parts_mut(first, n)
+    };
+    f(wide)
+}
+
 /// `dst.copy_from_slice(src)`, with streaming stores where the target has
 /// them and `dst` starts on a 16-byte boundary: whole lines only, as for
 /// rows far apart (a line written partly with streaming stores and partly
