@@ -1168,6 +1168,38 @@ impl<T: Copy> Gather<'_, T> {
             self.end = start + run;
         }
     }
+
+    /// [`Visitor::block_padded`] through `wide`, a stretch of rows at a
+    /// time; `false`, nothing written, if `wide` holds too little.
+    #[allow(clippy::too_many_arguments)]
+    fn padded_rows_copied(
+        &mut self,
+        wide: &mut [T],
+        off: usize,
+        other: usize,
+        a: Axis,
+        b: Axis,
+        b_len: usize,
+    ) -> bool {
+        let line = 64usize.div_ceil(core::mem::size_of::<T>().max(1));
+        // Destination rows per stretch: what `wide` holds of each source row.
+        let per = ((wide.len() / b.count).saturating_sub(line) / self.unit.max(1)).min(a.count);
+        if per == 0 {
+            return false;
+        }
+        let stride = per * self.unit + line;
+        for i0 in (0..a.count).step_by(per) {
+            let m = per.min(a.count - i0);
+            let (from, run) = (other + i0 * self.unit, m * self.unit);
+            for (r, row) in wide.chunks_exact_mut(stride).take(b.count).enumerate() {
+                row[..run].copy_from_slice(&self.src[from + r * b.other..][..run]);
+            }
+            let rows = Axis { count: m, ..a };
+            let staged = Axis { other: stride, ..b };
+            self.padded_rows(wide, off + i0 * a.walk, 0, rows, staged, b_len);
+        }
+        true
+    }
 }
 
 impl<T: Copy> Visitor for Gather<'_, T> {
@@ -1227,40 +1259,6 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         if !copied {
             self.padded_rows(src, off, other, a, b, b_len);
         }
-    }
-}
-
-impl<T: Copy> Gather<'_, T> {
-    /// [`Visitor::block_padded`] through `wide`, a stretch of rows at a
-    /// time; `false`, nothing written, if `wide` holds too little.
-    #[allow(clippy::too_many_arguments)]
-    fn padded_rows_copied(
-        &mut self,
-        wide: &mut [T],
-        off: usize,
-        other: usize,
-        a: Axis,
-        b: Axis,
-        b_len: usize,
-    ) -> bool {
-        let line = 64usize.div_ceil(core::mem::size_of::<T>().max(1));
-        // Destination rows per stretch: what `wide` holds of each source row.
-        let per = ((wide.len() / b.count).saturating_sub(line) / self.unit.max(1)).min(a.count);
-        if per == 0 {
-            return false;
-        }
-        let stride = per * self.unit + line;
-        for i0 in (0..a.count).step_by(per) {
-            let m = per.min(a.count - i0);
-            let (from, run) = (other + i0 * self.unit, m * self.unit);
-            for (r, row) in wide.chunks_exact_mut(stride).take(b.count).enumerate() {
-                row[..run].copy_from_slice(&self.src[from + r * b.other..][..run]);
-            }
-            let rows = Axis { count: m, ..a };
-            let staged = Axis { other: stride, ..b };
-            self.padded_rows(wide, off + i0 * a.walk, 0, rows, staged, b_len);
-        }
-        true
     }
 }
 
@@ -1815,27 +1813,17 @@ mod tests {
                         let src_len = s + (count - 1) * sb + na * w;
                         let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
                         let dst_len = d + na * b_len * w + 9;
-                        let mut want = std::vec![old; dst_len];
-                        for i in 0..na {
-                            for j in 0..b_len {
-                                for e in 0..w {
-                                    want[d + (i * b_len + j) * w + e] = if j < count {
-                                        src[s + i * w + j * sb + e]
-                                    } else {
-                                        fill
-                                    };
-                                }
-                            }
-                        }
+                        let block = (na, count, b_len);
+                        let want =
+                            padded_rows_by_hand(&src, s, sb, block, w, fill, (d, dst_len), old);
                         let mut got = std::vec![old; dst_len];
                         let mut scratch = std::vec![old; 784 * w];
-                        let shape = (na, count, b_len);
                         let done = stream_padded_rows(
                             &mut got,
                             d,
                             &src,
                             s,
-                            shape,
+                            block,
                             sb,
                             w,
                             fill,
@@ -1844,7 +1832,7 @@ mod tests {
                         simd::stream_fence();
                         if done {
                             taken += 1;
-                            assert_eq!(got, want, "{shape:?} sb {sb} at {d}/{s}");
+                            assert_eq!(got, want, "{block:?} sb {sb} at {d}/{s}");
                         } else {
                             assert!(got.iter().all(|&x| x == old));
                         }
@@ -1858,6 +1846,36 @@ mod tests {
         check(word, 2, 0);
         check(half, 0x1234, 0);
         check(byte, 0x11, 0);
+    }
+
+    /// What a padded block of `w`-element units writes, by a plain loop:
+    /// `na` rows of `b_len` units from `d` in a destination of `dst_len`
+    /// elements (the rest `old`), unit `j < count` of row `i` from
+    /// `src[s + i*w + j*sb..][..w]` and `fill` after.
+    #[allow(clippy::too_many_arguments)]
+    fn padded_rows_by_hand<T: Copy>(
+        src: &[T],
+        s: usize,
+        sb: usize,
+        (na, count, b_len): (usize, usize, usize),
+        w: usize,
+        fill: T,
+        (d, dst_len): (usize, usize),
+        old: T,
+    ) -> std::vec::Vec<T> {
+        let mut want = std::vec![old; dst_len];
+        for i in 0..na {
+            for j in 0..b_len {
+                for e in 0..w {
+                    want[d + (i * b_len + j) * w + e] = if j < count {
+                        src[s + i * w + j * sb + e]
+                    } else {
+                        fill
+                    };
+                }
+            }
+        }
+        want
     }
 
     /// Padded blocks whose source rows lie pages apart, copied a stretch
@@ -1885,18 +1903,9 @@ mod tests {
                         let src_len = s + (count - 1) * sb + na * w;
                         let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
                         let dst_len = d + na * b_len * w + 9;
-                        let mut want = std::vec![old; dst_len];
-                        for i in 0..na {
-                            for j in 0..b_len {
-                                for e in 0..w {
-                                    want[d + (i * b_len + j) * w + e] = if j < count {
-                                        src[s + i * w + j * sb + e]
-                                    } else {
-                                        fill
-                                    };
-                                }
-                            }
-                        }
+                        let block = (na, count, b_len);
+                        let want =
+                            padded_rows_by_hand(&src, s, sb, block, w, fill, (d, dst_len), old);
                         let a = Axis {
                             count: na,
                             walk: b_len * w,

@@ -1459,24 +1459,7 @@ const STAGE_WORDS: usize = 1024;
 /// the stack; an empty one if `T` is larger than 64 bytes or more aligned
 /// than `u64` (then nothing is worth staging).
 pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
-    let size = core::mem::size_of::<T>();
-    if size == 0 || size > 64 || core::mem::align_of::<T>() > core::mem::align_of::<u64>() {
-        return f(&mut []);
-    }
-    let mut words = [core::mem::MaybeUninit::<u64>::uninit(); STAGE_WORDS];
-    let n = STAGE_WORDS * 8 / size;
-    let first = words.as_mut_ptr().cast::<T>();
-    // SAFETY: `words` is `8 * STAGE_WORDS` bytes, aligned for `u64` and so
-    // for `T` (checked above), and `n` values of `T` fit in it. Every one is
-    // written before the slice is made, so the slice holds only valid `T`s;
-    // it borrows `words`, which outlives `f`.
-    let stage = unsafe {
-        for k in 0..n {
-            first.add(k).write(init);
-        }
-        core::slice::from_raw_parts_mut(first, n)
-    };
-    f(stage)
+    with_words::<STAGE_WORDS, T, R>(init, f)
 }
 
 /// Eight-byte words of the scratch buffer of [`with_wide`]: a kilobyte of
@@ -1484,30 +1467,36 @@ pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> 
 const WIDE_WORDS: usize = 64 * (1024 + 64) / 8;
 
 /// [`with_stage`] with 68 KiB, for copies of a transpose's source rows
-/// (`Gather::block_padded`); an empty buffer for the `T`s `with_stage`
-/// leaves empty.
-// On the stack, as the core allocates nothing: only relayouts whose
-// destination passes the streaming threshold (8 MiB) get here, in
-// programs with such arrays, whose threads have stacks of megabytes.
-#[allow(clippy::large_stack_arrays)]
+/// (`Gather::block_padded`).
 pub(crate) fn with_wide<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+    with_words::<WIDE_WORDS, T, R>(init, f)
+}
+
+/// [`with_stage`] with `W` eight-byte words.
+// On the stack, as the core allocates nothing. The larger buffer is made
+// only for relayouts whose destination passes the streaming threshold (8
+// MiB), in programs with such arrays, whose threads have stacks of
+// megabytes.
+#[allow(clippy::large_stack_arrays)]
+fn with_words<const W: usize, T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
     let size = core::mem::size_of::<T>();
     if size == 0 || size > 64 || core::mem::align_of::<T>() > core::mem::align_of::<u64>() {
         return f(&mut []);
     }
-    let mut words = [core::mem::MaybeUninit::<u64>::uninit(); WIDE_WORDS];
-    let n = WIDE_WORDS * 8 / size;
+    let mut words = [core::mem::MaybeUninit::<u64>::uninit(); W];
+    let n = W * 8 / size;
     let first = words.as_mut_ptr().cast::<T>();
-    // SAFETY: as in `with_stage`: `words` is `8 * WIDE_WORDS` bytes,
-    // aligned for `T`, `n` values of `T` fit, and each is written before
-    // the slice is made; the slice borrows `words`, which outlives `f`.
-    let wide = unsafe {
+    // SAFETY: `words` is `8 * W` bytes, aligned for `u64` and so for `T`
+    // (checked above), and `n` values of `T` fit in it. Every one is
+    // written before the slice is made, so the slice holds only valid
+    // `T`s; it borrows `words`, which outlives `f`.
+    let scratch = unsafe {
         for k in 0..n {
             first.add(k).write(init);
         }
         core::slice::from_raw_parts_mut(first, n)
     };
-    f(wide)
+    f(scratch)
 }
 
 /// `dst.copy_from_slice(src)`, with streaming stores where the target has
@@ -1872,6 +1861,11 @@ pub(super) mod tests {
         with_stage([1u8; 3], |s| assert_eq!(s.len(), 8192 / 3));
         with_stage([0u64; 9], |s| assert!(s.is_empty()));
         with_stage(0u128, |s| assert!(s.len() == 512 || s.is_empty()));
+        with_wide(3u32, |w| {
+            assert_eq!(w.len(), 64 * 1088 / 4);
+            assert!(w.iter().all(|&x| x == 3));
+        });
+        with_wide([0u64; 9], |w| assert!(w.is_empty()));
     }
 
     /// Units of two 2-byte and four 1-byte elements, at odd offsets.
