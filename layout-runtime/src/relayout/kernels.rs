@@ -1089,7 +1089,6 @@ impl<T: Copy> Gather<'_, T> {
     /// in the stage, elements and padding, and streamed whole. Apart, each
     /// row's elements went with plain stores (rows too short to stream) and
     /// its padding streamed, both halves sharing lines at the seams.
-    #[allow(clippy::too_many_arguments)]
     fn padded_rows(&mut self, src: &[T], off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
         let row = b_len * b.walk;
         let rows = self.stage.len() / row.max(1);
@@ -1171,7 +1170,6 @@ impl<T: Copy> Gather<'_, T> {
 
     /// [`Visitor::block_padded`] through `wide`, a stretch of rows at a
     /// time; `false`, nothing written, if `wide` holds too little.
-    #[allow(clippy::too_many_arguments)]
     fn padded_rows_copied(
         &mut self,
         wide: &mut [T],
@@ -1181,7 +1179,7 @@ impl<T: Copy> Gather<'_, T> {
         b: Axis,
         b_len: usize,
     ) -> bool {
-        let line = 64usize.div_ceil(core::mem::size_of::<T>().max(1));
+        let line = line_elements::<T>();
         // Destination rows per stretch: what `wide` holds of each source row.
         let per = ((wide.len() / b.count).saturating_sub(line) / self.unit.max(1)).min(a.count);
         if per == 0 {
@@ -1250,8 +1248,15 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             && b.count >= STAGED_ROWS
             && b.other.saturating_mul(core::mem::size_of::<T>()) >= FAR_ROW_BYTES;
         let src = self.src;
+        // What the copies of the whole block would take (`wide` holds at
+        // most a stretch of it): a small block writes no more of the
+        // buffer than it uses.
+        let line = line_elements::<T>();
+        let len = b
+            .count
+            .saturating_mul(a.count.saturating_mul(self.unit).saturating_add(line));
         let copied = match src.get(other) {
-            Some(&init) if far && a.count > 0 => simd::with_wide(init, |wide| {
+            Some(&init) if far && a.count > 0 => simd::with_wide(init, len, |wide| {
                 self.padded_rows_copied(wide, off, other, a, b, b_len)
             }),
             _ => false,
@@ -1265,6 +1270,12 @@ impl<T: Copy> Visitor for Gather<'_, T> {
 /// Source rows at least this far apart are copied before a transpose
 /// reads them: see [`Gather::block_padded`].
 const FAR_ROW_BYTES: usize = 4096;
+
+/// Elements of `T` in a cache line, rounded up: the gap between the rows
+/// of [`Gather::block_padded`]'s copies.
+fn line_elements<T>() -> usize {
+    64usize.div_ceil(core::mem::size_of::<T>().max(1))
+}
 
 /// One block of `width`-element units: streamed through `stage` when there
 /// is one (destinations larger than the cache), else with plain stores.
@@ -1931,7 +1942,7 @@ mod tests {
                                     end: 0,
                                 };
                                 if copied {
-                                    let ran = simd::with_wide(old, |wide| {
+                                    let ran = simd::with_wide(old, usize::MAX, |wide| {
                                         v.padded_rows_copied(wide, d, s, a, b, b_len)
                                     });
                                     assert!(ran, "{at}");

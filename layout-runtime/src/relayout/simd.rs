@@ -1459,35 +1459,37 @@ const STAGE_WORDS: usize = 1024;
 /// the stack; an empty one if `T` is larger than 64 bytes or more aligned
 /// than `u64` (then nothing is worth staging).
 pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
-    with_words::<STAGE_WORDS, T, R>(init, f)
+    with_words::<STAGE_WORDS, T, R>(init, usize::MAX, f)
 }
 
 /// Eight-byte words of the scratch buffer of [`with_wide`]: a kilobyte of
 /// each of 64 source rows, each a line longer.
 const WIDE_WORDS: usize = 64 * (1024 + 64) / 8;
 
-/// [`with_stage`] with 68 KiB, for copies of a transpose's source rows
-/// (`Gather::block_padded`).
-pub(crate) fn with_wide<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
-    with_words::<WIDE_WORDS, T, R>(init, f)
+/// [`with_stage`] with up to 68 KiB, at most `len` `T`s (each written
+/// before use, so a small block pays for what it uses), for copies of a
+/// transpose's source rows (`Gather::block_padded`).
+pub(crate) fn with_wide<T: Copy, R>(init: T, len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
+    with_words::<WIDE_WORDS, T, R>(init, len, f)
 }
 
-/// [`with_stage`] with `W` eight-byte words.
+/// [`with_stage`] with `W` eight-byte words, at most `len` `T`s of them.
 // On the stack, as the core allocates nothing. The larger buffer is made
 // only for relayouts whose destination passes the streaming threshold (8
 // MiB), in programs with such arrays, whose threads have stacks of
 // megabytes.
 #[allow(clippy::large_stack_arrays)]
-fn with_words<const W: usize, T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+fn with_words<const W: usize, T: Copy, R>(init: T, len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
     let size = core::mem::size_of::<T>();
     if size == 0 || size > 64 || core::mem::align_of::<T>() > core::mem::align_of::<u64>() {
         return f(&mut []);
     }
     let mut words = [core::mem::MaybeUninit::<u64>::uninit(); W];
-    let n = W * 8 / size;
+    let n = (W * 8 / size).min(len);
     let first = words.as_mut_ptr().cast::<T>();
     // SAFETY: `words` is `8 * W` bytes, aligned for `u64` and so for `T`
-    // (checked above), and `n` values of `T` fit in it. Every one is
+    // (checked above), and `n` values of `T` fit in it (at most `8 * W /
+    // size`). Every one is
     // written before the slice is made, so the slice holds only valid
     // `T`s; it borrows `words`, which outlives `f`.
     let scratch = unsafe {
@@ -1861,11 +1863,12 @@ pub(super) mod tests {
         with_stage([1u8; 3], |s| assert_eq!(s.len(), 8192 / 3));
         with_stage([0u64; 9], |s| assert!(s.is_empty()));
         with_stage(0u128, |s| assert!(s.len() == 512 || s.is_empty()));
-        with_wide(3u32, |w| {
+        with_wide(3u32, usize::MAX, |w| {
             assert_eq!(w.len(), 64 * 1088 / 4);
             assert!(w.iter().all(|&x| x == 3));
         });
-        with_wide([0u64; 9], |w| assert!(w.is_empty()));
+        with_wide(3u16, 100, |w| assert_eq!(w, [3; 100]));
+        with_wide([0u64; 9], usize::MAX, |w| assert!(w.is_empty()));
     }
 
     /// Units of two 2-byte and four 1-byte elements, at odd offsets.
