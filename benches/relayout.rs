@@ -489,6 +489,14 @@ fn timings() {
         WHOLE,
         |i| i as f32,
     );
+    // Rows of 4000 bytes: on 16 bytes, on a line only every fourth.
+    pack_case(
+        &mut rows,
+        "f32_1000_cols",
+        "f32[16384,1000]{1,0:T(8,128)}",
+        WHOLE,
+        |i| i as f32,
+    );
     pack_case(
         &mut rows,
         "bf16_8x128_2x1",
