@@ -489,6 +489,14 @@ fn timings() {
         WHOLE,
         |i| i as f32,
     );
+    // Rows of 2 KiB, four tiles a row.
+    pack_case(
+        &mut rows,
+        "f32_512_cols",
+        "f32[32768,512]{1,0:T(8,128)}",
+        WHOLE,
+        |i| i as f32,
+    );
     // Rows of 4000 bytes: on 16 bytes, on a line only every fourth.
     pack_case(
         &mut rows,
