@@ -1229,14 +1229,16 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             && a.count > 1
             && b.walk == self.unit
             && b.other == self.unit
+            && o.other == len
             && len.saturating_mul(size) >= 64
             && a.other.saturating_mul(size) <= SHORT_SOURCE_ROW_BYTES
         {
-            // Rows of at most 2 KiB: read a row at a time across the
-            // tiles, not a tile at a time down the rows, whose reads hop
-            // back and forth inside a few pages; each piece streams all
-            // its 16-byte runs, the lines it shares with the pieces above
-            // and below completed when those are written. Measured on an
+            // Rows of at most 2 KiB, the tiles side by side along them:
+            // read a row at a time across the tiles, not a tile at a time
+            // down the rows, whose reads hop back and forth inside a few
+            // pages; each piece streams all its 16-byte runs, the lines
+            // it shares with the pieces above and below completed when
+            // those are written. Measured on an
             // AMD EPYC Zen 3, the time of `f32[32768,512]`'s pack over
             // `f32[4096,4096]`'s in one program, alternated with the build
             // before: 1.45-1.80 to 1.25-1.36 (`f32[65536,256]` 1.44-2.07
