@@ -1222,43 +1222,11 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             self.end = usize::MAX;
             return;
         }
-        let size = core::mem::size_of::<T>();
-        let len = b.count.saturating_mul(self.unit);
         if !self.stage.is_empty()
-            && o.count > 1
-            && a.count > 1
-            && b.walk == self.unit
-            && b.other == self.unit
-            && o.other == len
-            && len.saturating_mul(size) >= 64
-            && a.other.saturating_mul(size) <= SHORT_SOURCE_ROW_BYTES
+            && stream_rows_across(self.dst, d, self.src, other, outer, block, self.unit)
         {
-            // Rows of at most 2 KiB, the tiles side by side along them:
-            // read a row at a time across the tiles, not a tile at a time
-            // down the rows, whose reads hop back and forth inside a few
-            // pages; each piece streams all its 16-byte runs, the lines
-            // it shares with the pieces above and below completed when
-            // those are written. Measured on an
-            // AMD EPYC Zen 3, the time of `f32[32768,512]`'s pack over
-            // `f32[4096,4096]`'s in one program, alternated with the build
-            // before: 1.45-1.80 to 1.25-1.36 (`f32[65536,256]` 1.44-2.07
-            // to 1.03-1.25). Each piece goes straight to the streaming
-            // copy: through `copy_any`, the dispatch per piece took as
-            // long as the copy. Rows of 3 KiB and more read faster tile by
-            // tile, in a hand-written program; a prefetch of the next tile
-            // row, in order, gained less than this and slowed wide rows.
-            for i in 0..a.count {
-                for x in 0..o.count {
-                    let to = d + x * o.walk + i * a.walk;
-                    let from = other + x * o.other + i * a.other;
-                    simd::stream_copy_in_order(
-                        &mut self.dst[to..][..len],
-                        &self.src[from..][..len],
-                    );
-                }
-            }
-            // The last piece ends where the last tile does.
-            self.end = d + (o.count - 1) * o.walk + (a.count - 1) * a.walk + len;
+            // The end of the last piece written, the last row of the last tile.
+            self.end = d + (o.count - 1) * o.walk + (a.count - 1) * a.walk + b.count * self.unit;
             return;
         }
         for x in 0..o.count {
@@ -1307,8 +1275,63 @@ impl<T: Copy> Visitor for Gather<'_, T> {
 }
 
 /// Source rows at most this long are packed a row at a time across a row
-/// of tiles: see `Gather::block3`.
+/// of tiles: see [`stream_rows_across`].
 const SHORT_SOURCE_ROW_BYTES: usize = 2048;
+
+/// The most tiles a row [`stream_rows_across`] takes: the counts measured.
+const ACROSS_TILES: usize = 4;
+
+/// `o.count` blocks `b` of `w`-element units, tiles side by side along
+/// short source rows (packing `f32[N,512]` into `T(8,128)`: 8 rows of 2
+/// KiB, four tiles across them), the rows of each tile back to back in
+/// the destination: read a row at a time across the tiles, not a tile at
+/// a time down the rows, whose reads hop back and forth inside a few
+/// pages. Each piece goes straight to the streaming copy, 16 bytes at a
+/// time where it starts on 16 bytes (plainly otherwise); a line it shares
+/// with the piece below is completed when that piece is written, `o.count`
+/// pieces later. `false`, nothing written, for other blocks: rows longer
+/// than 2 KiB, more than four tiles a row, pieces under a line.
+///
+/// Measured on an AMD EPYC Zen 3, the time of `f32[32768,512]`'s pack over
+/// `f32[4096,4096]`'s in one program, alternated with the build before:
+/// 1.45-1.80 to 1.25-1.36 (`f32[65536,256]` 1.44-2.07 to 1.03-1.25;
+/// `bf16[65536,512]` and `s8[262144,256]` gain as much). Through
+/// `copy_any`, the dispatch per piece took as long as the copy. Rows of 3
+/// KiB and more read faster tile by tile, in a hand-written program; eight
+/// tiles a row (`s8[N,1024]`) measured the same either way.
+// The names of `Block` and `Outer`.
+#[allow(clippy::many_single_char_names)]
+fn stream_rows_across<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    o: Outer,
+    b: Block,
+    w: usize,
+) -> bool {
+    let size = core::mem::size_of::<T>();
+    let len = b.nb.saturating_mul(w);
+    if !(2..=ACROSS_TILES).contains(&o.count)
+        || b.na < 2
+        || b.db != w
+        || b.sb != w
+        || b.da != len
+        || o.s != len
+        || len.saturating_mul(size) < 64
+        || b.sa.saturating_mul(size) > SHORT_SOURCE_ROW_BYTES
+    {
+        return false;
+    }
+    for i in 0..b.na {
+        for x in 0..o.count {
+            let to = d + x * o.d + i * b.da;
+            let from = s + x * o.s + i * b.sa;
+            simd::stream_copy_in_order(&mut dst[to..][..len], &src[from..][..len]);
+        }
+    }
+    true
+}
 
 /// Source rows at least this far apart are copied before a transpose
 /// reads them: see [`Gather::block_padded`].
@@ -1419,7 +1442,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 /// the destination (the tiles of one tile row, unpacked into a row-major
 /// array), when those rows do not all start on a line (a row-major
 /// `f32[4093,4093]`, or `f32[4096,1000]`, whose rows start on 16 bytes but
-/// on a line only every fourth): tile by tile as the source lies, each
+/// not all on a line): tile by tile as the source lies, each
 /// piece of a row streams its whole lines straight from the source, and
 /// the line split between two tiles' pieces is streamed from `stage`,
 /// which keeps two lines a row: the previous piece's last line of source
@@ -2022,24 +2045,35 @@ mod tests {
     /// Tile rows joined into destination rows that start anywhere in a
     /// line, against a plain loop; slots outside the block keep their old
     /// value, and the path must be taken for the rows off a line (on 16
-    /// bytes or not) when the stage holds two lines a row.
+    /// bytes or not) when the stage holds two lines a row. The block
+    /// starts 0, 16, 32 and 48 bytes and an element or two past a line
+    /// boundary, so rows on 16 bytes but off a line come up for every
+    /// element size.
     #[test]
     fn joined_rows_match_a_plain_loop() {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
             let size = core::mem::size_of::<T>();
             let w = (4 / size).max(1);
-            let mut taken = 0;
+            let (mut taken, mut on_16) = (0, 0);
             for (count, na, nb) in [(2, 1, 16), (3, 3, 32), (31, 8, 16), (5, 2, 20), (4, 5, 64)] {
-                let nb = nb * 4 / (w * size);
+                let nb = (nb * 4 / (w * size)).max(4);
                 let piece = nb * w;
-                for d in [0, 1, 2, 3, 5, 8] {
-                    for extra in [0, 1, 3, 16] {
+                let mut starts = [0, 1, 16 / size, 32 / size, 48 / size, 64 / size - 1];
+                starts.sort_unstable();
+                let mut starts = starts.to_vec();
+                starts.dedup();
+                for d in starts.into_iter().filter(|&d| d < 64 / size) {
+                    for extra in [0, 1, 3, 16 / size, 64 / size] {
                         let da = count * piece + extra;
                         let (s, sa, os) = (3, piece, na * piece + 7);
                         let src_len = s + count * os;
                         let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
-                        let dst_len = d + na * da + 9;
+                        let dst_len = 64 + d + na * da + 9;
                         let mut want = std::vec![old; dst_len];
+                        let mut got = std::vec![old; dst_len];
+                        // `d` elements past a line boundary of `got`.
+                        let lead = got.as_ptr().addr().next_multiple_of(64) - got.as_ptr().addr();
+                        let d = lead / size + d;
                         for x in 0..count {
                             for i in 0..na {
                                 for j in 0..piece {
@@ -2048,7 +2082,7 @@ mod tests {
                             }
                         }
                         for stage_len in [na * 64 / size, na * 128 / size, 2048] {
-                            let mut got = std::vec![old; dst_len];
+                            got.fill(old);
                             let mut stage = std::vec![old; stage_len];
                             let o = Outer {
                                 count,
@@ -2075,6 +2109,7 @@ mod tests {
                             assert_eq!(done, off && fits, "{count}x{na}x{nb} at {d}, da {da}");
                             if done {
                                 taken += 1;
+                                on_16 += usize::from((0..na).all(|i| at(d + i * da) % 16 == 0));
                                 assert_eq!(got, want, "{count}x{na}x{nb} at {d}, da {da}");
                             } else {
                                 assert!(got.iter().all(|&v| v == old));
@@ -2083,12 +2118,88 @@ mod tests {
                     }
                 }
             }
-            assert!(taken > 50, "{taken}");
+            assert!(taken > 50 && on_16 > 10, "{taken}, {on_16} on 16 bytes");
         }
         check(word, 0);
         check(half, 0);
         check(byte, 0);
         check(|i| (i as u64) << 20 | 1, 0);
+        check(|i| ((i as u128) << 64 | 1).to_le_bytes(), [0; 16]);
+    }
+
+    /// Short rows packed a row at a time across their tiles, against a
+    /// plain loop, at odd offsets both sides; slots outside the block keep
+    /// their old value, and the path is taken exactly for blocks of two to
+    /// four tiles, rows of at most 2 KiB and pieces of a line or more.
+    #[test]
+    fn rows_across_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+            let size = core::mem::size_of::<T>();
+            let mut taken = 0;
+            // Tiles a row, rows a tile, bytes a piece, units a position.
+            for (count, na, piece_bytes, w) in [
+                (4, 8, 512, 1),
+                (3, 8, 512, 1),
+                (2, 3, 64, 1),
+                (4, 2, 256, 2),
+                (5, 8, 256, 1),
+                (4, 8, 1024, 1),
+                (2, 1, 512, 1),
+                (3, 4, 48, 1),
+            ] {
+                let len = (piece_bytes / size).max(w) / w * w;
+                for (d, s) in [(0, 0), (1, 3), (4, 5), (16, 2)] {
+                    for pad in [0, 1, 7] {
+                        // The source's rows: the tiles' pieces side by side.
+                        let sa = count * len + pad;
+                        let src: std::vec::Vec<T> = (0..s + na * sa + 5).map(make).collect();
+                        let tile = na * len;
+                        let mut want = std::vec![old; d + count * tile + 9];
+                        for x in 0..count {
+                            for i in 0..na {
+                                for j in 0..len {
+                                    want[d + x * tile + i * len + j] =
+                                        src[s + i * sa + x * len + j];
+                                }
+                            }
+                        }
+                        let mut got = std::vec![old; want.len()];
+                        let o = Outer {
+                            count,
+                            d: tile,
+                            s: len,
+                        };
+                        let b = Block {
+                            na,
+                            nb: len / w,
+                            da: len,
+                            db: w,
+                            sa,
+                            sb: w,
+                        };
+                        let done = stream_rows_across(&mut got, d, &src, s, o, b, w);
+                        simd::stream_fence();
+                        let fits = (2..=4).contains(&count)
+                            && na > 1
+                            && len * size >= 64
+                            && sa * size <= 2048;
+                        assert_eq!(done, fits, "{count}x{na}x{len} at {d}, {s}, row {sa}");
+                        if done {
+                            taken += 1;
+                            assert_eq!(got, want, "{count}x{na}x{len} at {d}, {s}, row {sa}");
+                        } else {
+                            assert!(got.iter().all(|&v| v == old));
+                        }
+                    }
+                }
+            }
+            assert!(taken > 20, "{taken}");
+        }
+        check(word, 0);
+        check(half, 0);
+        check(byte, 0);
+        check(|i| (i as u64) << 20 | 1, 0);
+        check(|i| ((i as u128) << 64 | 1).to_le_bytes(), [0; 16]);
     }
 
     #[test]

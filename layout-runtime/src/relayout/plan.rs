@@ -640,15 +640,17 @@ mod tests {
             // Rows followed by padding inside their tiles, in one run.
             "f32[20,70]{1,0:T(8,128)}",
             "f32[9,5,40]{0,2,1:T(8,128)}",
-            // Rows unpacked off 16-byte boundaries, tiles joined.
+            // Rows unpacked off a line, tiles joined.
             "f32[19,1021]{1,0:T(8,128)}",
             "f32[17,1004]{1,0:T(8,128)}",
             // Rows of at most 2 KiB, packed a row at a time across tiles.
             "f32[37,512]{1,0:T(8,128)}",
             "f32[19,500]{1,0:T(8,128)}",
-            "bf16[16,1024]{1,0:T(8,128)}",
+            "bf16[16,512]{1,0:T(8,128)}",
             "s8[9,384]{1,0:T(8,128)}",
             "f64[10,256]{1,0:T(8,128)}",
+            "c128[12,64]{1,0:T(4,16)}",
+            "c128[9,257]{1,0:T(8,128)}",
             "bf16[16,1030]{1,0:T(8,128)}",
             "s8[17,2051]{1,0:T(8,128)}",
             "bf16[5,3,33,72]{1,3,2,0:T(8,128)(2,1)}",
@@ -660,6 +662,7 @@ mod tests {
                 1 => check::<u8>(&l, |i| i as u8 | 1),
                 2 => check::<u16>(&l, |i| i as u16 | 1),
                 8 => check::<u64>(&l, |i| (i as u64) << 32 | 1),
+                16 => check::<[u8; 16]>(&l, |i| ((i as u128) << 64 | 1).to_le_bytes()),
                 _ => check::<u32>(&l, |i| i as u32 | 1),
             }
         }
