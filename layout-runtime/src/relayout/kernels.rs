@@ -2042,6 +2042,17 @@ mod tests {
         check(byte, 0x11, 0);
     }
 
+    /// Calls `check(make, old)` for elements of 1, 2, 4, 8 and 16 bytes.
+    macro_rules! every_element_size {
+        ($check:ident) => {
+            $check(word, 0);
+            $check(half, 0);
+            $check(byte, 0);
+            $check(|i| (i as u64) << 20 | 1, 0);
+            $check(|i| ((i as u128) << 64 | 1).to_le_bytes(), [0; 16]);
+        };
+    }
+
     /// Tile rows joined into destination rows that start anywhere in a
     /// line, against a plain loop; slots outside the block keep their old
     /// value, and the path must be taken for the rows off a line (on 16
@@ -2120,11 +2131,7 @@ mod tests {
             }
             assert!(taken > 50 && on_16 > 10, "{taken}, {on_16} on 16 bytes");
         }
-        check(word, 0);
-        check(half, 0);
-        check(byte, 0);
-        check(|i| (i as u64) << 20 | 1, 0);
-        check(|i| ((i as u128) << 64 | 1).to_le_bytes(), [0; 16]);
+        every_element_size!(check);
     }
 
     /// Short rows packed a row at a time across their tiles, against a
@@ -2195,11 +2202,7 @@ mod tests {
             }
             assert!(taken > 20, "{taken}");
         }
-        check(word, 0);
-        check(half, 0);
-        check(byte, 0);
-        check(|i| (i as u64) << 20 | 1, 0);
-        check(|i| ((i as u128) << 64 | 1).to_le_bytes(), [0; 16]);
+        every_element_size!(check);
     }
 
     #[test]
