@@ -2073,22 +2073,23 @@ mod tests {
                 starts.sort_unstable();
                 let mut starts = starts.to_vec();
                 starts.dedup();
-                for d in starts.into_iter().filter(|&d| d < 64 / size) {
+                for past_line in starts.into_iter().filter(|&k| k < 64 / size) {
                     for extra in [0, 1, 3, 16 / size, 64 / size] {
                         let da = count * piece + extra;
-                        let (s, sa, os) = (3, piece, na * piece + 7);
-                        let src_len = s + count * os;
+                        let (first, sa, os) = (3, piece, na * piece + 7);
+                        let src_len = first + count * os;
                         let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
-                        let dst_len = 64 + d + na * da + 9;
+                        let dst_len = 64 + past_line + na * da + 9;
                         let mut want = std::vec![old; dst_len];
                         let mut got = std::vec![old; dst_len];
-                        // `d` elements past a line boundary of `got`.
+                        // `past_line` elements past a line boundary of `got`.
                         let lead = got.as_ptr().addr().next_multiple_of(64) - got.as_ptr().addr();
-                        let d = lead / size + d;
+                        let d = lead / size + past_line;
                         for x in 0..count {
                             for i in 0..na {
                                 for j in 0..piece {
-                                    want[d + i * da + x * piece + j] = src[s + x * os + i * sa + j];
+                                    want[d + i * da + x * piece + j] =
+                                        src[first + x * os + i * sa + j];
                                 }
                             }
                         }
@@ -2109,7 +2110,7 @@ mod tests {
                                 sb: w,
                             };
                             let done =
-                                stream_joined_rows(&mut got, d, &src, s, o, b, w, &mut stage);
+                                stream_joined_rows(&mut got, d, &src, first, o, b, w, &mut stage);
                             simd::stream_fence();
                             let at = |k: usize| got.as_ptr().addr() + k * size;
                             let off = (0..na).any(|i| at(d + i * da) % 64 != 0);
