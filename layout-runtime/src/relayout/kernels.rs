@@ -1214,20 +1214,20 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             s: o.other,
         };
         let d = off - self.base;
-        if !self.stage.is_empty()
-            && line_units::<T>(self.unit)
-            && stream_lines(self.dst, d, self.src, other, outer, block, self.unit)
-        {
-            // No later run continues these lines.
-            self.end = usize::MAX;
-            return;
-        }
-        if !self.stage.is_empty()
-            && stream_rows_across(self.dst, d, self.src, other, outer, block, self.unit)
-        {
-            // The end of the last piece written, the last row of the last tile.
-            self.end = d + (o.count - 1) * o.walk + (a.count - 1) * a.walk + b.count * self.unit;
-            return;
+        if !self.stage.is_empty() {
+            if line_units::<T>(self.unit)
+                && stream_lines(self.dst, d, self.src, other, outer, block, self.unit)
+            {
+                // No later run continues these lines.
+                self.end = usize::MAX;
+                return;
+            }
+            if stream_rows_across(self.dst, d, self.src, other, outer, block, self.unit) {
+                // The end of the last piece written, the last row of the last tile.
+                self.end =
+                    d + (o.count - 1) * o.walk + (a.count - 1) * a.walk + b.count * self.unit;
+                return;
+            }
         }
         for x in 0..o.count {
             self.block(off + x * o.walk, other + x * o.other, a, b);
@@ -1272,6 +1272,17 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             self.padded_rows(src, off, other, a, b, b_len);
         }
     }
+}
+
+/// Source rows at least this far apart are copied before a transpose
+/// reads them: see [`Gather::block_padded`].
+const FAR_ROW_BYTES: usize = 4096;
+
+/// Elements of `T` in a cache line, rounded up (exact for the sizes of a
+/// power of two the streaming kernels take): the gap between the rows of
+/// [`Gather::block_padded`]'s copies, and [`stream_joined_rows`]' line.
+fn line_elements<T>() -> usize {
+    64usize.div_ceil(core::mem::size_of::<T>().max(1))
 }
 
 /// Source rows at most this long are packed a row at a time across a row
@@ -1331,16 +1342,6 @@ fn stream_rows_across<T: Copy>(
         }
     }
     true
-}
-
-/// Source rows at least this far apart are copied before a transpose
-/// reads them: see [`Gather::block_padded`].
-const FAR_ROW_BYTES: usize = 4096;
-
-/// Elements of `T` in a cache line, rounded up: the gap between the rows
-/// of [`Gather::block_padded`]'s copies.
-fn line_elements<T>() -> usize {
-    64usize.div_ceil(core::mem::size_of::<T>().max(1))
 }
 
 /// One block of `width`-element units: streamed through `stage` when there
@@ -1480,7 +1481,7 @@ fn stream_joined_rows<T: Copy>(
     // whole lines long, so that every piece of a row has the same place in
     // its lines; rows start on elements, so line boundaries fall between
     // elements.
-    let line = 64 / size;
+    let line = line_elements::<T>();
     let piece = b.nb * w;
     let at = dst.as_ptr().addr() + d * size;
     let aligned = at % 64 == 0 && (b.na == 1 || b.da * size % 64 == 0);
@@ -2057,9 +2058,9 @@ mod tests {
     /// line, against a plain loop; slots outside the block keep their old
     /// value, and the path must be taken for the rows off a line (on 16
     /// bytes or not) when the stage holds two lines a row. The block
-    /// starts 0, 16, 32 and 48 bytes and an element or two past a line
-    /// boundary, so rows on 16 bytes but off a line come up for every
-    /// element size.
+    /// starts on a line, an element past one, 16, 32 and 48 bytes past
+    /// one and an element short of the next, so rows on 16 bytes but off a
+    /// line come up for every element size.
     #[test]
     fn joined_rows_match_a_plain_loop() {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
@@ -2069,11 +2070,9 @@ mod tests {
             for (count, na, nb) in [(2, 1, 16), (3, 3, 32), (31, 8, 16), (5, 2, 20), (4, 5, 64)] {
                 let nb = (nb * 4 / (w * size)).max(4);
                 let piece = nb * w;
-                let mut starts = [0, 1, 16 / size, 32 / size, 48 / size, 64 / size - 1];
-                starts.sort_unstable();
-                let mut starts = starts.to_vec();
-                starts.dedup();
-                for past_line in starts.into_iter().filter(|&k| k < 64 / size) {
+                let line = 64 / size;
+                let starts = (0..line).filter(|&k| k < 2 || k * size % 16 == 0 || k == line - 1);
+                for past_line in starts {
                     for extra in [0, 1, 3, 16 / size, 64 / size] {
                         let da = count * piece + extra;
                         let (first, sa, os) = (3, piece, na * piece + 7);

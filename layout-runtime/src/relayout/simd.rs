@@ -1489,9 +1489,8 @@ fn with_words<const W: usize, T: Copy, R>(init: T, len: usize, f: impl FnOnce(&m
     let first = words.as_mut_ptr().cast::<T>();
     // SAFETY: `words` is `8 * W` bytes, aligned for `u64` and so for `T`
     // (checked above), and `n` values of `T` fit in it (at most `8 * W /
-    // size`). Every one is
-    // written before the slice is made, so the slice holds only valid
-    // `T`s; it borrows `words`, which outlives `f`.
+    // size`). Every one is written before the slice is made, so the slice
+    // holds only valid `T`s; it borrows `words`, which outlives `f`.
     let scratch = unsafe {
         for k in 0..n {
             first.add(k).write(init);
