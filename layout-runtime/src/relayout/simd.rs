@@ -451,6 +451,116 @@ pub(crate) fn tile16_quarters<T: Copy>(
     unsafe { tile16_runs(kernel, &from, &to, stream) }
 }
 
+/// [`tile16_quarters`] for `count` tiles in a row, tile `k`'s runs
+/// `k * to_adv` and `k * from_adv` elements on from the first tile's (a
+/// band of a transpose whose rows and columns both advance evenly): the
+/// bounds checked once for the band, and with AVX2 one call that runs the
+/// kernel from a loop around it, instead of a call, a check of 32 runs and
+/// the runs' addresses put together on the stack for every tile (measured
+/// on `{0,1}` to `{1,0}`: the library's time over a hand-written loop of
+/// the same tiles' 1.32-1.49 tile by tile; see `benches/README.md`).
+/// `false`, nothing written, wherever [`tile16_quarters`] would give
+/// `false` for some tile of the band, or a tile's runs would pass
+/// `usize::MAX`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tile16_quarters_run<T: Copy>(
+    kernel: TileKernel,
+    dst: &mut [T],
+    (to, to_adv): (Quarters, usize),
+    src: &[T],
+    (from, from_adv): (Quarters, usize),
+    count: usize,
+    stream: bool,
+) -> bool {
+    let Some(run) = tile_run::<T>() else {
+        return false;
+    };
+    if count == 0 {
+        return true;
+    }
+    let size = core::mem::size_of::<T>();
+    // The last tile's quarters, if no base passes `usize::MAX` on the way:
+    // every tile's runs then lie between the first tile's and the last's,
+    // the advances being whole and non-negative.
+    let last = |q: Quarters, adv: usize| {
+        let more = count.checked_sub(1)?.checked_mul(adv)?;
+        let mut bases = [0; 4];
+        for (b, &a) in bases.iter_mut().zip(&q.bases) {
+            *b = a.checked_add(more)?;
+        }
+        Some(Quarters {
+            bases,
+            step: q.step,
+        })
+    };
+    let (Some(to_last), Some(from_last)) = (last(to, to_adv), last(from, from_adv)) else {
+        return false;
+    };
+    if !to.inside(run, dst.len())
+        || !to_last.inside(run, dst.len())
+        || !from.inside(run, src.len())
+        || !from_last.inside(run, src.len())
+    {
+        return false;
+    }
+    let to_bytes = to.bytes(dst.as_mut_ptr().cast::<u8>(), size, <*mut u8>::wrapping_add);
+    let from_bytes = from.bytes(src.as_ptr().cast::<u8>(), size, <*const u8>::wrapping_add);
+    let (to_adv_bytes, from_adv_bytes) = (to_adv.wrapping_mul(size), from_adv.wrapping_mul(size));
+    if stream
+        && (to_bytes.0.iter().any(|p| p.addr() % 64 != 0)
+            || to_bytes.1 % 64 != 0
+            || to_adv_bytes % 64 != 0)
+    {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if kernel == TileKernel::Avx2 {
+        if let Some(avx2) = x86::Avx2::detect() {
+            // SAFETY: `avx2` proves the feature. The first and the last
+            // tile's quarters were checked above to end inside their
+            // slices, and tile `k`'s bases lie between those two tiles'
+            // (`k * adv` more than the first's, no more than the last's,
+            // computed without overflow), so every run of 64 bytes of every
+            // tile is inside its slice; the pointers are derived from those
+            // slices; `dst` is a unique borrow, so no destination run
+            // overlaps a source run. When streaming, the first tile's
+            // destination quarters start lines and the step and the advance
+            // are whole lines, so every destination run starts a line.
+            unsafe {
+                x86::tile16_avx2_even_run(
+                    avx2,
+                    (from_bytes, from_adv_bytes),
+                    (to_bytes, to_adv_bytes),
+                    count,
+                    stream,
+                );
+            }
+            return true;
+        }
+    }
+    let shift = |q: Quarters, adv: usize, k: usize| Quarters {
+        bases: q.bases.map(|b| b + k * adv),
+        step: q.step,
+    };
+    for k in 0..count {
+        let done = tile16_quarters(
+            kernel,
+            dst,
+            shift(to, to_adv, k),
+            src,
+            shift(from, from_adv, k),
+            stream,
+        );
+        if !done {
+            // Only the first tile can refuse (the kernel missing): the
+            // others' bounds and alignment follow from the band's.
+            debug_assert_eq!(k, 0);
+            return false;
+        }
+    }
+    true
+}
+
 /// Run `k` of quarters at `bases`, runs `step` apart within a quarter:
 /// the one formula for where a run starts, in elements ([`Quarters::start`])
 /// or in bytes (the runs [`tile16_quarters`] hands on as pointers).
@@ -1366,6 +1476,39 @@ mod x86 {
         }
     }
 
+    /// [`tile16_avx2_even`] for `count` tiles, tile `k`'s bases `k * adv`
+    /// bytes on from the first's on each side, from one loop: the asm is
+    /// the same block, inlined here.
+    ///
+    /// # Safety
+    ///
+    /// As for [`tile16_avx2_even`], for the runs of every tile of the band.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn tile16_avx2_even_run(
+        _: Avx2,
+        (from, from_adv): (([*const u8; 4], usize), usize),
+        (to, to_adv): (([*mut u8; 4], usize), usize),
+        count: usize,
+        stream: bool,
+    ) {
+        let mut buf = TileBuffer(core::mem::MaybeUninit::uninit());
+        let buf = buf.0.as_mut_ptr().cast::<u8>();
+        for k in 0..count {
+            let from = (from.0.map(|p| p.wrapping_add(k * from_adv)), from.1);
+            let to = (to.0.map(|p| p.wrapping_add(k * to_adv)), to.1);
+            // SAFETY: as in `tile16_avx2_even`, for tile `k`'s runs, which
+            // the caller's contract covers: the pointers were made from the
+            // first tile's by the advances it states.
+            unsafe {
+                if stream {
+                    tile16_quarters_asm!("vmovntps", from, to, buf);
+                } else {
+                    tile16_quarters_asm!("vmovups", from, to, buf);
+                }
+            }
+        }
+    }
+
     feature_proof!(Avx2, cpu_avx2, "avx2", "AVX2", "256");
 
     /// The 512 bytes in which [`tile16_avx2`] and [`tile16_avx2_even`] keep
@@ -1850,6 +1993,119 @@ pub(super) mod tests {
         }
         let ran = [check(word, 0), check(half, 0), check(byte, 0)];
         // Some tiles ran wherever the CPU has a kernel.
+        assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
+    }
+
+    /// Bands of tiles in one call against the same tiles one by one (the
+    /// kernel the test above checks against a plain loop), for both
+    /// kernels and every element size: bands of 1 to 33 tiles advancing
+    /// along the runs or across them, quarters in and out of order, odd
+    /// source offsets, plain and streamed. A band whose last tile passes
+    /// either end, whose advance overflows, or (streaming) whose
+    /// destination advance is not whole lines writes nothing.
+    /// The refusals of [`bands_of_tiles_match_tile_by_tile`] for a band of
+    /// two tiles or more whose source fits `src` exactly: the last tile one
+    /// element past either end, an advance that overflows, and (streaming)
+    /// a destination advance off the lines, each writing nothing.
+    fn refusals<T: Copy + PartialEq + core::fmt::Debug>(
+        kernel: TileKernel,
+        src: &[T],
+        from: (Quarters, usize),
+        count: usize,
+        old: T,
+    ) {
+        let run = 64 / core::mem::size_of::<T>();
+        let mut dst = std::vec![old; 17 * run + (count - 1) * run];
+        let lead = (64 - dst.as_ptr().addr() % 64) % 64 * run / 64;
+        let to = Quarters::even(lead, run);
+        let band = |dst: &mut [T], adv: usize, src: &[T], stream: bool| {
+            tile16_quarters_run(kernel, dst, (to, adv), src, from, count, stream)
+        };
+        assert!(!band(&mut dst, 3 * run, src, false));
+        assert!(!band(&mut dst, run, &src[..src.len() - 1], false));
+        assert!(!band(&mut dst, usize::MAX / 2, src, false));
+        assert!(!band(&mut dst, 1, src, true));
+        assert!(dst.iter().all(|&x| x == old));
+        // The same band within bounds runs.
+        assert_eq!(band(&mut dst, run, src, false), kernel.available());
+    }
+
+    #[test]
+    fn bands_of_tiles_match_tile_by_tile() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
+            let run = 64 / core::mem::size_of::<T>();
+            let mut ran = 0;
+            for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
+                for seed in 0..12 {
+                    let count = [1, 2, 5, 33][seed % 4];
+                    // Source runs one after another along the band, or
+                    // bands of runs side by side.
+                    let from_step = run + seed % 3;
+                    let from_adv = if seed % 2 == 0 {
+                        run
+                    } else {
+                        16 * from_step + 3
+                    };
+                    let from = if seed % 3 == 0 {
+                        Quarters {
+                            bases: [2, 0, 3, 1].map(|q| 1 + seed + q * 4 * from_step),
+                            step: from_step,
+                        }
+                    } else {
+                        Quarters::even(1 + seed, from_step)
+                    };
+                    let src_len = from.bases.iter().max().unwrap()
+                        + 3 * from_step
+                        + (count - 1) * from_adv
+                        + run;
+                    let src: Vec<T> = (0..src_len).map(make).collect();
+                    for stream in [false, true] {
+                        let to_step = run * (1 + seed % 2);
+                        let to_adv = if seed % 4 < 2 { 16 * to_step } else { run };
+                        let len = 16 * to_step + (count - 1) * to_adv + 3 * run;
+                        let mut got = std::vec![old; len];
+                        let lead = (64 - got.as_ptr().addr() % 64) % 64 * run / 64;
+                        let to = Quarters::even(lead, to_step);
+                        let done = tile16_quarters_run(
+                            kernel,
+                            &mut got,
+                            (to, to_adv),
+                            &src,
+                            (from, from_adv),
+                            count,
+                            stream,
+                        );
+                        stream_fence();
+                        let mut want = std::vec![old; len];
+                        if done {
+                            ran += 1;
+                            let shift = |q: Quarters, adv: usize, k: usize| Quarters {
+                                bases: q.bases.map(|b| b + k * adv),
+                                step: q.step,
+                            };
+                            for k in 0..count {
+                                let tile = shift(to, to_adv, k);
+                                assert!(tile16_quarters(
+                                    kernel,
+                                    &mut want,
+                                    tile,
+                                    &src,
+                                    shift(from, from_adv, k),
+                                    false
+                                ));
+                            }
+                        }
+                        assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
+                        assert_eq!(done, kernel.available());
+                    }
+                    if count > 1 {
+                        refusals(kernel, &src, (from, from_adv), count, old);
+                    }
+                }
+            }
+            ran
+        }
+        let ran = [check(word, 0), check(half, 0), check(byte, 0)];
         assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
     }
 
