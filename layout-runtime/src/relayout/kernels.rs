@@ -912,19 +912,30 @@ fn stream_lines<T: Copy>(
 /// `src[s + i*w + j*sb..][..w]` for `j < count` and `fill` after, the
 /// source contiguous down the rows (a 4-D permutation into `(2,1)` tiles
 /// whose minor dim is padded). Written on the destination's cache lines in
-/// 16x16 tiles of 16 rows by one line: lines of data only as
-/// [`simd::tile16`] tiles streamed straight from the source, lines of
-/// padding only streamed from a line of `fill`, and lines of both (where
-/// the data ends, and where a row's lines run into the next row's) as
-/// tiles of source runs and `fill` runs put together in `scratch`. No
-/// destination line is read. Tiles go down the block a line of the rows
-/// at a time, which reads 16 source runs from start to end (measured under
-/// load against 16 rows at a time in destination order: 0.43-0.57 of
-/// `memcpy` against 0.31-0.35, the staged rows 0.30-0.43). The rows before
-/// the source's runs start a line, after the last 16, and the partial lines
-/// at both ends go with plain stores. `false`, nothing written, for other
-/// blocks, fewer than 16 rows, without the kernel, or with `scratch` under
-/// 784 units.
+/// 16x16 tiles of 16 rows by one line, the source read where it lies, 16
+/// runs at a time: each line of data alone but the last down the whole
+/// block in one call ([`simd::tile16_quarters_run`]); then, a band of 16
+/// rows at a time in one call ([`simd::tile16_group_run`]), the rest of
+/// the rows' lines: the last of data alone, lines of data and padding
+/// (where the data ends, and where a row's lines run into the next row's)
+/// and lines of padding alone, as tiles whose source runs are the source's
+/// or runs of `fill`. No destination line is read. The rows before the
+/// source's runs start a line, after the last whole band, and the partial
+/// lines at both ends go with plain stores; a band whose last line would
+/// run past the block, or a call that refuses, goes tile by tile, lines of
+/// data and padding put together in `scratch`. `false`, nothing written,
+/// for other blocks, fewer than 16 rows, without the kernel, or with
+/// `scratch` under 784 units.
+///
+/// Measured on the 4-D `bf16` permutation "there" on an AMD EPYC Zen 3
+/// (AVX2), against the source copies ([`Gather::block_padded`]) this
+/// replaces there: with a destination on a line, 13.3-16.7 ms against
+/// 18.0-26.9 ms in alternated runs of one program (a hand-written loop of
+/// the same tiles 12.8-14.3 ms); with the destination 16 bytes past one,
+/// as a `Vec`'s is, no faster (16.8-23.4 against 17.6-27.4 ms, and the
+/// bench's medians the same): see `benches/README.md`. Tile by tile, as it
+/// went before the calls, it read 0.36-0.38 of `memcpy` against 0.42-0.44
+/// for the copies.
 // `d`, `s`, `w` as in `Block` and `stream_lines`; `r`, `c` a unit's row and column.
 #[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 fn stream_padded_rows<T: Copy>(
@@ -950,10 +961,12 @@ fn stream_padded_rows<T: Copy>(
         || at % 4 != 0
         || d.checked_add(total * w).is_none_or(|end| end > dst.len())
         || (na - 1) * w + (count - 1) * sb + w > src.len().saturating_sub(s)
-        || !simd::line_tiles()
     {
         return false;
     }
+    let Some(kernel) = simd::TileKernel::best() else {
+        return false;
+    };
     // Units before the first line boundary; every row has as many, rows
     // being whole lines long.
     let lead = (64 - at % 64) % 64 / 4;
@@ -997,50 +1010,172 @@ fn stream_padded_rows<T: Copy>(
     let line = &mut rest[..16 * w];
     line.fill(fill);
     let run = 16 * w;
-    // Column `c` of line `k` of a row: its row (this one or the next) and
-    // its unit in that row.
-    let column = |k: usize, c: usize| {
-        let j = lead + 16 * k + c;
-        if j < b_len {
-            (0, j)
-        } else {
-            (1, j - b_len)
-        }
+    let rows = PaddedRows {
+        d,
+        s,
+        w,
+        sb,
+        b_len,
+        count,
+        lead,
+        r_lo,
     };
     for u in 0..r_lo * b_len + lead {
         unit(dst, u);
     }
-    for k in 0..per_row {
-        for band in 0..bands {
-            let r0 = r_lo + band * 16;
-            let to: [usize; 16] =
-                core::array::from_fn(|r| d + ((r0 + r) * b_len + lead + 16 * k) * w);
-            let cols: [(usize, usize); 16] = core::array::from_fn(|c| column(k, c));
-            let data = cols.iter().filter(|&&(_, j)| j < count).count();
-            if data == 0 {
-                for (r, &o) in to.iter().enumerate() {
-                    if written(r0 + r, k) {
-                        simd::stream_copy(&mut dst[o..][..run], line);
-                    }
+    // Line `k` of the rows of band `band`, tile by tile.
+    let mut one = |dst: &mut [T], band: usize, k: usize| {
+        let r0 = r_lo + band * 16;
+        let to: [usize; 16] = core::array::from_fn(|r| d + ((r0 + r) * b_len + lead + 16 * k) * w);
+        let cols: [(usize, usize); 16] = core::array::from_fn(|c| rows.column(k, c));
+        let data = cols.iter().filter(|&&(_, j)| j < count).count();
+        if data == 0 {
+            for (r, &o) in to.iter().enumerate() {
+                if written(r0 + r, k) {
+                    simd::stream_copy(&mut dst[o..][..run], line);
                 }
-                continue;
             }
-            let from: [usize; 16] =
-                core::array::from_fn(|c| s + (r0 + cols[c].0) * w + cols[c].1 * sb);
-            if data == 16 && simd::tile16(dst, &to, src, &from, true) {
-                continue;
-            }
-            let slot = usize::from(cols[15].0 == 1);
-            let part = &mut tiles[slot * 256 * w..][..256 * w];
-            let data: [bool; 16] = core::array::from_fn(|c| cols[c].1 < count);
-            let write: [bool; 16] = core::array::from_fn(|r| written(r0 + r, k));
-            mixed_tile(dst, &to, src, &from, (data, write), (part, line), edge);
+            return;
+        }
+        let from: [usize; 16] = core::array::from_fn(|c| s + (r0 + cols[c].0) * w + cols[c].1 * sb);
+        if data == 16 && simd::tile16(dst, &to, src, &from, true) {
+            return;
+        }
+        let slot = usize::from(cols[15].0 == 1);
+        let part = &mut tiles[slot * 256 * w..][..256 * w];
+        let data: [bool; 16] = core::array::from_fn(|c| cols[c].1 < count);
+        let write: [bool; 16] = core::array::from_fn(|r| written(r0 + r, k));
+        mixed_tile(dst, &to, src, &from, (data, write), (part, line), edge);
+    };
+    // Bands whose every line lies inside the block (all but a last band
+    // whose last row's last line would run past it) go whole.
+    let whole = bands - usize::from(lead > 0 && r_hi == na);
+    rows.whole_bands(kernel, (dst, src), whole, fill, &mut one);
+    for band in whole..bands {
+        for k in 0..per_row {
+            one(dst, band, k);
         }
     }
     for u in covered_end..total {
         unit(dst, u);
     }
     true
+}
+
+/// The geometry of [`stream_padded_rows`]' block: as its arguments, with
+/// `lead` the units before the destination's first line boundary and
+/// `r_lo` the rows before the source's runs start lines.
+#[derive(Clone, Copy)]
+struct PaddedRows {
+    d: usize,
+    s: usize,
+    w: usize,
+    sb: usize,
+    b_len: usize,
+    count: usize,
+    lead: usize,
+    r_lo: usize,
+}
+
+impl PaddedRows {
+    /// Column `c` of line `k` of a row: its row (this one, 0, or the next,
+    /// 1) and its unit in that row.
+    fn column(self, k: usize, c: usize) -> (usize, usize) {
+        let j = self.lead + 16 * k + c;
+        if j < self.b_len {
+            (0, j)
+        } else {
+            (1, j - self.b_len)
+        }
+    }
+
+    /// The first `whole` bands of 16 rows, whose every line lies inside the
+    /// block: the lines of data alone but the last, a line of the rows down
+    /// the block at a time in one call each; then the rest of the rows'
+    /// lines, from the last of data alone on, as one group, the whole group
+    /// a band at a time (each row's last data and its padding written close
+    /// together). `one(dst, band, k)` writes line `k` of a band tile by
+    /// tile where a call refuses.
+    fn whole_bands<T: Copy>(
+        self,
+        kernel: simd::TileKernel,
+        (dst, src): (&mut [T], &[T]),
+        whole: usize,
+        fill: T,
+        one: &mut impl FnMut(&mut [T], usize, usize),
+    ) {
+        let PaddedRows {
+            d,
+            s,
+            w,
+            sb,
+            b_len,
+            count,
+            lead,
+            r_lo,
+        } = self;
+        let per_row = b_len / 16;
+        let alone =
+            (0..per_row).take_while(|&k| self.column(k, 15).1 < count && self.column(k, 15).0 == 0);
+        let first_tail = alone.count().saturating_sub(1);
+        let row = b_len * w;
+        for k in 0..first_tail {
+            let to = simd::Quarters::even(d + (r_lo * b_len + lead + 16 * k) * w, row);
+            let from = simd::Quarters::even(s + r_lo * w + (lead + 16 * k) * sb, sb);
+            let done = simd::tile16_quarters_run(
+                kernel,
+                dst,
+                (to, 16 * row),
+                src,
+                (from, 16 * w),
+                whole,
+                true,
+            );
+            #[cfg(test)]
+            tests::BANDS.with(|n| n.set(n.get() + usize::from(done && whole > 0)));
+            if !done {
+                for band in 0..whole {
+                    one(dst, band, k);
+                }
+            }
+        }
+        let mut group = [simd::GroupTile {
+            to: [0; 16],
+            from: [None; 16],
+        }; simd::GROUP_TILES];
+        let tail = first_tail..per_row;
+        let grouped = tail.len() <= simd::GROUP_TILES && {
+            for (tile, k) in group.iter_mut().zip(tail.clone()) {
+                *tile = simd::GroupTile {
+                    to: core::array::from_fn(|r| d + ((r_lo + r) * b_len + lead + 16 * k) * w),
+                    from: core::array::from_fn(|c| {
+                        let (next, j) = self.column(k, c);
+                        (j < count).then(|| s + (r_lo + next) * w + j * sb)
+                    }),
+                };
+            }
+            let tiles = &group[..tail.len()];
+            simd::tile16_group_run(
+                kernel,
+                dst,
+                (tiles, 16 * row),
+                src,
+                16 * w,
+                whole,
+                fill,
+                true,
+            )
+        };
+        #[cfg(test)]
+        tests::GROUPS.with(|n| n.set(n.get() + usize::from(grouped && whole > 0)));
+        if !grouped {
+            for k in tail {
+                for band in 0..whole {
+                    one(dst, band, k);
+                }
+            }
+        }
+    }
 }
 
 /// A tile of [`stream_padded_rows`] whose columns are `data` (source runs
@@ -1172,27 +1307,6 @@ impl<T: Copy> Gather<'_, T> {
             }
         };
         let d = off - self.base;
-        // Only with the AVX-512 tiles: with AVX2's the 4-D `bf16`
-        // permutation "there" measured 0.36-0.38 of `memcpy` (with or
-        // without prefetches two bands ahead) against 0.42-0.44 staged, in
-        // alternated runs on an AVX2-only Zen 3.
-        if a.other == self.unit
-            && simd::TileKernel::best() == Some(simd::TileKernel::Avx512)
-            && stream_padded_rows(
-                self.dst,
-                d,
-                src,
-                other,
-                (a.count, b.count, b_len),
-                b.other,
-                self.unit,
-                fill,
-                self.stage,
-            )
-        {
-            self.end = d + a.count * row;
-            return;
-        }
         for i0 in (0..a.count).step_by(rows) {
             let m = rows.min(a.count - i0);
             let block = Block {
@@ -1303,14 +1417,39 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         }
     }
 
-    /// Blocks whose source rows lie pages apart (the 4-D permutation into
-    /// `T(8,128)` reads 64 rows 16 KiB apart, a unit of each per row of
-    /// the destination) go a stretch of rows at a time: each source row's
-    /// run for the stretch is copied first, the copies a line apart in the
-    /// cache's sets, and the transposes read those. Read where they lie,
-    /// the rows fall into one set of the first-level cache, evicting each
-    /// other, and the memory sees 64 streams of a few lines each.
+    /// Padded rows whose source runs down them go in line tiles where the
+    /// kernel runs ([`stream_padded_rows`], 16 source rows at a time).
+    /// Otherwise, blocks whose source rows lie pages apart (the 4-D
+    /// permutation into `T(8,128)` reads 64 rows 16 KiB apart, a unit of
+    /// each per row of the destination) go a stretch of rows at a time:
+    /// each source row's run for the stretch is copied first, the copies a
+    /// line apart in the cache's sets, and the transposes read those. Read
+    /// where they lie, the rows fall into one set of the first-level cache,
+    /// evicting each other, and the memory sees 64 streams of a few lines
+    /// each.
     fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
+        if let Some(fill) = self.padding {
+            let d = off - self.base;
+            if !self.stage.is_empty()
+                && a.other == self.unit
+                && b.walk == self.unit
+                && a.walk == b_len * self.unit
+                && stream_padded_rows(
+                    self.dst,
+                    d,
+                    self.src,
+                    other,
+                    (a.count, b.count, b_len),
+                    b.other,
+                    self.unit,
+                    fill,
+                    self.stage,
+                )
+            {
+                self.end = d + a.count * a.walk;
+                return;
+            }
+        }
         let far = !self.stage.is_empty()
             && a.other == self.unit
             && b.count >= STAGED_ROWS
@@ -1681,8 +1820,12 @@ mod tests {
     use super::*;
 
     std::thread_local! {
-        /// Bands of tiles [`stream_lines`] ran in one call on this thread.
+        /// Bands of tiles [`stream_lines`] and [`stream_padded_rows`] ran in
+        /// one call on this thread.
         pub(super) static BANDS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+        /// Groups of a row's last lines [`stream_padded_rows`] ran in one
+        /// call on this thread.
+        pub(super) static GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     }
 
     /// Every orientation of both sides, dense and padded, against a plain
@@ -1967,6 +2110,7 @@ mod tests {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, fill: T, old: T) {
             let w = 4 / core::mem::size_of::<T>();
             let mut taken = 0;
+            let (bands, groups) = (BANDS.get(), GROUPS.get());
             for (na, count, b_len) in [
                 (16_usize, 64, 128),
                 (37, 5, 32),
@@ -1975,6 +2119,12 @@ mod tests {
                 (40, 1, 16),
                 (33, 100, 112),
                 (70, 16, 128),
+                // Lines of data alone before the last, down the block in
+                // one call each; more of a row's last lines than a group
+                // holds.
+                (40, 80, 128),
+                (35, 130, 160),
+                (20, 16, 256),
             ] {
                 for (d, s) in [(0, 0), (3 * w, 5 * w), (1, 2), (7 * w, 0), (16 * w, 13 * w)] {
                     // Source columns whole lines apart plus `extra` units.
@@ -2013,6 +2163,8 @@ mod tests {
             }
             if line_tiles_here() {
                 assert!(taken > 30, "{taken}");
+                let (bands, groups) = (BANDS.get() - bands, GROUPS.get() - groups);
+                assert!(bands > 10 && groups > 30, "{bands} {groups}");
             }
         }
         check(word, 2, 0);

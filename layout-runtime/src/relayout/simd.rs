@@ -285,7 +285,9 @@ impl TileKernel {
 }
 
 /// Whether [`tile16`] has a kernel on this machine: x86-64 CPUs with
-/// AVX-512F or AVX2 (asked once at run time).
+/// AVX-512F or AVX2 (asked once at run time). The kernels ask
+/// [`TileKernel::best`]; the tests ask this.
+#[cfg(test)]
 pub(crate) fn line_tiles() -> bool {
     TileKernel::best().is_some()
 }
@@ -294,7 +296,7 @@ pub(crate) fn line_tiles() -> bool {
 /// `u = 4 / size_of::<T>()`: a 16x16 transpose of 4-byte units in which
 /// every run either side is 64 bytes, a whole cache line when it starts
 /// one; written with streaming stores if `stream`. `false`, nothing
-/// written, for other sizes, where [`line_tiles`] is `false`, when a run is
+/// written, for other sizes, without a [`TileKernel`], when a run is
 /// out of bounds, or when streaming and a destination run does not start a
 /// line.
 pub(crate) fn tile16<T: Copy>(
@@ -556,6 +558,116 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
             // others' bounds and alignment follow from the band's.
             debug_assert_eq!(k, 0);
             return false;
+        }
+    }
+    true
+}
+
+/// One tile of a [`tile16_group_run`] group: where its 16 destination runs
+/// start, and where its 16 source runs start, `None` for a run of the
+/// group's fill value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupTile {
+    pub(crate) to: [usize; 16],
+    pub(crate) from: [Option<usize>; 16],
+}
+
+/// Most tiles a [`tile16_group_run`] group holds.
+pub(crate) const GROUP_TILES: usize = 8;
+
+/// [`tile16`] for a group of tiles (the lines of a row's end in a padded
+/// transpose: the last line of data, lines of data and padding, lines of
+/// padding alone, the line that runs into the next row), run `count`
+/// times, the whole group at a time, each time `to_adv` and `from_adv`
+/// elements further on (a source run of `fill` stays where it is): each
+/// destination line of the group written as soon as the last before it,
+/// in one call with the bounds checked once. `false`, nothing written,
+/// where the kernel does not run, where any run of any round would lie
+/// outside its slice, or, streaming, where a destination run or the
+/// destination's advance is off the lines.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tile16_group_run<T: Copy>(
+    kernel: TileKernel,
+    dst: &mut [T],
+    (tiles, to_adv): (&[GroupTile], usize),
+    src: &[T],
+    from_adv: usize,
+    count: usize,
+    fill: T,
+    stream: bool,
+) -> bool {
+    let Some(run) = tile_run::<T>() else {
+        return false;
+    };
+    if !kernel.available() || tiles.len() > GROUP_TILES {
+        return false;
+    }
+    if count == 0 {
+        return true;
+    }
+    let size = core::mem::size_of::<T>();
+    // The last round's run from `o`, if it ends inside `len`: every
+    // round's run then lies between the first's and the last's.
+    let fits = |o: usize, adv: usize, len: usize| {
+        (count - 1)
+            .checked_mul(adv)
+            .and_then(|more| more.checked_add(o))
+            .and_then(|last| last.checked_add(run))
+            .is_some_and(|end| end <= len)
+    };
+    let (first, data) = (dst.as_mut_ptr(), src.as_ptr());
+    let on_line = |o: usize| first.wrapping_add(o).addr() % 64 == 0;
+    for tile in tiles {
+        if !tile.to.iter().all(|&o| fits(o, to_adv, dst.len()))
+            || !tile
+                .from
+                .iter()
+                .flatten()
+                .all(|&o| fits(o, from_adv, src.len()))
+            || (stream
+                && !(tile.to.iter().all(|&o| on_line(o)) && to_adv.wrapping_mul(size) % 64 == 0))
+        {
+            return false;
+        }
+    }
+    // 64 elements of at least a byte each: every fill run's 64 bytes.
+    let line = [fill; 64];
+    let fill_at = line.as_ptr().cast::<u8>();
+    // Each tile's runs as pointers, moved on by the advances after each
+    // round (a fill run by none): no run rebuilt per tile.
+    let (to_step, from_step) = (to_adv.wrapping_mul(size), from_adv.wrapping_mul(size));
+    let mut runs = [(
+        [core::ptr::null_mut(); 16],
+        [core::ptr::null(); 16],
+        [0; 16],
+    ); GROUP_TILES];
+    for (runs, tile) in runs.iter_mut().zip(tiles) {
+        *runs = (
+            tile.to.map(|o| first.wrapping_add(o).cast::<u8>()),
+            tile.from
+                .map(|o| o.map_or(fill_at, |o| data.wrapping_add(o).cast::<u8>())),
+            tile.from.map(|o| if o.is_some() { from_step } else { 0 }),
+        );
+    }
+    let runs = &mut runs[..tiles.len()];
+    for _ in 0..count {
+        for (to, from, steps) in runs.iter_mut() {
+            // SAFETY: every destination run of this round was checked
+            // above to lie inside `dst` (the first and the last round's
+            // do, and this one's starts between theirs, computed without
+            // overflow), every source run inside `src` likewise or in
+            // `line`, 64 bytes; the pointers are derived from those;
+            // `dst` is a unique borrow, so no destination run overlaps a
+            // source run or `line`. Streaming runs start lines: each first
+            // run does and the advance is whole lines.
+            let ran = unsafe { tile16_runs(kernel, from, to, stream) };
+            debug_assert!(ran, "checked above: the kernel runs here");
+            for p in to.iter_mut() {
+                *p = p.wrapping_add(to_step);
+            }
+            for (p, &step) in from.iter_mut().zip(steps.iter()) {
+                *p = p.wrapping_add(step);
+            }
         }
     }
     true
@@ -2106,6 +2218,120 @@ pub(super) mod tests {
             ran
         }
         let ran = [check(word, 0), check(half, 0), check(byte, 0)];
+        assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
+    }
+
+    /// What [`tile16_group_run`] writes, by a plain loop, into `len`
+    /// elements of `old`.
+    fn group_by_hand<T: Copy>(
+        (tiles, to_adv): (&[GroupTile], usize),
+        (src, from_adv): (&[T], usize),
+        (count, fill): (usize, T),
+        (len, old): (usize, T),
+    ) -> Vec<T> {
+        let u = 4 / core::mem::size_of::<T>();
+        let mut want = std::vec![old; len];
+        for k in 0..count {
+            for tile in tiles {
+                for (r, c, e) in (0..16 * 16 * u).map(|x| (x / (16 * u), x / u % 16, x % u)) {
+                    want[tile.to[r] + k * to_adv + c * u + e] =
+                        tile.from[c].map_or(fill, |o| src[o + k * from_adv + r * u + e]);
+                }
+            }
+        }
+        want
+    }
+
+    /// Groups of tiles whose source runs are partly `fill`, run round after
+    /// round, against the same tiles one by one through a plain loop, for
+    /// both kernels and every element size: 1 to 8 tiles, fill runs
+    /// anywhere, odd source offsets, plain and streamed. A round past
+    /// either end, a streamed run or advance off the lines, or more tiles
+    /// than a group holds write nothing.
+    #[test]
+    fn groups_of_tiles_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(
+            make: fn(usize) -> T,
+            fill: T,
+            old: T,
+        ) -> usize {
+            let (size, run) = (core::mem::size_of::<T>(), 64 / core::mem::size_of::<T>());
+            let mut ran = 0;
+            for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
+                for seed in 0..10_usize {
+                    let (n, count) = (1 + seed % 8, [1, 3, 17][seed % 3]);
+                    let (sb, from_adv) = (run + seed % 3, run);
+                    let src_len = 1 + seed + (16 * n + 16) * sb + count * from_adv;
+                    let src: Vec<T> = (0..src_len).map(make).collect();
+                    let group = |dst: &mut [T], tiles: &[GroupTile], to_adv, count, stream| {
+                        tile16_group_run(
+                            kernel,
+                            dst,
+                            (tiles, to_adv),
+                            &src,
+                            from_adv,
+                            count,
+                            fill,
+                            stream,
+                        )
+                    };
+                    // Destination rows of `n` lines and one more, each
+                    // tile one line of every row; a round moves 16 rows on.
+                    let row = (n + 1) * run;
+                    let to_adv = 16 * row;
+                    let len = count * to_adv + 2 * run;
+                    for stream in [false, true] {
+                        let mut got = std::vec![old; len];
+                        let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                        let tiles: Vec<GroupTile> = (0..n)
+                            .map(|g| GroupTile {
+                                to: core::array::from_fn(|r| lead + r * row + g * run),
+                                from: core::array::from_fn(|c| {
+                                    ((c + g + seed) % 5 != 0).then(|| 1 + seed + (16 * g + c) * sb)
+                                }),
+                            })
+                            .collect();
+                        let done = group(&mut got, &tiles, to_adv, count, stream);
+                        stream_fence();
+                        let want = if done {
+                            ran += 1;
+                            group_by_hand(
+                                (&tiles, to_adv),
+                                (&src, from_adv),
+                                (count, fill),
+                                (len, old),
+                            )
+                        } else {
+                            std::vec![old; len]
+                        };
+                        assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
+                        assert_eq!(done, kernel.available());
+                        // Refusals: the last round one element past the
+                        // end, nine tiles, a streamed advance off the lines.
+                        let mut short = std::vec![old; count * to_adv + lead - run - 1];
+                        assert!(!group(&mut short, &tiles, to_adv, count, false));
+                        assert!(!group(
+                            &mut got,
+                            &[tiles[0]; GROUP_TILES + 1],
+                            to_adv,
+                            count,
+                            false
+                        ));
+                        let mut off = std::vec![old; len];
+                        assert!(count == 1 || !group(&mut off, &tiles, to_adv + 1, 2, true));
+                        assert!(short.iter().chain(&off).all(|&x| x == old));
+                        // ... and with one element more, it runs.
+                        short.push(old);
+                        assert_eq!(
+                            group(&mut short, &tiles, to_adv, count, false),
+                            kernel.available()
+                        );
+                    }
+                }
+            }
+            ran
+        }
+        let ran = [check(word, 7, 0), check(half, 7, 0), check(byte, 7, 0)];
         assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
     }
 
