@@ -460,7 +460,8 @@ pub(crate) fn tile16_quarters<T: Copy>(
 /// kernel from a loop around it, instead of a call, a check of 32 runs and
 /// the runs' addresses put together on the stack for every tile (measured
 /// on `{0,1}` to `{1,0}`: the library's time over a hand-written loop of
-/// the same tiles' 1.32-1.49 tile by tile; see `benches/README.md`).
+/// the same tiles' 1.32-1.60 tile by tile, 0.95-1.07 in bands; see
+/// `benches/README.md`).
 /// `false`, nothing written, wherever [`tile16_quarters`] would give
 /// `false` for some tile of the band, or a tile's runs would pass
 /// `usize::MAX`.
