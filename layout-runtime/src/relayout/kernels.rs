@@ -524,8 +524,8 @@ const PREFETCH_TILES: usize = 2;
 /// without prefetching: the hardware's prefetcher follows streams that
 /// long, and shorter bands (a `T(8,128)` tile's 8 tiles across, on the way
 /// back to column-major) need the tile-by-tile prefetch of the next band's
-/// lines (measured there: 0.42-0.52 of `memcpy` in one call against
-/// 0.49-0.54 tile by tile).
+/// lines (measured there: 23.5-24.2 ms in one call in two rounds of four
+/// against 17.8-18.8 ms tile by tile; see `benches/README.md`).
 const LONG_BAND: usize = 32;
 
 /// The row side of [`stream_lines`]: row `i` starts `i / na * outer + i %
@@ -913,8 +913,8 @@ fn stream_lines<T: Copy>(
 /// source contiguous down the rows (a 4-D permutation into `(2,1)` tiles
 /// whose minor dim is padded). Written on the destination's cache lines in
 /// 16x16 tiles of 16 rows by one line, the source read where it lies, 16
-/// runs at a time: each line of data alone but the last down the whole
-/// block in one call ([`simd::tile16_quarters_run`]); then, a band of 16
+/// runs at a time: each line of data alone but the last down all the
+/// whole bands in one call ([`simd::tile16_quarters_run`]); then, a band of 16
 /// rows at a time in one call ([`simd::tile16_group_run`]), the rest of
 /// the rows' lines: the last of data alone, lines of data and padding
 /// (where the data ends, and where a row's lines run into the next row's)
@@ -931,7 +931,7 @@ fn stream_lines<T: Copy>(
 /// (AVX2), against the source copies ([`Gather::block_padded`]) this
 /// replaces there: with a destination on a line, 13.3-16.7 ms against
 /// 18.0-26.9 ms in alternated runs of one program (a hand-written loop of
-/// the same tiles 12.8-14.3 ms); with the destination 16 bytes past one,
+/// the same tiles 12.8-14.6 ms); with the destination 16 bytes past one,
 /// as a `Vec`'s is, no faster (16.8-23.4 against 17.6-27.4 ms, and the
 /// bench's medians the same): see `benches/README.md`. Tile by tile, as it
 /// went before the calls, it read 0.36-0.38 of `memcpy` against 0.42-0.44
@@ -1307,6 +1307,26 @@ impl<T: Copy> Gather<'_, T> {
             }
         };
         let d = off - self.base;
+        // With the AVX-512 tiles, from the copies, as before: the bands
+        // read the source where it lies, which `block_padded` lets AVX2 do
+        // (measured there), and no AVX-512 machine has measured that.
+        if a.other == self.unit
+            && simd::TileKernel::best() == Some(simd::TileKernel::Avx512)
+            && stream_padded_rows(
+                self.dst,
+                d,
+                src,
+                other,
+                (a.count, b.count, b_len),
+                b.other,
+                self.unit,
+                fill,
+                self.stage,
+            )
+        {
+            self.end = d + a.count * row;
+            return;
+        }
         for i0 in (0..a.count).step_by(rows) {
             let m = rows.min(a.count - i0);
             let block = Block {
@@ -1417,9 +1437,10 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         }
     }
 
-    /// Padded rows whose source runs down them go in line tiles where the
-    /// kernel runs ([`stream_padded_rows`], 16 source rows at a time).
-    /// Otherwise, blocks whose source rows lie pages apart (the 4-D
+    /// Padded rows whose source runs down them go in line tiles with AVX2
+    /// ([`stream_padded_rows`]), reading the source where it lies: 16
+    /// source rows at a time, each line once, which the eviction below
+    /// does not touch. Otherwise, blocks whose source rows lie pages apart (the 4-D
     /// permutation into `T(8,128)` reads 64 rows 16 KiB apart, a unit of
     /// each per row of the destination) go a stretch of rows at a time:
     /// each source row's run for the stretch is copied first, the copies a
@@ -1431,6 +1452,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         if let Some(fill) = self.padding {
             let d = off - self.base;
             if !self.stage.is_empty()
+                && simd::TileKernel::best() == Some(simd::TileKernel::Avx2)
                 && a.other == self.unit
                 && b.walk == self.unit
                 && a.walk == b_len * self.unit

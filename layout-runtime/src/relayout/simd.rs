@@ -455,16 +455,18 @@ pub(crate) fn tile16_quarters<T: Copy>(
 
 /// [`tile16_quarters`] for `count` tiles in a row, tile `k`'s runs
 /// `k * to_adv` and `k * from_adv` elements on from the first tile's (a
-/// band of a transpose whose rows and columns both advance evenly): the
-/// bounds checked once for the band, and with AVX2 one call that runs the
+/// band of a transpose whose rows and columns both advance evenly): with
+/// AVX2, the bounds checked once for the band and one call that runs the
 /// kernel from a loop around it, instead of a call, a check of 32 runs and
-/// the runs' addresses put together on the stack for every tile (measured
+/// the runs' addresses put together on the stack for every tile (other
+/// kernels go tile by tile through [`tile16_quarters`]; measured
 /// on `{0,1}` to `{1,0}`: the library's time over a hand-written loop of
 /// the same tiles' 1.32-1.60 tile by tile, 0.95-1.07 in bands; see
 /// `benches/README.md`).
-/// `false`, nothing written, wherever [`tile16_quarters`] would give
-/// `false` for some tile of the band, or a tile's runs would pass
-/// `usize::MAX`.
+/// `true` with nothing to do for no tiles; otherwise `false`, nothing
+/// written, wherever [`tile16_quarters`] would give `false` for some tile
+/// of the band, where a tile's runs would pass `usize::MAX`, or, streaming,
+/// where the destination's advance is not whole lines.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tile16_quarters_run<T: Copy>(
     kernel: TileKernel,
@@ -573,16 +575,18 @@ pub(crate) struct GroupTile {
     pub(crate) from: [Option<usize>; 16],
 }
 
-/// Most tiles a [`tile16_group_run`] group holds.
+/// Most tiles a [`tile16_group_run`] group holds: its runs live on the
+/// stack, and a padded row's end takes 6 in the 4-D permutation "there"
+/// (`stream_padded_rows` goes tile by tile past 8).
 pub(crate) const GROUP_TILES: usize = 8;
 
 /// [`tile16`] for a group of tiles (the lines of a row's end in a padded
 /// transpose: the last line of data, lines of data and padding, lines of
 /// padding alone, the line that runs into the next row), run `count`
 /// times, the whole group at a time, each time `to_adv` and `from_adv`
-/// elements further on (a source run of `fill` stays where it is): each
-/// destination line of the group written as soon as the last before it,
-/// in one call with the bounds checked once. `false`, nothing written,
+/// elements further on (a source run of `fill` stays where it is): the
+/// group's lines of a round written back to back, in one call with the
+/// bounds checked once. `false`, nothing written,
 /// where the kernel does not run, where any run of any round would lie
 /// outside its slice, or, streaming, where a destination run or the
 /// destination's advance is off the lines.
@@ -1624,9 +1628,9 @@ mod x86 {
 
     feature_proof!(Avx2, cpu_avx2, "avx2", "AVX2", "256");
 
-    /// The 512 bytes in which [`tile16_avx2`] and [`tile16_avx2_even`] keep
-    /// the first halves of a tile's 16 destination rows, aligned for the
-    /// 32-byte moves.
+    /// The 512 bytes in which [`tile16_avx2`], [`tile16_avx2_even`] and
+    /// [`tile16_avx2_even_run`] keep the first halves of a tile's 16
+    /// destination rows, aligned for the 32-byte moves.
     #[repr(C, align(64))]
     struct TileBuffer(core::mem::MaybeUninit<[u8; 512]>);
 
@@ -2109,13 +2113,6 @@ pub(super) mod tests {
         assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
     }
 
-    /// Bands of tiles in one call against the same tiles one by one (the
-    /// kernel the test above checks against a plain loop), for both
-    /// kernels and every element size: bands of 1 to 33 tiles advancing
-    /// along the runs or across them, quarters in and out of order, odd
-    /// source offsets, plain and streamed. A band whose last tile passes
-    /// either end, whose advance overflows, or (streaming) whose
-    /// destination advance is not whole lines writes nothing.
     /// The refusals of [`bands_of_tiles_match_tile_by_tile`] for a band of
     /// two tiles or more whose source fits `src` exactly: the last tile one
     /// element past either end, an advance that overflows, and (streaming)
@@ -2136,13 +2133,20 @@ pub(super) mod tests {
         };
         assert!(!band(&mut dst, 3 * run, src, false));
         assert!(!band(&mut dst, run, &src[..src.len() - 1], false));
-        assert!(!band(&mut dst, usize::MAX / 2, src, false));
+        assert!(!band(&mut dst, usize::MAX, src, false));
         assert!(!band(&mut dst, 1, src, true));
         assert!(dst.iter().all(|&x| x == old));
         // The same band within bounds runs.
         assert_eq!(band(&mut dst, run, src, false), kernel.available());
     }
 
+    /// Bands of tiles in one call against the same tiles one by one (the
+    /// kernel the test above checks against a plain loop), for both
+    /// kernels and every element size: bands of 1 to 33 tiles advancing
+    /// along the runs or across them, quarters in and out of order, odd
+    /// source offsets, plain and streamed. A band whose last tile passes
+    /// either end, whose advance overflows, or (streaming) whose
+    /// destination advance is not whole lines writes nothing.
     #[test]
     fn bands_of_tiles_match_tile_by_tile() {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
@@ -2311,16 +2315,16 @@ pub(super) mod tests {
                         // end, nine tiles, a streamed advance off the lines.
                         let mut short = std::vec![old; count * to_adv + lead - run - 1];
                         assert!(!group(&mut short, &tiles, to_adv, count, false));
-                        assert!(!group(
-                            &mut got,
-                            &[tiles[0]; GROUP_TILES + 1],
-                            to_adv,
-                            count,
-                            false
-                        ));
-                        let mut off = std::vec![old; len];
-                        assert!(count == 1 || !group(&mut off, &tiles, to_adv + 1, 2, true));
-                        assert!(short.iter().chain(&off).all(|&x| x == old));
+                        assert!(short.iter().all(|&x| x == old));
+                        // On `got`, whose runs start lines: nine tiles, a
+                        // streamed advance off the lines, an advance that
+                        // overflows.
+                        got.fill(old);
+                        let nine = [tiles[0]; GROUP_TILES + 1];
+                        assert!(!group(&mut got, &nine, to_adv, count, false));
+                        assert!(!group(&mut got, &tiles, to_adv + 1, 2, true));
+                        assert!(!group(&mut got, &tiles, usize::MAX, 2, false));
+                        assert!(got.iter().all(|&x| x == old));
                         // ... and with one element more, it runs.
                         short.push(old);
                         assert_eq!(
