@@ -1280,6 +1280,35 @@ impl<T: Copy> Gather<'_, T> {
         }
     }
 
+    /// [`stream_padded_rows`] into this walk's destination from `d` on,
+    /// reading `src` (the source, or a copy of part of it) at `other`:
+    /// rows `a` of `b_len` units, `b` of them data; where it ran, the
+    /// block's end is where the next run starts.
+    fn padded_tiles(
+        &mut self,
+        src: &[T],
+        d: usize,
+        other: usize,
+        (a, b, b_len): (Axis, Axis, usize),
+        fill: T,
+    ) -> bool {
+        let done = stream_padded_rows(
+            self.dst,
+            d,
+            src,
+            other,
+            (a.count, b.count, b_len),
+            b.other,
+            self.unit,
+            fill,
+            self.stage,
+        );
+        if done {
+            self.end = d + a.count * b_len * self.unit;
+        }
+        done
+    }
+
     /// Rows that lie back to back with their padding (a tile whose columns
     /// are half padding, say) are one run of the destination: put together
     /// in the stage, elements and padding, and streamed whole. Apart, each
@@ -1312,19 +1341,8 @@ impl<T: Copy> Gather<'_, T> {
         // (measured there), and no AVX-512 machine has measured that.
         if a.other == self.unit
             && simd::TileKernel::best() == Some(simd::TileKernel::Avx512)
-            && stream_padded_rows(
-                self.dst,
-                d,
-                src,
-                other,
-                (a.count, b.count, b_len),
-                b.other,
-                self.unit,
-                fill,
-                self.stage,
-            )
+            && self.padded_tiles(src, d, other, (a, b, b_len), fill)
         {
-            self.end = d + a.count * row;
             return;
         }
         for i0 in (0..a.count).step_by(rows) {
@@ -1456,19 +1474,8 @@ impl<T: Copy> Visitor for Gather<'_, T> {
                 && a.other == self.unit
                 && b.walk == self.unit
                 && a.walk == b_len * self.unit
-                && stream_padded_rows(
-                    self.dst,
-                    d,
-                    self.src,
-                    other,
-                    (a.count, b.count, b_len),
-                    b.other,
-                    self.unit,
-                    fill,
-                    self.stage,
-                )
+                && self.padded_tiles(self.src, d, other, (a, b, b_len), fill)
             {
-                self.end = d + a.count * a.walk;
                 return;
             }
         }
