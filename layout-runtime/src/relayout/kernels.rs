@@ -1095,7 +1095,7 @@ impl PaddedRows {
     /// lines, from the last of data alone on, as one group, the whole group
     /// a band at a time (each row's last data and its padding written close
     /// together). `one(dst, band, k)` writes line `k` of a band tile by
-    /// tile where a call refuses.
+    /// tile, for the lines of a call that refuses.
     fn whole_bands<T: Copy>(
         self,
         kernel: simd::TileKernel,
@@ -1119,6 +1119,12 @@ impl PaddedRows {
             (0..per_row).take_while(|&k| self.column(k, 15).1 < count && self.column(k, 15).0 == 0);
         let first_tail = alone.count().saturating_sub(1);
         let row = b_len * w;
+        // Line `k` of every whole band tile by tile, where a call refused.
+        let mut by_tiles = |dst: &mut [T], k: usize| {
+            for band in 0..whole {
+                one(dst, band, k);
+            }
+        };
         for k in 0..first_tail {
             let to = simd::Quarters::even(d + (r_lo * b_len + lead + 16 * k) * w, row);
             let from = simd::Quarters::even(s + r_lo * w + (lead + 16 * k) * sb, sb);
@@ -1134,9 +1140,7 @@ impl PaddedRows {
             #[cfg(test)]
             tests::BANDS.with(|n| n.set(n.get() + usize::from(done && whole > 0)));
             if !done {
-                for band in 0..whole {
-                    one(dst, band, k);
-                }
+                by_tiles(dst, k);
             }
         }
         let mut group = [simd::GroupTile {
@@ -1170,9 +1174,7 @@ impl PaddedRows {
         tests::GROUPS.with(|n| n.set(n.get() + usize::from(grouped && whole > 0)));
         if !grouped {
             for k in tail {
-                for band in 0..whole {
-                    one(dst, band, k);
-                }
+                by_tiles(dst, k);
             }
         }
     }

@@ -375,16 +375,16 @@ impl Quarters {
         }
     }
 
-    /// Whether each quarter's last run ends inside `len` (so every run
-    /// does, the runs of a quarter lying between its first and its last),
-    /// for runs of `run` elements.
-    fn inside(self, run: usize, len: usize) -> bool {
+    /// Whether each quarter's last run, in the last of `count` rounds
+    /// `adv` elements apart, ends inside `len` (so every run of every round
+    /// does, lying between the first round's first and that one), for runs
+    /// of `run` elements.
+    fn inside(self, run: usize, len: usize, (adv, count): (usize, usize)) -> bool {
         self.bases.iter().all(|&base| {
             self.step
                 .checked_mul(3)
                 .and_then(|x| x.checked_add(base))
-                .and_then(|x| x.checked_add(run))
-                .is_some_and(|end| end <= len)
+                .is_some_and(|last| rounds_inside(last, run, len, (adv, count)))
         })
     }
 
@@ -425,7 +425,7 @@ pub(crate) fn tile16_quarters<T: Copy>(
         return false;
     };
     let size = core::mem::size_of::<T>();
-    if !to.inside(run, dst.len()) || !from.inside(run, src.len()) {
+    if !to.inside(run, dst.len(), (0, 1)) || !from.inside(run, src.len(), (0, 1)) {
         return false;
     }
     let to = to.bytes(dst.as_mut_ptr().cast::<u8>(), size, <*mut u8>::wrapping_add);
@@ -459,7 +459,7 @@ pub(crate) fn tile16_quarters<T: Copy>(
 /// AVX2, the bounds checked once for the band and one call that runs the
 /// kernel from a loop around it, instead of a call, a check of 32 runs and
 /// the runs' addresses put together on the stack for every tile (other
-/// kernels go tile by tile through [`tile16_quarters`]; measured
+/// kernels go tile by tile, the runs as arrays; measured
 /// on `{0,1}` to `{1,0}`: the library's time over a hand-written loop of
 /// the same tiles' 1.32-1.60 tile by tile, 0.95-1.07 in bands; see
 /// `benches/README.md`).
@@ -484,27 +484,8 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
         return true;
     }
     let size = core::mem::size_of::<T>();
-    // The last tile's quarters, if no base passes `usize::MAX` on the way:
-    // every tile's runs then lie between the first tile's and the last's,
-    // the advances being whole and non-negative.
-    let last = |q: Quarters, adv: usize| {
-        let more = count.checked_sub(1)?.checked_mul(adv)?;
-        let mut bases = [0; 4];
-        for (b, &a) in bases.iter_mut().zip(&q.bases) {
-            *b = a.checked_add(more)?;
-        }
-        Some(Quarters {
-            bases,
-            step: q.step,
-        })
-    };
-    let (Some(to_last), Some(from_last)) = (last(to, to_adv), last(from, from_adv)) else {
-        return false;
-    };
-    if !to.inside(run, dst.len())
-        || !to_last.inside(run, dst.len())
-        || !from.inside(run, src.len())
-        || !from_last.inside(run, src.len())
+    if !to.inside(run, dst.len(), (to_adv, count))
+        || !from.inside(run, src.len(), (from_adv, count))
     {
         return false;
     }
@@ -521,16 +502,16 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
     #[cfg(target_arch = "x86_64")]
     if kernel == TileKernel::Avx2 {
         if let Some(avx2) = x86::Avx2::detect() {
-            // SAFETY: `avx2` proves the feature. The first and the last
-            // tile's quarters were checked above to end inside their
-            // slices, and tile `k`'s bases lie between those two tiles'
-            // (`k * adv` more than the first's, no more than the last's,
-            // computed without overflow), so every run of 64 bytes of every
-            // tile is inside its slice; the pointers are derived from those
-            // slices; `dst` is a unique borrow, so no destination run
-            // overlaps a source run. When streaming, the first tile's
-            // destination quarters start lines and the step and the advance
-            // are whole lines, so every destination run starts a line.
+            // SAFETY: `avx2` proves the feature. The last tile's quarters
+            // were checked above to end inside their slices, computed
+            // without overflow, and every run of every tile lies between
+            // the first tile's start and that end (`k * adv` on, the
+            // advances non-negative), so every run of 64 bytes is inside its
+            // slice; the pointers are derived from those slices; `dst` is a
+            // unique borrow, so no destination run overlaps a source run.
+            // When streaming, the first tile's destination quarters start
+            // lines and the step and the advance are whole lines, so every
+            // destination run starts a line.
             unsafe {
                 x86::tile16_avx2_even_run(
                     avx2,
@@ -543,25 +524,21 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
             return true;
         }
     }
-    let shift = |q: Quarters, adv: usize, k: usize| Quarters {
-        bases: q.bases.map(|b| b + k * adv),
-        step: q.step,
-    };
+    if !kernel.available() {
+        return false;
+    }
     for k in 0..count {
-        let done = tile16_quarters(
-            kernel,
-            dst,
-            shift(to, to_adv, k),
-            src,
-            shift(from, from_adv, k),
-            stream,
-        );
-        if !done {
-            // Only the first tile can refuse (the kernel missing): the
-            // others' bounds and alignment follow from the band's.
-            debug_assert_eq!(k, 0);
-            return false;
-        }
+        let (ta, fa) = (k * to_adv_bytes, k * from_adv_bytes);
+        let to: [*mut u8; 16] = core::array::from_fn(|r| {
+            quarter_run(to_bytes.0, to_bytes.1, r, <*mut u8>::wrapping_add).wrapping_add(ta)
+        });
+        let from: [*const u8; 16] = core::array::from_fn(|c| {
+            quarter_run(from_bytes.0, from_bytes.1, c, <*const u8>::wrapping_add).wrapping_add(fa)
+        });
+        // SAFETY: as above, for tile `k`'s runs as pointers; the kernel
+        // runs here (asked above), so nothing is left half written.
+        let ran = unsafe { tile16_runs(kernel, &from, &to, stream) };
+        debug_assert!(ran, "checked above: the kernel runs here");
     }
     true
 }
@@ -611,15 +588,7 @@ pub(crate) fn tile16_group_run<T: Copy>(
         return true;
     }
     let size = core::mem::size_of::<T>();
-    // The last round's run from `o`, if it ends inside `len`: every
-    // round's run then lies between the first's and the last's.
-    let fits = |o: usize, adv: usize, len: usize| {
-        (count - 1)
-            .checked_mul(adv)
-            .and_then(|more| more.checked_add(o))
-            .and_then(|last| last.checked_add(run))
-            .is_some_and(|end| end <= len)
-    };
+    let fits = |o: usize, adv: usize, len: usize| rounds_inside(o, run, len, (adv, count));
     let (first, data) = (dst.as_mut_ptr(), src.as_ptr());
     let on_line = |o: usize| first.wrapping_add(o).addr() % 64 == 0;
     for tile in tiles {
@@ -676,6 +645,18 @@ pub(crate) fn tile16_group_run<T: Copy>(
         }
     }
     true
+}
+
+/// Whether the run of `run` elements at `start`, moved on `adv` elements a
+/// round for `count` rounds (at least one), ends inside `len` in the last
+/// round: then it does in every round, the advance being non-negative.
+fn rounds_inside(start: usize, run: usize, len: usize, (adv, count): (usize, usize)) -> bool {
+    count
+        .checked_sub(1)
+        .and_then(|n| n.checked_mul(adv))
+        .and_then(|more| more.checked_add(start))
+        .and_then(|last| last.checked_add(run))
+        .is_some_and(|end| end <= len)
 }
 
 /// Run `k` of quarters at `bases`, runs `step` apart within a quarter:
