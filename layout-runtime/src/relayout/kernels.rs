@@ -933,7 +933,9 @@ fn stream_lines<T: Copy>(
 /// 18.0-26.9 ms in alternated runs of one program (a hand-written loop of
 /// the same tiles 12.8-14.6 ms); with the destination 16 bytes past one,
 /// as a `Vec`'s is, no faster (16.8-23.4 against 17.6-27.4 ms, and the
-/// bench's medians the same): see `benches/README.md`. Tile by tile, as it
+/// bench's medians the same) until the group asked for its source two
+/// rounds ahead (then 0.63-0.73 of `memcpy` in the bench against
+/// 0.49-0.72): see `benches/README.md`. Tile by tile, as it
 /// went before the calls, it read 0.36-0.38 of `memcpy` against 0.42-0.44
 /// for the copies.
 // `d`, `s`, `w` as in `Block` and `stream_lines`; `r`, `c` a unit's row and column.
