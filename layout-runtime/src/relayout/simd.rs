@@ -563,7 +563,8 @@ pub(crate) const GROUP_TILES: usize = 8;
 /// times, the whole group at a time, each time `to_adv` and `from_adv`
 /// elements further on (a source run of `fill` stays where it is): the
 /// group's lines of a round written back to back, in one call with the
-/// bounds checked once. `false`, nothing written,
+/// bounds checked once, each moving source run's line asked for two
+/// rounds ahead. `false`, nothing written,
 /// where the kernel does not run, where any run of any round would lie
 /// outside its slice, or, streaming, where a destination run or the
 /// destination's advance is off the lines.
@@ -641,10 +642,11 @@ pub(crate) fn tile16_group_run<T: Copy>(
             }
             for (p, &step) in from.iter_mut().zip(steps.iter()) {
                 *p = p.wrapping_add(step);
-                // The round after the next one, for a source run that
-                // moves: the 4-D permutation "there" (32 source runs a
-                // round) read 0.63-0.69 of `memcpy` with it against
-                // 0.50-0.68 without, one round ahead in between (see
+                // This run's line two rounds ahead, for a run that moves:
+                // with up to 32 source runs a round (the 4-D permutation
+                // "there") the bench read 0.63-0.73 of `memcpy` with it
+                // against 0.49-0.72 without, eight alternated runs; one
+                // round ahead measured between the two (see
                 // `benches/README.md`).
                 #[cfg(target_arch = "x86_64")]
                 if step != 0 {
