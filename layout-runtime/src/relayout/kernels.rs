@@ -1117,8 +1117,8 @@ impl PaddedRows {
             r_lo,
         } = self;
         let per_row = b_len / 16;
-        let alone =
-            (0..per_row).take_while(|&k| self.column(k, 15).1 < count && self.column(k, 15).0 == 0);
+        // Lines whose last column is data of this row.
+        let alone = (0..per_row).take_while(|&k| matches!(self.column(k, 15), (0, j) if j < count));
         let first_tail = alone.count().saturating_sub(1);
         let row = b_len * w;
         // Line `k` of every whole band tile by tile, where a call refused.
