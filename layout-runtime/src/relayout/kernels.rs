@@ -520,12 +520,14 @@ const LONG_RUNS: usize = 128;
 /// are asked for.
 const PREFETCH_TILES: usize = 2;
 
-/// Tiles in a band from which [`stream_lines`] runs the band in one call
+/// Tiles in a band from which [`stream_lines`] runs bands in one call
 /// without prefetching: the hardware's prefetcher follows streams that
 /// long, and shorter bands (a `T(8,128)` tile's 8 tiles across, on the way
-/// back to column-major) need the tile-by-tile prefetch of the next band's
-/// lines (measured there: 23.5-24.2 ms in one call in two rounds of four
-/// against 17.8-18.8 ms tile by tile; see `benches/README.md`).
+/// back to column-major) need each tile to ask for the lines of the tile
+/// [`PREFETCH_TILES`] on, into the next band (measured there: 23.5-24.2 ms
+/// in one call without against 17.8-18.8 ms tile by tile with it; all the
+/// bands in one call with it, 0.84-0.93 of the time tile by tile; see
+/// `benches/README.md`).
 const LONG_BAND: usize = 32;
 
 /// The row side of [`stream_lines`]: row `i` starts `i / na * outer + i %
@@ -664,8 +666,9 @@ struct TileGrid {
 // down, or 16 of its rows all the way along), the row side's 16 starts
 // carried from tile to tile: two divisions per row per tile (the runs and
 // the runs prefetched) took a third of the samples of the way back from
-// `T(8,128)`. A band whose tiles all advance both sides by one amount, and
-// is long enough for the hardware's prefetcher, goes to `band` whole.
+// `T(8,128)`. A band whose tiles all advance both sides by one amount goes
+// to `band` whole, and along the source's rows all the bands at once when
+// they advance by one amount too.
 impl TileGrid {
     /// Rows on the destination: bands of 16 source columns, top to bottom.
     fn down_columns<T: Copy>(
@@ -673,7 +676,7 @@ impl TileGrid {
         dst: &mut [T],
         src: &[T],
         tile: impl Fn(&mut [T], Runs, Runs, usize, usize),
-        band: impl Fn(&mut [T], Band, Band, usize) -> bool,
+        band: impl Fn(&mut [T], Band, Band, usize, simd::Bands) -> bool,
     ) {
         let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
         let (i_lo, j_lo, tiles_i) = (self.i_lo, self.j_lo, self.tiles_i);
@@ -683,7 +686,7 @@ impl TileGrid {
             let mut at = self.rows.at(i_lo);
             if let Some((to, adv)) = self.rows.steady(&at, d + j0 * w) {
                 let from = simd::Quarters::even(s + j0 * col_step + i_lo * w, col_step);
-                if band(dst, (to, adv), (from, 16 * w), tiles_i) {
+                if band(dst, (to, adv), (from, 16 * w), tiles_i, simd::Bands::ONE) {
                     continue;
                 }
             }
@@ -719,18 +722,31 @@ impl TileGrid {
         dst: &mut [T],
         src: &[T],
         tile: impl Fn(&mut [T], Runs, Runs, usize, usize),
-        band: impl Fn(&mut [T], Band, Band, usize) -> bool,
+        band: impl Fn(&mut [T], Band, Band, usize, simd::Bands) -> bool,
     ) {
         let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
         let (i_lo, j_lo, tiles_i, tiles_j) = (self.i_lo, self.j_lo, self.tiles_i, self.tiles_j);
         let mut at = self.rows.at(i_lo);
+        // Every band at once where the source's rows advance evenly.
+        if let Some((from, from_band)) = self.rows.steady(&at, s + j_lo * w) {
+            let to = simd::Quarters::even(d + j_lo * col_step + i_lo * w, col_step);
+            let bands = simd::Bands {
+                count: tiles_i,
+                to_adv: 16 * w,
+                from_adv: from_band,
+            };
+            if band(dst, (to, 16 * col_step), (from, 16 * w), tiles_j, bands) {
+                return;
+            }
+        }
         for ti in 0..tiles_i {
             let i0 = i_lo + 16 * ti;
             let mut next = at;
             self.rows.advance(&mut next);
             if let Runs::Quarters(from) = self.rows.runs(&at, s + j_lo * w) {
                 let to = simd::Quarters::even(d + j_lo * col_step + i0 * w, col_step);
-                if band(dst, (to, 16 * col_step), (from, 16 * w), tiles_j) {
+                let one = simd::Bands::ONE;
+                if band(dst, (to, 16 * col_step), (from, 16 * w), tiles_j, one) {
                     at = next;
                     continue;
                 }
@@ -887,10 +903,14 @@ fn stream_lines<T: Copy>(
         tiles_i: (i_hi - i_lo) / 16,
         tiles_j: (j_hi - j_lo) / 16,
     };
-    // Whole bands of tiles in one call where both sides advance evenly.
-    let band = |dst: &mut [T], to: Band, from: Band, count: usize| {
-        let done = count >= LONG_BAND
-            && simd::tile16_quarters_run(kernel, dst, to, src, from, count, true);
+    // Whole bands of tiles in one call where both sides advance evenly:
+    // long ones as they are; short ones asking for their source ahead, and
+    // only several bands at once (a call a band cost more than the tile by
+    // tile loop, whose prefetch is the same).
+    let band = |dst: &mut [T], to: Band, from: Band, count: usize, bands: simd::Bands| {
+        let ahead = (count < LONG_BAND).then_some(PREFETCH_TILES);
+        let done = (ahead.is_none() || bands.count > 1)
+            && simd::tile16_quarters_run(kernel, dst, to, src, from, count, bands, true, ahead);
         #[cfg(test)]
         tests::BANDS.with(|n| n.set(n.get() + usize::from(done)));
         done
@@ -1137,7 +1157,9 @@ impl PaddedRows {
                 src,
                 (from, 16 * w),
                 whole,
+                simd::Bands::ONE,
                 true,
+                None,
             );
             #[cfg(test)]
             tests::BANDS.with(|n| n.set(n.get() + usize::from(done && whole > 0)));

@@ -375,6 +375,16 @@ impl Quarters {
         }
     }
 
+    /// The quarters `by` elements on, if no base passes `usize::MAX`.
+    fn shifted(self, by: Option<usize>) -> Option<Quarters> {
+        let by = by?;
+        let mut bases = self.bases;
+        for b in &mut bases {
+            *b = b.checked_add(by)?;
+        }
+        Some(Quarters { bases, ..self })
+    }
+
     /// Whether each quarter's last run, in the last of `count` rounds
     /// `adv` elements apart, ends inside `len` (so every run of every round
     /// does, lying between the first round's first and that one), for runs
@@ -463,10 +473,19 @@ pub(crate) fn tile16_quarters<T: Copy>(
 /// on `{0,1}` to `{1,0}`: the library's time over a hand-written loop of
 /// the same tiles' 1.32-1.60 tile by tile, 0.95-1.07 in bands; see
 /// `benches/README.md`).
+/// `bands` repeats the band, each band's runs `bands.to_adv` and
+/// `bands.from_adv` elements on from the band before's (the bands of 16
+/// rows down a block, in one call: on the way back from `T(8,128)` to
+/// column-major, whose bands are 8 tiles long, a call and checks a band
+/// and the tile-by-tile loop took 19.7-23.0 ms where a hand-written loop
+/// of the same tiles took 16.0-17.5; all the bands in one call take
+/// 16.3-18.2 ms against its 15.7-17.0; see `benches/README.md`). With
+/// `ahead`, each tile first asks for the source runs of the tile that many
+/// on, past a band's end those of the next band's first tiles.
 /// `true` with nothing to do for no tiles; otherwise `false`, nothing
 /// written, wherever [`tile16_quarters`] would give `false` for some tile
 /// of the band, where a tile's runs would pass `usize::MAX`, or, streaming,
-/// where the destination's advance is not whole lines.
+/// where the destination's advances are not whole lines.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tile16_quarters_run<T: Copy>(
     kernel: TileKernel,
@@ -475,30 +494,48 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
     src: &[T],
     (from, from_adv): (Quarters, usize),
     count: usize,
+    bands: Bands,
     stream: bool,
+    ahead: Option<usize>,
 ) -> bool {
     let Some(run) = tile_run::<T>() else {
         return false;
     };
-    if count == 0 {
+    if count == 0 || bands.count == 0 {
         return true;
     }
     let size = core::mem::size_of::<T>();
-    if !to.inside(run, dst.len(), (to_adv, count))
-        || !from.inside(run, src.len(), (from_adv, count))
+    // Every run of every tile lies between the first band's first tile's
+    // and the last band's last tile's, the advances being non-negative.
+    let inside = |q: Quarters, band_adv: usize, len: usize, adv: usize| {
+        q.shifted((bands.count - 1).checked_mul(band_adv))
+            .is_some_and(|last| last.inside(run, len, (adv, count)))
+    };
+    if !inside(to, bands.to_adv, dst.len(), to_adv)
+        || !inside(from, bands.from_adv, src.len(), from_adv)
     {
         return false;
     }
     let to_bytes = to.bytes(dst.as_mut_ptr().cast::<u8>(), size, <*mut u8>::wrapping_add);
     let from_bytes = from.bytes(src.as_ptr().cast::<u8>(), size, <*const u8>::wrapping_add);
     let (to_adv_bytes, from_adv_bytes) = (to_adv.wrapping_mul(size), from_adv.wrapping_mul(size));
+    let (to_band_bytes, from_band_bytes) = (
+        bands.to_adv.wrapping_mul(size),
+        bands.from_adv.wrapping_mul(size),
+    );
     if stream
         && (to_bytes.0.iter().any(|p| p.addr() % 64 != 0)
             || to_bytes.1 % 64 != 0
-            || to_adv_bytes % 64 != 0)
+            || to_adv_bytes % 64 != 0
+            || to_band_bytes % 64 != 0)
     {
         return false;
     }
+    let ahead = ahead.map(|tiles| Prefetch {
+        tiles,
+        // A run that does not start a line ends in the next one.
+        ends: from_bytes.0.iter().any(|p| p.addr() % 64 != 0) || from_bytes.1 % 64 != 0,
+    });
     #[cfg(target_arch = "x86_64")]
     if kernel == TileKernel::Avx2 {
         if let Some(avx2) = x86::Avx2::detect() {
@@ -515,10 +552,11 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
             unsafe {
                 x86::tile16_avx2_even_run(
                     avx2,
-                    (from_bytes, from_adv_bytes),
-                    (to_bytes, to_adv_bytes),
-                    count,
+                    (from_bytes, from_adv_bytes, from_band_bytes),
+                    (to_bytes, to_adv_bytes, to_band_bytes),
+                    (count, bands.count),
                     stream,
+                    ahead,
                 );
             }
             return true;
@@ -527,20 +565,108 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
     if !kernel.available() {
         return false;
     }
-    for k in 0..count {
-        let (ta, fa) = (k * to_adv_bytes, k * from_adv_bytes);
-        let to: [*mut u8; 16] = core::array::from_fn(|r| {
-            quarter_run(to_bytes.0, to_bytes.1, r, <*mut u8>::wrapping_add).wrapping_add(ta)
-        });
-        let from: [*const u8; 16] = core::array::from_fn(|c| {
-            quarter_run(from_bytes.0, from_bytes.1, c, <*const u8>::wrapping_add).wrapping_add(fa)
-        });
-        // SAFETY: as above, for tile `k`'s runs as pointers; the kernel
-        // runs here (asked above), so nothing is left half written.
-        let ran = unsafe { tile16_runs(kernel, &from, &to, stream) };
-        debug_assert!(ran, "checked above: the kernel runs here");
+    for b in 0..bands.count {
+        let to_band = (
+            to_bytes.0.map(|p| p.wrapping_add(b * to_band_bytes)),
+            to_bytes.1,
+        );
+        let from_band = (
+            from_bytes.0.map(|p| p.wrapping_add(b * from_band_bytes)),
+            from_bytes.1,
+        );
+        for k in 0..count {
+            if let Some(ahead) = ahead {
+                let next = b + 1 < bands.count;
+                ahead.ask(
+                    from_band,
+                    (from_adv_bytes, from_band_bytes),
+                    k,
+                    (count, next),
+                );
+            }
+            let (ta, fa) = (k * to_adv_bytes, k * from_adv_bytes);
+            let to: [*mut u8; 16] = core::array::from_fn(|r| {
+                quarter_run(to_band.0, to_band.1, r, <*mut u8>::wrapping_add).wrapping_add(ta)
+            });
+            let from: [*const u8; 16] = core::array::from_fn(|c| {
+                quarter_run(from_band.0, from_band.1, c, <*const u8>::wrapping_add).wrapping_add(fa)
+            });
+            // SAFETY: as above, for tile `k`'s runs of band `b` as
+            // pointers; the kernel runs here (asked above), so nothing is
+            // left half written.
+            let ran = unsafe { tile16_runs(kernel, &from, &to, stream) };
+            debug_assert!(ran, "checked above: the kernel runs here");
+        }
     }
     true
+}
+
+/// How many bands of tiles [`tile16_quarters_run`] runs, and what each
+/// band adds to every run's start on each side, in elements.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bands {
+    pub(crate) count: usize,
+    pub(crate) to_adv: usize,
+    pub(crate) from_adv: usize,
+}
+
+impl Bands {
+    /// One band.
+    pub(crate) const ONE: Bands = Bands {
+        count: 1,
+        to_adv: 0,
+        from_adv: 0,
+    };
+}
+
+/// How the tiles of [`tile16_quarters_run`] ask for their source ahead.
+#[derive(Clone, Copy)]
+struct Prefetch {
+    /// How many tiles on.
+    tiles: usize,
+    /// Whether runs may end in a line after the one they start in.
+    ends: bool,
+}
+
+impl Prefetch {
+    /// Asks for the source runs of the tile `self.tiles` after tile `k` of
+    /// a band of `count` whose first tile's runs are `from`, each tile
+    /// `adv` bytes on; past the band's end, when there is a `next` band
+    /// (`band_adv` bytes on), that band's first tiles.
+    #[inline]
+    fn ask(
+        self,
+        from: ([*const u8; 4], usize),
+        (adv, band_adv): (usize, usize),
+        k: usize,
+        (count, next): (usize, bool),
+    ) {
+        let t = k + self.tiles;
+        let shift = if t < count {
+            t.wrapping_mul(adv)
+        } else if next {
+            band_adv.wrapping_add((t - count).wrapping_mul(adv))
+        } else {
+            return;
+        };
+        let bases = from.0.map(|p| p.wrapping_add(shift));
+        for c in 0..16 {
+            let run = quarter_run(bases, from.1, c, <*const u8>::wrapping_add);
+            prefetch_at(run);
+            if self.ends {
+                prefetch_at(run.wrapping_add(63));
+            }
+        }
+    }
+}
+
+/// Asks for the cache line at `p`: a hint, for any pointer value.
+#[inline]
+fn prefetch_at(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    x86::prefetch(p);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// One tile of a [`tile16_group_run`] group: where its 16 destination runs
@@ -1585,34 +1711,46 @@ mod x86 {
         }
     }
 
-    /// [`tile16_avx2_even`] for `count` tiles, tile `k`'s bases `k * adv`
-    /// bytes on from the first's on each side, from one loop: the asm is
-    /// the same block, inlined here.
+    /// [`tile16_avx2_even`] for `bands` bands of `count` tiles, tile `k`
+    /// of band `b` with its bases `k * adv + b * band` bytes on from the
+    /// first's on each side, from one loop: the asm is the same block,
+    /// inlined here. With `ahead`, each tile first asks for the source of
+    /// a tile further on ([`Prefetch::ask`](super::Prefetch::ask)).
     ///
     /// # Safety
     ///
-    /// As for [`tile16_avx2_even`], for the runs of every tile of the band.
+    /// As for [`tile16_avx2_even`], for the runs of every tile of every
+    /// band.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn tile16_avx2_even_run(
         _: Avx2,
-        (from, from_adv): (([*const u8; 4], usize), usize),
-        (to, to_adv): (([*mut u8; 4], usize), usize),
-        count: usize,
+        (from, from_adv, from_band): (([*const u8; 4], usize), usize, usize),
+        (to, to_adv, to_band): (([*mut u8; 4], usize), usize, usize),
+        (count, bands): (usize, usize),
         stream: bool,
+        ahead: Option<super::Prefetch>,
     ) {
         let mut buf = TileBuffer(core::mem::MaybeUninit::uninit());
         let buf = buf.0.as_mut_ptr().cast::<u8>();
-        for k in 0..count {
-            let from = (from.0.map(|p| p.wrapping_add(k * from_adv)), from.1);
-            let to = (to.0.map(|p| p.wrapping_add(k * to_adv)), to.1);
-            // SAFETY: as in `tile16_avx2_even`, for tile `k`'s runs, which
-            // the caller's contract covers: the pointers were made from the
-            // first tile's by the advances it states.
-            unsafe {
-                if stream {
-                    tile16_quarters_asm!("vmovntps", from, to, buf);
-                } else {
-                    tile16_quarters_asm!("vmovups", from, to, buf);
+        for b in 0..bands {
+            let from_b = (from.0.map(|p| p.wrapping_add(b * from_band)), from.1);
+            let to_b = (to.0.map(|p| p.wrapping_add(b * to_band)), to.1);
+            for k in 0..count {
+                if let Some(ahead) = ahead {
+                    ahead.ask(from_b, (from_adv, from_band), k, (count, b + 1 < bands));
+                }
+                let from = (from_b.0.map(|p| p.wrapping_add(k * from_adv)), from_b.1);
+                let to = (to_b.0.map(|p| p.wrapping_add(k * to_adv)), to_b.1);
+                // SAFETY: as in `tile16_avx2_even`, for tile `k`'s runs of
+                // band `b`, which the caller's contract covers: the
+                // pointers were made from the first tile's by the advances
+                // it states.
+                unsafe {
+                    if stream {
+                        tile16_quarters_asm!("vmovntps", from, to, buf);
+                    } else {
+                        tile16_quarters_asm!("vmovups", from, to, buf);
+                    }
                 }
             }
         }
@@ -2121,12 +2259,47 @@ pub(super) mod tests {
         let lead = (64 - dst.as_ptr().addr() % 64) % 64 * run / 64;
         let to = Quarters::even(lead, run);
         let band = |dst: &mut [T], adv: usize, src: &[T], stream: bool| {
-            tile16_quarters_run(kernel, dst, (to, adv), src, from, count, stream)
+            tile16_quarters_run(
+                kernel,
+                dst,
+                (to, adv),
+                src,
+                from,
+                count,
+                Bands::ONE,
+                stream,
+                None,
+            )
         };
         assert!(!band(&mut dst, 3 * run, src, false));
         assert!(!band(&mut dst, run, &src[..src.len() - 1], false));
         assert!(!band(&mut dst, usize::MAX, src, false));
         assert!(!band(&mut dst, 1, src, true));
+        // A second band: one element on (past the source's end), an advance
+        // that overflows, and (streaming) a destination advance off the
+        // lines.
+        let bands = |dst: &mut [T], (to_adv, from_adv): (usize, usize), stream: bool| {
+            let bands = Bands {
+                count: 2,
+                to_adv,
+                from_adv,
+            };
+            tile16_quarters_run(
+                kernel,
+                dst,
+                (to, 0),
+                src,
+                from,
+                count,
+                bands,
+                stream,
+                Some(2),
+            )
+        };
+        assert!(!bands(&mut dst, (0, 1), false));
+        assert!(!bands(&mut dst, (0, usize::MAX), false));
+        assert!(!bands(&mut dst, (usize::MAX, 0), false));
+        assert!(!bands(&mut dst, (1, 0), true));
         assert!(dst.iter().all(|&x| x == old));
         // The same band within bounds runs.
         assert_eq!(band(&mut dst, run, src, false), kernel.available());
@@ -2134,11 +2307,12 @@ pub(super) mod tests {
 
     /// Bands of tiles in one call against the same tiles one by one (the
     /// kernel the test above checks against a plain loop), for both
-    /// kernels and every element size: bands of 1 to 33 tiles advancing
-    /// along the runs or across them, quarters in and out of order, odd
-    /// source offsets, plain and streamed. A band whose last tile passes
-    /// either end, whose advance overflows, or (streaming) whose
-    /// destination advance is not whole lines writes nothing.
+    /// kernels and every element size: 1 to 3 bands of 1 to 33 tiles
+    /// advancing along the runs or across them, quarters in and out of
+    /// order, odd source offsets, plain and streamed, asking ahead or not.
+    /// A band whose last tile passes either end, whose advance overflows,
+    /// or (streaming) whose destination advance is not whole lines writes
+    /// nothing, and so do bands whose last band would.
     #[test]
     fn bands_of_tiles_match_tile_by_tile() {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
@@ -2163,18 +2337,30 @@ pub(super) mod tests {
                     } else {
                         Quarters::even(1 + seed, from_step)
                     };
+                    let nb = 1 + seed % 3;
+                    let from_band = count * from_adv + 16 * from_step + seed;
                     let src_len = from.bases.iter().max().unwrap()
                         + 3 * from_step
                         + (count - 1) * from_adv
+                        + (nb - 1) * from_band
                         + run;
                     let src: Vec<T> = (0..src_len).map(make).collect();
                     for stream in [false, true] {
                         let to_step = run * (1 + seed % 2);
                         let to_adv = if seed % 4 < 2 { 16 * to_step } else { run };
-                        let len = 16 * to_step + (count - 1) * to_adv + 3 * run;
+                        // Bands a whole number of lines apart, after each other.
+                        let to_band = (16 * to_step + count * to_adv).next_multiple_of(run);
+                        let len =
+                            16 * to_step + (count - 1) * to_adv + (nb - 1) * to_band + 3 * run;
                         let mut got = std::vec![old; len];
                         let lead = (64 - got.as_ptr().addr() % 64) % 64 * run / 64;
                         let to = Quarters::even(lead, to_step);
+                        let bands = Bands {
+                            count: nb,
+                            to_adv: to_band,
+                            from_adv: from_band,
+                        };
+                        let ahead = [None, Some(1), Some(2), Some(3)][seed % 4];
                         let done = tile16_quarters_run(
                             kernel,
                             &mut got,
@@ -2182,7 +2368,9 @@ pub(super) mod tests {
                             &src,
                             (from, from_adv),
                             count,
+                            bands,
                             stream,
+                            ahead,
                         );
                         stream_fence();
                         let mut want = std::vec![old; len];
@@ -2192,23 +2380,28 @@ pub(super) mod tests {
                                 bases: q.bases.map(|b| b + k * adv),
                                 step: q.step,
                             };
-                            for k in 0..count {
-                                let tile = shift(to, to_adv, k);
-                                assert!(tile16_quarters(
-                                    kernel,
-                                    &mut want,
-                                    tile,
-                                    &src,
-                                    shift(from, from_adv, k),
-                                    false
-                                ));
+                            for b in 0..nb {
+                                let (to, from) = (shift(to, to_band, b), shift(from, from_band, b));
+                                for k in 0..count {
+                                    let tile = shift(to, to_adv, k);
+                                    assert!(tile16_quarters(
+                                        kernel,
+                                        &mut want,
+                                        tile,
+                                        &src,
+                                        shift(from, from_adv, k),
+                                        false
+                                    ));
+                                }
                             }
                         }
                         assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
                         assert_eq!(done, kernel.available());
                     }
                     if count > 1 {
-                        refusals(kernel, &src, (from, from_adv), count, old);
+                        // The source of one band exactly.
+                        let one = &src[..src_len - (nb - 1) * from_band];
+                        refusals(kernel, one, (from, from_adv), count, old);
                     }
                 }
             }
