@@ -1,0 +1,271 @@
+//! The program `benches/relayout_ab.py` builds: two builds of
+//! `layout-runtime`, `a` (the base) and `b` (the working tree), run on the
+//! same buffers in one process, round after round, each round timing
+//! `memcpy` of the same logical bytes, then `a` and `b` in alternating
+//! order. Not a target of this package (Cargo finds only `main.rs` in a
+//! directory of `benches/`): the script copies it into a crate of its own.
+//!
+//! Between processes the relayout bench's figures move by a third on a
+//! shared host (each process gets other physical pages, and the host other
+//! loads); within one process, on the same pages, two builds compare to a
+//! few percent. `b / a` is the ratio of medians: below 1, `b` is faster.
+//!
+//! `ab CASES ROUNDS`: `CASES` a comma-separated list of parts of case
+//! names (`all` for every case), `ROUNDS` the rounds per operation.
+
+use std::cell::RefCell;
+use std::hint::black_box;
+use std::time::Instant;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// One operation of a case, as each build runs it.
+struct Op<'a> {
+    name: &'a str,
+    a: Box<dyn FnMut() + 'a>,
+    b: Box<dyn FnMut() + 'a>,
+}
+
+/// Times each operation `rounds` times against `memcpy` of `bytes` and
+/// prints one line per operation.
+fn run(case: &str, bytes: usize, rounds: usize, ops: Vec<Op>) {
+    let src = vec![1u8; bytes];
+    let mut dst = vec![0u8; bytes];
+    for mut op in ops {
+        let (mut copy, mut a, mut b) = (vec![], vec![], vec![]);
+        let time = |f: &mut dyn FnMut(), into: &mut Vec<f64>| {
+            let t = Instant::now();
+            f();
+            into.push(t.elapsed().as_secs_f64());
+        };
+        for round in 0..rounds {
+            time(&mut || dst.copy_from_slice(black_box(&src)), &mut copy);
+            black_box(&mut dst);
+            if round % 2 == 0 {
+                time(&mut op.a, &mut a);
+                time(&mut op.b, &mut b);
+            } else {
+                time(&mut op.b, &mut b);
+                time(&mut op.a, &mut a);
+            }
+        }
+        let (copy, a, b) = (median(copy), median(a), median(b));
+        println!(
+            "{case} {} memcpy_ms {:.2} a_ms {:.2} a_ratio {:.3} b_ms {:.2} b_ratio {:.3} b_over_a {:.3}",
+            op.name,
+            copy * 1e3,
+            a * 1e3,
+            copy / a,
+            b * 1e3,
+            copy / b,
+            b / a,
+        );
+    }
+}
+
+/// Pack and unpack of a whole-element layout; `b`'s results checked
+/// against `a`'s.
+macro_rules! pack_case {
+    ($case:expr, $spec:expr, $t:ty, $make:expr, $rounds:expr) => {{
+        let (la, lb) = (a::parse($spec).unwrap(), b::parse($spec).unwrap());
+        let src: Vec<$t> = (0..la.len()).map($make).collect();
+        let mut storage = vec![<$t>::default(); la.storage_len()];
+        la.pack(&src, &mut storage).unwrap();
+        let out = RefCell::new(vec![<$t>::default(); la.storage_len()]);
+        let back = RefCell::new(vec![<$t>::default(); la.len()]);
+        let ops = vec![
+            Op {
+                name: "pack",
+                a: Box::new(|| la.pack(black_box(&src), &mut out.borrow_mut()).unwrap()),
+                b: Box::new(|| lb.pack(black_box(&src), &mut out.borrow_mut()).unwrap()),
+            },
+            Op {
+                name: "unpack",
+                a: Box::new(|| {
+                    la.unpack(black_box(&storage), &mut back.borrow_mut())
+                        .unwrap()
+                }),
+                b: Box::new(|| {
+                    lb.unpack(black_box(&storage), &mut back.borrow_mut())
+                        .unwrap()
+                }),
+            },
+        ];
+        run($case, la.len() * std::mem::size_of::<$t>(), $rounds, ops);
+        lb.pack(&src, &mut out.borrow_mut()).unwrap();
+        assert!(*out.borrow() == storage, "{}: b packs otherwise", $case);
+        lb.unpack(&storage, &mut back.borrow_mut()).unwrap();
+        assert!(*back.borrow() == src, "{}: b unpacks otherwise", $case);
+    }};
+}
+
+/// `convert_to` there and back; `b`'s results checked against `a`'s.
+macro_rules! convert_case {
+    ($case:expr, $from:expr, $to:expr, $t:ty, $make:expr, $rounds:expr) => {{
+        let (fa, ta) = (a::parse($from).unwrap(), a::parse($to).unwrap());
+        let (fb, tb) = (b::parse($from).unwrap(), b::parse($to).unwrap());
+        let src: Vec<$t> = (0..fa.storage_len()).map($make).collect();
+        let mut there = vec![<$t>::default(); ta.storage_len()];
+        fa.convert_to(&src, &ta, &mut there).unwrap();
+        let mut back_a = vec![<$t>::default(); fa.storage_len()];
+        ta.convert_to(&there, &fa, &mut back_a).unwrap();
+        let out = RefCell::new(vec![<$t>::default(); ta.storage_len()]);
+        let back = RefCell::new(vec![<$t>::default(); fa.storage_len()]);
+        let ops = vec![
+            Op {
+                name: "convert",
+                a: Box::new(|| {
+                    fa.convert_to(black_box(&src), &ta, &mut out.borrow_mut())
+                        .unwrap()
+                }),
+                b: Box::new(|| {
+                    fb.convert_to(black_box(&src), &tb, &mut out.borrow_mut())
+                        .unwrap()
+                }),
+            },
+            Op {
+                name: "convert_back",
+                a: Box::new(|| {
+                    ta.convert_to(black_box(&there), &fa, &mut back.borrow_mut())
+                        .unwrap()
+                }),
+                b: Box::new(|| {
+                    tb.convert_to(black_box(&there), &fb, &mut back.borrow_mut())
+                        .unwrap()
+                }),
+            },
+        ];
+        run($case, fa.len() * std::mem::size_of::<$t>(), $rounds, ops);
+        fb.convert_to(&src, &tb, &mut out.borrow_mut()).unwrap();
+        assert!(*out.borrow() == there, "{}: b converts otherwise", $case);
+        tb.convert_to(&there, &fb, &mut back.borrow_mut()).unwrap();
+        assert!(
+            *back.borrow() == back_a,
+            "{}: b converts back otherwise",
+            $case
+        );
+    }};
+}
+
+/// The `s4` case of the relayout bench, through `pack_bits`.
+fn s4_case(rounds: usize) {
+    let spec = "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}";
+    let (la, lb) = (a::parse(spec).unwrap(), b::parse(spec).unwrap());
+    let src: Vec<i8> = (0..la.len()).map(|i| (i % 16) as i8 - 8).collect();
+    let mut storage = vec![0u8; la.storage_bytes()];
+    la.pack_bits(&src, &mut storage).unwrap();
+    let out = RefCell::new(vec![0u8; la.storage_bytes()]);
+    let back = RefCell::new(vec![0i8; la.len()]);
+    let ops = vec![
+        Op {
+            name: "pack",
+            a: Box::new(|| {
+                la.pack_bits(black_box(&src), &mut out.borrow_mut())
+                    .unwrap()
+            }),
+            b: Box::new(|| {
+                lb.pack_bits(black_box(&src), &mut out.borrow_mut())
+                    .unwrap()
+            }),
+        },
+        Op {
+            name: "unpack",
+            a: Box::new(|| {
+                la.unpack_bits(black_box(&storage), &mut back.borrow_mut())
+                    .unwrap()
+            }),
+            b: Box::new(|| {
+                lb.unpack_bits(black_box(&storage), &mut back.borrow_mut())
+                    .unwrap()
+            }),
+        },
+    ];
+    run("s4_8x128_8x1", la.len(), rounds, ops);
+    lb.pack_bits(&src, &mut out.borrow_mut()).unwrap();
+    assert!(*out.borrow() == storage, "s4: b packs otherwise");
+    lb.unpack_bits(&storage, &mut back.borrow_mut()).unwrap();
+    assert!(*back.borrow() == src, "s4: b unpacks otherwise");
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let cases = args.next().unwrap_or_else(|| "all".into());
+    let rounds: usize = args.next().map_or(15, |r| r.parse().expect("rounds"));
+    let wanted = |case: &str| {
+        cases
+            .split(',')
+            .any(|part| part == "all" || case.contains(part))
+    };
+    if wanted("f32_8x128") {
+        pack_case!(
+            "f32_8x128",
+            "f32[4096,4096]{1,0:T(8,128)}",
+            f32,
+            |i| i as f32,
+            rounds
+        );
+    }
+    if wanted("f32_ragged_4093") {
+        pack_case!(
+            "f32_ragged_4093",
+            "f32[4093,4093]{1,0:T(8,128)}",
+            f32,
+            |i| i as f32,
+            rounds
+        );
+    }
+    if wanted("bf16_8x128_2x1") {
+        pack_case!(
+            "bf16_8x128_2x1",
+            "bf16[4096,8192]{1,0:T(8,128)(2,1)}",
+            u16,
+            |i| i as u16,
+            rounds
+        );
+    }
+    if wanted("s8_8x128_4x1") {
+        pack_case!(
+            "s8_8x128_4x1",
+            "s8[8192,8192]{1,0:T(8,128)(4,1)}",
+            i8,
+            |i| i as i8,
+            rounds
+        );
+    }
+    if wanted("s4_8x128_8x1") {
+        s4_case(rounds);
+    }
+    if wanted("f32_column_major") {
+        convert_case!(
+            "f32_column_major",
+            "f32[4096,4096]{0,1}",
+            "f32[4096,4096]{1,0:T(8,128)}",
+            f32,
+            |i| i as f32,
+            rounds
+        );
+    }
+    if wanted("f32_transpose") {
+        convert_case!(
+            "f32_transpose",
+            "f32[4096,4096]{0,1}",
+            "f32[4096,4096]{1,0}",
+            f32,
+            |i| i as f32,
+            rounds
+        );
+    }
+    if wanted("bf16_4d_permute") {
+        convert_case!(
+            "bf16_4d_permute",
+            "bf16[64,64,64,128]{3,2,1,0}",
+            "bf16[64,64,64,128]{1,3,2,0:T(8,128)(2,1)}",
+            u16,
+            |i| i as u16,
+            rounds
+        );
+    }
+}
