@@ -514,7 +514,7 @@ pub(crate) struct Outer {
 const LONG_COLUMNS: usize = 256;
 
 /// Units along the source's runs from which [`stream_lines`] takes a block.
-const LONG_RUNS: usize = 128;
+const LONG_RUNS: usize = 64;
 
 /// Tiles ahead along the inner loop of [`stream_lines`] whose source lines
 /// are asked for.
@@ -824,9 +824,11 @@ fn stream_lines<T: Copy>(
         return false;
     }
     // Source runs (its columns here, its rows there) shorter than
-    // `LONG_RUNS` go the old way (measured: the 4-D `bf16` permutation
-    // back, runs of 64 units, 0.35-0.5 of `memcpy` in tiles against
-    // 0.5-0.6).
+    // `LONG_RUNS` go the old way. The 4-D `bf16` permutation back, runs of
+    // 64 units, read 0.35-0.5 of `memcpy` in tiles a band at a time against
+    // 0.5-0.6 the old way; with every band in one call, asking ahead
+    // (`TileGrid::along_rows`), it takes 0.76-0.81 of the old way's time
+    // (`benches/relayout_ab.py`). Shorter runs are untried.
     let rows_dst = b.db == w && b.sa == w && (o.count == 1 || o.s == b.na * w) && ni >= LONG_RUNS;
     let rows_src = b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w) && nj >= LONG_RUNS;
     // Offsets of the row side (row `i` at `j = 0`) and the column side
