@@ -477,8 +477,8 @@ pub(crate) fn tile16_quarters<T: Copy>(
 /// `bands.from_adv` elements on from the band before's (the bands of 16
 /// rows down a block, in one call: on the way back from `T(8,128)` to
 /// column-major, whose bands are 8 tiles long, a call and checks a band
-/// and the tile-by-tile loop took 19.7-23.0 ms where a hand-written loop
-/// of the same tiles took 16.0-17.5; all the bands in one call take
+/// and the tile-by-tile loop took 18.6-23.0 ms where a hand-written loop
+/// of the same tiles took 15.6-18.8; all the bands in one call take
 /// 16.3-18.2 ms against its 15.7-17.0; see `benches/README.md`). With
 /// `ahead`, each tile first asks for the source runs of the tile that many
 /// on, past a band's end those of the next band's first tiles.
