@@ -141,23 +141,23 @@ macro_rules! convert_case {
             ta.convert_to(&there, &fa, &mut back_a).unwrap();
             let out = RefCell::new(vec![<$t>::default(); ta.storage_len()]);
             let back = RefCell::new(vec![<$t>::default(); fa.storage_len()]);
+            // One operation from `input` into `output`, each build's pair of
+            // layouts in the order it converts.
+            macro_rules! convert {
+                ($name:expr, $input:expr, $output:expr, $a:expr, $b:expr) => {
+                    op!(
+                        $name,
+                        |(from, to)| from
+                            .convert_to(black_box(&$input), to, &mut $output.borrow_mut())
+                            .unwrap(),
+                        $a,
+                        $b
+                    )
+                };
+            }
             let ops = vec![
-                op!(
-                    "convert",
-                    |(from, to)| from
-                        .convert_to(black_box(&src), to, &mut out.borrow_mut())
-                        .unwrap(),
-                    (&fa, &ta),
-                    (&fb, &tb)
-                ),
-                op!(
-                    "convert_back",
-                    |(from, to)| to
-                        .convert_to(black_box(&there), from, &mut back.borrow_mut())
-                        .unwrap(),
-                    (&fa, &ta),
-                    (&fb, &tb)
-                ),
+                convert!("convert", src, out, (&fa, &ta), (&fb, &tb)),
+                convert!("convert_back", there, back, (&ta, &fa), (&tb, &fb)),
             ];
             run($case, fa.len() * std::mem::size_of::<$t>(), $rounds, ops);
             fb.convert_to(&src, &tb, &mut out.borrow_mut()).unwrap();

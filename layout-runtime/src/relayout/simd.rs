@@ -376,8 +376,7 @@ impl Quarters {
     }
 
     /// The quarters `by` elements on, if no base passes `usize::MAX`.
-    fn shifted(self, by: Option<usize>) -> Option<Quarters> {
-        let by = by?;
+    fn shifted(self, by: usize) -> Option<Quarters> {
         let mut bases = self.bases;
         for b in &mut bases {
             *b = b.checked_add(by)?;
@@ -508,7 +507,9 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
     // Every run of every tile lies between the first band's first tile's
     // and the last band's last tile's, the advances being non-negative.
     let inside = |q: Quarters, band_adv: usize, len: usize, adv: usize| {
-        q.shifted((bands.count - 1).checked_mul(band_adv))
+        (bands.count - 1)
+            .checked_mul(band_adv)
+            .and_then(|by| q.shifted(by))
             .is_some_and(|last| last.inside(run, len, (adv, count)))
     };
     if !inside(to, bands.to_adv, dst.len(), to_adv)
@@ -536,6 +537,15 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
         // A run that does not start a line ends in the next one.
         ends: from_bytes.0.iter().any(|p| p.addr() % 64 != 0) || from_bytes.1 % 64 != 0,
     });
+    let walk = TileWalk {
+        from: from_bytes,
+        to: to_bytes,
+        from_adv: (from_adv_bytes, from_band_bytes),
+        to_adv: (to_adv_bytes, to_band_bytes),
+        count,
+        bands: bands.count,
+        ahead,
+    };
     #[cfg(target_arch = "x86_64")]
     if kernel == TileKernel::Avx2 {
         if let Some(avx2) = x86::Avx2::detect() {
@@ -552,17 +562,10 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
             // destination run starts a line. Asking ahead is a hint, for
             // any address.
             unsafe {
-                let from = (from_bytes, from_adv_bytes, from_band_bytes);
-                let to = (to_bytes, to_adv_bytes, to_band_bytes);
-                let counts = (count, bands.count);
-                if let Some(ahead) = ahead {
-                    x86::tile16_avx2_even_run::<true>(avx2, from, to, counts, stream, ahead);
+                if walk.ahead.is_some() {
+                    x86::tile16_avx2_even_run::<true>(avx2, &walk, stream);
                 } else {
-                    let none = Prefetch {
-                        tiles: 0,
-                        ends: false,
-                    };
-                    x86::tile16_avx2_even_run::<false>(avx2, from, to, counts, stream, none);
+                    x86::tile16_avx2_even_run::<false>(avx2, &walk, stream);
                 }
             }
             return true;
@@ -571,40 +574,68 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
     if !kernel.available() {
         return false;
     }
-    for b in 0..bands.count {
-        let to_band = (
-            to_bytes.0.map(|p| p.wrapping_add(b * to_band_bytes)),
-            to_bytes.1,
-        );
-        let from_band = (
-            from_bytes.0.map(|p| p.wrapping_add(b * from_band_bytes)),
-            from_bytes.1,
-        );
-        for k in 0..count {
-            if let Some(ahead) = ahead {
-                let next = b + 1 < bands.count;
-                ahead.ask(
-                    from_band,
-                    (from_adv_bytes, from_band_bytes),
-                    k,
-                    (count, next),
+    walk.each(walk.ahead, |from, to| {
+        let to: [*mut u8; 16] =
+            core::array::from_fn(|r| quarter_run(to.0, to.1, r, <*mut u8>::wrapping_add));
+        let from: [*const u8; 16] =
+            core::array::from_fn(|c| quarter_run(from.0, from.1, c, <*const u8>::wrapping_add));
+        // SAFETY: as above, for each tile's runs of each band as pointers;
+        // the kernel runs here (asked above), so nothing is left half
+        // written.
+        let ran = unsafe { tile16_runs(kernel, &from, &to, stream) };
+        debug_assert!(ran, "checked above: the kernel runs here");
+    });
+    true
+}
+
+/// The tiles of [`tile16_quarters_run`] in bytes: the first tile's
+/// quarters on each side, what a tile and a band add to every run's
+/// start, how many tiles a band and how many bands, and how the tiles ask
+/// ahead.
+struct TileWalk {
+    from: ([*const u8; 4], usize),
+    to: ([*mut u8; 4], usize),
+    /// `(tile, band)` advances of the source and of the destination.
+    from_adv: (usize, usize),
+    to_adv: (usize, usize),
+    count: usize,
+    bands: usize,
+    ahead: Option<Prefetch>,
+}
+
+impl TileWalk {
+    /// Calls `tile` with each tile's quarters on both sides, band by band,
+    /// each tile's source asked for ahead first if `ahead` (the walk's, or
+    /// `None`: a constant where the caller knows it, so that the loop
+    /// carries no test).
+    // Always inlined: in the AVX2 kernel's function, the loop around the
+    // asm must stay a loop of that function, with no call a tile.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn each(
+        &self,
+        ahead: Option<Prefetch>,
+        mut tile: impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
+    ) {
+        let ((from, step_from), (to, step_to)) = (self.from, self.to);
+        for b in 0..self.bands {
+            let from_b = from.map(|p| p.wrapping_add(b * self.from_adv.1));
+            let to_b = to.map(|p| p.wrapping_add(b * self.to_adv.1));
+            for k in 0..self.count {
+                if let Some(ahead) = ahead {
+                    let next = b + 1 < self.bands;
+                    ahead.ask((from_b, step_from), self.from_adv, k, (self.count, next));
+                }
+                tile(
+                    (
+                        from_b.map(|p| p.wrapping_add(k * self.from_adv.0)),
+                        step_from,
+                    ),
+                    (to_b.map(|p| p.wrapping_add(k * self.to_adv.0)), step_to),
                 );
             }
-            let (ta, fa) = (k * to_adv_bytes, k * from_adv_bytes);
-            let to: [*mut u8; 16] = core::array::from_fn(|r| {
-                quarter_run(to_band.0, to_band.1, r, <*mut u8>::wrapping_add).wrapping_add(ta)
-            });
-            let from: [*const u8; 16] = core::array::from_fn(|c| {
-                quarter_run(from_band.0, from_band.1, c, <*const u8>::wrapping_add).wrapping_add(fa)
-            });
-            // SAFETY: as above, for tile `k`'s runs of band `b` as
-            // pointers; the kernel runs here (asked above), so nothing is
-            // left half written.
-            let ran = unsafe { tile16_runs(kernel, &from, &to, stream) };
-            debug_assert!(ran, "checked above: the kernel runs here");
         }
     }
-    true
 }
 
 /// How many bands of tiles [`tile16_quarters_run`] runs, and what each
@@ -780,9 +811,8 @@ pub(crate) fn tile16_group_run<T: Copy>(
                 // against 0.49-0.72 without, eight alternated runs; one
                 // round ahead measured between the two (see
                 // `benches/README.md`).
-                #[cfg(target_arch = "x86_64")]
                 if step != 0 {
-                    x86::prefetch(p.wrapping_add(step));
+                    prefetch_at(p.wrapping_add(step));
                 }
             }
         }
@@ -849,10 +879,7 @@ unsafe fn tile16_runs(
 /// Asks for the cache line holding `src[at]` ahead of its use; a hint,
 /// so `at` may be anything, past the end included.
 pub(crate) fn prefetch<T>(src: &[T], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    x86::prefetch(src.as_ptr().wrapping_add(at).cast());
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (src, at);
+    prefetch_at(src.as_ptr().wrapping_add(at).cast());
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -1732,36 +1759,23 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn tile16_avx2_even_run<const ASK: bool>(
         _: Avx2,
-        (from, from_adv, from_band): (([*const u8; 4], usize), usize, usize),
-        (to, to_adv, to_band): (([*mut u8; 4], usize), usize, usize),
-        (count, bands): (usize, usize),
+        walk: &super::TileWalk,
         stream: bool,
-        ahead: super::Prefetch,
     ) {
         let mut buf = TileBuffer(core::mem::MaybeUninit::uninit());
         let buf = buf.0.as_mut_ptr().cast::<u8>();
-        for b in 0..bands {
-            let from_b = (from.0.map(|p| p.wrapping_add(b * from_band)), from.1);
-            let to_b = (to.0.map(|p| p.wrapping_add(b * to_band)), to.1);
-            for k in 0..count {
-                if ASK {
-                    ahead.ask(from_b, (from_adv, from_band), k, (count, b + 1 < bands));
-                }
-                let from = (from_b.0.map(|p| p.wrapping_add(k * from_adv)), from_b.1);
-                let to = (to_b.0.map(|p| p.wrapping_add(k * to_adv)), to_b.1);
-                // SAFETY: as in `tile16_avx2_even`, for tile `k`'s runs of
-                // band `b`, which the caller's contract covers: the
-                // pointers were made from the first tile's by the advances
-                // it states.
-                unsafe {
-                    if stream {
-                        tile16_quarters_asm!("vmovntps", from, to, buf);
-                    } else {
-                        tile16_quarters_asm!("vmovups", from, to, buf);
-                    }
+        walk.each(walk.ahead.filter(|_| ASK), |from, to| {
+            // SAFETY: as in `tile16_avx2_even`, for each tile's runs of
+            // each band, which the caller's contract covers: the pointers
+            // were made from the first tile's by the advances it states.
+            unsafe {
+                if stream {
+                    tile16_quarters_asm!("vmovntps", from, to, buf);
+                } else {
+                    tile16_quarters_asm!("vmovups", from, to, buf);
                 }
             }
-        }
+        });
     }
 
     feature_proof!(Avx2, cpu_avx2, "avx2", "AVX2", "256");
