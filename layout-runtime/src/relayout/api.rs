@@ -243,10 +243,12 @@ impl Layout {
             return Ok(());
         }
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
+        let far = core::mem::size_of_val(logical_row_major) >= super::plan::STREAM_BYTES;
         let mut v = UnpackBits {
             src: storage,
             dst: logical_row_major,
             bits,
+            far,
         };
         Route::over(&walked, &other).run(&walked, &other, &mut v);
         Ok(())

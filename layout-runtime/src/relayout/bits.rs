@@ -6,7 +6,7 @@
 //! `PackIntN`/`UnpackIntN` and LLVM's in-register order; earlier XLA put the
 //! first element in the high-order bits).
 
-use super::kernels::{copy_block, Block};
+use super::kernels::{copy_block, Block, AHEAD_BYTES};
 use super::simd;
 use super::walk::{Axis, Visitor};
 
@@ -291,14 +291,45 @@ fn unpack_rows<T: BitElement>(
             sa: g,
             sb: 1,
         };
-        copy_block(&mut rows, 0, input, x0 * g, block);
-        for (q, row) in rows.chunks_exact(CHUNK).take(g).enumerate() {
-            for t in 0..bits.per {
-                let start = to + (q * bits.per + t) * pitch + x0;
-                let shift = t as u32 * bits.n;
-                for (slot, byte) in dst[start..start + m].iter_mut().zip(&row[..m]) {
-                    *slot = T::from_bits((byte >> shift) & bits.mask, bits.n);
-                }
+        // Straight into the kernel where it takes the groups (four bytes,
+        // `s4 (8,1)`): through `copy_block` each call costs enough to show.
+        let done = simd::deinterleave_groups(g, &mut rows, CHUNK, &input[x0 * g..][..m * g], m);
+        let rest = Block {
+            na: m - done,
+            ..block
+        };
+        copy_block(&mut rows, done, input, (x0 + done) * g, rest);
+        // The widths as constants, so the loops below shift and mask by
+        // immediates.
+        match bits.n {
+            4 => spread_rows::<T, 4>(&rows, g, dst, to, pitch, x0, m),
+            2 => spread_rows::<T, 2>(&rows, g, dst, to, pitch, x0, m),
+            _ => spread_rows::<T, 1>(&rows, g, dst, to, pitch, x0, m),
+        }
+    }
+}
+
+/// Row `q` of `rows` (bytes of `CHUNK` columns) into logical rows
+/// `q*per..(q+1)*per` of `dst`, columns `x0..x0 + m`, for `N`-bit values.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn spread_rows<T: BitElement, const N: u32>(
+    rows: &[u8],
+    g: usize,
+    dst: &mut [T],
+    to: usize,
+    pitch: usize,
+    x0: usize,
+    m: usize,
+) {
+    let per = 8 / N as usize;
+    let mask = ((1u16 << N) - 1) as u8;
+    for (q, row) in rows.chunks_exact(CHUNK).take(g).enumerate() {
+        for t in 0..per {
+            let start = to + (q * per + t) * pitch + x0;
+            let shift = t as u32 * N;
+            for (slot, byte) in dst[start..start + m].iter_mut().zip(&row[..m]) {
+                *slot = T::from_bits((byte >> shift) & mask, N);
             }
         }
     }
@@ -309,12 +340,21 @@ pub(crate) struct UnpackBits<'a, T> {
     pub(crate) src: &'a [u8],
     pub(crate) dst: &'a mut [T],
     pub(crate) bits: Bits,
+    /// Whether `dst` is larger than the cache: each block of row groups
+    /// then asks for the source [`AHEAD_BYTES`] on, where the walk, in
+    /// storage order, reads next.
+    pub(crate) far: bool,
 }
 
 impl<T: BitElement> Visitor for UnpackBits<'_, T> {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
         let bits = self.bits;
         if let Some(g) = bits.row_groups(off, a, b) {
+            if self.far {
+                let (from, len) = (off / bits.per, a.count * g);
+                let at = from.saturating_add((AHEAD_BYTES / len.max(1)).max(1).saturating_mul(len));
+                simd::prefetch_span(self.src, at, at.saturating_add(len));
+            }
             unpack_rows(
                 &self.src[off / bits.per..],
                 self.dst,

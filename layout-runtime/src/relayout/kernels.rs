@@ -6,7 +6,7 @@
 //! 2 or 4 rows into one word), and small transposes (column-major sources).
 
 use super::simd;
-use super::walk::{Axis, Visitor};
+use super::walk::{Axis, Visitor, UNIT};
 
 /// A 2-D copy: `dst[d + i*da + j*db] = src[s + i*sa + j*sb]` for
 /// `i < na`, `j < nb`.
@@ -383,10 +383,10 @@ macro_rules! interleavers {
 
         /// `dst[j*pitch + x] = input[x*gs + j]`: the inverse of the above.
         fn $deinter<T: Copy>(dst: &mut [T], pitch: usize, input: &[T], gs: usize, n: usize) {
-            if $k == 4 && gs == 4 && pitch >= n {
-                let done = simd::deinterleave4_bytes(dst, pitch, input, n);
+            if gs == $k && pitch >= n {
+                let done = simd::deinterleave_groups($k, dst, pitch, input, n);
                 if done > 0 {
-                    return $deinter(&mut dst[done..], pitch, &input[4 * done..], gs, n - done);
+                    return $deinter(&mut dst[done..], pitch, &input[$k * done..], gs, n - done);
                 }
             }
             if gs != $k {
@@ -1666,16 +1666,8 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             // A whole tile of `(2,1)` or `(4,1)` groups at once (the rows
             // go plainly either way, being short): one call a tile, not a
             // stream-or-stage decision per pair or quad of rows.
-            let row_bytes = a.count * core::mem::size_of::<T>();
-            if !self.stage.is_empty() && row_bytes <= PREFETCHED_ROW_BYTES {
-                let span = o.count.saturating_mul(o.walk);
-                let ahead = off.saturating_add(TILES_AHEAD.saturating_mul(span));
-                simd::prefetch_span(self.src, ahead, ahead.saturating_add(span));
-            }
-            for x in 0..o.count {
-                copy_block(self.dst, d + x * o.other, self.src, off + x * o.walk, block);
-            }
-            return;
+            let far = !self.stage.is_empty();
+            return group_tiles(self.dst, d, self.src, off, [UNIT, o, a, b], far);
         }
         let outer = Outer {
             count: o.count,
@@ -1694,8 +1686,83 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         }
     }
 
+    fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
+        if short_group_rows::<T>(self.unit, a, b) {
+            // A band of such tiles in one loop (see `group_tiles`).
+            let far = !self.stage.is_empty();
+            let to = other - self.base;
+            return group_tiles(self.dst, to, self.src, off, [band, o, a, b], far);
+        }
+        for x in 0..band.count {
+            self.block3(off + x * band.walk, other + x * band.other, o, a, b);
+        }
+    }
+
     fn padding(&mut self, _off: usize, _len: usize) {}
 }
+
+/// `band` tiles of `groups` blocks of [`short_group_rows`] (`cols` columns
+/// of groups of `rows` elements, the way back from `(2,1)` and `(4,1)`
+/// tiles) into the destination from `to` on, in one loop straight into
+/// the group kernels ([`simd::deinterleave_groups`], then [`copy_block`]
+/// for the columns they leave); when `far` (a destination past the
+/// cache), each tile asks for the source [`AHEAD_BYTES`] on.
+///
+/// Each block through `copy_block`, and each tile through a call of its
+/// own, cost enough to show against memory's speed. Measured with
+/// `benches/relayout_ab.py` (one process, same buffers, AMD EPYC Zen 3,
+/// `b / a` against the tile-a-call path): on the `s8 (4,1)` unpack the
+/// band in one loop straight into the kernel 0.80-0.90, the band through
+/// `copy_block` 0.97-1.00.
+fn group_tiles<T: Copy>(
+    dst: &mut [T],
+    to: usize,
+    src: &[T],
+    from: usize,
+    [band, groups, cols, rows]: [Axis; 4],
+    far: bool,
+) {
+    let block = Block::from_walked(cols, rows);
+    let tile_len = groups.count.saturating_mul(groups.walk);
+    let tile_bytes = tile_len.saturating_mul(core::mem::size_of::<T>());
+    let ahead = (AHEAD_BYTES / tile_bytes.max(1))
+        .max(1)
+        .saturating_mul(tile_len);
+    for x in 0..band.count {
+        let tile = from + x * band.walk;
+        if far {
+            let at = tile.saturating_add(ahead);
+            simd::prefetch_span(src, at, at.saturating_add(tile_len));
+        }
+        for g in 0..groups.count {
+            let (d, s) = (
+                to + x * band.other + g * groups.other,
+                tile + g * groups.walk,
+            );
+            let input = &src[s..][..rows.count * cols.count];
+            let done =
+                simd::deinterleave_groups(rows.count, &mut dst[d..], rows.other, input, cols.count);
+            if done < cols.count {
+                let rest = Block {
+                    na: cols.count - done,
+                    ..block
+                };
+                copy_block(dst, d + done, src, s + done * rows.count, rest);
+            }
+        }
+    }
+}
+
+/// How far ahead of the tile it unpacks [`group_tiles`] asks for the
+/// source, in whole tiles of at least one: 12 tiles of `s8 (4,1)`, six of
+/// `bf16 (2,1)`. The hardware's prefetchers follow tiles of either, but
+/// not far enough ahead once a tile costs no more than its memory
+/// traffic. Measured with `benches/relayout_ab.py` against the earlier
+/// path (two tiles ahead, `s8` only): `bf16` unpack `b / a` 0.81-1.03
+/// (twelve runs; the word kernel without the prefetch 0.96-1.01, the
+/// prefetch without the word kernel 0.99-1.17); 4 KiB and 24 KiB ahead
+/// read alike within the method's spread.
+pub(super) const AHEAD_BYTES: usize = 12 << 10;
 
 /// `o.count` blocks `b` of `w`-element units whose rows join end to end in
 /// the destination (the tiles of one tile row, unpacked into a row-major
@@ -1797,15 +1864,11 @@ fn stream_joined_rows<T: Copy>(
 ///
 /// [`Scatter::block3`] moves a whole tile of them (the walk's outer step,
 /// four pair rows of a `bf16` `(8,128)(2,1)` tile, two quad rows of `s8`
-/// `(4,1)`) with one [`copy_block`] a block and, for rows of at most
-/// [`PREFETCHED_ROW_BYTES`], asks for the source [`TILES_AHEAD`] tiles on.
-/// Measured on an AMD EPYC Zen 3 (2 vCPUs) against the path that made the
-/// stream-or-stage decision and the prefetch per block: `bf16` unpack
-/// 0.71-0.76 of `memcpy` to 0.86-0.97, `s8` 0.63-0.69 to 0.83-0.98 (`cargo
-/// bench` runs). With and without the prefetch, six alternated runs of a
-/// program that unpacks alone: `s8` 0.80-0.87 against 0.78-0.85, `bf16`
-/// (rows of 256 bytes, which the hardware follows by itself) 0.91-1.00
-/// against 0.96-1.06.
+/// `(4,1)`), [`Scatter::block4`] a band of such tiles, both through
+/// [`group_tiles`]. Measured on an AMD EPYC Zen 3 (2 vCPUs) against the
+/// path that made the stream-or-stage decision and the prefetch per
+/// block, a tile a call: `bf16` unpack 0.71-0.76 of `memcpy` to
+/// 0.86-0.97, `s8` 0.63-0.69 to 0.83-0.98 (`cargo bench` runs).
 fn short_group_rows<T>(unit: usize, a: Axis, b: Axis) -> bool {
     unit == 1
         && a.other == 1
@@ -1817,10 +1880,6 @@ fn short_group_rows<T>(unit: usize, a: Axis, b: Axis) -> bool {
         // of the destination, which `stream_block` streams.
         && b.other > a.count
 }
-
-/// Tiles ahead whose source [`Scatter::block3`] asks for, for
-/// [`short_group_rows`].
-const TILES_AHEAD: usize = 2;
 
 /// Blocks of source (storage order) asked for ahead by
 /// [`prefetch_short_rows`].
@@ -1887,10 +1946,10 @@ mod tests {
     }
 
     /// Every orientation of both sides, dense and padded, against a plain
-    /// double loop; slots outside the block must keep their old value.
+    /// double loop, for elements of 4, 2 and 1 bytes (each size has its own
+    /// kernels); slots outside the block must keep their old value.
     #[test]
     fn blocks_match_a_plain_loop() {
-        const OLD: u32 = u32::MAX;
         for na in 1..=19 {
             for nb in 1..=19 {
                 for pad_d in [0, 3] {
@@ -1906,13 +1965,85 @@ mod tests {
                                     sa,
                                     sb,
                                 };
-                                check(b, OLD);
+                                check(b, u32::MAX, word);
+                                check(b, 0xeeee, half);
+                                check(b, 0xee, byte);
                             }
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Bands of 1-3 tiles of 1-2 groups of `(2,1)`- and `(4,1)`-style
+    /// rows into row-major rows, columns around the kernels' 16 (so that
+    /// some go to `copy_block`), rows apart or back to back, odd offsets,
+    /// with and without prefetching, against a plain loop; sizes the
+    /// kernels do not take go through `copy_block` alone. Slots outside the
+    /// band keep their old value.
+    #[test]
+    fn group_tiles_match_a_plain_loop() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(
+            k: usize,
+            value: impl Fn(usize) -> T,
+            old: T,
+        ) {
+            for cols in [1, 15, 16, 17, 33, 128] {
+                for (tiles, groups) in [(1, 1), (1, 2), (2, 2), (3, 1), (3, 2)] {
+                    for (pad, gap, d, s) in [(0, 0, 0, 0), (3, 2, 1, 5)] {
+                        let pitch = tiles * cols + pad;
+                        let tile = groups * k * cols + gap;
+                        let axes = [
+                            Axis {
+                                count: tiles,
+                                walk: tile,
+                                other: cols,
+                            },
+                            Axis {
+                                count: groups,
+                                walk: k * cols,
+                                other: k * pitch,
+                            },
+                            Axis {
+                                count: cols,
+                                walk: k,
+                                other: 1,
+                            },
+                            Axis {
+                                count: k,
+                                walk: 1,
+                                other: pitch,
+                            },
+                        ];
+                        let src: std::vec::Vec<T> = (0..s + tiles * tile).map(&value).collect();
+                        let mut want = std::vec![old; d + groups * k * pitch + 2];
+                        for x in 0..tiles {
+                            for g in 0..groups {
+                                for i in 0..cols {
+                                    for j in 0..k {
+                                        want[d + (g * k + j) * pitch + x * cols + i] =
+                                            src[s + x * tile + g * k * cols + i * k + j];
+                                    }
+                                }
+                            }
+                        }
+                        for far in [false, true] {
+                            let mut got = std::vec![old; want.len()];
+                            group_tiles(&mut got, d, &src, s, axes, far);
+                            assert_eq!(
+                                got, want,
+                                "{k} rows, {cols} columns, {tiles} x {groups}, pad {pad}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        check(4, |i| (i * 7 + 3) as u8, 0xee);
+        check(2, |i| (i as u16).wrapping_mul(40503) | 0x8000, 0xeeee);
+        check(2, |i| i as u32 | 1 << 31, u32::MAX);
+        check(4, |i| (i % 251) as u16, 0xeeee);
     }
 
     /// The streaming path against the plain one, for every orientation,
@@ -2512,11 +2643,11 @@ mod tests {
         }
     }
 
-    fn check(b: Block, old: u32) {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(b: Block, old: T, value: fn(usize) -> T) {
         let (d, s) = (2, 7);
         let src_len = s + (b.na - 1) * b.sa + (b.nb - 1) * b.sb + 1 + 9;
         let dst_len = d + (b.na - 1) * b.da + (b.nb - 1) * b.db + 1 + 4;
-        let src: std::vec::Vec<u32> = (0..src_len as u32).collect();
+        let src: std::vec::Vec<T> = (0..src_len).map(value).collect();
         let mut expected = std::vec![old; dst_len];
         for i in 0..b.na {
             for j in 0..b.nb {

@@ -120,20 +120,21 @@ pub(crate) fn transpose_units<T: Copy>(
     (na, nb)
 }
 
-/// The bounds the four-row byte kernels rely on, checked once for both:
-/// `n` rounded down to 16 columns when the elements are bytes, the kernels
-/// run on this target, the rows are at least 16 apart (so the 16-byte runs
-/// the kernels move never overlap), the packed side holds `4 * n` and the
-/// side of four rows `pitch` apart holds `3 * pitch + n`; 0 otherwise.
-fn rows4_columns<T>(n: usize, pitch: usize, packed_len: usize, rows_len: usize) -> usize {
+/// The bounds the group kernels rely on, checked once for each call:
+/// `n` rounded down to 16 columns when `k` elements make four bytes (four
+/// rows of bytes, two of 2-byte elements), the kernels run on this target,
+/// the rows are at least 16 apart (so the 16-element runs the kernels move
+/// never overlap), the packed side holds `k * n` and the side of `k` rows
+/// `pitch` apart holds `(k - 1) * pitch + n`; 0 otherwise.
+fn group_columns<T>(k: usize, n: usize, pitch: usize, packed_len: usize, rows_len: usize) -> usize {
     let n = n / 16 * 16;
     let fits = pitch >= 16
-        && packed_len >= 4 * n
+        && packed_len / k >= n
         && pitch
-            .checked_mul(3)
+            .checked_mul(k - 1)
             .and_then(|p| p.checked_add(n))
             .is_some_and(|end| end <= rows_len);
-    if core::mem::size_of::<T>() == 1 && VECTOR_TRANSPOSE && fits {
+    if matches!((k, core::mem::size_of::<T>()), (4, 1) | (2, 2)) && VECTOR_TRANSPOSE && fits {
         n
     } else {
         0
@@ -150,7 +151,7 @@ pub(crate) fn interleave4_bytes<T: Copy>(
     pitch: usize,
     n: usize,
 ) -> usize {
-    let n = rows4_columns::<T>(n, pitch, out.len(), src.len());
+    let n = group_columns::<T>(4, n, pitch, out.len(), src.len());
     if n == 0 {
         return 0;
     }
@@ -169,7 +170,7 @@ pub(crate) fn deinterleave4_bytes<T: Copy>(
     input: &[T],
     n: usize,
 ) -> usize {
-    let n = rows4_columns::<T>(n, pitch, input.len(), dst.len());
+    let n = group_columns::<T>(4, n, pitch, input.len(), dst.len());
     if n == 0 {
         return 0;
     }
@@ -178,6 +179,44 @@ pub(crate) fn deinterleave4_bytes<T: Copy>(
         x86::deinterleave4(dst, x, pitch, &input[4 * x..][..64]);
     }
     n
+}
+
+/// `dst[j*pitch + x] = input[x*2 + j]` for `j < 2` and `x < n` rounded down
+/// to 16, for 2-byte `T`: pairs into two rows (the way back from `bf16`
+/// `(2,1)` tiles) in one pass over the pairs, where the loops the compiler
+/// vectorizes read them once a row. Returns how many columns it did: 0 for
+/// other sizes, other targets or a bound that fails.
+pub(crate) fn deinterleave2_words<T: Copy>(
+    dst: &mut [T],
+    pitch: usize,
+    input: &[T],
+    n: usize,
+) -> usize {
+    let n = group_columns::<T>(2, n, pitch, input.len(), dst.len());
+    if n == 0 {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    for x in (0..n).step_by(16) {
+        x86::deinterleave2(dst, x, pitch, &input[2 * x..][..32]);
+    }
+    n
+}
+
+/// [`deinterleave4_bytes`] for `k` 4, [`deinterleave2_words`] for 2: `k`-element
+/// groups into `k` rows, with the same return value (0 for other `k`).
+pub(crate) fn deinterleave_groups<T: Copy>(
+    k: usize,
+    dst: &mut [T],
+    pitch: usize,
+    input: &[T],
+    n: usize,
+) -> usize {
+    match k {
+        4 => deinterleave4_bytes(dst, pitch, input, n),
+        2 => deinterleave2_words(dst, pitch, input, n),
+        _ => 0,
+    }
 }
 
 /// Rows the streamed interleaves move together for elements of `size`
@@ -1151,7 +1190,7 @@ mod x86 {
         let _ = (&dst[x..][..16], &dst[x + 3 * pitch..][..16]);
         let first = dst[x..].as_mut_ptr();
         // SAFETY: as in `interleave4`, the other way round: the four rows,
-        // `pitch >= 16` apart (checked by `rows4_columns`), are disjoint 16-byte
+        // `pitch >= 16` apart (checked by `group_columns`), are disjoint 16-byte
         // runs inside the unique `dst` (rows 0 and 3 checked above), all
         // addressed from one pointer; 64 bytes of `input` are read.
         unsafe {
@@ -1201,6 +1240,63 @@ mod x86 {
                 d = in(reg) rows[3],
                 out("xmm0") _, out("xmm1") _, out("xmm2") _,
                 out("xmm3") _, out("xmm4") _, out("xmm5") _,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+
+    /// 16 pairs of 2-byte elements, `input[..32]`, into 16 columns of two
+    /// rows, `dst[x..][..16]` and `dst[x + pitch..][..16]`: each half of a
+    /// pair sign-extended to 32 bits (by shifts) and packed back, which
+    /// saturates nothing, so every bit pattern comes through.
+    #[inline]
+    pub(super) fn deinterleave2<T: Copy>(dst: &mut [T], x: usize, pitch: usize, input: &[T]) {
+        assert_eq!(core::mem::size_of::<T>(), 2);
+        let input = &input[..32];
+        // Both rows in bounds.
+        let _ = (&dst[x..][..16], &dst[x + pitch..][..16]);
+        let first = dst[x..].as_mut_ptr();
+        // SAFETY: `T` is two bytes (asserted). The two rows, `pitch >= 16`
+        // apart (checked by `group_columns`), are disjoint 32-byte runs
+        // inside the unique `dst` (both checked above), addressed from one
+        // pointer; 64 bytes of the shared `input`, which cannot overlap
+        // `dst`, are read. The assembly uses no stack and leaves the flags
+        // alone.
+        unsafe {
+            asm!(
+                "movdqu xmm0, [{i}]",
+                "movdqu xmm1, [{i} + 16]",
+                "movdqu xmm4, [{i} + 32]",
+                "movdqu xmm5, [{i} + 48]",
+                "movdqa xmm2, xmm0",
+                "movdqa xmm3, xmm1",
+                "movdqa xmm6, xmm4",
+                "movdqa xmm7, xmm5",
+                "pslld xmm0, 16",
+                "pslld xmm1, 16",
+                "pslld xmm4, 16",
+                "pslld xmm5, 16",
+                "psrad xmm0, 16",
+                "psrad xmm1, 16",
+                "psrad xmm4, 16",
+                "psrad xmm5, 16",
+                "psrad xmm2, 16",
+                "psrad xmm3, 16",
+                "psrad xmm6, 16",
+                "psrad xmm7, 16",
+                "packssdw xmm0, xmm1",
+                "packssdw xmm4, xmm5",
+                "packssdw xmm2, xmm3",
+                "packssdw xmm6, xmm7",
+                "movdqu [{a}], xmm0",
+                "movdqu [{a} + 16], xmm4",
+                "movdqu [{b}], xmm2",
+                "movdqu [{b} + 16], xmm6",
+                i = in(reg) input.as_ptr(),
+                a = in(reg) first,
+                b = in(reg) first.add(pitch),
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                out("xmm4") _, out("xmm5") _, out("xmm6") _, out("xmm7") _,
                 options(nostack, preserves_flags),
             );
         }
@@ -2632,6 +2728,48 @@ pub(super) mod tests {
         }
         assert_eq!(interleave4_bytes(&mut [0u16; 64], &[0u16; 64], 16, 16), 0);
         assert_eq!(deinterleave4_bytes(&mut [0u8; 63], 16, &[0u8; 64], 16), 0);
+    }
+
+    /// Pairs of 2-byte elements into two rows at every column count up to
+    /// 70, odd pitches and offsets, with values across the whole 16-bit
+    /// range (the kernel sign-extends and packs), against a plain loop;
+    /// nothing outside the columns done changes.
+    #[test]
+    fn word_deinterleave_matches_a_plain_loop() {
+        for n in 0..70 {
+            for pad in [0, 1, 17] {
+                let pitch = n + pad;
+                let input: Vec<u16> = (0..=2 * n)
+                    .map(|x| (x as u16).wrapping_mul(40503) ^ 0x8001)
+                    .collect();
+                let mut dst = std::vec![0x5a5au16; pitch + n + 4];
+                let done = deinterleave2_words(&mut dst[3..], pitch, &input[1..], n);
+                let mut want = std::vec![0x5a5au16; pitch + n + 4];
+                for x in 0..done {
+                    for j in 0..2 {
+                        want[3 + j * pitch + x] = input[1 + x * 2 + j];
+                    }
+                }
+                assert_eq!(dst, want, "{n} columns, pitch {pitch}");
+                if VECTOR_TRANSPOSE && pitch >= 16 {
+                    assert_eq!(done, n / 16 * 16);
+                }
+            }
+        }
+        let extremes = [0u16, 1, 0x7fff, 0x8000, 0xffff, 0x0080, 0xff7f, 0x8001];
+        let input: Vec<u16> = (0..32).map(|x| extremes[x % 8]).collect();
+        let mut dst = std::vec![0u16; 32];
+        if deinterleave2_words(&mut dst, 16, &input, 16) == 16 {
+            for x in 0..16 {
+                assert_eq!([dst[x], dst[16 + x]], [input[2 * x], input[2 * x + 1]]);
+            }
+        }
+        // Other sizes, rows closer than the kernel's 16 columns, and too
+        // short a side do nothing.
+        assert_eq!(deinterleave2_words(&mut [0u8; 64], 32, &[0u8; 64], 32), 0);
+        assert_eq!(deinterleave2_words(&mut [0u16; 64], 8, &[0u16; 64], 16), 0);
+        assert_eq!(deinterleave2_words(&mut [0u16; 31], 16, &[0u16; 32], 16), 0);
+        assert_eq!(deinterleave2_words(&mut [0u16; 32], 16, &[0u16; 31], 16), 0);
     }
 
     /// The streamed interleaves of bytes (four rows) and 2-byte elements

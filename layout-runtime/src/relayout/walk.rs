@@ -38,6 +38,14 @@ pub(crate) trait Visitor {
             self.block(off + x * o.walk, other + x * o.other, a, b);
         }
     }
+    /// [`block3`](Self::block3) for each value of `band`, outermost: one call
+    /// for visitors that join the blocks of consecutive tiles (a band of
+    /// tiles unpacked into whole rows), a `block3` at a time otherwise.
+    fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
+        for x in 0..band.count {
+            self.block3(off + x * band.walk, other + x * band.other, o, a, b);
+        }
+    }
     /// Walked slots `off..off + len` are padding.
     fn padding(&mut self, off: usize, len: usize);
     /// [`block`](Self::block), with each row along `b` followed by padding
@@ -618,6 +626,7 @@ fn nest<V: Visitor>(v: &mut V, outer: &[Axis], off: usize, other: usize, a: Axis
     match outer.split_first() {
         None => v.block(off, other, a, b),
         Some((x, [])) => v.block3(off, other, *x, a, b),
+        Some((band, [x])) => v.block4(off, other, *band, *x, a, b),
         Some((x, rest)) => {
             for k in 0..x.count {
                 nest(v, rest, off + k * x.walk, other + k * x.other, a, b);
