@@ -299,8 +299,8 @@ fn unpack_rows<T: BitElement>(
             ..block
         };
         copy_block(&mut rows, done, input, (x0 + done) * g, rest);
-        // The widths as constants, so the loops below shift and mask by
-        // immediates.
+        // The widths (1, 2 or 4, as `Bits::new` allows) as constants, so
+        // the loops below shift and mask by immediates.
         match bits.n {
             4 => spread_rows::<T, 4>(&rows, g, dst, to, pitch, x0, m),
             2 => spread_rows::<T, 2>(&rows, g, dst, to, pitch, x0, m),

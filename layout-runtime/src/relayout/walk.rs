@@ -39,8 +39,8 @@ pub(crate) trait Visitor {
         }
     }
     /// [`block3`](Self::block3) for each value of `band`, outermost: one call
-    /// for visitors that join the blocks of consecutive tiles (a band of
-    /// tiles unpacked into whole rows), a `block3` at a time otherwise.
+    /// for visitors that move a band of tiles in one loop (the way back
+    /// from `(2,1)` and `(4,1)` tiles), a `block3` at a time otherwise.
     fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
         for x in 0..band.count {
             self.block3(off + x * band.walk, other + x * band.other, o, a, b);
