@@ -127,6 +127,9 @@ pub(crate) fn transpose_units<T: Copy>(
 /// never overlap), the packed side holds `k * n` and the side of `k` rows
 /// `pitch` apart holds `(k - 1) * pitch + n`; 0 otherwise.
 fn group_columns<T>(k: usize, n: usize, pitch: usize, packed_len: usize, rows_len: usize) -> usize {
+    if !VECTOR_TRANSPOSE || !matches!((k, core::mem::size_of::<T>()), (4, 1) | (2, 2)) {
+        return 0;
+    }
     let n = n / 16 * 16;
     let fits = pitch >= 16
         && packed_len / k >= n
@@ -134,7 +137,7 @@ fn group_columns<T>(k: usize, n: usize, pitch: usize, packed_len: usize, rows_le
             .checked_mul(k - 1)
             .and_then(|p| p.checked_add(n))
             .is_some_and(|end| end <= rows_len);
-    if matches!((k, core::mem::size_of::<T>()), (4, 1) | (2, 2)) && VECTOR_TRANSPOSE && fits {
+    if fits {
         n
     } else {
         0
@@ -162,49 +165,13 @@ pub(crate) fn interleave4_bytes<T: Copy>(
     n
 }
 
-/// `dst[j*pitch + x] = input[x*4 + j]`: the inverse of [`interleave4_bytes`],
-/// with the same return value.
-pub(crate) fn deinterleave4_bytes<T: Copy>(
-    dst: &mut [T],
-    pitch: usize,
-    input: &[T],
-    n: usize,
-) -> usize {
-    let n = group_columns::<T>(4, n, pitch, input.len(), dst.len());
-    if n == 0 {
-        return 0;
-    }
-    #[cfg(target_arch = "x86_64")]
-    for x in (0..n).step_by(16) {
-        x86::deinterleave4(dst, x, pitch, &input[4 * x..][..64]);
-    }
-    n
-}
-
-/// `dst[j*pitch + x] = input[x*2 + j]` for `j < 2` and `x < n` rounded down
-/// to 16, for 2-byte `T`: pairs into two rows (the way back from `bf16`
-/// `(2,1)` tiles) in one pass over the pairs, where the loops the compiler
-/// vectorizes read them once a row. Returns how many columns it did: 0 for
-/// other sizes, other targets or a bound that fails.
-pub(crate) fn deinterleave2_words<T: Copy>(
-    dst: &mut [T],
-    pitch: usize,
-    input: &[T],
-    n: usize,
-) -> usize {
-    let n = group_columns::<T>(2, n, pitch, input.len(), dst.len());
-    if n == 0 {
-        return 0;
-    }
-    #[cfg(target_arch = "x86_64")]
-    for x in (0..n).step_by(16) {
-        x86::deinterleave2(dst, x, pitch, &input[2 * x..][..32]);
-    }
-    n
-}
-
-/// [`deinterleave4_bytes`] for `k` 4, [`deinterleave2_words`] for 2: `k`-element
-/// groups into `k` rows, with the same return value (0 for other `k`).
+/// `dst[j*pitch + x] = input[x*k + j]` for `j < k` and `x < n` rounded
+/// down to 16: `k`-element groups into `k` rows, four rows of bytes (the
+/// inverse of [`interleave4_bytes`], the way back from `s8 (4,1)` tiles)
+/// or two of 2-byte elements (`bf16 (2,1)`, in one pass over the pairs,
+/// where the loops the compiler vectorizes read them once a row). Returns
+/// how many columns it did: 0 for other `k`, sizes or targets, or a bound
+/// that fails.
 pub(crate) fn deinterleave_groups<T: Copy>(
     k: usize,
     dst: &mut [T],
@@ -212,11 +179,21 @@ pub(crate) fn deinterleave_groups<T: Copy>(
     input: &[T],
     n: usize,
 ) -> usize {
-    match k {
-        4 => deinterleave4_bytes(dst, pitch, input, n),
-        2 => deinterleave2_words(dst, pitch, input, n),
-        _ => 0,
+    let n = group_columns::<T>(k, n, pitch, input.len(), dst.len());
+    if n == 0 {
+        return 0;
     }
+    #[cfg(target_arch = "x86_64")]
+    if k == 4 {
+        for x in (0..n).step_by(16) {
+            x86::deinterleave4(dst, x, pitch, &input[4 * x..][..64]);
+        }
+    } else {
+        for x in (0..n).step_by(16) {
+            x86::deinterleave2(dst, x, pitch, &input[2 * x..][..32]);
+        }
+    }
+    n
 }
 
 /// Rows the streamed interleaves move together for elements of `size`
@@ -2716,7 +2693,7 @@ pub(super) mod tests {
                 }
                 let input: Vec<i8> = (0..=4 * n).map(|x| (x * 5 + 1) as i8).collect();
                 let mut dst = std::vec![0i8; 3 * pitch + n + 4];
-                let done = deinterleave4_bytes(&mut dst[3..], pitch, &input[1..], n);
+                let done = deinterleave_groups(4, &mut dst[3..], pitch, &input[1..], n);
                 let mut want = std::vec![0i8; 3 * pitch + n + 4];
                 for x in 0..done {
                     for j in 0..4 {
@@ -2727,7 +2704,10 @@ pub(super) mod tests {
             }
         }
         assert_eq!(interleave4_bytes(&mut [0u16; 64], &[0u16; 64], 16, 16), 0);
-        assert_eq!(deinterleave4_bytes(&mut [0u8; 63], 16, &[0u8; 64], 16), 0);
+        assert_eq!(
+            deinterleave_groups(4, &mut [0u8; 63], 16, &[0u8; 64], 16),
+            0
+        );
     }
 
     /// Pairs of 2-byte elements into two rows at every column count up to
@@ -2743,7 +2723,7 @@ pub(super) mod tests {
                     .map(|x| (x as u16).wrapping_mul(40503) ^ 0x8001)
                     .collect();
                 let mut dst = std::vec![0x5a5au16; pitch + n + 4];
-                let done = deinterleave2_words(&mut dst[3..], pitch, &input[1..], n);
+                let done = deinterleave_groups(2, &mut dst[3..], pitch, &input[1..], n);
                 let mut want = std::vec![0x5a5au16; pitch + n + 4];
                 for x in 0..done {
                     for j in 0..2 {
@@ -2759,17 +2739,36 @@ pub(super) mod tests {
         let extremes = [0u16, 1, 0x7fff, 0x8000, 0xffff, 0x0080, 0xff7f, 0x8001];
         let input: Vec<u16> = (0..32).map(|x| extremes[x % 8]).collect();
         let mut dst = std::vec![0u16; 32];
-        if deinterleave2_words(&mut dst, 16, &input, 16) == 16 {
+        if deinterleave_groups(2, &mut dst, 16, &input, 16) == 16 {
             for x in 0..16 {
                 assert_eq!([dst[x], dst[16 + x]], [input[2 * x], input[2 * x + 1]]);
             }
         }
         // Other sizes, rows closer than the kernel's 16 columns, and too
         // short a side do nothing.
-        assert_eq!(deinterleave2_words(&mut [0u8; 64], 32, &[0u8; 64], 32), 0);
-        assert_eq!(deinterleave2_words(&mut [0u16; 64], 8, &[0u16; 64], 16), 0);
-        assert_eq!(deinterleave2_words(&mut [0u16; 31], 16, &[0u16; 32], 16), 0);
-        assert_eq!(deinterleave2_words(&mut [0u16; 32], 16, &[0u16; 31], 16), 0);
+        assert_eq!(
+            deinterleave_groups(2, &mut [0u8; 64], 32, &[0u8; 64], 32),
+            0
+        );
+        assert_eq!(
+            deinterleave_groups(2, &mut [0u16; 64], 8, &[0u16; 64], 16),
+            0
+        );
+        assert_eq!(
+            deinterleave_groups(2, &mut [0u16; 31], 16, &[0u16; 32], 16),
+            0
+        );
+        assert_eq!(
+            deinterleave_groups(2, &mut [0u16; 32], 16, &[0u16; 31], 16),
+            0
+        );
+        // Group sizes without a kernel.
+        for k in [0, 1, 3, 8] {
+            assert_eq!(
+                deinterleave_groups(k, &mut [0u8; 512], 64, &[0u8; 512], 32),
+                0
+            );
+        }
     }
 
     /// The streamed interleaves of bytes (four rows) and 2-byte elements
