@@ -1755,9 +1755,9 @@ fn group_tiles<T: Copy>(
 
 /// How far ahead of the tile it unpacks [`group_tiles`] asks for the
 /// source, in whole tiles of at least one: 12 tiles of `s8 (4,1)`, six of
-/// `bf16 (2,1)`. The hardware's prefetchers follow tiles of either, but
-/// not far enough ahead once a tile costs no more than its memory
-/// traffic. Measured with `benches/relayout_ab.py` against the earlier
+/// `bf16 (2,1)`. The hardware's prefetchers follow tiles of either; once
+/// a tile went in one loop without a call of its own, asking further
+/// ahead measured faster. Measured with `benches/relayout_ab.py` against the earlier
 /// path (two tiles ahead, `s8` only): `bf16` unpack `b / a` 0.81-1.03
 /// (twelve runs; the word kernel without the prefetch 0.96-1.01, the
 /// prefetch without the word kernel 0.99-1.17); 4 KiB and 24 KiB ahead
