@@ -23,7 +23,11 @@ use std::time::Instant;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use xla_layout::{layout, parse, RelayoutPlan, StaticLayout};
+use xla_layout::{layout, parse, BitElement, RelayoutPlan, StaticLayout};
+
+#[macro_use]
+#[path = "common/relayout_cases.rs"]
+mod relayout_cases;
 
 const MIB: usize = 1 << 20;
 
@@ -475,76 +479,22 @@ fn convert_case<T: Copy + Default + Send + Sync>(
 /// the module docs), then the same as a table with each case's goal.
 fn timings() {
     let mut rows = Vec::new();
-    pack_case(
-        &mut rows,
-        "f32_8x128",
-        "f32[4096,4096]{1,0:T(8,128)}",
-        WHOLE,
-        |i| i as f32,
-    );
-    pack_case(
-        &mut rows,
-        "f32_ragged_4093",
-        "f32[4093,4093]{1,0:T(8,128)}",
-        WHOLE,
-        |i| i as f32,
-    );
-    // Rows of 2 KiB, four tiles a row.
-    pack_case(
-        &mut rows,
-        "f32_512_cols",
-        "f32[32768,512]{1,0:T(8,128)}",
-        WHOLE,
-        |i| i as f32,
-    );
-    // Rows of 4000 bytes: on 16 bytes, on a line only every fourth.
-    pack_case(
-        &mut rows,
-        "f32_1000_cols",
-        "f32[16384,1000]{1,0:T(8,128)}",
-        WHOLE,
-        |i| i as f32,
-    );
-    pack_case(
-        &mut rows,
-        "bf16_8x128_2x1",
-        "bf16[4096,8192]{1,0:T(8,128)(2,1)}",
-        WHOLE,
-        |i| i as u16,
-    );
-    pack_case(
-        &mut rows,
-        "s8_8x128_4x1",
-        "s8[8192,8192]{1,0:T(8,128)(4,1)}",
-        NARROW,
-        |i| i as i8,
-    );
-
-    if wanted("s4_8x128_8x1") {
-        s4_case(&mut rows);
+    macro_rules! pack {
+        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
+            pack_case::<$t>(&mut rows, $case, $spec, $goal, $make)
+        };
     }
-
-    convert_case(
-        &mut rows,
-        "f32_column_major",
-        "f32[4096,4096]{0,1}",
-        "f32[4096,4096]{1,0:T(8,128)}",
-        |i| i as f32,
-    );
-    convert_case(
-        &mut rows,
-        "f32_transpose",
-        "f32[4096,4096]{0,1}",
-        "f32[4096,4096]{1,0}",
-        |i| i as f32,
-    );
-    convert_case(
-        &mut rows,
-        "bf16_4d_permute",
-        "bf16[64,64,64,128]{3,2,1,0}",
-        "bf16[64,64,64,128]{1,3,2,0:T(8,128)(2,1)}",
-        |i| i as u16,
-    );
+    macro_rules! bits {
+        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
+            bits_case::<$t>(&mut rows, $case, $spec, $goal, $make)
+        };
+    }
+    macro_rules! convert {
+        ($case:expr, $from:expr, $to:expr, $t:ty, $make:expr) => {
+            convert_case::<$t>(&mut rows, $case, $from, $to, $make)
+        };
+    }
+    relayout_cases!(pack, bits, convert);
     threads(&mut rows);
 
     println!();
@@ -560,18 +510,28 @@ fn timings() {
     }
 }
 
-/// `s4` packed two to a byte, in XLA's TPU tiling for 4-bit types.
-fn s4_case(rows: &mut Vec<Row>) {
-    let l = parse("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}").unwrap();
-    let src = data(l.len(), |i| (i % 16) as i8 - 8);
+/// Pack and unpack of a sub-byte layout through `pack_bits`, one `T` per
+/// logical element.
+fn bits_case<T: BitElement + Default>(
+    rows: &mut Vec<Row>,
+    case: &str,
+    spec: &str,
+    goal: f64,
+    make: impl Fn(usize) -> T,
+) {
+    if !wanted(case) {
+        return;
+    }
+    let l = parse(spec).unwrap();
+    let src = data(l.len(), make);
     let (mut out, mut storage) = (vec![0u8; l.storage_bytes()], vec![0u8; l.storage_bytes()]);
     l.pack_bits(&src, &mut storage).unwrap();
-    let mut back = vec![0i8; l.len()];
+    let mut back = vec![T::default(); l.len()];
     measure(
         rows,
-        "s4_8x128_8x1",
-        NARROW,
-        l.len(),
+        case,
+        goal,
+        l.len() * std::mem::size_of::<T>(),
         &mut [
             ("pack", &mut || {
                 l.pack_bits(black_box(&src), &mut out).unwrap();

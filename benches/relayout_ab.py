@@ -35,6 +35,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "benches" / "relayout_ab" / "harness.rs"
+CASES = ROOT / "benches" / "common" / "relayout_cases.rs"
 
 
 def workspace_package():
@@ -92,6 +93,9 @@ def main():
         program = work / "ab"
         (program / "src").mkdir(parents=True)
         shutil.copy(HARNESS, program / "src" / "main.rs")
+        # The list of cases, where the harness's `#[path]` finds it.
+        (program / "common").mkdir()
+        shutil.copy(CASES, program / "common" / "relayout_cases.rs")
         (program / "Cargo.toml").write_text(
             f"""[package]
 name = "relayout-ab"

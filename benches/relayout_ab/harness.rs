@@ -11,11 +11,18 @@
 //! few percent. `b / a` is the ratio of medians: below 1, `b` is faster.
 //!
 //! `ab CASES ROUNDS`: `CASES` a comma-separated list of parts of case
-//! names (`all` for every case), `ROUNDS` the rounds per operation.
+//! names (`all` for every case), `ROUNDS` the rounds per operation. The
+//! cases are the bench's (`benches/common/relayout_cases.rs`).
 
 use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::Instant;
+
+// The path holds both here and where the script copies this file (`src/`
+// of its crate, with `common/` beside `src/`).
+#[macro_use]
+#[path = "../common/relayout_cases.rs"]
+mod relayout_cases;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -181,77 +188,37 @@ fn main() {
             .split(',')
             .any(|part| part == "all" || case.contains(part))
     };
-    // Whole elements, and the sub-byte case through `pack_bits`.
-    pack_case!(
-        wanted,
-        rounds,
-        "f32_8x128",
-        "f32[4096,4096]{1,0:T(8,128)}",
-        (f32, f32),
-        |i| i as f32,
-        (pack, unpack, storage_len)
-    );
-    pack_case!(
-        wanted,
-        rounds,
-        "f32_ragged_4093",
-        "f32[4093,4093]{1,0:T(8,128)}",
-        (f32, f32),
-        |i| i as f32,
-        (pack, unpack, storage_len)
-    );
-    pack_case!(
-        wanted,
-        rounds,
-        "bf16_8x128_2x1",
-        "bf16[4096,8192]{1,0:T(8,128)(2,1)}",
-        (u16, u16),
-        |i| i as u16,
-        (pack, unpack, storage_len)
-    );
-    pack_case!(
-        wanted,
-        rounds,
-        "s8_8x128_4x1",
-        "s8[8192,8192]{1,0:T(8,128)(4,1)}",
-        (i8, i8),
-        |i| i as i8,
-        (pack, unpack, storage_len)
-    );
-    pack_case!(
-        wanted,
-        rounds,
-        "s4_8x128_8x1",
-        "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}",
-        (i8, u8),
-        |i| (i % 16) as i8 - 8,
-        (pack_bits, unpack_bits, storage_bytes)
-    );
-    convert_case!(
-        wanted,
-        rounds,
-        "f32_column_major",
-        ("f32[4096,4096]{0,1}", "f32[4096,4096]{1,0:T(8,128)}"),
-        f32,
-        |i| i as f32
-    );
-    convert_case!(
-        wanted,
-        rounds,
-        "f32_transpose",
-        ("f32[4096,4096]{0,1}", "f32[4096,4096]{1,0}"),
-        f32,
-        |i| i as f32
-    );
-    convert_case!(
-        wanted,
-        rounds,
-        "bf16_4d_permute",
-        (
-            "bf16[64,64,64,128]{3,2,1,0}",
-            "bf16[64,64,64,128]{1,3,2,0:T(8,128)(2,1)}"
-        ),
-        u16,
-        |i| i as u16
-    );
+    // The relayout bench's cases; the goals are the bench's business.
+    macro_rules! pack {
+        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
+            pack_case!(
+                wanted,
+                rounds,
+                $case,
+                $spec,
+                ($t, $t),
+                $make,
+                (pack, unpack, storage_len)
+            )
+        };
+    }
+    macro_rules! bits {
+        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
+            pack_case!(
+                wanted,
+                rounds,
+                $case,
+                $spec,
+                ($t, u8),
+                $make,
+                (pack_bits, unpack_bits, storage_bytes)
+            )
+        };
+    }
+    macro_rules! convert {
+        ($case:expr, $from:expr, $to:expr, $t:ty, $make:expr) => {
+            convert_case!(wanted, rounds, $case, ($from, $to), $t, $make)
+        };
+    }
+    relayout_cases!(pack, bits, convert);
 }
