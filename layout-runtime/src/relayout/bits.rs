@@ -6,7 +6,7 @@
 //! `PackIntN`/`UnpackIntN` and LLVM's in-register order; earlier XLA put the
 //! first element in the high-order bits).
 
-use super::kernels::{copy_block, Block, AHEAD_BYTES};
+use super::kernels::{copy_block, tiles_ahead, Block};
 use super::simd;
 use super::walk::{Axis, Visitor};
 
@@ -341,7 +341,7 @@ pub(crate) struct UnpackBits<'a, T> {
     pub(crate) dst: &'a mut [T],
     pub(crate) bits: Bits,
     /// Whether `dst` is larger than the cache: each block of row groups
-    /// then asks for the source [`AHEAD_BYTES`] on, where the walk, in
+    /// then asks for the source [`tiles_ahead`] on, where the walk, in
     /// storage order, reads next.
     pub(crate) far: bool,
 }
@@ -352,7 +352,7 @@ impl<T: BitElement> Visitor for UnpackBits<'_, T> {
         if let Some(g) = bits.row_groups(off, a, b) {
             if self.far {
                 let (from, len) = (off / bits.per, a.count * g);
-                let at = from.saturating_add((AHEAD_BYTES / len.max(1)).max(1).saturating_mul(len));
+                let at = from.saturating_add(tiles_ahead::<u8>(len));
                 simd::prefetch_span(self.src, at, at.saturating_add(len));
             }
             unpack_rows(

@@ -1724,10 +1724,7 @@ fn group_tiles<T: Copy>(
 ) {
     let block = Block::from_walked(cols, rows);
     let tile_len = groups.count.saturating_mul(groups.walk);
-    let tile_bytes = tile_len.saturating_mul(core::mem::size_of::<T>());
-    let ahead = (AHEAD_BYTES / tile_bytes.max(1))
-        .max(1)
-        .saturating_mul(tile_len);
+    let ahead = tiles_ahead::<T>(tile_len);
     for x in 0..band.count {
         let tile = from + x * band.walk;
         if far {
@@ -1762,7 +1759,16 @@ fn group_tiles<T: Copy>(
 /// (twelve runs; the word kernel without the prefetch 0.96-1.01, the
 /// prefetch without the word kernel 0.99-1.17); 4 KiB and 24 KiB ahead
 /// read alike within the method's spread.
-pub(super) const AHEAD_BYTES: usize = 12 << 10;
+const AHEAD_BYTES: usize = 12 << 10;
+
+/// Elements from a tile of `tile_len` `T`s to the one whose source is
+/// asked for ahead of it: [`AHEAD_BYTES`] in whole tiles, at least one.
+pub(super) fn tiles_ahead<T>(tile_len: usize) -> usize {
+    let tile_bytes = tile_len.saturating_mul(core::mem::size_of::<T>());
+    (AHEAD_BYTES / tile_bytes.max(1))
+        .max(1)
+        .saturating_mul(tile_len)
+}
 
 /// `o.count` blocks `b` of `w`-element units whose rows join end to end in
 /// the destination (the tiles of one tile row, unpacked into a row-major

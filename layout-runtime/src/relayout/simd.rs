@@ -590,7 +590,7 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
     if !kernel.available() {
         return false;
     }
-    walk.each(walk.ahead, |from, to| {
+    walk.each::<true>(|from, to| {
         let to: [*mut u8; 16] =
             core::array::from_fn(|r| quarter_run(to.0, to.1, r, <*mut u8>::wrapping_add));
         let from: [*const u8; 16] =
@@ -621,18 +621,18 @@ struct TileWalk {
 
 impl TileWalk {
     /// Calls `tile` with each tile's quarters on both sides, band by band,
-    /// each tile's source asked for ahead first if `ahead` (the walk's, or
-    /// `None`: a constant where the caller knows it, so that the loop
-    /// carries no test).
+    /// each tile's source asked for ahead first if `ASK` and the walk asks
+    /// ahead (`ASK` a constant, so that where the caller knows the walk
+    /// does not, the loop carries no test).
     // Always inlined: in the AVX2 kernel's function, the loop around the
     // asm must stay a loop of that function, with no call a tile.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn each(
+    fn each<const ASK: bool>(
         &self,
-        ahead: Option<Prefetch>,
         mut tile: impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
     ) {
+        let ahead = self.ahead.filter(|_| ASK);
         let ((from, step_from), (to, step_to)) = (self.from, self.to);
         for b in 0..self.bands {
             let from_b = from.map(|p| p.wrapping_add(b * self.from_adv.1));
@@ -1837,7 +1837,7 @@ mod x86 {
     ) {
         let mut buf = TileBuffer(core::mem::MaybeUninit::uninit());
         let buf = buf.0.as_mut_ptr().cast::<u8>();
-        walk.each(walk.ahead.filter(|_| ASK), |from, to| {
+        walk.each::<ASK>(|from, to| {
             // SAFETY: as in `tile16_avx2_even`, for each tile's runs of
             // each band, which the caller's contract covers: the pointers
             // were made from the first tile's by the advances it states.
