@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use divan::counter::BytesCount;
 use divan::{black_box, Bencher};
-use xla_layout::{layout, parse, BitElement, RelayoutPlan, StaticLayout};
+use xla_layout::{layout, parse, Layout, RelayoutPlan, StaticLayout};
 
 #[macro_use]
 #[path = "common/relayout_cases.rs"]
@@ -407,24 +407,27 @@ const WHOLE: f64 = 0.9;
 const NARROW: f64 = 0.75;
 const PERMUTED: f64 = 0.6;
 
-/// Pack and unpack of a whole-element layout of 64 MiB.
-fn pack_case<T: Copy + Default + Send + Sync>(
+/// Pack and unpack of a layout of 64 MiB of `T`s stored as `S`s, through
+/// `pack` and `unpack` (`Layout::pack` or `Layout::pack_bits` and their
+/// inverses), `storage` of them long.
+fn pack_case<T: Copy + Default, S: Copy + Default>(
     rows: &mut Vec<Row>,
-    case: &str,
-    spec: &str,
-    goal: f64,
+    (case, spec, goal): (&str, &str, f64),
     make: impl Fn(usize) -> T,
+    pack: impl Fn(&Layout, &[T], &mut [S]),
+    unpack: impl Fn(&Layout, &[S], &mut [T]),
+    storage: fn(&Layout) -> usize,
 ) {
     if !wanted(case) {
         return;
     }
     let l = parse(spec).unwrap();
     let src = data(l.len(), make);
-    let (mut out, mut storage) = (
-        vec![T::default(); l.storage_len()],
-        vec![T::default(); l.storage_len()],
+    let (mut out, mut stored) = (
+        vec![S::default(); storage(&l)],
+        vec![S::default(); storage(&l)],
     );
-    l.pack(&src, &mut storage).unwrap();
+    pack(&l, &src, &mut stored);
     let mut back = vec![T::default(); l.len()];
     measure(
         rows,
@@ -432,10 +435,8 @@ fn pack_case<T: Copy + Default + Send + Sync>(
         goal,
         l.len() * std::mem::size_of::<T>(),
         &mut [
-            ("pack", &mut || l.pack(black_box(&src), &mut out).unwrap()),
-            ("unpack", &mut || {
-                l.unpack(black_box(&storage), &mut back).unwrap();
-            }),
+            ("pack", &mut || pack(&l, black_box(&src), &mut out)),
+            ("unpack", &mut || unpack(&l, black_box(&stored), &mut back)),
         ],
     );
 }
@@ -480,13 +481,15 @@ fn convert_case<T: Copy + Default + Send + Sync>(
 fn timings() {
     let mut rows = Vec::new();
     macro_rules! pack {
-        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
-            pack_case::<$t>(&mut rows, $case, $spec, $goal, $make)
-        };
-    }
-    macro_rules! bits {
-        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
-            bits_case::<$t>(&mut rows, $case, $spec, $goal, $make)
+        ($case:expr, $spec:expr, $goal:ident, ($t:ty, $s:ty), ($pack:ident, $unpack:ident, $len:ident), $make:expr) => {
+            pack_case::<$t, $s>(
+                &mut rows,
+                ($case, $spec, $goal),
+                $make,
+                |l, src, dst| l.$pack(src, dst).unwrap(),
+                |l, src, dst| l.$unpack(src, dst).unwrap(),
+                Layout::$len,
+            )
         };
     }
     macro_rules! convert {
@@ -494,7 +497,7 @@ fn timings() {
             convert_case::<$t>(&mut rows, $case, $from, $to, $make)
         };
     }
-    relayout_cases!(pack, bits, convert);
+    relayout_cases!(pack, convert);
     threads(&mut rows);
 
     println!();
@@ -508,39 +511,6 @@ fn timings() {
             println!("| {case} | {op} | {ratio:.2} | {goal:.2} | {met} |");
         }
     }
-}
-
-/// Pack and unpack of a sub-byte layout through `pack_bits`, one `T` per
-/// logical element.
-fn bits_case<T: BitElement + Default>(
-    rows: &mut Vec<Row>,
-    case: &str,
-    spec: &str,
-    goal: f64,
-    make: impl Fn(usize) -> T,
-) {
-    if !wanted(case) {
-        return;
-    }
-    let l = parse(spec).unwrap();
-    let src = data(l.len(), make);
-    let (mut out, mut storage) = (vec![0u8; l.storage_bytes()], vec![0u8; l.storage_bytes()]);
-    l.pack_bits(&src, &mut storage).unwrap();
-    let mut back = vec![T::default(); l.len()];
-    measure(
-        rows,
-        case,
-        goal,
-        l.len() * std::mem::size_of::<T>(),
-        &mut [
-            ("pack", &mut || {
-                l.pack_bits(black_box(&src), &mut out).unwrap();
-            }),
-            ("unpack", &mut || {
-                l.unpack_bits(black_box(&storage), &mut back).unwrap();
-            }),
-        ],
-    );
 }
 
 /// Runs `plan` cut into `threads` chunks, one scoped thread each.

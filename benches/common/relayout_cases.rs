@@ -3,26 +3,30 @@
 //! program `benches/relayout_ab.py` builds, so that the two time the same
 //! layouts.
 
-/// Calls `$pack!(case, spec, goal, element, make)` for each layout packed
-/// from and unpacked to a row-major array of `element`s (`make(i)` the
-/// `i`-th), `$bits!(...)`, the same, for the sub-byte layout (through
-/// `pack_bits`), and `$convert!(case, from, to, element, make)` for each
-/// conversion there and back. `goal` is one of the idents `WHOLE`,
-/// `NARROW` and `PERMUTED`, which the caller may define or ignore.
+/// Calls `$pack!(case, spec, goal, (element, stored), (pack, unpack,
+/// storage), make)` for each layout packed from and unpacked to a
+/// row-major array of `element`s (`make(i)` the `i`-th) into `stored`s,
+/// through the `Layout` methods `pack` and `unpack`, `storage` of them
+/// long (`pack_bits` for the sub-byte layout), and `$convert!(case, from,
+/// to, element, make)` for each conversion there and back. `goal` is one
+/// of the idents `WHOLE`, `NARROW` and `PERMUTED`, which the caller may
+/// define or ignore.
 macro_rules! relayout_cases {
-    ($pack:ident, $bits:ident, $convert:ident) => {
+    ($pack:ident, $convert:ident) => {
         $pack!(
             "f32_8x128",
             "f32[4096,4096]{1,0:T(8,128)}",
             WHOLE,
-            f32,
+            (f32, f32),
+            (pack, unpack, storage_len),
             |i| i as f32
         );
         $pack!(
             "f32_ragged_4093",
             "f32[4093,4093]{1,0:T(8,128)}",
             WHOLE,
-            f32,
+            (f32, f32),
+            (pack, unpack, storage_len),
             |i| i as f32
         );
         // Rows of 2 KiB, four tiles a row.
@@ -30,7 +34,8 @@ macro_rules! relayout_cases {
             "f32_512_cols",
             "f32[32768,512]{1,0:T(8,128)}",
             WHOLE,
-            f32,
+            (f32, f32),
+            (pack, unpack, storage_len),
             |i| i as f32
         );
         // Rows of 4000 bytes: on 16 bytes, on a line only every fourth.
@@ -38,30 +43,34 @@ macro_rules! relayout_cases {
             "f32_1000_cols",
             "f32[16384,1000]{1,0:T(8,128)}",
             WHOLE,
-            f32,
+            (f32, f32),
+            (pack, unpack, storage_len),
             |i| i as f32
         );
         $pack!(
             "bf16_8x128_2x1",
             "bf16[4096,8192]{1,0:T(8,128)(2,1)}",
             WHOLE,
-            u16,
+            (u16, u16),
+            (pack, unpack, storage_len),
             |i| i as u16
         );
         $pack!(
             "s8_8x128_4x1",
             "s8[8192,8192]{1,0:T(8,128)(4,1)}",
             NARROW,
-            i8,
+            (i8, i8),
+            (pack, unpack, storage_len),
             |i| i as i8
         );
         // `s4` packed two to a byte, in XLA's TPU tiling for 4-bit types.
-        $bits!(
+        $pack!(
             "s4_8x128_8x1",
             "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}",
             NARROW,
-            i8,
-            |i| { (i % 16) as i8 - 8 }
+            (i8, u8),
+            (pack_bits, unpack_bits, storage_bytes),
+            |i| (i % 16) as i8 - 8
         );
         $convert!(
             "f32_column_major",
@@ -75,7 +84,7 @@ macro_rules! relayout_cases {
             "f32[4096,4096]{0,1}",
             "f32[4096,4096]{1,0}",
             f32,
-            |i| { i as f32 }
+            |i| i as f32
         );
         $convert!(
             "bf16_4d_permute",

@@ -190,29 +190,8 @@ fn main() {
     };
     // The relayout bench's cases; the goals are the bench's business.
     macro_rules! pack {
-        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
-            pack_case!(
-                wanted,
-                rounds,
-                $case,
-                $spec,
-                ($t, $t),
-                $make,
-                (pack, unpack, storage_len)
-            )
-        };
-    }
-    macro_rules! bits {
-        ($case:expr, $spec:expr, $goal:ident, $t:ty, $make:expr) => {
-            pack_case!(
-                wanted,
-                rounds,
-                $case,
-                $spec,
-                ($t, u8),
-                $make,
-                (pack_bits, unpack_bits, storage_bytes)
-            )
+        ($case:expr, $spec:expr, $goal:ident, $types:tt, $methods:tt, $make:expr) => {
+            pack_case!(wanted, rounds, $case, $spec, $types, $make, $methods)
         };
     }
     macro_rules! convert {
@@ -220,5 +199,5 @@ fn main() {
             convert_case!(wanted, rounds, $case, ($from, $to), $t, $make)
         };
     }
-    relayout_cases!(pack, bits, convert);
+    relayout_cases!(pack, convert);
 }
