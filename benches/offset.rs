@@ -31,6 +31,17 @@ fn sum2(n: [usize; 2], offset: impl Fn(usize, usize) -> usize) -> usize {
     sum
 }
 
+/// The wrapping sum of `offsets`, one `next` call at a time (as a `for`
+/// loop takes them), not through `fold`.
+#[inline]
+fn sum_by_next(offsets: impl Iterator<Item = usize>) -> usize {
+    let mut sum = 0usize;
+    for o in offsets {
+        sum = sum.wrapping_add(o);
+    }
+    sum
+}
+
 /// [`sum2`] for five dims.
 #[inline]
 fn sum5(n: [usize; 5], offset: impl Fn(usize, usize, usize, usize, usize) -> usize) -> usize {
@@ -108,6 +119,14 @@ macro_rules! sum2_benches {
                 let l = xla_layout::parse(black_box(SPEC)).unwrap();
                 b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
                     .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
+            }
+
+            /// The same walk through `next`, as a `for` loop drives it.
+            #[divan::bench(sample_count = 100)]
+            fn run_time_offsets_next(b: Bencher) {
+                let l = xla_layout::parse(black_box(SPEC)).unwrap();
+                b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
+                    .bench(|| super::sum_by_next(l.offsets()));
             }
         }
     };
@@ -200,6 +219,14 @@ mod sum_combined {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(LEN))
             .bench(|| l.offsets().fold(0usize, usize::wrapping_add));
+    }
+
+    /// The same walk through `next`, as a `for` loop drives it.
+    #[divan::bench(sample_count = 100)]
+    fn run_time_offsets_next(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(LEN))
+            .bench(|| super::sum_by_next(l.offsets()));
     }
 }
 

@@ -10,7 +10,9 @@
 //! `cargo bench --bench tensor`; after divan's table it prints the ratios
 //! (fastest of several runs each). The `f32` sums are one chain of
 //! dependent additions, as a float sum is; the `u32` sums let the compiler
-//! vectorize, which shows the walk's own overhead.
+//! vectorize, which shows the walk's own overhead. A last line sums `u16`
+//! over `bf16[4096,4096]{1,0:T(8,128)(2,1)}` through `iter()`, whose logical
+//! neighbours lie two slots apart: the walk's rows of stride 2.
 
 use std::hint::black_box;
 use std::sync::OnceLock;
@@ -20,6 +22,7 @@ use xla_layout::{layout, Tensor};
 
 layout!(struct Big = "f32[4096,4096]{1,0:T(8,128)}");
 layout!(struct BigU = "u32[4096,4096]{1,0:T(8,128)}");
+layout!(struct Pairs = "bf16[4096,4096]{1,0:T(8,128)(2,1)}");
 
 fn main() {
     divan::main();
@@ -33,6 +36,12 @@ fn floats() -> &'static [f32] {
             .map(|k| f32::from((k % 7) as u8))
             .collect()
     })
+}
+
+/// Storage of [`Pairs`], as `u16` bit patterns.
+fn halves() -> &'static [u16] {
+    static DATA: OnceLock<Vec<u16>> = OnceLock::new();
+    DATA.get_or_init(|| (0..Pairs::STORAGE_LEN).map(|k| (k % 7) as u16).collect())
 }
 
 fn ints() -> &'static [u32] {
@@ -225,6 +234,7 @@ fn ratios() {
             ratio(tiles, slice),
         );
     }
+    strided_iter(runs);
     // Each pair timed alternately, so load from other processes falls on
     // both sides alike.
     let pair = |a: &mut dyn FnMut(), b: &mut dyn FnMut()| {
@@ -272,4 +282,29 @@ fn ratios() {
             ms(offset),
         );
     }
+}
+
+/// `iter()` over a `(2,1)` tiling, whose logical rows lie two slots apart
+/// in storage: runs of stride 2 (the sum widens to `u32`).
+fn strided_iter(runs: usize) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let hs = halves();
+    let th = Tensor::new(Pairs, hs).unwrap();
+    let widen = |a: u32, &x: &u16| a.wrapping_add(u32::from(x));
+    assert_eq!(
+        hs.iter().fold(0, widen),
+        th.iter().fold(0, widen),
+        "the same sum"
+    );
+    let (slice, iter) = (
+        fastest(runs, || black_box(hs).iter().fold(0, widen)),
+        fastest(runs, || black_box(&th).iter().fold(0, widen)),
+    );
+    println!(
+        "  u16 over {}: slice {:.2} ms, iter() {:.2} ms ({:.2}x slice)",
+        Pairs::SPEC,
+        ms(slice),
+        ms(iter),
+        iter.as_secs_f64() / slice.as_secs_f64(),
+    );
 }

@@ -53,7 +53,33 @@ fn check_u32(r: &RefLayout) {
     assert_eq!(got, slots, "slots {spec}");
     assert_eq!(l.slots().len(), slots.len());
     let offsets: Vec<usize> = l.offsets().collect();
-    assert_eq!(offsets, r.offsets_row_major(), "offsets {spec}");
+    let want = r.offsets_row_major();
+    assert_eq!(offsets, want, "offsets {spec}");
+    // `fold` walks a run at a time, `next` an element at a time out of the
+    // same runs: both, and `next` then `fold` from several places in
+    // between, give the same offsets, and the length stays exact.
+    for first in [
+        0,
+        1,
+        2,
+        want.len() / 3,
+        want.len().saturating_sub(1),
+        want.len(),
+    ] {
+        let first = first.min(want.len());
+        let mut it = l.offsets();
+        let mut got = Vec::new();
+        for k in 0..first {
+            assert_eq!(it.len(), want.len() - k, "offsets len {spec}");
+            got.extend(it.next());
+        }
+        assert_eq!(it.len(), want.len() - first, "offsets len {spec}");
+        let got = it.fold(got, |mut v, o| {
+            v.push(o);
+            v
+        });
+        assert_eq!(got, want, "offsets, {first} by next then fold {spec}");
+    }
 }
 
 /// Pack and unpack with a Rust type as wide as the layout's own element

@@ -73,6 +73,16 @@ fn check_reads(c: &Case) {
         "iter {spec}"
     );
     assert_eq!(t.iter().len(), l.len());
+    // `fold` takes a run at a time, also after some elements taken by `next`.
+    for first in [0, 1, l.len() / 2] {
+        let mut it = t.iter();
+        let head: Vec<u32> = it.by_ref().take(first).copied().collect();
+        let all = it.fold(head, |mut v, &x| {
+            v.push(x);
+            v
+        });
+        assert_eq!(all, c.logical, "iter, {first} by next then fold {spec}");
+    }
     for (p, (index, &x)) in t.indexed_iter().enumerate() {
         assert_eq!(&*index, &unravel(p, dims)[..], "indexed_iter {spec}");
         assert_eq!(x, c.logical[p], "indexed_iter {spec}");

@@ -152,6 +152,11 @@ impl core::iter::FusedIterator for Slots {}
 /// The storage offset of every element, in row-major logical order. Made by
 /// [`Layout::offsets`].
 ///
+/// It counts the layout's digits a block at a time: rows of offsets a
+/// constant stride apart (a `T(8,128)` tile's row of 128, a `(2,1)` tile's
+/// pairs two apart), so `fold` (and `sum`, `for_each`, `count`) runs each
+/// row as one loop and `next` costs a test and an addition.
+///
 /// # Examples
 ///
 /// ```
@@ -162,7 +167,129 @@ impl core::iter::FusedIterator for Slots {}
 #[derive(Clone, Debug)]
 pub struct Offsets {
     inner: OffsetsInner,
+    /// Elements the odometer has not handed out yet, `cursor` excluded.
     remaining: usize,
+    /// What is left of the block `next` is in: a test and an addition a
+    /// call, one more test a row, the odometer's carries once a block.
+    cursor: Cursor,
+}
+
+/// A place in a [`Block`]: the next element and how many are left in its
+/// row, which is all `next` reads and writes, and the rows after it. The
+/// fewer fields a call touches, the faster a `for` loop runs: with the
+/// block's count taken down on every call as well, summing a `bf16
+/// (8,128)(2,1)` layout's offsets by `next` took 4.1 ms against 0.78 ms.
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    at: usize,
+    in_row: usize,
+    inner_stride: usize,
+    /// The current row's first element.
+    row: usize,
+    /// Elements of the block past the current row.
+    rest: usize,
+    inner_count: usize,
+    outer_stride: usize,
+}
+
+impl Cursor {
+    const EMPTY: Cursor = Cursor {
+        at: 0,
+        in_row: 0,
+        inner_stride: 1,
+        row: 0,
+        rest: 0,
+        inner_count: 1,
+        outer_stride: 0,
+    };
+
+    fn new(b: Block) -> Cursor {
+        let in_row = b.inner_count.min(b.len);
+        Cursor {
+            at: b.start,
+            in_row,
+            inner_stride: b.inner_stride,
+            row: b.start,
+            rest: b.len - in_row,
+            inner_count: b.inner_count,
+            outer_stride: b.outer_stride,
+        }
+    }
+
+    /// Elements left in the block.
+    fn left(&self) -> usize {
+        self.in_row + self.rest
+    }
+
+    /// Onto the next row once the current one is done; `false` at the
+    /// block's end.
+    fn next_row(&mut self) -> bool {
+        if self.in_row == 0 && self.rest > 0 {
+            self.row = self.row.wrapping_add(self.outer_stride);
+            self.at = self.row;
+            self.in_row = self.inner_count.min(self.rest);
+            self.rest -= self.in_row;
+        }
+        self.in_row > 0
+    }
+}
+
+/// A run of elements in logical order whose offsets step by one stride:
+/// `start + k * stride` for `k < len`. Within a run only the innermost dim's
+/// lowest digit moves (a `T(8,128)` tile's row of 128, a `(2,1)` tile's
+/// pairs two apart).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+    pub(crate) stride: usize,
+}
+
+/// Elements in logical order laid out as rows of [`Run`]s: element `t` at
+/// `start + (t / inner_count) * outer_stride + (t % inner_count) *
+/// inner_stride`, for `t < len`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+    pub(crate) inner_count: usize,
+    pub(crate) inner_stride: usize,
+    pub(crate) outer_stride: usize,
+}
+
+impl Block {
+    /// The block's rows, in order; the last may be short.
+    pub(crate) fn runs(self) -> impl Iterator<Item = Run> {
+        let rows = self.len.div_ceil(self.inner_count.max(1));
+        (0..rows).map(move |a| Run {
+            start: self.start + a * self.outer_stride,
+            len: (self.len - a * self.inner_count).min(self.inner_count),
+            stride: self.inner_stride,
+        })
+    }
+}
+
+impl From<Run> for Block {
+    fn from(run: Run) -> Block {
+        Block {
+            start: run.start,
+            len: run.len,
+            inner_count: run.len,
+            inner_stride: run.stride,
+            outer_stride: 0,
+        }
+    }
+}
+
+impl Run {
+    /// The storage the run's elements lie in, first to last.
+    pub(crate) fn span(self) -> core::ops::Range<usize> {
+        let end = match self.len {
+            0 => self.start,
+            n => self.start + (n - 1) * self.stride + 1,
+        };
+        self.start..end
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -211,6 +338,7 @@ impl Offsets {
         Offsets {
             inner,
             remaining: layout.len(),
+            cursor: Cursor::EMPTY,
         }
     }
 
@@ -283,7 +411,43 @@ impl Offsets {
 impl Iterator for Offsets {
     type Item = usize;
 
+    #[inline]
     fn next(&mut self) -> Option<usize> {
+        if self.cursor.in_row == 0 && !self.cursor.next_row() {
+            self.cursor = Cursor::new(self.odometer_block()?);
+        }
+        let c = &mut self.cursor;
+        c.in_row -= 1;
+        let offset = c.at;
+        c.at = offset.wrapping_add(c.inner_stride);
+        Some(offset)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.remaining + self.cursor.left();
+        (n, Some(n))
+    }
+
+    /// A block at a time: the odometer carries once a block, and each of
+    /// its rows is one loop over `start + k * stride`, which the compiler
+    /// can vectorize.
+    fn fold<B, F: FnMut(B, usize) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while let Some(block) = self.next_block() {
+            for run in block.runs() {
+                acc = (0..run.len).fold(acc, |acc, k| f(acc, run.start + k * run.stride));
+            }
+        }
+        acc
+    }
+}
+
+impl ExactSizeIterator for Offsets {}
+impl core::iter::FusedIterator for Offsets {}
+
+impl Offsets {
+    /// One odometer step: the offset it stood at, then the next index's.
+    fn step(&mut self) -> Option<usize> {
         if self.remaining == 0 {
             return None;
         }
@@ -336,23 +500,39 @@ impl Iterator for Offsets {
         }
     }
 
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining, Some(self.remaining))
-    }
-}
-
-impl ExactSizeIterator for Offsets {}
-impl core::iter::FusedIterator for Offsets {}
-
-impl Offsets {
     /// The next run of elements that lie side by side in storage, in logical
     /// order: `(offset, len)` for elements at `offset..offset + len`. One
-    /// odometer step per run, not per element.
+    /// odometer step per run, not per element. For `Tensor::iter_mut`,
+    /// which splits the storage into one `&mut` slice a run.
+    #[cfg(any(test, feature = "alloc"))]
     pub(crate) fn next_run(&mut self) -> Option<(usize, usize)> {
+        let run = self.take(true)?;
+        Some((run.start, run.len))
+    }
+
+    /// The next [`Run`], of any stride.
+    pub(crate) fn next_strided(&mut self) -> Option<Run> {
+        self.take(false)
+    }
+
+    /// The next [`Block`]: from the start of the innermost dim's two lowest
+    /// digits, as far as they go without a carry into a third (a whole row
+    /// of a `T(8,128)` tiling, or of its column-major transpose); otherwise
+    /// the next [`Run`].
+    pub(crate) fn next_block(&mut self) -> Option<Block> {
+        if self.cursor.left() > 0 {
+            return self.take(false).map(Block::from);
+        }
+        self.odometer_block()
+    }
+
+    /// The odometer's next block (see [`next_block`](Self::next_block)),
+    /// the odometer moved past it.
+    fn odometer_block(&mut self) -> Option<Block> {
         if self.remaining == 0 {
             return None;
         }
-        let len = match &mut self.inner {
+        let (len, inner, outer) = match &mut self.inner {
             OffsetsInner::Digits {
                 links,
                 values,
@@ -360,28 +540,183 @@ impl Offsets {
                 n_chains,
                 index,
                 offset,
-            } if *n_chains > 0 => {
+            } if *n_chains > 0
+                && chains[*n_chains - 1].len > 1
+                && values[chains[*n_chains - 1].first] == 0
+                && values[chains[*n_chains - 1].first + 1] == 0 =>
+            {
                 let c = *n_chains - 1;
-                let ch = chains[c];
-                let l = ch.first;
-                if ch.len == 0 || links[l].stride != 1 {
+                let (ch, l) = (chains[c], chains[c].first);
+                let (inner, outer) = (links[l], links[l + 1]);
+                let len = inner
+                    .count
+                    .saturating_mul(outer.count)
+                    .min(ch.bound - index[c])
+                    .min(self.remaining);
+                // Up to its last element, the block is the two digits
+                // counting; the last step may carry.
+                let last = len - 1;
+                let (hi, lo) = (last / inner.count, last % inner.count);
+                values[l] = lo;
+                values[l + 1] = hi;
+                index[c] += last;
+                *offset += lo * inner.stride + hi * outer.stride;
+                self.remaining -= last;
+                (len, inner, outer)
+            }
+            _ => return self.odometer_run(false).map(Block::from),
+        };
+        let last = self.step()?;
+        let (hi, lo) = ((len - 1) / inner.count, (len - 1) % inner.count);
+        Some(Block {
+            start: last - lo * inner.stride - hi * outer.stride,
+            len,
+            inner_count: inner.count,
+            inner_stride: inner.stride,
+            outer_stride: outer.stride,
+        })
+    }
+
+    /// What is left of the cursor's row, or the odometer's next run; with
+    /// `unit`, only elements side by side (one element of a wider stride).
+    fn take(&mut self, unit: bool) -> Option<Run> {
+        let c = &mut self.cursor;
+        if !c.next_row() {
+            return self.odometer_run(unit);
+        }
+        let len = if unit && c.inner_stride != 1 {
+            1
+        } else {
+            c.in_row
+        };
+        let run = Run {
+            start: c.at,
+            len,
+            stride: c.inner_stride,
+        };
+        c.in_row -= len;
+        c.at = c.at.wrapping_add(len.wrapping_mul(c.inner_stride));
+        Some(run)
+    }
+
+    /// The odometer's next run, the odometer moved past it: as far as the
+    /// innermost dim's lowest digit goes without a carry (and without
+    /// reaching the dim's bound); one element where there is no such digit.
+    fn odometer_run(&mut self, unit: bool) -> Option<Run> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let (len, stride) = match &mut self.inner {
+            OffsetsInner::Digits {
+                links,
+                values,
+                chains,
+                n_chains,
+                index,
+                offset,
+            } if *n_chains > 0 && chains[*n_chains - 1].len > 0 => {
+                let c = *n_chains - 1;
+                let (ch, l) = (chains[c], chains[c].first);
+                let stride = links[l].stride;
+                let len = if unit && stride != 1 {
                     1
                 } else {
-                    // Inside the innermost digit, and inside the dim's bound.
-                    let len = (links[l].count - values[l])
+                    (links[l].count - values[l])
                         .min(ch.bound - index[c])
-                        .min(self.remaining);
-                    // All but the last step never carry.
-                    values[l] += len - 1;
-                    index[c] += len - 1;
-                    *offset += len - 1;
-                    self.remaining -= len - 1;
-                    len
-                }
+                        .min(self.remaining)
+                };
+                // All but the last step never carry.
+                values[l] += len - 1;
+                index[c] += len - 1;
+                *offset += (len - 1) * stride;
+                self.remaining -= len - 1;
+                (len, stride)
             }
-            _ => 1,
+            _ => (1, 1),
         };
-        let last = self.next()?;
-        Some((last + 1 - len, len))
+        let last = self.step()?;
+        Some(Run {
+            start: last - (len - 1) * stride,
+            len,
+            stride,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::Offsets;
+    use std::vec::Vec;
+
+    /// Every offset of `l` by `Layout::offset`, in logical order.
+    fn by_index(l: &crate::Layout) -> Vec<usize> {
+        (0..l.len())
+            .map(|p| l.offset(&crate::Index::unravel(p, l.dims())))
+            .collect()
+    }
+
+    /// Blocks, runs of any stride, runs side by side only, and single steps,
+    /// taken in many mixes, hand out each offset once, in order.
+    #[test]
+    fn runs_and_steps_mix() {
+        for spec in [
+            "f32[3,5]{1,0:T(2,2)}",
+            "bf16[4,6]{1,0:T(2,4)(2,1)}",
+            "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+            "f32[5,3]{0,1}",
+            "u8[9,17]{1,0:T(4,8)(4,1)}",
+            "f32[1,1]",
+            "f32[0,4]",
+            "f32[6]{0:T(4)}",
+            "f32[20,19]{0,1:T(8,8)}",
+            "s8[3,70]{1,0:T(2,16)(2,1)}",
+            "f32[3,4,5]{0,2,1:T(2,3)}",
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let want = by_index(&l);
+            for pattern in [
+                [0u8, 0, 0],
+                [1, 1, 1],
+                [2, 2, 2],
+                [3, 3, 3],
+                [0, 1, 2],
+                [2, 0, 1],
+                [1, 2, 0],
+                [3, 0, 3],
+                [0, 3, 2],
+                [1, 3, 1],
+            ] {
+                let mut it: Offsets = l.offsets();
+                let mut got = Vec::new();
+                for k in 0.. {
+                    let before = it.len();
+                    let taken = match pattern[k % 3] {
+                        0 => it.next().map(|o| std::vec![o]),
+                        1 => it
+                            .next_run()
+                            .map(|(start, len)| (start..start + len).collect()),
+                        2 => it.next_strided().map(|r| {
+                            assert!(r.len > 0, "{spec}");
+                            (0..r.len).map(|k| r.start + k * r.stride).collect()
+                        }),
+                        _ => it.next_block().map(|b| {
+                            assert!(b.len > 0 && b.inner_count > 0, "{spec}");
+                            let all: Vec<usize> = b
+                                .runs()
+                                .flat_map(|r| (0..r.len).map(move |k| r.start + k * r.stride))
+                                .collect();
+                            assert_eq!(all.len(), b.len, "{spec}");
+                            all
+                        }),
+                    };
+                    let Some(taken) = taken else { break };
+                    assert_eq!(it.len(), before - taken.len(), "{spec} {pattern:?}");
+                    got.extend(taken);
+                }
+                assert_eq!(got, want, "{spec} {pattern:?}");
+            }
+        }
     }
 }

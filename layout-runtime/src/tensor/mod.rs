@@ -686,8 +686,14 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
         let storage = self.storage.as_mut_slice_of_storage();
         self.layout.with_layout(|l| {
             let mut runs = l.offsets();
-            while let Some((start, len)) = runs.next_run() {
-                storage[start..start + len].iter_mut().for_each(&mut f);
+            while let Some(block) = runs.next_block() {
+                for run in block.runs() {
+                    if run.stride == 1 {
+                        storage[run.span()].iter_mut().for_each(&mut f);
+                    } else {
+                        iter::strided_mut(storage, run).for_each(&mut f);
+                    }
+                }
             }
         });
     }
@@ -709,8 +715,8 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
         let mut index = [0usize; crate::MAX_RANK];
         layout.with_layout(|l| {
             let mut runs = l.offsets();
-            while let Some((start, len)) = runs.next_run() {
-                for x in &mut storage[start..start + len] {
+            while let Some(run) = runs.next_strided() {
+                for x in iter::strided_mut(storage, run) {
                     f(layout.index_from(&index[..rank]), x);
                     iter::advance(&mut index[..rank], layout.shape());
                 }
