@@ -305,20 +305,106 @@ struct Chain {
     bound: usize,
 }
 
+/// Each logical index (or run of merged dims) as its digits, least
+/// significant first, counted like an odometer; `chains` run from the
+/// outermost index to the innermost.
+#[derive(Clone, Debug)]
+struct Odometer {
+    links: [Link; MAX_TILED_RANK],
+    values: [usize; MAX_TILED_RANK],
+    chains: [Chain; MAX_SOURCES],
+    n_chains: usize,
+    index: [usize; MAX_SOURCES],
+    offset: usize,
+}
+
+impl Odometer {
+    /// The offset it stands at, then on to the next index.
+    fn step(&mut self) -> usize {
+        let item = self.offset;
+        'carry: for c in (0..self.n_chains).rev() {
+            let ch = self.chains[c];
+            self.index[c] += 1;
+            if self.index[c] < ch.bound {
+                for l in ch.first..ch.first + ch.len {
+                    self.values[l] += 1;
+                    self.offset += self.links[l].stride;
+                    if self.values[l] < self.links[l].count {
+                        break 'carry;
+                    }
+                    self.offset -= self.links[l].count * self.links[l].stride;
+                    self.values[l] = 0;
+                }
+                break;
+            }
+            for l in ch.first..ch.first + ch.len {
+                self.offset -= self.values[l] * self.links[l].stride;
+                self.values[l] = 0;
+            }
+            self.index[c] = 0;
+        }
+        item
+    }
+
+    /// The innermost index's chain and its lowest digit, if it has digits.
+    fn innermost(&self) -> Option<(usize, Chain, usize)> {
+        let c = self.n_chains.checked_sub(1)?;
+        let ch = self.chains[c];
+        (ch.len > 0).then_some((c, ch, ch.first))
+    }
+
+    /// Moves to the last element of the block that starts here, if one
+    /// does (the innermost index's two lowest digits at 0): its length,
+    /// at most `most`, and the two digits.
+    fn block(&mut self, most: usize) -> Option<(usize, Link, Link)> {
+        let (c, ch, l) = self.innermost()?;
+        if ch.len < 2 || self.values[l] != 0 || self.values[l + 1] != 0 {
+            return None;
+        }
+        let (inner, outer) = (self.links[l], self.links[l + 1]);
+        let len = inner
+            .count
+            .saturating_mul(outer.count)
+            .min(ch.bound - self.index[c])
+            .min(most);
+        // Up to its last element, the block is the two digits counting;
+        // the last step may carry.
+        let last = len - 1;
+        let (hi, lo) = (last / inner.count, last % inner.count);
+        self.values[l] = lo;
+        self.values[l + 1] = hi;
+        self.index[c] += last;
+        self.offset += lo * inner.stride + hi * outer.stride;
+        Some((len, inner, outer))
+    }
+
+    /// Moves to the last element of the run that starts here, as far as
+    /// the innermost index's lowest digit goes without a carry (and
+    /// without reaching the index's bound), at most `most` long (1 for
+    /// `unit` unless the digit's stride is 1): its length and stride.
+    fn run(&mut self, most: usize, unit: bool) -> Option<(usize, usize)> {
+        let (c, ch, l) = self.innermost()?;
+        let stride = self.links[l].stride;
+        let len = if unit && stride != 1 {
+            1
+        } else {
+            (self.links[l].count - self.values[l])
+                .min(ch.bound - self.index[c])
+                .min(most)
+        };
+        // All but the last step never carry.
+        self.values[l] += len - 1;
+        self.index[c] += len - 1;
+        self.offset += (len - 1) * stride;
+        Some((len, stride))
+    }
+}
+
 // No allocator: the digits live inline in the iterator.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum OffsetsInner {
-    /// Each logical index (or run of merged dims) as its digits, least
-    /// significant first; counted like an odometer.
-    Digits {
-        links: [Link; MAX_TILED_RANK],
-        values: [usize; MAX_TILED_RANK],
-        chains: [Chain; MAX_SOURCES],
-        n_chains: usize,
-        index: [usize; MAX_SOURCES],
-        offset: usize,
-    },
+    Digits(Odometer),
     Programs {
         layout: Layout,
         index: [usize; MAX_RANK],
@@ -397,14 +483,14 @@ impl Offsets {
                 bound: d.sources[s].bound,
             };
         }
-        OffsetsInner::Digits {
+        OffsetsInner::Digits(Odometer {
             links,
             values: [0; MAX_TILED_RANK],
             chains,
             n_chains: n,
             index: [0; MAX_SOURCES],
             offset: 0,
-        }
+        })
     }
 }
 
@@ -453,38 +539,7 @@ impl Offsets {
         }
         self.remaining -= 1;
         match &mut self.inner {
-            OffsetsInner::Digits {
-                links,
-                values,
-                chains,
-                n_chains,
-                index,
-                offset,
-            } => {
-                let item = *offset;
-                'carry: for c in (0..*n_chains).rev() {
-                    let ch = chains[c];
-                    index[c] += 1;
-                    if index[c] < ch.bound {
-                        for l in ch.first..ch.first + ch.len {
-                            values[l] += 1;
-                            *offset += links[l].stride;
-                            if values[l] < links[l].count {
-                                break 'carry;
-                            }
-                            *offset -= links[l].count * links[l].stride;
-                            values[l] = 0;
-                        }
-                        break;
-                    }
-                    for l in ch.first..ch.first + ch.len {
-                        *offset -= values[l] * links[l].stride;
-                        values[l] = 0;
-                    }
-                    index[c] = 0;
-                }
-                Some(item)
-            }
+            OffsetsInner::Digits(odometer) => Some(odometer.step()),
             OffsetsInner::Programs { layout, index } => {
                 let rank = layout.rank();
                 let item = layout.offset(&index[..rank]);
@@ -532,40 +587,14 @@ impl Offsets {
         if self.remaining == 0 {
             return None;
         }
-        let (len, inner, outer) = match &mut self.inner {
-            OffsetsInner::Digits {
-                links,
-                values,
-                chains,
-                n_chains,
-                index,
-                offset,
-            } if *n_chains > 0
-                && chains[*n_chains - 1].len > 1
-                && values[chains[*n_chains - 1].first] == 0
-                && values[chains[*n_chains - 1].first + 1] == 0 =>
-            {
-                let c = *n_chains - 1;
-                let (ch, l) = (chains[c], chains[c].first);
-                let (inner, outer) = (links[l], links[l + 1]);
-                let len = inner
-                    .count
-                    .saturating_mul(outer.count)
-                    .min(ch.bound - index[c])
-                    .min(self.remaining);
-                // Up to its last element, the block is the two digits
-                // counting; the last step may carry.
-                let last = len - 1;
-                let (hi, lo) = (last / inner.count, last % inner.count);
-                values[l] = lo;
-                values[l + 1] = hi;
-                index[c] += last;
-                *offset += lo * inner.stride + hi * outer.stride;
-                self.remaining -= last;
-                (len, inner, outer)
-            }
-            _ => return self.odometer_run(false).map(Block::from),
+        let block = match &mut self.inner {
+            OffsetsInner::Digits(odometer) => odometer.block(self.remaining),
+            OffsetsInner::Programs { .. } => None,
         };
+        let Some((len, inner, outer)) = block else {
+            return self.odometer_run(false).map(Block::from);
+        };
+        self.remaining -= len - 1;
         let last = self.step()?;
         let (hi, lo) = ((len - 1) / inner.count, (len - 1) % inner.count);
         Some(Block {
@@ -606,34 +635,12 @@ impl Offsets {
         if self.remaining == 0 {
             return None;
         }
-        let (len, stride) = match &mut self.inner {
-            OffsetsInner::Digits {
-                links,
-                values,
-                chains,
-                n_chains,
-                index,
-                offset,
-            } if *n_chains > 0 && chains[*n_chains - 1].len > 0 => {
-                let c = *n_chains - 1;
-                let (ch, l) = (chains[c], chains[c].first);
-                let stride = links[l].stride;
-                let len = if unit && stride != 1 {
-                    1
-                } else {
-                    (links[l].count - values[l])
-                        .min(ch.bound - index[c])
-                        .min(self.remaining)
-                };
-                // All but the last step never carry.
-                values[l] += len - 1;
-                index[c] += len - 1;
-                *offset += (len - 1) * stride;
-                self.remaining -= len - 1;
-                (len, stride)
-            }
-            _ => (1, 1),
+        let run = match &mut self.inner {
+            OffsetsInner::Digits(odometer) => odometer.run(self.remaining, unit),
+            OffsetsInner::Programs { .. } => None,
         };
+        let (len, stride) = run.unwrap_or((1, 1));
+        self.remaining -= len - 1;
         let last = self.step()?;
         Some(Run {
             start: last - (len - 1) * stride,
