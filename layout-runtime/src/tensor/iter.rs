@@ -1,4 +1,4 @@
-//! Logical-order iterators, a run of neighbouring storage slots at a time.
+//! Logical-order iterators, a run of slots a constant stride apart at a time.
 
 use core::iter::StepBy;
 use core::slice;
@@ -141,8 +141,8 @@ impl<L: AnyLayout, T> core::iter::FusedIterator for IndexedIter<'_, L, T> {}
 
 impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// The elements in logical (row-major) order, driven by the layout's
-    /// bulk walk: one step per run of neighbouring slots, not one offset per
-    /// element.
+    /// bulk walk: one step per run of slots a constant stride apart (a tile
+    /// row), not one offset per element.
     ///
     /// # Examples
     ///

@@ -5,9 +5,9 @@
 //! with storage (`&[T]`, `&mut [T]`, `[T; N]`, and with the `alloc` feature
 //! `Vec<T>` and `Box<[T]>`). Element access on a `layout!` tensor is the
 //! macro's folded `const fn` offset, as cheap as writing `buf[l.offset(i)]`
-//! by hand; walks in logical order go a run of neighbouring slots at a time,
-//! and [`tiles`](Tensor::tiles) hands out each first-level tile's
-//! contiguous storage.
+//! by hand; walks in logical order go a run of slots a constant stride
+//! apart at a time, and [`tiles`](Tensor::tiles) hands out each
+//! first-level tile's contiguous storage.
 //!
 //! # Examples
 //!
@@ -668,7 +668,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     }
 
     /// Calls `f` on every element in logical (row-major) order, a run of
-    /// neighbouring slots at a time; allocates nothing.
+    /// slots a constant stride apart at a time; allocates nothing.
     ///
     /// # Examples
     ///
