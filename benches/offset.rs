@@ -363,6 +363,21 @@ mod index_of {
                         .bench(|| sum(len(), |o| l.index_of(o)));
                 }
 
+                /// The bulk inverse walk, `Layout::slots()`: each slot's
+                /// row-major position (or `None` for padding), in storage
+                /// order; the same loop over every offset, but positions
+                /// rather than indices, so its sum is not compared.
+                #[divan::bench(sample_count = 100)]
+                fn run_time_slots(b: Bencher) {
+                    let l = xla_layout::parse(black_box($spec)).unwrap();
+                    b.counter(ItemsCount::new(len())).bench(|| {
+                        l.slots().fold(0usize, |s, p| match p {
+                            Some(p) => s.wrapping_mul(31).wrapping_add(p),
+                            None => s.wrapping_add(1),
+                        })
+                    });
+                }
+
                 run_time!(
                     /// `Layout::index_of`, from the compact tables on each call.
                     run_time_parse, $spec, l => &l

@@ -23,6 +23,7 @@ use xla_layout::{layout, Tensor};
 layout!(struct Big = "f32[4096,4096]{1,0:T(8,128)}");
 layout!(struct BigU = "u32[4096,4096]{1,0:T(8,128)}");
 layout!(struct Pairs = "bf16[4096,4096]{1,0:T(8,128)(2,1)}");
+layout!(struct Ragged = "f32[4093,4093]{1,0:T(8,128)}");
 
 fn main() {
     divan::main();
@@ -235,6 +236,7 @@ fn ratios() {
         );
     }
     strided_iter(runs);
+    padding_fill(runs);
     // Each pair timed alternately, so load from other processes falls on
     // both sides alike.
     let pair = |a: &mut dyn FnMut(), b: &mut dyn FnMut()| {
@@ -306,5 +308,35 @@ fn strided_iter(runs: usize) {
         ms(slice),
         ms(iter),
         iter.as_secs_f64() / slice.as_secs_f64(),
+    );
+}
+
+/// `fill_padding` on a ragged tiling (3 padding rows and columns of 4096),
+/// against filling the whole storage slice, both on memory written before.
+fn padding_fill(runs: usize) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let mut buf = vec![1.0f32; Ragged::STORAGE_LEN];
+    let mut t = Tensor::new(Ragged, &mut buf[..]).unwrap();
+    let (mut fill, mut padding) = (Duration::MAX, Duration::MAX);
+    for _ in 0..runs {
+        fill = fill.min(fastest(1, || t.storage_mut().fill(black_box(2.0))));
+        padding = padding.min(fastest(1, || t.fill_padding(black_box(3.0))));
+    }
+    let threes = t
+        .storage()
+        .iter()
+        .filter(|x| x.to_bits() == 3.0f32.to_bits())
+        .count();
+    assert_eq!(
+        threes,
+        Ragged::PADDING_LEN,
+        "padding, and only padding, filled"
+    );
+    println!(
+        "  fill_padding on {}: {:.2} ms, {:.2}x filling the whole storage ({:.2} ms)",
+        Ragged::SPEC,
+        ms(padding),
+        padding.as_secs_f64() / fill.as_secs_f64(),
+        ms(fill),
     );
 }

@@ -52,6 +52,18 @@ fn check_u32(r: &RefLayout) {
     let got: Vec<Option<usize>> = l.slots().collect();
     assert_eq!(got, slots, "slots {spec}");
     assert_eq!(l.slots().len(), slots.len());
+    // `fold` goes a run of slots at a time, also after some taken by `next`.
+    for first in [0, 1, slots.len() / 2, slots.len()] {
+        let first = first.min(slots.len());
+        let mut it = l.slots();
+        let head: Vec<Option<usize>> = it.by_ref().take(first).collect();
+        assert_eq!(it.len(), slots.len() - first, "slots len {spec}");
+        let all = it.fold(head, |mut v, s| {
+            v.push(s);
+            v
+        });
+        assert_eq!(all, slots, "slots, {first} by next then fold {spec}");
+    }
     let offsets: Vec<usize> = l.offsets().collect();
     let want = r.offsets_row_major();
     assert_eq!(offsets, want, "offsets {spec}");

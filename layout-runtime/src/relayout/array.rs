@@ -124,11 +124,7 @@ impl Layout {
         for (offset, value) in self.offsets().zip(array.iter()) {
             storage[offset] = *value;
         }
-        for (slot, element) in storage.iter_mut().zip(self.slots()) {
-            if element.is_none() {
-                *slot = fill;
-            }
-        }
+        super::fill_padding(self, storage, &fill);
         Ok(())
     }
 

@@ -8,6 +8,10 @@ use crate::{InverseProgram, Layout, MAX_RANK, MAX_TILED_RANK};
 /// Every storage slot in memory order: `Some(p)` for the element at row-major
 /// logical position `p`, `None` for padding. Made by [`Layout::slots`].
 ///
+/// `fold` (and `sum`, `for_each`, `count`) goes a run of slots at a time
+/// where the storage's innermost step is 4 slots or longer: elements a
+/// constant stride apart in logical order, then the run's padding.
+///
 /// # Examples
 ///
 /// ```
@@ -124,6 +128,155 @@ impl Iterator for Slots {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.storage_len - self.next;
         (n, Some(n))
+    }
+
+    /// A run of slots at a time: the walk steps once a run, and each run's
+    /// elements are one loop over `position + k * stride`.
+    fn fold<B, F: FnMut(B, Option<usize>) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        if self.short_runs() {
+            // `next` slot by slot (a `for` loop, not `fold` again).
+            for slot in self.by_ref() {
+                acc = f(acc, slot);
+            }
+            return acc;
+        }
+        while let Some(run) = self.next_run() {
+            acc = (0..run.elements).fold(acc, |acc, k| f(acc, Some(run.position + k * run.stride)));
+            acc = (0..run.padding).fold(acc, |acc, _| f(acc, None));
+        }
+        acc
+    }
+}
+
+/// Runs of fewer slots than this go slot by slot: the pairs of a `bf16
+/// (8,128)(2,1)` tiling, runs of 2, summed through `fold` in 7.4 ms a run
+/// at a time against 5.5 ms slot by slot (1M slots).
+const SHORT_RUN: usize = 4;
+
+/// Storage slots side by side: `elements` slots holding the elements at
+/// row-major positions `position + k * stride`, then `padding` slots of
+/// padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotRun {
+    pub(crate) position: usize,
+    pub(crate) stride: usize,
+    pub(crate) elements: usize,
+    pub(crate) padding: usize,
+}
+
+impl Slots {
+    /// The next [`SlotRun`]: as far as the walk's innermost step goes
+    /// without a carry (past the walk's body, the rest of the storage).
+    /// Along it only one source's index moves, upwards, so its elements
+    /// come first and its padding after, where that index passes its
+    /// bound (or all of it is padding, where another index is already out).
+    pub(crate) fn next_run(&mut self) -> Option<SlotRun> {
+        let k = self.next;
+        if k >= self.storage_len {
+            return None;
+        }
+        let SlotsInner::Walk {
+            walk,
+            values,
+            position,
+            partial,
+            outside,
+        } = &mut self.inner
+        else {
+            return self.single();
+        };
+        if k >= walk.body {
+            self.next = self.storage_len;
+            return Some(SlotRun {
+                position: 0,
+                stride: 0,
+                elements: 0,
+                padding: self.storage_len - k,
+            });
+        }
+        let Some(j) = walk.n.checked_sub(1) else {
+            return self.single();
+        };
+        let st = walk.steps[j];
+        let len = (st.axis.count - values[j]).min(walk.body - k);
+        // `outside` counts this step's source too when it is out.
+        let elements = if *outside > 0 {
+            0
+        } else if st.source == ALWAYS || st.weight == 0 {
+            len
+        } else {
+            let s = usize::from(st.source);
+            (walk.bounds[s] - partial[s]).div_ceil(st.weight).min(len)
+        };
+        let run = SlotRun {
+            position: *position,
+            stride: st.axis.other,
+            elements,
+            padding: len - elements,
+        };
+        // All but the last slot never carry; the last goes through `next`.
+        let ahead = len - 1;
+        values[j] += ahead;
+        *position += ahead * st.axis.other;
+        move_source(walk, partial, outside, st.source, ahead * st.weight, 0);
+        self.next += ahead;
+        self.next();
+        Some(run)
+    }
+
+    /// Whether runs are too short to pay for working them out: shorter
+    /// than [`SHORT_RUN`], or no runs at all (no walk, or no steps).
+    fn short_runs(&self) -> bool {
+        match &self.inner {
+            SlotsInner::Walk { walk, .. } => walk
+                .n
+                .checked_sub(1)
+                .is_none_or(|j| walk.steps[j].axis.count < SHORT_RUN),
+            SlotsInner::Programs { .. } => true,
+        }
+    }
+
+    /// One slot through `next`, as a run.
+    fn single(&mut self) -> Option<SlotRun> {
+        Some(match self.next()? {
+            Some(position) => SlotRun {
+                position,
+                stride: 0,
+                elements: 1,
+                padding: 0,
+            },
+            None => SlotRun {
+                position: 0,
+                stride: 0,
+                elements: 0,
+                padding: 1,
+            },
+        })
+    }
+}
+
+/// Writes `value` into every padding slot of `storage`, a layout's storage
+/// (no further than its end), leaving elements alone: a run of slots at a
+/// time, each run's padding one `fill` of contiguous slots.
+pub(crate) fn fill_padding<T: Clone>(layout: &Layout, storage: &mut [T], value: &T) {
+    let mut slots = layout.slots();
+    if slots.short_runs() {
+        for (slot, what) in storage.iter_mut().zip(slots) {
+            if what.is_none() {
+                *slot = value.clone();
+            }
+        }
+        return;
+    }
+    let mut at = 0;
+    while let Some(run) = slots.next_run() {
+        at += run.elements;
+        let end = (at + run.padding).min(storage.len());
+        if let Some(padding) = storage.get_mut(at..end) {
+            padding.fill(value.clone());
+        }
+        at += run.padding;
     }
 }
 
@@ -662,6 +815,66 @@ mod tests {
         (0..l.len())
             .map(|p| l.offset(&crate::Index::unravel(p, l.dims())))
             .collect()
+    }
+
+    /// Runs of slots and single slots, in many mixes, hand out every slot
+    /// once, in storage order, as `Layout::slots` does slot by slot; and
+    /// `fill_padding` writes exactly the padding slots.
+    #[test]
+    fn slot_runs_and_steps_mix() {
+        for spec in [
+            "f32[3,5]{1,0:T(2,2)}",
+            "bf16[5,6]{1,0:T(2,4)(2,1)}",
+            "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+            "f32[5,3]{0,1:T(2,2)}",
+            "u8[9,17]{1,0:T(4,8)(4,1)}",
+            "f32[1,1]",
+            "f32[0,4]",
+            "f32[6]{0:T(4)}",
+            "f32[3,5]{1,0:T(2,2)L(64)}",
+            "f32[20,19]{0,1:T(8,8)}",
+            "f32[3,4,5]{0,2,1:T(2,3)}",
+            "f32[7,3]{1,0:T(4,2)}",
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let want: Vec<Option<usize>> = (0..l.storage_len())
+                .map(|k| {
+                    let mut index = [0; crate::MAX_RANK];
+                    l.index_into(k, &mut index[..l.rank()]).then(|| {
+                        index[..l.rank()]
+                            .iter()
+                            .zip(l.dims())
+                            .fold(0, |p, (&i, &d)| p * d + i)
+                    })
+                })
+                .collect();
+            for pattern in [[0u8, 0], [1, 1], [0, 1], [1, 0]] {
+                let mut it = l.slots();
+                let mut got = Vec::new();
+                for k in 0.. {
+                    let before = it.len();
+                    let taken: Option<Vec<Option<usize>>> = match pattern[k % 2] {
+                        0 => it.next().map(|s| std::vec![s]),
+                        _ => it.next_run().map(|r| {
+                            assert!(r.elements + r.padding > 0, "{spec}");
+                            (0..r.elements)
+                                .map(|k| Some(r.position + k * r.stride))
+                                .chain((0..r.padding).map(|_| None))
+                                .collect()
+                        }),
+                    };
+                    let Some(taken) = taken else { break };
+                    assert_eq!(it.len(), before - taken.len(), "{spec} {pattern:?}");
+                    got.extend(taken);
+                }
+                assert_eq!(got, want, "{spec} {pattern:?}");
+            }
+            let mut storage = std::vec![0u8; l.storage_len() + 3];
+            super::fill_padding(&l, &mut storage, &9);
+            let filled: Vec<bool> = storage.iter().map(|&x| x == 9).collect();
+            let padding: Vec<bool> = want.iter().map(Option::is_none).chain([false; 3]).collect();
+            assert_eq!(filled, padding, "fill_padding {spec}");
+        }
     }
 
     /// Blocks, runs of any stride, runs side by side only, and single steps,

@@ -97,7 +97,7 @@ mod walk;
 
 pub use bits::BitElement;
 pub use error::RelayoutError;
-pub(crate) use iter::Run;
+pub(crate) use iter::{fill_padding, Run};
 pub use iter::{Offsets, Slots};
 pub use plan::{Chunk, Chunks, ChunksMut, RelayoutPlan};
 

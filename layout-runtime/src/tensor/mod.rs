@@ -658,13 +658,8 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
         S::Elem: Clone,
     {
         let storage = self.storage.as_mut_slice_of_storage();
-        self.layout.with_layout(|l| {
-            for (slot, what) in storage.iter_mut().zip(l.slots()) {
-                if what.is_none() {
-                    *slot = value.clone();
-                }
-            }
-        });
+        self.layout
+            .with_layout(|l| crate::relayout::fill_padding(l, storage, &value));
     }
 
     /// Calls `f` on every element in logical (row-major) order, a run of
