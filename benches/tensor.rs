@@ -10,20 +10,23 @@
 //! `cargo bench --bench tensor`; after divan's table it prints the ratios
 //! (fastest of several runs each). The `f32` sums are one chain of
 //! dependent additions, as a float sum is; the `u32` sums let the compiler
-//! vectorize, which shows the walk's own overhead. A last line sums `u16`
+//! vectorize, which shows the walk's own overhead. A further line sums `u16`
 //! over `bf16[4096,4096]{1,0:T(8,128)(2,1)}` through `iter()`, whose logical
-//! neighbours lie two slots apart: the walk's rows of stride 2.
+//! neighbours lie two slots apart: the walk's rows of stride 2. Two more
+//! time `fill_padding` on ragged `f32` and `bf16 (2,1)` tilings against
+//! filling the whole storage.
 
 use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use xla_layout::{layout, Tensor};
+use xla_layout::{layout, StaticLayout, Tensor};
 
 layout!(struct Big = "f32[4096,4096]{1,0:T(8,128)}");
 layout!(struct BigU = "u32[4096,4096]{1,0:T(8,128)}");
 layout!(struct Pairs = "bf16[4096,4096]{1,0:T(8,128)(2,1)}");
 layout!(struct Ragged = "f32[4093,4093]{1,0:T(8,128)}");
+layout!(struct RaggedPairs = "bf16[4093,4093]{1,0:T(8,128)(2,1)}");
 
 fn main() {
     divan::main();
@@ -236,7 +239,8 @@ fn ratios() {
         );
     }
     strided_iter(runs);
-    padding_fill(runs);
+    padding_fill::<_, u32>(Ragged, runs);
+    padding_fill::<_, u16>(RaggedPairs, runs);
     // Each pair timed alternately, so load from other processes falls on
     // both sides alike.
     let pair = |a: &mut dyn FnMut(), b: &mut dyn FnMut()| {
@@ -312,29 +316,22 @@ fn strided_iter(runs: usize) {
 }
 
 /// `fill_padding` on a ragged tiling (3 padding rows and columns of 4096),
-/// against filling the whole storage slice, both on memory written before.
-fn padding_fill(runs: usize) {
+/// against filling the whole storage slice, both on memory written before;
+/// `T` as wide as `L`'s elements.
+fn padding_fill<L: StaticLayout, T: Copy + PartialEq + From<u8>>(layout: L, runs: usize) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let mut buf = vec![1.0f32; Ragged::STORAGE_LEN];
-    let mut t = Tensor::new(Ragged, &mut buf[..]).unwrap();
+    let mut buf = vec![T::from(1); L::STORAGE_LEN];
+    let mut t = Tensor::new(layout, &mut buf[..]).unwrap();
     let (mut fill, mut padding) = (Duration::MAX, Duration::MAX);
     for _ in 0..runs {
-        fill = fill.min(fastest(1, || t.storage_mut().fill(black_box(2.0))));
-        padding = padding.min(fastest(1, || t.fill_padding(black_box(3.0))));
+        fill = fill.min(fastest(1, || t.storage_mut().fill(black_box(T::from(2)))));
+        padding = padding.min(fastest(1, || t.fill_padding(black_box(T::from(3)))));
     }
-    let threes = t
-        .storage()
-        .iter()
-        .filter(|x| x.to_bits() == 3.0f32.to_bits())
-        .count();
-    assert_eq!(
-        threes,
-        Ragged::PADDING_LEN,
-        "padding, and only padding, filled"
-    );
+    let threes = t.storage().iter().filter(|&&x| x == T::from(3)).count();
+    assert_eq!(threes, L::PADDING_LEN, "padding, and only padding, filled");
     println!(
         "  fill_padding on {}: {:.2} ms, {:.2}x filling the whole storage ({:.2} ms)",
-        Ragged::SPEC,
+        L::SPEC,
         ms(padding),
         padding.as_secs_f64() / fill.as_secs_f64(),
         ms(fill),
