@@ -266,8 +266,9 @@ impl Slots {
             st.source != ALWAYS
                 && partial[usize::from(st.source)] >= walk.bounds[usize::from(st.source)]
         };
-        let others_out =
-            *outside - usize::from(out(inner)) - outer.map_or(0, |(_, o)| usize::from(out(o)));
+        let others_out = outside
+            .saturating_sub(usize::from(out(inner)))
+            .saturating_sub(outer.map_or(0, |(_, o)| usize::from(out(o))));
         let run = SlotRun {
             position: *position,
             stride: inner.axis.other,
