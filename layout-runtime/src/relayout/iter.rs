@@ -143,14 +143,26 @@ impl Iterator for Slots {
             return acc;
         }
         while let Some(run) = self.next_run() {
-            for row in 0..run.rows {
-                let (start, elements) = run.row(row);
-                acc = (0..elements).fold(acc, |acc, k| f(acc, Some(start + k * run.stride)));
-                acc = (elements..run.count).fold(acc, |acc, _| f(acc, None));
+            for (row, padding) in run.rows() {
+                acc = (0..row.len).fold(acc, |acc, k| f(acc, Some(row.start + k * row.stride)));
+                acc = (0..padding).fold(acc, |acc, _| f(acc, None));
             }
         }
         acc
     }
+}
+
+/// The walk's innermost step, and the step before where it can be the
+/// second level of a [`SlotRun`]: where it moves another index (or none),
+/// so that the run's elements are a product of the two steps' own.
+fn levels(walk: &Walk) -> Option<(usize, Option<usize>)> {
+    let j = walk.n.checked_sub(1)?;
+    let source = walk.steps[j].source;
+    let second = j.checked_sub(1).filter(|&i| {
+        let other = walk.steps[i].source;
+        other != source || other == ALWAYS
+    });
+    Some((j, second))
 }
 
 /// Runs of fewer slots than this go slot by slot: runs of 2 (the pairs of
@@ -159,43 +171,44 @@ impl Iterator for Slots {
 /// example's runs of 6 (two steps, 3 by 2) in 85-100 µs against 110-128.
 const SHORT_RUN: usize = 4;
 
-/// Storage slots side by side, `rows` rows of `count`: the first
-/// `elements` slots of each of the first `valid_rows` rows hold elements,
-/// slot `b` of row `a` the one at row-major position `position + a *
-/// row_stride + b * stride`; every other slot is padding.
+/// Storage slots side by side, `rows` rows of `count`, and the elements
+/// among them: `elements`, a [`Block`] of whole rows, one for each of the
+/// first rows, whose elements fill the first slots of their rows (row
+/// `a`'s slot `b` holds the element at row-major position `start + a *
+/// outer_stride + b * inner_stride`); every other slot is padding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SlotRun {
-    pub(crate) position: usize,
-    pub(crate) stride: usize,
+    pub(crate) elements: Block,
     pub(crate) count: usize,
-    pub(crate) elements: usize,
     pub(crate) rows: usize,
-    pub(crate) row_stride: usize,
-    pub(crate) valid_rows: usize,
 }
 
 impl SlotRun {
-    /// `count` slots of padding.
-    fn padding(count: usize) -> SlotRun {
+    /// One slot, holding the element at `position` or padding.
+    fn one(position: Option<usize>) -> SlotRun {
         SlotRun {
-            position: 0,
-            stride: 0,
-            count,
-            elements: 0,
+            elements: Block::from(Run {
+                start: position.unwrap_or(0),
+                len: usize::from(position.is_some()),
+                stride: 1,
+            }),
+            count: 1,
             rows: 1,
-            row_stride: 0,
-            valid_rows: 0,
         }
     }
 
-    /// Row `a`'s first element's position, and how many elements it holds.
-    pub(crate) fn row(&self, a: usize) -> (usize, usize) {
-        let elements = if a < self.valid_rows {
-            self.elements
-        } else {
-            0
-        };
-        (self.position + a * self.row_stride, elements)
+    /// Each row's elements (an empty run for rows of padding alone), then
+    /// its padding: `(run, padding)`.
+    pub(crate) fn rows(self) -> impl Iterator<Item = (Run, usize)> {
+        let mut valid = self.elements.runs();
+        (0..self.rows).map(move |_| {
+            let run = valid.next().unwrap_or(Run {
+                start: 0,
+                len: 0,
+                stride: 1,
+            });
+            (run, self.count - run.len)
+        })
     }
 
     /// Slots of the run.
@@ -230,22 +243,22 @@ impl Slots {
         };
         if k >= walk.body {
             self.next = self.storage_len;
-            return Some(SlotRun::padding(self.storage_len - k));
+            return Some(SlotRun {
+                count: self.storage_len - k,
+                ..SlotRun::one(None)
+            });
         }
-        let Some(j) = walk.n.checked_sub(1) else {
+        let Some((j, second)) = levels(walk) else {
             return self.single();
         };
         let inner = walk.steps[j];
-        // The step before, as a second level, where it can be one.
-        let outer = j
-            .checked_sub(1)
-            .map(|i| (i, walk.steps[i]))
-            .filter(|&(i, o)| {
-                values[j] == 0
-                    && values[i] == 0
-                    && (o.source != inner.source || o.source == ALWAYS)
-                    && o.axis.count.saturating_mul(inner.axis.count) <= walk.body - k
-            });
+        // The second level, from where both steps stand at 0, if the run
+        // fits the body.
+        let outer = second.map(|i| (i, walk.steps[i])).filter(|&(i, o)| {
+            values[j] == 0
+                && values[i] == 0
+                && o.axis.count.saturating_mul(inner.axis.count) <= walk.body - k
+        });
         let count = (inner.axis.count - values[j]).min(walk.body - k);
         let rows = outer.map_or(1, |(_, o)| o.axis.count);
         // How many values of a step's index, from where it stands, stay
@@ -269,18 +282,24 @@ impl Slots {
         let others_out = outside
             .saturating_sub(usize::from(out(inner)))
             .saturating_sub(outer.map_or(0, |(_, o)| usize::from(out(o))));
+        let (per_row, valid_rows) = if others_out > 0 {
+            (0, 0)
+        } else {
+            (
+                inside(inner, count),
+                outer.map_or(1, |(_, o)| inside(o, rows)),
+            )
+        };
         let run = SlotRun {
-            position: *position,
-            stride: inner.axis.other,
-            count,
-            elements: inside(inner, count),
-            rows,
-            row_stride: outer.map_or(0, |(_, o)| o.axis.other),
-            valid_rows: if others_out > 0 {
-                0
-            } else {
-                outer.map_or(1, |(_, o)| inside(o, rows))
+            elements: Block {
+                start: *position,
+                len: per_row * valid_rows,
+                inner_count: per_row,
+                inner_stride: inner.axis.other,
+                outer_stride: outer.map_or(0, |(_, o)| o.axis.other),
             },
+            count,
+            rows,
         };
         // All but the last slot never carry; the last goes through `next`.
         let ahead = count - 1;
@@ -311,30 +330,15 @@ impl Slots {
         let SlotsInner::Walk { walk, .. } = &self.inner else {
             return true;
         };
-        let Some(j) = walk.n.checked_sub(1) else {
-            return true;
-        };
-        let inner = walk.steps[j];
-        let slots = match j.checked_sub(1).map(|i| walk.steps[i]) {
-            Some(o) if o.source != inner.source || o.source == ALWAYS => {
-                o.axis.count.saturating_mul(inner.axis.count)
-            }
-            _ => inner.axis.count,
-        };
-        slots < SHORT_RUN
+        levels(walk).is_none_or(|(j, second)| {
+            let rows = second.map_or(1, |i| walk.steps[i].axis.count);
+            walk.steps[j].axis.count.saturating_mul(rows) < SHORT_RUN
+        })
     }
 
     /// One slot through `next`, as a run.
     fn single(&mut self) -> Option<SlotRun> {
-        Some(match self.next()? {
-            Some(position) => SlotRun {
-                position,
-                elements: 1,
-                valid_rows: 1,
-                ..SlotRun::padding(1)
-            },
-            None => SlotRun::padding(1),
-        })
+        self.next().map(SlotRun::one)
     }
 }
 
@@ -358,14 +362,15 @@ pub(crate) fn fill_padding<T: Clone>(layout: &Layout, storage: &mut [T], value: 
         }
     };
     while let Some(run) = slots.next_run() {
-        if run.elements < run.count {
-            for a in 0..run.valid_rows {
+        let (valid, per_row) = (run.elements.rows(), run.elements.inner_count);
+        if per_row < run.count {
+            for a in 0..valid {
                 let row = at + a * run.count;
-                fill(row + run.elements, row + run.count);
+                fill(row + per_row, row + run.count);
             }
         }
         // The rows past the valid ones, in one piece.
-        fill(at + run.valid_rows * run.count, at + run.len());
+        fill(at + valid * run.count, at + run.len());
         at += run.len();
     }
 }
@@ -501,10 +506,14 @@ pub(crate) struct Block {
 }
 
 impl Block {
+    /// Rows the block's elements take.
+    pub(crate) fn rows(self) -> usize {
+        self.len.div_ceil(self.inner_count.max(1))
+    }
+
     /// The block's rows, in order; the last may be short.
     pub(crate) fn runs(self) -> impl Iterator<Item = Run> {
-        let rows = self.len.div_ceil(self.inner_count.max(1));
-        (0..rows).map(move |a| Run {
+        (0..self.rows()).map(move |a| Run {
             start: self.start + a * self.outer_stride,
             len: (self.len - a * self.inner_count).min(self.inner_count),
             stride: self.inner_stride,
@@ -525,6 +534,20 @@ impl From<Run> for Block {
 }
 
 impl Run {
+    /// The run as pieces of elements side by side in storage, `(start,
+    /// len)`: the whole run at stride 1, else each element alone (for
+    /// `Tensor::iter_mut`, which splits the storage into one `&mut` slice
+    /// a piece).
+    #[cfg(any(test, feature = "alloc"))]
+    pub(crate) fn side_by_side(self) -> impl Iterator<Item = (usize, usize)> {
+        let (pieces, len) = if self.stride == 1 {
+            (usize::from(self.len > 0), self.len)
+        } else {
+            (self.len, 1)
+        };
+        (0..pieces).map(move |k| (self.start + k * self.stride, len))
+    }
+
     /// The storage the run's elements lie in, first to last.
     pub(crate) fn span(self) -> core::ops::Range<usize> {
         let end = match self.len {
@@ -623,18 +646,14 @@ impl Odometer {
 
     /// Moves to the last element of the run that starts here, as far as
     /// the innermost index's lowest digit goes without a carry (and
-    /// without reaching the index's bound), at most `most` long (1 for
-    /// `unit` unless the digit's stride is 1): its length and stride.
-    fn run(&mut self, most: usize, unit: bool) -> Option<(usize, usize)> {
+    /// without reaching the index's bound), at most `most` long: its
+    /// length and stride.
+    fn run(&mut self, most: usize) -> Option<(usize, usize)> {
         let (c, ch, l) = self.innermost()?;
         let stride = self.links[l].stride;
-        let len = if unit && stride != 1 {
-            1
-        } else {
-            (self.links[l].count - self.values[l])
-                .min(ch.bound - self.index[c])
-                .min(most)
-        };
+        let len = (self.links[l].count - self.values[l])
+            .min(ch.bound - self.index[c])
+            .min(most);
         // All but the last step never carry.
         self.values[l] += len - 1;
         self.index[c] += len - 1;
@@ -798,19 +817,20 @@ impl Offsets {
         }
     }
 
-    /// The next run of elements that lie side by side in storage, in logical
-    /// order: `(offset, len)` for elements at `offset..offset + len`. One
-    /// odometer step per run, not per element. For `Tensor::iter_mut`,
-    /// which splits the storage into one `&mut` slice a run.
-    #[cfg(any(test, feature = "alloc"))]
-    pub(crate) fn next_run(&mut self) -> Option<(usize, usize)> {
-        let run = self.take(true)?;
-        Some((run.start, run.len))
-    }
-
-    /// The next [`Run`], of any stride.
+    /// The next [`Run`]: what is left of the cursor's row, or the
+    /// odometer's next run.
     pub(crate) fn next_strided(&mut self) -> Option<Run> {
-        self.take(false)
+        let c = &mut self.cursor;
+        if !c.next_row() {
+            return self.odometer_run();
+        }
+        let run = Run {
+            start: c.at,
+            len: c.in_row,
+            stride: c.inner_stride,
+        };
+        c.in_row = 0;
+        Some(run)
     }
 
     /// The next [`Block`]: from the start of the innermost dim's two lowest
@@ -819,7 +839,7 @@ impl Offsets {
     /// the next [`Run`].
     pub(crate) fn next_block(&mut self) -> Option<Block> {
         if self.cursor.left() > 0 {
-            return self.take(false).map(Block::from);
+            return self.next_strided().map(Block::from);
         }
         self.odometer_block()
     }
@@ -835,7 +855,7 @@ impl Offsets {
             OffsetsInner::Programs { .. } => None,
         };
         let Some((len, inner, outer)) = block else {
-            return self.odometer_run(false).map(Block::from);
+            return self.odometer_run().map(Block::from);
         };
         self.remaining -= len - 1;
         let last = self.step()?;
@@ -849,37 +869,15 @@ impl Offsets {
         })
     }
 
-    /// What is left of the cursor's row, or the odometer's next run; with
-    /// `unit`, only elements side by side (one element of a wider stride).
-    fn take(&mut self, unit: bool) -> Option<Run> {
-        let c = &mut self.cursor;
-        if !c.next_row() {
-            return self.odometer_run(unit);
-        }
-        let len = if unit && c.inner_stride != 1 {
-            1
-        } else {
-            c.in_row
-        };
-        let run = Run {
-            start: c.at,
-            len,
-            stride: c.inner_stride,
-        };
-        c.in_row -= len;
-        c.at = c.at.wrapping_add(len.wrapping_mul(c.inner_stride));
-        Some(run)
-    }
-
     /// The odometer's next run, the odometer moved past it: as far as the
     /// innermost dim's lowest digit goes without a carry (and without
     /// reaching the dim's bound); one element where there is no such digit.
-    fn odometer_run(&mut self, unit: bool) -> Option<Run> {
+    fn odometer_run(&mut self) -> Option<Run> {
         if self.remaining == 0 {
             return None;
         }
         let run = match &mut self.inner {
-            OffsetsInner::Digits(odometer) => odometer.run(self.remaining, unit),
+            OffsetsInner::Digits(odometer) => odometer.run(self.remaining),
             OffsetsInner::Programs { .. } => None,
         };
         let (len, stride) = run.unwrap_or((1, 1));
@@ -947,12 +945,11 @@ mod tests {
                         0 => it.next().map(|s| std::vec![s]),
                         _ => it.next_run().map(|r| {
                             assert!(r.len() > 0, "{spec}");
-                            (0..r.rows)
-                                .flat_map(|a| {
-                                    let (start, elements) = r.row(a);
-                                    (0..r.count).map(move |b| {
-                                        (b < elements).then_some(start + b * r.stride)
-                                    })
+                            r.rows()
+                                .flat_map(|(row, padding)| {
+                                    (0..row.len)
+                                        .map(move |b| Some(row.start + b * row.stride))
+                                        .chain((0..padding).map(|_| None))
                                 })
                                 .collect()
                         }),
@@ -1008,9 +1005,11 @@ mod tests {
                     let before = it.len();
                     let taken = match pattern[k % 3] {
                         0 => it.next().map(|o| std::vec![o]),
-                        1 => it
-                            .next_run()
-                            .map(|(start, len)| (start..start + len).collect()),
+                        1 => it.next_strided().map(|r| {
+                            r.side_by_side()
+                                .flat_map(|(start, len)| start..start + len)
+                                .collect()
+                        }),
                         2 => it.next_strided().map(|r| {
                             assert!(r.len > 0, "{spec}");
                             (0..r.len).map(|k| r.start + k * r.stride).collect()

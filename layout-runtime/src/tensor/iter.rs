@@ -268,8 +268,8 @@ mod iter_mut {
             let mut starts: Vec<(usize, usize)> = Vec::new();
             layout.with_layout(|l| {
                 let mut runs = l.offsets();
-                while let Some(run) = runs.next_run() {
-                    starts.push(run);
+                while let Some(run) = runs.next_strided() {
+                    starts.extend(run.side_by_side());
                 }
             });
             // Split in storage order, then put back in logical order.
