@@ -564,6 +564,12 @@ struct Link {
     stride: usize,
 }
 
+/// A digit that does not move: the second level of a one-row block.
+const NO_LINK: Link = Link {
+    count: 1,
+    stride: 0,
+};
+
 #[derive(Clone, Copy, Debug)]
 struct Chain {
     first: usize,
@@ -647,8 +653,8 @@ impl Odometer {
     /// Moves to the last element of the run that starts here, as far as
     /// the innermost index's lowest digit goes without a carry (and
     /// without reaching the index's bound), at most `most` long: its
-    /// length and stride.
-    fn run(&mut self, most: usize) -> Option<(usize, usize)> {
+    /// length and digit, as a block of one row.
+    fn run(&mut self, most: usize) -> Option<(usize, Link, Link)> {
         let (c, ch, l) = self.innermost()?;
         let stride = self.links[l].stride;
         let len = (self.links[l].count - self.values[l])
@@ -658,7 +664,7 @@ impl Odometer {
         self.values[l] += len - 1;
         self.index[c] += len - 1;
         self.offset += (len - 1) * stride;
-        Some((len, stride))
+        Some((len, self.links[l], NO_LINK))
     }
 }
 
@@ -817,13 +823,13 @@ impl Offsets {
         }
     }
 
-    /// The next [`Run`]: what is left of the cursor's row, or the
-    /// odometer's next run.
+    /// The next [`Run`]: what is left of the cursor's row, or the first
+    /// row of the odometer's next block.
     pub(crate) fn next_strided(&mut self) -> Option<Run> {
-        let c = &mut self.cursor;
-        if !c.next_row() {
-            return self.odometer_run();
+        if !self.cursor.next_row() {
+            self.cursor = Cursor::new(self.odometer_block()?);
         }
+        let c = &mut self.cursor;
         let run = Run {
             start: c.at,
             len: c.in_row,
@@ -845,18 +851,18 @@ impl Offsets {
     }
 
     /// The odometer's next block (see [`next_block`](Self::next_block)),
-    /// the odometer moved past it.
+    /// else its next run (see [`Odometer::run`]), else one element; the
+    /// odometer moved past it.
     fn odometer_block(&mut self) -> Option<Block> {
         if self.remaining == 0 {
             return None;
         }
-        let block = match &mut self.inner {
-            OffsetsInner::Digits(odometer) => odometer.block(self.remaining),
+        let most = self.remaining;
+        let (len, inner, outer) = match &mut self.inner {
+            OffsetsInner::Digits(odometer) => odometer.block(most).or_else(|| odometer.run(most)),
             OffsetsInner::Programs { .. } => None,
-        };
-        let Some((len, inner, outer)) = block else {
-            return self.odometer_run().map(Block::from);
-        };
+        }
+        .unwrap_or((1, NO_LINK, NO_LINK));
         self.remaining -= len - 1;
         let last = self.step()?;
         let (hi, lo) = ((len - 1) / inner.count, (len - 1) % inner.count);
@@ -866,27 +872,6 @@ impl Offsets {
             inner_count: inner.count,
             inner_stride: inner.stride,
             outer_stride: outer.stride,
-        })
-    }
-
-    /// The odometer's next run, the odometer moved past it: as far as the
-    /// innermost dim's lowest digit goes without a carry (and without
-    /// reaching the dim's bound); one element where there is no such digit.
-    fn odometer_run(&mut self) -> Option<Run> {
-        if self.remaining == 0 {
-            return None;
-        }
-        let run = match &mut self.inner {
-            OffsetsInner::Digits(odometer) => odometer.run(self.remaining),
-            OffsetsInner::Programs { .. } => None,
-        };
-        let (len, stride) = run.unwrap_or((1, 1));
-        self.remaining -= len - 1;
-        let last = self.step()?;
-        Some(Run {
-            start: last - (len - 1) * stride,
-            len,
-            stride,
         })
     }
 }
