@@ -17,11 +17,14 @@
 //! so the shape of the data decides what a caller's loop can do with it:
 //! terms sit in fixed-size groups per input (and per sum), the groups and
 //! their slots are unrolled, and there are two evaluators, one of shifts and
-//! masks and one of reciprocals. A loop that calls `offset` then tests the
-//! kind once, outside the loop, keeps the terms of its outer indices out of
-//! the inner loop, and with shifts vectorizes the rest, as it does with
-//! `layout!`'s code. Every test a loop cannot move out costs: hence one test
-//! per empty group of divisions and none per slot.
+//! masks and one of a linear part and reciprocals. A loop that calls
+//! `offset` then tests the kind once, outside the loop, keeps the terms of
+//! its outer indices out of the inner loop, and with shifts vectorizes the
+//! rest, as it does with `layout!`'s code. Every test a loop cannot move out
+//! costs: hence one test per empty dim's group of divisions and none per
+//! slot; and every slot evaluated costs a division whether it holds a term
+//! or not: hence the fewest slots that hold the tilings met (two a dim, one
+//! a sum, the rest of a layout's terms spilling into spare sums).
 //!
 //! [`digits`] unfolds inverse programs the same way, and [`ClosedInverse`]
 //! holds the result for `index_of`: the same terms and evaluators, a group
@@ -46,6 +49,14 @@ const MAX_SUMS: usize = 2;
 /// that many slots for shifts.
 const SHIFT_SLOTS: usize = 3;
 const _: () = assert!(SHIFT_SLOTS == 3 && SHIFT_SLOTS < PER_DIM);
+/// The most quotients of one dim in [`Kind::Divides`], and of one sum:
+/// its terms that divide by 1 go to the linear part. Two per dim hold
+/// every one- and two-level tiling's quotients (`i / 8` and `i / 2` of a
+/// `(8,128)(2,1)` tile under an untiled batch dim), one per sum a `*`
+/// combine's tile; a layout with more is interpreted.
+const DIVIDE_SLOTS: usize = 2;
+const SUM_SLOTS: usize = 1;
+const _: () = assert!(DIVIDE_SLOTS == 2 && SUM_SLOTS == 1);
 // `write` packs the groups' slots two to a word.
 const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 
@@ -57,8 +68,9 @@ const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 /// `a`'s [`Divisor`], and `b` is 0: a remainder is written as quotients,
 /// `((x / a) % b) * c = (x / a) * c - (x / (a b)) * (b c)`, so that a term
 /// costs one division, not two, and quotients by the same divisor merge
-/// (the combining example's `(s / 3) * 6 + (s % 3)` is `(s / 3) * 3 + s`).
-/// The all-zero term is 0 in either kind.
+/// (the combining example's `(s / 3) * 6 + (s % 3)` is `(s / 3) * 3 + s`,
+/// whose `s` goes to [`Closed`]'s linear part). The all-zero term is 0 in
+/// either kind.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Term {
     a_shift: u8,
@@ -123,7 +135,11 @@ enum Kind {
 /// slots: `dims[d]` for the terms of input `d`, `sums[s]` for those of the
 /// sum `Σ index[d] * weights[s][d]`, unused slots naming the zero term.
 /// Evaluating every slot, with no count to test, lets a caller's loop keep
-/// the terms of its outer indices out of the inner loop.
+/// the terms of its outer indices out of the inner loop. With divisions,
+/// the terms that divide by 1 are one linear part, `Σ index[d] *
+/// linear[d]`, and the groups hold quotients only: every slot evaluated is
+/// a division, and the fewer slots, the less each call does (an untiled
+/// row-major layout is its linear part alone).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Closed {
     kind: Kind,
@@ -133,6 +149,9 @@ pub(crate) struct Closed {
     has_sums: bool,
     weights: [[usize; MAX_DIMS]; MAX_SUMS],
     sums: [[u8; PER_DIM]; MAX_SUMS],
+    /// [`Kind::Divides`] only: the terms that divide by 1, as a weight per
+    /// input.
+    linear: [usize; MAX_DIMS],
 }
 
 /// What a term divides: one input, or a sum of inputs times weights.
@@ -299,6 +318,7 @@ impl Closed {
         has_sums: false,
         weights: [[0; MAX_DIMS]; MAX_SUMS],
         sums: [[0; PER_DIM]; MAX_SUMS],
+        linear: [0; MAX_DIMS],
     };
 
     /// Writes the live terms, the slots eight to a word and the weights
@@ -333,6 +353,11 @@ impl Closed {
                 for &weight in weights {
                     w(weight as u64);
                 }
+            }
+        }
+        if self.kind == Kind::Divides {
+            for &weight in &self.linear {
+                w(weight as u64);
             }
         }
     }
@@ -379,6 +404,13 @@ impl Closed {
                     d += 1;
                 }
                 s += 1;
+            }
+        }
+        if let Kind::Divides = c.kind {
+            let mut d = 0;
+            while d < MAX_DIMS {
+                c.linear[d] = r.usize();
+                d += 1;
             }
         }
         c
@@ -468,28 +500,73 @@ impl Closed {
             terms = merged;
         }
         // A term of scale 0 is always 0 and takes no slot; slot 0 is the
-        // zero term.
-        for (used, r) in (1..).zip(terms.iter().filter(|r| r.scale != 0)) {
-            let group = match r.source {
-                Source::Input(n) => c.dims.get_mut(usize::from(n))?,
-                Source::Sum(parts) => {
-                    let s = if let Some(s) = sums.iter().position(|s| *s == parts) {
-                        s
-                    } else {
-                        sums.push(parts)?;
-                        for &(input, weight) in parts.iter() {
-                            *c.weights[sums.len() - 1].get_mut(usize::from(input))? = weight;
-                        }
-                        sums.len() - 1
-                    };
-                    c.sums.get_mut(s)?
+        // zero term. With divisions, a quotient by 1 is the linear part's.
+        let mut used = 0;
+        for r in terms.iter().filter(|r| r.scale != 0) {
+            if kind == Kind::Divides && r.a == 1 {
+                let parts = match r.source {
+                    Source::Input(n) => &[(n, 1)][..],
+                    Source::Sum(ref parts) => parts,
+                };
+                for &(input, weight) in parts {
+                    let l = c.linear.get_mut(usize::from(input))?;
+                    *l = l.wrapping_add(weight.wrapping_mul(r.scale));
                 }
-            };
-            *group.iter_mut().find(|slot| **slot == 0)? = u8::try_from(used).ok()?;
+                continue;
+            }
+            used += 1;
+            c.place(&mut sums, &r.source, u8::try_from(used).ok()?)?;
             *c.pool.get_mut(used)? = Term::new(kind, r)?;
         }
         c.has_sums = !sums.is_empty();
         Some(c)
+    }
+
+    /// Puts pool slot `slot` in a group for `source`: its dim's group, or
+    /// else a sum's. A dim's quotient past its group's slots (the third
+    /// level of a tiling that divides by other than powers of two) goes to
+    /// a sum of that input alone, as a sum's past its slots goes to a
+    /// second sum of the same parts: the first sum of those parts with
+    /// room, or a new one. `None` when there is none.
+    fn place(
+        &mut self,
+        sums: &mut Fixed<Fixed<(u8, usize), MAX_PARTS>, MAX_SUMS>,
+        source: &Source,
+        slot: u8,
+    ) -> Option<()> {
+        let free = |group: &mut [u8; PER_DIM], width: usize| {
+            let free = group[..width].iter_mut().find(|s| **s == 0)?;
+            *free = slot;
+            Some(())
+        };
+        let parts = match (self.kind, *source) {
+            (Kind::Shifts, Source::Input(n)) => {
+                return free(self.dims.get_mut(usize::from(n))?, SHIFT_SLOTS);
+            }
+            // Shifts read no sums.
+            (Kind::Shifts, Source::Sum(_)) => return None,
+            (Kind::Divides, Source::Input(n)) => {
+                if free(self.dims.get_mut(usize::from(n))?, DIVIDE_SLOTS).is_some() {
+                    return Some(());
+                }
+                let mut one = Fixed::new((0, 0));
+                one.push((n, 1))?;
+                one
+            }
+            (Kind::Divides, Source::Sum(parts)) => parts,
+        };
+        let room =
+            (0..sums.len()).find(|&s| sums[s] == parts && self.sums[s][..SUM_SLOTS].contains(&0));
+        let s = if let Some(s) = room {
+            s
+        } else {
+            sums.push(parts)?;
+            for &(input, weight) in parts.iter() {
+                *self.weights[sums.len() - 1].get_mut(usize::from(input))? = weight;
+            }
+            sums.len() - 1
+        };
+        free(&mut self.sums[s], SUM_SLOTS)
     }
 
     /// The offset of `index`: exact for in-range indices, unspecified but
@@ -498,83 +575,103 @@ impl Closed {
     #[inline(always)]
     pub(crate) fn offset(&self, index: &[usize]) -> usize {
         match self.kind {
-            Kind::Shifts => self.eval::<false>(index, Term::shifted),
-            Kind::Divides => self.eval::<true>(index, Term::divided),
+            Kind::Shifts => self.shifts(index),
+            Kind::Divides => self.divides(index),
         }
     }
 
-    /// The sum of `term` over every slot; with `SUMS` over the sums' slots
-    /// too, and skipping empty groups.
+    /// The sum of every dim's three slots of shifts.
     ///
     /// Dims and slots are unrolled by hand: the index's length is known at
     /// most call sites, so the dims past it drop out, and what remains is
     /// straight code in which the terms of indices a caller's loop does not
-    /// change leave that loop. Every term is read before any test, so the
+    /// change leave that loop. Every term is read before any use, so the
     /// reads leave the loop too. Shifts cost less than a test and keep the
-    /// loop free of branches, so it vectorizes; divisions cost more, and an
-    /// empty group's test goes the same way on every call.
+    /// loop free of branches, so it vectorizes.
     // Inlined into `offset`'s arms, or the caller's loop sees a call.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn eval<const SUMS: bool>(
-        &self,
-        index: &[usize],
-        term: impl Fn(&Term, usize) -> usize,
-    ) -> usize {
-        // The macros below list every dim and sum.
-        const _: () = assert!(MAX_DIMS == 8 && PER_DIM == 4 && MAX_SUMS == 2);
-        let group = |slots: &[u8; PER_DIM], x: usize| self.group::<SUMS>(*slots, x, &term);
+    fn shifts(&self, index: &[usize]) -> usize {
+        // The macro below lists every dim.
+        const _: () = assert!(MAX_DIMS == 8);
         let mut acc = 0usize;
         macro_rules! dims {
             ($($d:literal)*) => {$(
                 if let Some(&x) = index.get($d) {
-                    acc = acc.wrapping_add(group(&self.dims[$d], x));
+                    acc = acc.wrapping_add(
+                        self.group::<SHIFT_SLOTS, false>(self.dims[$d], x, Term::shifted),
+                    );
                 }
             )*};
         }
         dims!(0 1 2 3 4 5 6 7);
-        if SUMS {
-            macro_rules! sums {
-                ($($s:literal)*) => {$(
-                    let weights = &self.weights[$s];
-                    let x = index
-                        .iter()
-                        .zip(weights)
-                        .fold(0usize, |sum, (&i, &w)| sum.wrapping_add(i.wrapping_mul(w)));
-                    acc = acc.wrapping_add(group(&self.sums[$s], x));
-                )*};
-            }
-            sums!(0 1);
-        }
         acc
     }
 
-    /// The sum of `term` over one group's slots; with `SKIP`, 0 for an
-    /// empty group without evaluating it.
+    /// The linear part, every sum's slot of quotients and every dim's two,
+    /// unrolled as [`shifts`](Self::shifts) is. A division costs more than
+    /// a test, and an empty group's test goes the same way on every call:
+    /// empty dims' groups are skipped, after everything that is evaluated
+    /// unconditionally (a test before it splits the caller's loop in two
+    /// paths, each with its own copy of the divisions). The sums' groups
+    /// are not skipped (a layout without sums evaluates two zero terms):
+    /// behind a test, the compiler no longer carried the sums from one
+    /// index to the next as additions.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn group<const SKIP: bool>(
+    fn divides(&self, index: &[usize]) -> usize {
+        // The macros below list every dim and sum.
+        const _: () = assert!(MAX_DIMS == 8 && MAX_SUMS == 2);
+        let weighted = |weights: &[usize; MAX_DIMS]| {
+            index
+                .iter()
+                .zip(weights)
+                .fold(0usize, |sum, (&i, &w)| sum.wrapping_add(i.wrapping_mul(w)))
+        };
+        let mut acc = weighted(&self.linear);
+        macro_rules! sums {
+            ($($s:literal)*) => {$(
+                let x = weighted(&self.weights[$s]);
+                acc = acc.wrapping_add(
+                    self.group::<SUM_SLOTS, false>(self.sums[$s], x, Term::divided),
+                );
+            )*};
+        }
+        sums!(0 1);
+        macro_rules! dims {
+            ($($d:literal)*) => {$(
+                if let Some(&x) = index.get($d) {
+                    acc = acc.wrapping_add(
+                        self.group::<DIVIDE_SLOTS, true>(self.dims[$d], x, Term::divided),
+                    );
+                }
+            )*};
+        }
+        dims!(0 1 2 3 4 5 6 7);
+        acc
+    }
+
+    /// The sum of `term` over one group's first `WIDTH` slots; with `SKIP`,
+    /// 0 for an empty group without evaluating it.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn group<const WIDTH: usize, const SKIP: bool>(
         &self,
         slots: [u8; PER_DIM],
         x: usize,
-        term: &impl Fn(&Term, usize) -> usize,
+        term: impl Fn(&Term, usize) -> usize,
     ) -> usize {
         // Every read first: loop-invariant, it leaves a caller's loop even
         // when the test after it does not.
-        let [t0, t1, t2, t3] = slots.map(|s| self.pool[usize::from(s) % POOL]);
+        let terms: [Term; WIDTH] =
+            core::array::from_fn(|k| self.pool[usize::from(slots[k % PER_DIM]) % POOL]);
         // Slots fill from the first: a group without one is empty.
         if SKIP && slots[0] == 0 {
             return 0;
         }
-        let three = term(&t0, x)
-            .wrapping_add(term(&t1, x))
-            .wrapping_add(term(&t2, x));
-        // Shifts never fill a fourth slot.
-        if SKIP {
-            three.wrapping_add(term(&t3, x))
-        } else {
-            three
-        }
+        terms
+            .iter()
+            .fold(0usize, |acc, t| acc.wrapping_add(term(t, x)))
     }
 }
 
@@ -1001,6 +1098,7 @@ pub(crate) mod tests {
                 );
             }
         }
+        std::eprintln!("COUNTS {closed} {kinds:?} {stepped}");
         assert!(
             closed > 200 && kinds.iter().all(|&k| k > 10) && stepped > 100_000,
             "{closed} {kinds:?} {stepped}"

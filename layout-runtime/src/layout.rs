@@ -790,6 +790,10 @@ mod tests {
         );
         assert_eq!(agrees("f32[30,20]{0,1:T(3,5)}", 1), (true, true));
         assert_eq!(agrees("f32[7,9]{1,0:T(3)(2)}", 1), (true, true));
+        // Quotients past their group's slots, as sums: a dim's third (by
+        // 12, 6 and 3), a combined sum's second.
+        assert_eq!(agrees("f32[24,8]{1,0:T(12,4)(6,2)(3,1)}", 1), (true, true));
+        assert_eq!(agrees("f32[10,2,9]{0,1,2:T(*,8)(8,4)}", 1), (true, true));
         // `((i % 3) * 10 + j % 4) / 2` and the like have no closed form: interpreted.
         assert_eq!(agrees("f32[7,10]{1,0:T(3,4)(2,3)}", 1), (false, true));
         // Too long for the compact form: folded again on each call.
