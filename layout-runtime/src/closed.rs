@@ -571,12 +571,18 @@ impl Closed {
 
     /// The offset of `index`: exact for in-range indices, unspecified but
     /// never a panic for others.
+    ///
+    /// Three arms, each a straight evaluator: a caller's loop that tests
+    /// which once, outside the loop, is left with one (the compiler does so
+    /// while the three are small; larger, it kept the test in the loop and
+    /// the shifts no longer vectorized).
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset(&self, index: &[usize]) -> usize {
         match self.kind {
             Kind::Shifts => self.shifts(index),
-            Kind::Divides => self.divides(index),
+            Kind::Divides if self.has_sums => self.divides::<true>(index),
+            Kind::Divides => self.divides::<false>(index),
         }
     }
 
@@ -608,18 +614,20 @@ impl Closed {
         acc
     }
 
-    /// The linear part, every sum's slot of quotients and every dim's two,
-    /// unrolled as [`shifts`](Self::shifts) is. A division costs more than
-    /// a test, and an empty group's test goes the same way on every call:
-    /// empty dims' groups are skipped, after everything that is evaluated
-    /// unconditionally (a test before it splits the caller's loop in two
-    /// paths, each with its own copy of the divisions). The sums' groups
-    /// are not skipped (a layout without sums evaluates two zero terms):
-    /// behind a test, the compiler no longer carried the sums from one
-    /// index to the next as additions.
+    /// The linear part, with `SUMS` every sum's slot of quotients, and every
+    /// dim's two, unrolled as [`shifts`](Self::shifts) is. A division costs
+    /// more than a test, and an empty group's test goes the same way on
+    /// every call: empty dims' groups are skipped, after everything that is
+    /// evaluated unconditionally (a test before it splits the caller's loop
+    /// in two paths, each with its own copy of the divisions). Sums are an
+    /// arm of [`offset`](Self::offset)'s own, not a test here: behind a
+    /// test, the compiler no longer carried the sums from one index to the
+    /// next as additions (the combining example's sum of offsets twice as
+    /// slow), and evaluated without one they cost every layout without
+    /// sums two divisions (an untiled row-major sum 7x slower).
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn divides(&self, index: &[usize]) -> usize {
+    fn divides<const SUMS: bool>(&self, index: &[usize]) -> usize {
         // The macros below list every dim and sum.
         const _: () = assert!(MAX_DIMS == 8 && MAX_SUMS == 2);
         let weighted = |weights: &[usize; MAX_DIMS]| {
@@ -637,7 +645,9 @@ impl Closed {
                 );
             )*};
         }
-        sums!(0 1);
+        if SUMS {
+            sums!(0 1);
+        }
         macro_rules! dims {
             ($($d:literal)*) => {$(
                 if let Some(&x) = index.get($d) {
@@ -1062,7 +1072,8 @@ pub(crate) mod tests {
     #[test]
     fn closed_forms_equal_the_programs_everywhere() {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        let (mut closed, mut kinds, mut stepped) = (0, [0usize; 2], 0);
+        // Layouts per evaluator: shifts, divisions, divisions with sums.
+        let (mut closed, mut kinds, mut stepped) = (0, [0usize; 3], 0);
         for _ in 0..600 {
             let spec = spec(&mut rng);
             let Ok(l) = crate::parse(&spec) else { continue };
@@ -1079,7 +1090,7 @@ pub(crate) mod tests {
             }
             let Some(c) = l.closed else { continue };
             closed += 1;
-            kinds[c.kind as usize] += 1;
+            kinds[c.kind as usize + usize::from(c.has_sums)] += 1;
             for _ in 0..200 {
                 let index: Vec<usize> = l
                     .dims()
