@@ -3,7 +3,10 @@
 //! both ways.
 //!
 //! `cargo bench --bench offset`; on a busy machine compare the `fastest`
-//! columns, which noise can only raise. The hand-written formulas are those of
+//! columns, which noise can only raise. Paths compared with each other take
+//! the same number of samples (500 for the sums of offsets, 100 for
+//! `index_of`): the fastest of more samples is the more likely to have met
+//! a quiet moment of a shared host. The hand-written formulas are those of
 //! `tests/asm/src/pairs.rs`, whose assembly `tests/asm_check.rs` compares and
 //! whose values it checks on every index.
 
@@ -66,7 +69,7 @@ fn sum5(n: [usize; 5], offset: impl Fn(usize, usize, usize, usize, usize) -> usi
 /// the loop is spelled out in each module, as measured.
 macro_rules! run_time_parse2 {
     () => {
-        #[divan::bench(sample_count = 10)]
+        #[divan::bench(sample_count = 500)]
         fn run_time_parse(b: Bencher) {
             let l = xla_layout::parse(black_box(SPEC)).unwrap();
             b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
@@ -103,7 +106,7 @@ macro_rules! sum2_benches {
 
             /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
             /// into the closure (held by reference, it ran 8x slower).
-            #[divan::bench(sample_count = 10)]
+            #[divan::bench(sample_count = 500)]
             fn run_time_ranked(b: Bencher) {
                 let l = xla_layout::parse(black_box(SPEC)).unwrap();
                 let r = l.ranked::<2>().unwrap();
@@ -114,7 +117,7 @@ macro_rules! sum2_benches {
             /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
             /// which walks the storage digit by digit instead of evaluating each
             /// index on its own (the sum wraps, so its order does not matter).
-            #[divan::bench(sample_count = 100)]
+            #[divan::bench(sample_count = 500)]
             fn run_time_offsets(b: Bencher) {
                 let l = xla_layout::parse(black_box(SPEC)).unwrap();
                 b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
@@ -122,7 +125,7 @@ macro_rules! sum2_benches {
             }
 
             /// The same walk through `next`, as a `for` loop drives it.
-            #[divan::bench(sample_count = 100)]
+            #[divan::bench(sample_count = 500)]
             fn run_time_offsets_next(b: Bencher) {
                 let l = xla_layout::parse(black_box(SPEC)).unwrap();
                 b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
@@ -162,7 +165,7 @@ mod sum_untiled_row_major {
 
     /// `i * stride + j`, each offset through `black_box` (a store and a
     /// load) so that the compiler cannot fold the sum into a formula.
-    #[divan::bench(sample_count = 10)]
+    #[divan::bench(sample_count = 500)]
     fn opaque_formula(b: Bencher) {
         let stride = black_box(DIMS[1]);
         b.counter(ItemsCount::new(DIMS[0] * DIMS[1]))
@@ -191,7 +194,7 @@ mod sum_combined {
             .bench(|| sum5(DIMS, pairs::hand_combined));
     }
 
-    #[divan::bench(sample_count = 10)]
+    #[divan::bench(sample_count = 500)]
     fn run_time_parse(b: Bencher) {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(LEN))
@@ -200,7 +203,7 @@ mod sum_combined {
 
     /// The same sum through a [`Ranked`](xla_layout::Ranked) view, moved
     /// into the closure (held by reference, it ran 8x slower).
-    #[divan::bench(sample_count = 10)]
+    #[divan::bench(sample_count = 500)]
     fn run_time_ranked(b: Bencher) {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         let r = l.ranked::<5>().unwrap();
@@ -214,7 +217,7 @@ mod sum_combined {
     /// The same sum through [`Layout::offsets`](xla_layout::Layout::offsets),
     /// which walks the storage digit by digit instead of evaluating each
     /// index on its own (the sum wraps, so its order does not matter).
-    #[divan::bench(sample_count = 100)]
+    #[divan::bench(sample_count = 500)]
     fn run_time_offsets(b: Bencher) {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(LEN))
@@ -222,7 +225,7 @@ mod sum_combined {
     }
 
     /// The same walk through `next`, as a `for` loop drives it.
-    #[divan::bench(sample_count = 100)]
+    #[divan::bench(sample_count = 500)]
     fn run_time_offsets_next(b: Bencher) {
         let l = xla_layout::parse(black_box(SPEC)).unwrap();
         b.counter(ItemsCount::new(LEN))
@@ -331,7 +334,7 @@ mod index_of {
     macro_rules! run_time {
         ($(#[$doc:meta])* $name:ident, $spec:literal, $l:ident => $make:expr) => {
             $(#[$doc])*
-            #[divan::bench(sample_count = 10)]
+            #[divan::bench(sample_count = 100)]
             fn $name(b: Bencher) {
                 let $l = xla_layout::parse(black_box($spec)).unwrap();
                 let r = $make;
