@@ -151,10 +151,10 @@ sum2_benches!(
 );
 
 /// The run-time sum over an untiled row-major layout whose row stride is
-/// not a power of two, the commonest layout of all: its closed form takes
-/// the division evaluator (read the time per item; the compiler folds the
-/// generated and hand-written sums of this layout into a formula, so they
-/// are no baseline).
+/// not a power of two, the commonest layout of all: its closed form is the
+/// divisions' evaluator's linear part alone, against `i * stride + j`
+/// through `black_box` (the compiler folds the generated and hand-written
+/// sums of this layout into a formula, so they are no baseline).
 mod sum_untiled_row_major {
     use super::{black_box, sum2, Bencher, ItemsCount};
 
