@@ -173,6 +173,48 @@ mod sum_untiled_row_major {
     }
 }
 
+/// The sum of `offset` over a bf16 TPU tiling under two untiled batch
+/// dims, as the brief's `bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}` but
+/// smaller: 1280 rows make the batch strides no powers of two, so the
+/// closed form takes the divisions' evaluator with two quotients of the
+/// tiled rows and one of the columns.
+mod sum_batched_tpu {
+    use super::{black_box, Bencher, ItemsCount};
+
+    const SPEC: &str = "bf16[4,3,1280,1024]{3,2,0,1:T(8,128)(2,1)}";
+    const DIMS: [usize; 4] = [4, 3, 1280, 1024];
+    const LEN: usize = 4 * 3 * 1280 * 1024;
+
+    fn sum4(n: [usize; 4], offset: impl Fn([usize; 4]) -> usize) -> usize {
+        let [n0, n1, n2, n3] = black_box(n);
+        let mut sum = 0usize;
+        for i0 in 0..n0 {
+            for i1 in 0..n1 {
+                for i2 in 0..n2 {
+                    for i3 in 0..n3 {
+                        sum = sum.wrapping_add(offset([i0, i1, i2, i3]));
+                    }
+                }
+            }
+        }
+        sum
+    }
+
+    #[divan::bench(sample_count = 100)]
+    fn generated(b: Bencher) {
+        let l = xla_layout::layout!("bf16[4,3,1280,1024]{3,2,0,1:T(8,128)(2,1)}");
+        b.counter(ItemsCount::new(LEN))
+            .bench(|| sum4(DIMS, |i| l.offset(i)));
+    }
+
+    #[divan::bench(sample_count = 100)]
+    fn run_time_parse(b: Bencher) {
+        let l = xla_layout::parse(black_box(SPEC)).unwrap();
+        b.counter(ItemsCount::new(LEN))
+            .bench(|| sum4(DIMS, |i| l.offset(&i)));
+    }
+}
+
 /// The sum of `offset` over every index of SPEC.md's combining example,
 /// `f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}`.
 mod sum_combined {

@@ -147,6 +147,9 @@ pub(crate) struct Closed {
     dims: [[u8; PER_DIM]; MAX_DIMS],
     /// False when no term divides a sum.
     has_sums: bool,
+    /// False when every dim's group is empty; not written, read from
+    /// `dims`.
+    has_dims: bool,
     weights: [[usize; MAX_DIMS]; MAX_SUMS],
     sums: [[u8; PER_DIM]; MAX_SUMS],
     /// [`Kind::Divides`] only: the terms that divide by 1, as a weight per
@@ -316,6 +319,7 @@ impl Closed {
         pool: [Term::ZERO; POOL],
         dims: [[0; PER_DIM]; MAX_DIMS],
         has_sums: false,
+        has_dims: false,
         weights: [[0; MAX_DIMS]; MAX_SUMS],
         sums: [[0; PER_DIM]; MAX_SUMS],
         linear: [0; MAX_DIMS],
@@ -393,6 +397,11 @@ impl Closed {
                 g += 1;
                 half += 1;
             }
+        }
+        let mut d = 0;
+        while d < MAX_DIMS {
+            c.has_dims |= c.dims[d][0] != 0;
+            d += 1;
         }
         c.has_sums = r.bool();
         if c.has_sums {
@@ -519,6 +528,7 @@ impl Closed {
             *c.pool.get_mut(used)? = Term::new(kind, r)?;
         }
         c.has_sums = !sums.is_empty();
+        c.has_dims = c.dims.iter().any(|slots| slots[0] != 0);
         Some(c)
     }
 
@@ -572,17 +582,18 @@ impl Closed {
     /// The offset of `index`: exact for in-range indices, unspecified but
     /// never a panic for others.
     ///
-    /// Three arms, each a straight evaluator: a caller's loop that tests
+    /// Four arms, each a straight evaluator: a caller's loop that tests
     /// which once, outside the loop, is left with one (the compiler does so
-    /// while the three are small; larger, it kept the test in the loop and
-    /// the shifts no longer vectorized).
+    /// while they are small; larger, it kept the test in the loop and the
+    /// shifts no longer vectorized).
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset(&self, index: &[usize]) -> usize {
         match self.kind {
             Kind::Shifts => self.shifts(index),
-            Kind::Divides if self.has_sums => self.divides::<true>(index),
-            Kind::Divides => self.divides::<false>(index),
+            Kind::Divides if self.has_sums => self.divides::<true, true>(index),
+            Kind::Divides if self.has_dims => self.divides::<false, true>(index),
+            Kind::Divides => self.divides::<false, false>(index),
         }
     }
 
@@ -614,20 +625,24 @@ impl Closed {
         acc
     }
 
-    /// The linear part, with `SUMS` every sum's slot of quotients, and every
-    /// dim's two, unrolled as [`shifts`](Self::shifts) is. A division costs
-    /// more than a test, and an empty group's test goes the same way on
-    /// every call: empty dims' groups are skipped, after everything that is
-    /// evaluated unconditionally (a test before it splits the caller's loop
-    /// in two paths, each with its own copy of the divisions). Sums are an
-    /// arm of [`offset`](Self::offset)'s own, not a test here: behind a
-    /// test, the compiler no longer carried the sums from one index to the
-    /// next as additions (the combining example's sum of offsets twice as
-    /// slow), and evaluated without one they cost every layout without
-    /// sums two divisions (an untiled row-major sum 7x slower).
+    /// The linear part, with `SUMS` every sum's slot of quotients, and with
+    /// `DIMS` every dim's two, unrolled as [`shifts`](Self::shifts) is.
+    ///
+    /// Which parts a layout has picks an arm of [`offset`](Self::offset),
+    /// not a test here: behind a test, the compiler no longer carried the
+    /// sums from one index to the next as additions (the combining
+    /// example's sum of offsets twice as slow), nor took the quotients of
+    /// the indices a caller's loop does not change out of it (a 4-D `bf16`
+    /// TPU tiling under untiled batch dims five times as slow); evaluated
+    /// without one, empty groups cost a layout two divisions each (an
+    /// untiled row-major sum four times as slow). Only a layout with both
+    /// sums and quotients of dims (few: a `*` combine beside a dim tiled by
+    /// other than powers of two) tests each dim's group, after the sums (a
+    /// test before them splits the caller's loop in two paths, each with
+    /// its own copy of the divisions).
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn divides<const SUMS: bool>(&self, index: &[usize]) -> usize {
+    fn divides<const SUMS: bool, const DIMS: bool>(&self, index: &[usize]) -> usize {
         // The macros below list every dim and sum.
         const _: () = assert!(MAX_DIMS == 8 && MAX_SUMS == 2);
         let weighted = |weights: &[usize; MAX_DIMS]| {
@@ -652,12 +667,14 @@ impl Closed {
             ($($d:literal)*) => {$(
                 if let Some(&x) = index.get($d) {
                     acc = acc.wrapping_add(
-                        self.group::<DIVIDE_SLOTS, true>(self.dims[$d], x, Term::divided),
+                        self.group::<DIVIDE_SLOTS, SUMS>(self.dims[$d], x, Term::divided),
                     );
                 }
             )*};
         }
-        dims!(0 1 2 3 4 5 6 7);
+        if DIMS {
+            dims!(0 1 2 3 4 5 6 7);
+        }
         acc
     }
 
@@ -1072,8 +1089,9 @@ pub(crate) mod tests {
     #[test]
     fn closed_forms_equal_the_programs_everywhere() {
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        // Layouts per evaluator: shifts, divisions, divisions with sums.
-        let (mut closed, mut kinds, mut stepped) = (0, [0usize; 3], 0);
+        // Layouts per arm of `offset`: shifts, the linear part alone, with
+        // quotients of dims, with sums.
+        let (mut closed, mut kinds, mut stepped) = (0, [0usize; 4], 0);
         for _ in 0..600 {
             let spec = spec(&mut rng);
             let Ok(l) = crate::parse(&spec) else { continue };
@@ -1090,7 +1108,12 @@ pub(crate) mod tests {
             }
             let Some(c) = l.closed else { continue };
             closed += 1;
-            kinds[c.kind as usize + usize::from(c.has_sums)] += 1;
+            kinds[match (c.kind, c.has_dims, c.has_sums) {
+                (super::Kind::Shifts, ..) => 0,
+                (_, false, false) => 1,
+                (_, true, false) => 2,
+                (_, _, true) => 3,
+            }] += 1;
             for _ in 0..200 {
                 let index: Vec<usize> = l
                     .dims()
