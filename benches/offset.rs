@@ -174,7 +174,7 @@ mod sum_untiled_row_major {
 }
 
 /// The sum of `offset` over a bf16 TPU tiling under two untiled batch
-/// dims, as the brief's `bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}` but
+/// dims, as the README's `bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}` but
 /// smaller: 1280 rows make the batch strides no powers of two, so the
 /// closed form takes the divisions' evaluator with two quotients of the
 /// tiled rows and one of the columns.
