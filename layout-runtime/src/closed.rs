@@ -609,15 +609,25 @@ impl Closed {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     fn shifts(&self, index: &[usize]) -> usize {
+        self.dims::<SHIFT_SLOTS, false>(index, Term::shifted)
+    }
+
+    /// The sum over every dim of `term` over its group's first `WIDTH`
+    /// slots, with `SKIP` skipping empty groups.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn dims<const WIDTH: usize, const SKIP: bool>(
+        &self,
+        index: &[usize],
+        term: impl Fn(&Term, usize) -> usize + Copy,
+    ) -> usize {
         // The macro below lists every dim.
         const _: () = assert!(MAX_DIMS == 8);
         let mut acc = 0usize;
         macro_rules! dims {
             ($($d:literal)*) => {$(
                 if let Some(&x) = index.get($d) {
-                    acc = acc.wrapping_add(
-                        self.group::<SHIFT_SLOTS, false>(self.dims[$d], x, Term::shifted),
-                    );
+                    acc = acc.wrapping_add(self.group::<WIDTH, SKIP>(self.dims[$d], x, term));
                 }
             )*};
         }
@@ -643,8 +653,8 @@ impl Closed {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     fn divides<const SUMS: bool, const DIMS: bool>(&self, index: &[usize]) -> usize {
-        // The macros below list every dim and sum.
-        const _: () = assert!(MAX_DIMS == 8 && MAX_SUMS == 2);
+        // The macro below lists every sum.
+        const _: () = assert!(MAX_SUMS == 2);
         let weighted = |weights: &[usize; MAX_DIMS]| {
             index
                 .iter()
@@ -663,17 +673,8 @@ impl Closed {
         if SUMS {
             sums!(0 1);
         }
-        macro_rules! dims {
-            ($($d:literal)*) => {$(
-                if let Some(&x) = index.get($d) {
-                    acc = acc.wrapping_add(
-                        self.group::<DIVIDE_SLOTS, SUMS>(self.dims[$d], x, Term::divided),
-                    );
-                }
-            )*};
-        }
         if DIMS {
-            dims!(0 1 2 3 4 5 6 7);
+            acc = acc.wrapping_add(self.dims::<DIVIDE_SLOTS, SUMS>(index, Term::divided));
         }
         acc
     }
