@@ -767,17 +767,22 @@ const INVERSE_TERMS: usize = 12;
 /// scale` terms, in fixed groups of slots as in [`Closed`].
 ///
 /// A `Layout` keeps it in its compact code, whose pool of divisors (see
-/// [`Code`](crate::code::Code)) holds every constant: a term is three
-/// pool slots and a check's bound one, so the form takes about a hundred
-/// bytes. `Layout::index_of` is inlined down to [`index_of`](Self::index_of):
-/// what a term derives from its divisors depends on the layout only, so a
-/// caller's loop over offsets computes it once, tests the kind once, and
-/// runs one straight evaluator, a group of three (shifts) or four
-/// (divisions) terms per output and per check, without bounds checks.
+/// [`Code`](crate::code::Code)) holds every constant: a term of divisions
+/// is three pool slots, a term of shifts the three amounts it shifts and
+/// masks by (nothing derived per call: a caller's loop keeps reading the
+/// term, as calls to the out-of-line fallbacks beside it might write the
+/// layout, so a pool lookup and a bit count per amount, 45% of a loop's
+/// samples, stayed in it), and a check's bound one pool slot, so the form
+/// takes about a hundred bytes. `Layout::index_of` is inlined down to
+/// [`index_of`](Self::index_of): it tests the kind once and runs one
+/// straight evaluator, a group of three (shifts) or four (divisions) terms
+/// per output and per check, without bounds checks.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct ClosedInverse {
     kind: Kind,
-    /// `[a, b, scale]` as pool slots; term 0 is always 0.
+    /// `[a, b, scale]` as pool slots with divisions; with shifts, `[log2
+    /// a, log2 b (64 for no remainder, 0 for none of it), log2 scale]`.
+    /// Term 0 is always 0.
     terms: [[u8; 3]; INVERSE_TERMS],
     /// `outputs[d]`: the terms of index entry `d`.
     outputs: [[u8; PER_DIM]; MAX_DIMS],
@@ -846,8 +851,12 @@ impl ClosedInverse {
             kind,
             ..ClosedInverse::EMPTY
         };
-        // The zero term: a remainder by 1, times 0, in either kind.
-        c.terms[0] = [constant(1)?, constant(1)?, constant(0)?];
+        // The zero term: a remainder by 1, times 0, in either kind (as
+        // shifts, a mask of no bits).
+        c.terms[0] = match kind {
+            Kind::Shifts => [0; 3],
+            Kind::Divides => [constant(1)?, constant(1)?, constant(0)?],
+        };
         let mut used = 1;
         // Equal terms share a slot: checks often bound an output's value.
         let mut slots = |g: &Group,
@@ -856,11 +865,18 @@ impl ClosedInverse {
          -> Option<[u8; PER_DIM]> {
             let mut slots = [0; PER_DIM];
             for (slot, d) in slots.iter_mut().zip(g.iter()) {
-                let t = [
-                    constant(d.a)?,
-                    constant(d.b.unwrap_or(0))?,
-                    constant(d.scale)?,
-                ];
+                let log = |v: usize| u8::try_from(v.trailing_zeros()).ok();
+                let t = match c.kind {
+                    // Shifts hold what they shift by and the mask's bits (64
+                    // for no remainder), not pool slots: nothing to derive
+                    // per call.
+                    Kind::Shifts => [log(d.a)?, d.b.map_or(Some(64), log)?, log(d.scale)?],
+                    Kind::Divides => [
+                        constant(d.a)?,
+                        constant(d.b.unwrap_or(0))?,
+                        constant(d.scale)?,
+                    ],
+                };
                 let at = if let Some(p) = c.terms[..used].iter().position(|p| *p == t) {
                     p
                 } else {
@@ -950,10 +966,15 @@ impl ClosedInverse {
         let bound = |c: usize| to_usize(constant(self.bounds[c]).value);
         match self.kind {
             Kind::Shifts => self.eval::<false>(offset, index, bound, |t, x| {
-                let (a, b, scale) = term(t);
-                let digit =
-                    (x as u64).wrapping_shr(a.value.trailing_zeros()) & b.value.wrapping_sub(1);
-                to_usize(digit).wrapping_shl(scale.value.trailing_zeros())
+                let [a, bits, scale] = self.terms[usize::from(t) % INVERSE_TERMS];
+                let bits = u32::from(bits.min(64));
+                let mask = if bits == 0 {
+                    0
+                } else {
+                    u64::MAX >> (64 - bits)
+                };
+                let digit = (x as u64).wrapping_shr(u32::from(a)) & mask;
+                to_usize(digit).wrapping_shl(u32::from(scale))
             }),
             Kind::Divides => self.eval::<true>(offset, index, bound, |t, x| {
                 let (a, b, scale) = term(t);
