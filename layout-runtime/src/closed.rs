@@ -129,6 +129,18 @@ enum Kind {
     Divides,
 }
 
+/// Whether any dim's group holds a term (slots fill from the first).
+const fn any_dims(dims: &[[u8; PER_DIM]; MAX_DIMS]) -> bool {
+    let mut d = 0;
+    while d < MAX_DIMS {
+        if dims[d][0] != 0 {
+            return true;
+        }
+        d += 1;
+    }
+    false
+}
+
 /// The closed form of one offset program; see the module docs.
 ///
 /// Terms are grouped by what they divide, in fixed-size groups of pool
@@ -147,8 +159,8 @@ pub(crate) struct Closed {
     dims: [[u8; PER_DIM]; MAX_DIMS],
     /// False when no term divides a sum.
     has_sums: bool,
-    /// False when every dim's group is empty; not written, read from
-    /// `dims`.
+    /// False when every dim's group is empty ([`any_dims`]): not written,
+    /// kept for `offset` to pick its arm without reading eight groups.
     has_dims: bool,
     weights: [[usize; MAX_DIMS]; MAX_SUMS],
     sums: [[u8; PER_DIM]; MAX_SUMS],
@@ -164,6 +176,20 @@ pub(crate) struct Closed {
 enum Source {
     Input(u8),
     Sum(Fixed<(u8, usize), MAX_PARTS>),
+}
+
+impl Source {
+    /// The inputs and weights of the sum it is (one input: itself alone).
+    fn parts(&self) -> Option<Fixed<(u8, usize), MAX_PARTS>> {
+        match *self {
+            Source::Input(n) => {
+                let mut one = Fixed::new((0, 0));
+                one.push((n, 1))?;
+                Some(one)
+            }
+            Source::Sum(parts) => Some(parts),
+        }
+    }
 }
 
 /// A term before its reciprocals: `((source / a) % b) * scale`, `b` `None`
@@ -398,11 +424,7 @@ impl Closed {
                 half += 1;
             }
         }
-        let mut d = 0;
-        while d < MAX_DIMS {
-            c.has_dims |= c.dims[d][0] != 0;
-            d += 1;
-        }
+        c.has_dims = any_dims(&c.dims);
         c.has_sums = r.bool();
         if c.has_sums {
             let mut s = 0;
@@ -513,11 +535,7 @@ impl Closed {
         let mut used = 0;
         for r in terms.iter().filter(|r| r.scale != 0) {
             if kind == Kind::Divides && r.a == 1 {
-                let parts = match r.source {
-                    Source::Input(n) => &[(n, 1)][..],
-                    Source::Sum(ref parts) => parts,
-                };
-                for &(input, weight) in parts {
+                for &(input, weight) in r.source.parts()?.iter() {
                     let l = c.linear.get_mut(usize::from(input))?;
                     *l = l.wrapping_add(weight.wrapping_mul(r.scale));
                 }
@@ -528,7 +546,7 @@ impl Closed {
             *c.pool.get_mut(used)? = Term::new(kind, r)?;
         }
         c.has_sums = !sums.is_empty();
-        c.has_dims = c.dims.iter().any(|slots| slots[0] != 0);
+        c.has_dims = any_dims(&c.dims);
         Some(c)
     }
 
@@ -549,22 +567,20 @@ impl Closed {
             *free = slot;
             Some(())
         };
-        let parts = match (self.kind, *source) {
-            (Kind::Shifts, Source::Input(n)) => {
+        match (self.kind, source) {
+            (Kind::Shifts, &Source::Input(n)) => {
                 return free(self.dims.get_mut(usize::from(n))?, SHIFT_SLOTS);
             }
             // Shifts read no sums.
             (Kind::Shifts, Source::Sum(_)) => return None,
-            (Kind::Divides, Source::Input(n)) => {
+            (Kind::Divides, &Source::Input(n)) => {
                 if free(self.dims.get_mut(usize::from(n))?, DIVIDE_SLOTS).is_some() {
                     return Some(());
                 }
-                let mut one = Fixed::new((0, 0));
-                one.push((n, 1))?;
-                one
             }
-            (Kind::Divides, Source::Sum(parts)) => parts,
-        };
+            (Kind::Divides, Source::Sum(_)) => {}
+        }
+        let parts = source.parts()?;
         let room =
             (0..sums.len()).find(|&s| sums[s] == parts && self.sums[s][..SUM_SLOTS].contains(&0));
         let s = if let Some(s) = room {
@@ -864,8 +880,8 @@ impl ClosedInverse {
                          constant: &mut dyn FnMut(usize) -> Option<u8>|
          -> Option<[u8; PER_DIM]> {
             let mut slots = [0; PER_DIM];
+            let log = |v: usize| u8::try_from(v.trailing_zeros()).ok();
             for (slot, d) in slots.iter_mut().zip(g.iter()) {
-                let log = |v: usize| u8::try_from(v.trailing_zeros()).ok();
                 let t = match c.kind {
                     // Shifts hold what they shift by and the mask's bits (64
                     // for no remainder), not pool slots: nothing to derive
@@ -1154,7 +1170,6 @@ pub(crate) mod tests {
                 );
             }
         }
-        std::eprintln!("COUNTS {closed} {kinds:?} {stepped}");
         assert!(
             closed > 200 && kinds.iter().all(|&k| k > 10) && stepped > 100_000,
             "{closed} {kinds:?} {stepped}"

@@ -302,22 +302,14 @@ impl Slots {
             rows,
         };
         // All but the last slot never carry; the last goes through `next`.
-        let ahead = count - 1;
-        values[j] += ahead;
-        *position += ahead * inner.axis.other;
-        move_source(
-            walk,
-            partial,
-            outside,
-            inner.source,
-            ahead * inner.weight,
-            0,
-        );
+        let mut ahead = |i: usize, st: Step, by: usize| {
+            values[i] += by;
+            *position += by * st.axis.other;
+            move_source(walk, partial, outside, st.source, by * st.weight, 0);
+        };
+        ahead(j, inner, count - 1);
         if let Some((i, o)) = outer {
-            let ahead = rows - 1;
-            values[i] += ahead;
-            *position += ahead * o.axis.other;
-            move_source(walk, partial, outside, o.source, ahead * o.weight, 0);
+            ahead(i, o, rows - 1);
         }
         self.next += run.len() - 1;
         self.next();
@@ -564,7 +556,8 @@ struct Link {
     stride: usize,
 }
 
-/// A digit that does not move: the second level of a one-row block.
+/// A digit that does not move: the second level of a one-row block, and
+/// what unused digits hold.
 const NO_LINK: Link = Link {
     count: 1,
     stride: 0,
@@ -706,10 +699,7 @@ impl Offsets {
             }
         }
         order[..n].sort_unstable_by_key(|&s| d.sources[s].lo);
-        let mut links = [Link {
-            count: 1,
-            stride: 0,
-        }; MAX_TILED_RANK];
+        let mut links = [NO_LINK; MAX_TILED_RANK];
         let mut chains = [Chain {
             first: 0,
             len: 0,
@@ -719,13 +709,7 @@ impl Offsets {
         for (c, &s) in order[..n].iter().enumerate() {
             let first = used;
             // Digits of one source have distinct weights; sort ascending.
-            let mut mine = [(
-                0usize,
-                Link {
-                    count: 1,
-                    stride: 0,
-                },
-            ); MAX_TILED_RANK];
+            let mut mine = [(0usize, NO_LINK); MAX_TILED_RANK];
             let mut m = 0;
             for g in d.stored[..d.n]
                 .iter()
