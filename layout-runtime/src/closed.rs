@@ -773,6 +773,47 @@ impl Term {
     }
 }
 
+/// A digit `((x / 2^a) % 2^bits) * 2^scale` of a closed inverse as three
+/// shifts, `((x >> a) << l) >> r`: the left shift drops the bits above the
+/// digit, the right one puts the digit at its scale. No mask to build and
+/// no select, where `((x >> a) & mask) << scale` took a compare and two
+/// selects per term to make `mask` from a bit count.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Shifts([u8; 3]);
+
+impl Shifts {
+    /// The term 0: `x >> 63` is at most 1, shifted out to the right.
+    const ZERO: Shifts = Shifts([63, 0, 1]);
+
+    /// The digit of `x >> a`, `bits` wide (all of it for `None`; none
+    /// for `Some(0)`), times `2^scale`; `None` if the digit at its scale
+    /// does not fit a word, which the three shifts cannot express.
+    fn new(a: u8, bits: Option<u8>, scale: u8) -> Option<Shifts> {
+        if a >= 64 || scale >= 64 {
+            return None;
+        }
+        match bits {
+            Some(0) => Some(Shifts::ZERO),
+            // No remainder: nothing above to drop, as the mask of all
+            // ones dropped nothing; the left shift scales.
+            None => Some(Shifts([a, scale, 0])),
+            Some(bits) => {
+                let r = 64u8.checked_sub(bits)?.checked_sub(scale)?;
+                Some(Shifts([a, 64 - bits, r]))
+            }
+        }
+    }
+
+    /// The term's value at `x`. Amounts read from a table are masked
+    /// below 64, so any bytes evaluate without a panic.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn eval(self, x: usize) -> usize {
+        let [a, l, r] = self.0.map(u32::from);
+        ((x as u64).wrapping_shr(a).wrapping_shl(l).wrapping_shr(r)) as usize
+    }
+}
+
 /// The most padding checks of a closed inverse.
 const MAX_CHECKS: usize = 4;
 /// The most distinct terms of a closed inverse, the zero term included.
@@ -784,11 +825,13 @@ const INVERSE_TERMS: usize = 12;
 ///
 /// A `Layout` keeps it in its compact code, whose pool of divisors (see
 /// [`Code`](crate::code::Code)) holds every constant: a term of divisions
-/// is three pool slots, a term of shifts the three amounts it shifts and
-/// masks by (nothing derived per call: a caller's loop keeps reading the
-/// term, as calls to the out-of-line fallbacks beside it might write the
-/// layout, so a pool lookup and a bit count per amount, 45% of a loop's
-/// samples, stayed in it), and a check's bound one pool slot, so the form
+/// is three pool slots, a term of shifts three shift amounts, `((x >> a)
+/// << l) >> r` (nothing derived per call: a caller's loop keeps reading
+/// the term, as calls to the out-of-line fallbacks beside it might write
+/// the layout, so a pool lookup and a bit count per amount, 45% of a
+/// loop's samples, stayed in it; and three shifts leave no mask to build,
+/// which took a compare and two selects a term), and a check's bound one
+/// pool slot, so the form
 /// takes about a hundred bytes. `Layout::index_of` is inlined down to
 /// [`index_of`](Self::index_of): it tests the kind once and runs one
 /// straight evaluator, a group of three (shifts) or four (divisions) terms
@@ -796,9 +839,8 @@ const INVERSE_TERMS: usize = 12;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct ClosedInverse {
     kind: Kind,
-    /// `[a, b, scale]` as pool slots with divisions; with shifts, `[log2
-    /// a, log2 b (64 for no remainder, 0 for none of it), log2 scale]`.
-    /// Term 0 is always 0.
+    /// `[a, b, scale]` as pool slots with divisions; with shifts, the
+    /// amounts of [`Shifts`]. Term 0 is always 0.
     terms: [[u8; 3]; INVERSE_TERMS],
     /// `outputs[d]`: the terms of index entry `d`.
     outputs: [[u8; PER_DIM]; MAX_DIMS],
@@ -867,10 +909,9 @@ impl ClosedInverse {
             kind,
             ..ClosedInverse::EMPTY
         };
-        // The zero term: a remainder by 1, times 0, in either kind (as
-        // shifts, a mask of no bits).
+        // The zero term: a remainder by 1, times 0, in either kind.
         c.terms[0] = match kind {
-            Kind::Shifts => [0; 3],
+            Kind::Shifts => Shifts::ZERO.0,
             Kind::Divides => [constant(1)?, constant(1)?, constant(0)?],
         };
         let mut used = 1;
@@ -883,10 +924,15 @@ impl ClosedInverse {
             let log = |v: usize| u8::try_from(v.trailing_zeros()).ok();
             for (slot, d) in slots.iter_mut().zip(g.iter()) {
                 let t = match c.kind {
-                    // Shifts hold what they shift by and the mask's bits (64
-                    // for no remainder), not pool slots: nothing to derive
-                    // per call.
-                    Kind::Shifts => [log(d.a)?, d.b.map_or(Some(64), log)?, log(d.scale)?],
+                    // Shifts hold what they shift by, not pool slots:
+                    // nothing to derive per call.
+                    Kind::Shifts => {
+                        let bits = match d.b {
+                            Some(b) => Some(log(b)?),
+                            None => None,
+                        };
+                        Shifts::new(log(d.a)?, bits, log(d.scale)?)?.0
+                    }
                     Kind::Divides => [
                         constant(d.a)?,
                         constant(d.b.unwrap_or(0))?,
@@ -982,15 +1028,7 @@ impl ClosedInverse {
         let bound = |c: usize| to_usize(constant(self.bounds[c]).value);
         match self.kind {
             Kind::Shifts => self.eval::<false>(offset, index, bound, |t, x| {
-                let [a, bits, scale] = self.terms[usize::from(t) % INVERSE_TERMS];
-                let bits = u32::from(bits.min(64));
-                let mask = if bits == 0 {
-                    0
-                } else {
-                    u64::MAX >> (64 - bits)
-                };
-                let digit = (x as u64).wrapping_shr(u32::from(a)) & mask;
-                to_usize(digit).wrapping_shl(u32::from(scale))
+                Shifts(self.terms[usize::from(t) % INVERSE_TERMS]).eval(x)
             }),
             Kind::Divides => self.eval::<true>(offset, index, bound, |t, x| {
                 let (a, b, scale) = term(t);

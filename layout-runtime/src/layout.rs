@@ -451,9 +451,18 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub fn index_of(&self, offset: usize) -> Option<Index> {
-        let mut index = Index::zeros(self.rank());
-        if self.index_into(offset, index.as_mut()) {
-            Some(index)
+        // Into a plain array, the `Index` made only on success: written
+        // into an `Index` and then moved into the `Option`, its entries
+        // were copied twice in 16-byte pieces right after their 8-byte
+        // stores, each piece a failed store-to-load forward (38% of a
+        // loop's samples); this leaves one such copy.
+        let mut values = [0; MAX_RANK];
+        let rank = self.rank().min(MAX_RANK);
+        if self.index_exact(offset, &mut values[..rank]) {
+            Some(Index {
+                values,
+                len: NonZeroUsize::MIN.saturating_add(rank),
+            })
         } else {
             None
         }
