@@ -114,6 +114,19 @@ impl Index {
     }
 }
 
+/// Steps a row-major index to the next one (wrapping to zeros at the end):
+/// the walks by index (tensors, and offsets of layouts without digits)
+/// count with it.
+pub(crate) fn advance(index: &mut [usize], dims: &[usize]) {
+    for (i, &d) in index.iter_mut().zip(dims).rev() {
+        *i += 1;
+        if *i < d {
+            return;
+        }
+        *i = 0;
+    }
+}
+
 impl core::ops::Deref for Index {
     type Target = [usize];
     #[inline]

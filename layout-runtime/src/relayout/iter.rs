@@ -795,13 +795,7 @@ impl Offsets {
             OffsetsInner::Programs { layout, index } => {
                 let rank = layout.rank();
                 let item = layout.offset(&index[..rank]);
-                for d in (0..rank).rev() {
-                    index[d] += 1;
-                    if index[d] < layout.dims()[d] {
-                        break;
-                    }
-                    index[d] = 0;
-                }
+                crate::layout::advance(&mut index[..rank], layout.dims());
                 Some(item)
             }
         }
@@ -1000,5 +994,26 @@ mod tests {
                 assert_eq!(got, want, "{spec} {pattern:?}");
             }
         }
+    }
+
+    /// Layouts that leave the digit form (a `*` that mixes dims, a split
+    /// that names one index twice) walk their offsets through the index
+    /// programs, one index at a time: the same offsets in the same order,
+    /// every index counted once.
+    #[test]
+    fn offsets_without_digits_walk_every_index() {
+        let mut rng = crate::closed::tests::Rng(0x2545_f491_4f6c_dd1d);
+        let mut walked = 0;
+        for _ in 0..3000 {
+            let spec = crate::closed::tests::spec(&mut rng);
+            let Ok(l) = crate::parse(&spec) else { continue };
+            if l.len() > 4096 || super::super::digits::Digits::of(&l).is_some() {
+                continue;
+            }
+            let got: Vec<usize> = l.offsets().collect();
+            assert_eq!(got, by_index(&l), "{spec}");
+            walked += 1;
+        }
+        assert!(walked >= 10, "only {walked} layouts without digits");
     }
 }

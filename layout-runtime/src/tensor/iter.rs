@@ -4,19 +4,9 @@ use core::iter::StepBy;
 use core::slice;
 
 use super::{AnyLayout, Storage, Tensor};
+pub(super) use crate::layout::advance;
 use crate::relayout::Run;
 use crate::{Offsets, MAX_RANK};
-
-/// Steps a row-major index to the next one (wrapping to zeros at the end).
-pub(super) fn advance(index: &mut [usize], dims: &[usize]) {
-    for (i, &d) in index.iter_mut().zip(dims).rev() {
-        *i += 1;
-        if *i < d {
-            return;
-        }
-        *i = 0;
-    }
-}
 
 /// The elements of a [`Tensor`] in logical (row-major) order. Made by
 /// [`Tensor::iter`].
