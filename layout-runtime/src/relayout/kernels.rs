@@ -1365,15 +1365,6 @@ impl<T: Copy> Gather<'_, T> {
             }
         };
         let d = off - self.base;
-        // With the AVX-512 tiles, from the copies, as before: the bands
-        // read the source where it lies, which `block_padded` lets AVX2 do
-        // (measured there), and no AVX-512 machine has measured that.
-        if a.other == self.unit
-            && simd::TileKernel::best() == Some(simd::TileKernel::Avx512)
-            && self.padded_tiles(src, d, other, (a, b, b_len), fill)
-        {
-            return;
-        }
         for i0 in (0..a.count).step_by(rows) {
             let m = rows.min(a.count - i0);
             let block = Block {
@@ -1499,7 +1490,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         if let Some(fill) = self.padding {
             let d = off - self.base;
             if !self.stage.is_empty()
-                && simd::TileKernel::best() == Some(simd::TileKernel::Avx2)
+                && simd::TileKernel::best().is_some()
                 && a.other == self.unit
                 && b.walk == self.unit
                 && a.walk == b_len * self.unit
@@ -2180,14 +2171,10 @@ mod tests {
     }
 
     /// Whether the line tiles run here, asserting that they do wherever
-    /// `std` (apart from the detection the kernels use) sees AVX-512F or
-    /// AVX2, so that the tests below run the kernel of this CPU.
+    /// `std` (apart from the detection the kernels use) sees AVX2, so that the tests below run the kernel of this CPU.
     fn line_tiles_here() -> bool {
         #[cfg(target_arch = "x86_64")]
-        assert_eq!(
-            simd::line_tiles(),
-            std::is_x86_feature_detected!("avx512f") || std::is_x86_feature_detected!("avx2")
-        );
+        assert_eq!(simd::line_tiles(), std::is_x86_feature_detected!("avx2"));
         simd::line_tiles()
     }
 

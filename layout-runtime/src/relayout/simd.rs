@@ -6,7 +6,7 @@
 //!
 //! Everything here is SSE or SSE2, which every x86-64 CPU has, except the
 //! 8x8 transpose, which needs AVX, and the 16x16 line tiles, which need
-//! AVX-512F or AVX2; those run only where the CPU reports the feature
+//! AVX2; those run only where the CPU reports the feature
 //! (asked once at run time); other targets get the portable loops. The kernels
 //! are inline assembly rather than intrinsics on purpose: they move the
 //! bytes of any `Copy` type, whose padding may be uninitialised, and
@@ -260,15 +260,23 @@ pub(crate) fn interleave_stream<T: Copy>(
     n
 }
 
-/// The kernels [`tile16`] can run on, best first: all 16 runs of a tile in
-/// `zmm` registers, or four 8x8 transposes in `ymm` registers, half of them
-/// kept in a 512-byte buffer on the stack, so that each destination line is
-/// still written whole by two consecutive stores and each source line is
-/// read while the seven read with it are still in the first-level cache.
+/// The kernels [`tile16`] can run on: four 8x8 transposes in `ymm`
+/// registers, half of them kept in a 512-byte buffer on the stack, so that
+/// each destination line is still written whole by two consecutive stores
+/// and each source line is read while the seven read with it are still in
+/// the first-level cache.
+///
+/// There is no AVX-512 kernel: one that held a whole tile in `zmm`
+/// registers, picked first where the CPU had AVX-512F, kept AVX-512
+/// machines off every path written for AVX2 since (bands of tiles,
+/// quarters, padded rows read where they lie), and on the one such
+/// machine measured (AMD EPYC Zen 4) the AVX2 paths ran the 4-D
+/// permutation into `T(8,128)(2,1)` at 0.81-0.82 of `memcpy` against
+/// 0.24-0.32, the rest level; with the AVX2 paths, the `zmm` tile was
+/// no faster than the `ymm` one (benches/README, "AVX2 on AVX-512
+/// machines").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TileKernel {
-    /// AVX-512F.
-    Avx512,
     /// AVX2. The instructions are AVX ones, but cores with AVX and not
     /// AVX2 (Sandy Bridge, Bulldozer) split 256-bit work in two and were
     /// never measured, so they keep the 8x8 and 4x4 paths.
@@ -276,12 +284,14 @@ pub(crate) enum TileKernel {
 }
 
 impl TileKernel {
+    /// Every kernel, best first.
+    pub(crate) const ALL: [TileKernel; 1] = [TileKernel::Avx2];
+
     /// Whether the CPU runs this kernel (asked once, then from a cache).
     pub(crate) fn available(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             match self {
-                TileKernel::Avx512 => x86::Avx512::detect().is_some(),
                 TileKernel::Avx2 => x86::Avx2::detect().is_some(),
             }
         }
@@ -294,14 +304,12 @@ impl TileKernel {
 
     /// The best kernel this machine runs, if any.
     pub(crate) fn best() -> Option<TileKernel> {
-        [TileKernel::Avx512, TileKernel::Avx2]
-            .into_iter()
-            .find(|k| k.available())
+        TileKernel::ALL.into_iter().find(|k| k.available())
     }
 }
 
 /// Whether [`tile16`] has a kernel on this machine: x86-64 CPUs with
-/// AVX-512F or AVX2 (asked once at run time). The kernels ask
+/// AVX2 (asked once at run time). The kernels ask
 /// [`TileKernel::best`]; the tests ask this.
 #[cfg(test)]
 pub(crate) fn line_tiles() -> bool {
@@ -872,18 +880,10 @@ unsafe fn tile16_runs(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     match kernel {
-        TileKernel::Avx512 => {
-            if let Some(avx512) = x86::Avx512::detect() {
-                // SAFETY: `avx512` proves the feature; the runs are the
-                // caller's, as this function's contract states them.
-                unsafe { x86::tile16(avx512, from, to, stream) };
-                return true;
-            }
-        }
         TileKernel::Avx2 => {
             if let Some(avx2) = x86::Avx2::detect() {
-                // SAFETY: as for AVX-512 above, with `avx2` proving the
-                // feature.
+                // SAFETY: `avx2` proves the feature; the runs are the
+                // caller's, as this function's contract states them.
                 unsafe { x86::tile16_avx2(avx2, from, to, stream) };
                 return true;
             }
@@ -1404,186 +1404,6 @@ mod x86 {
             }
             if tail > 0 {
                 core::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), tail);
-            }
-        }
-    }
-
-    /// The 16x16 transpose of [`tile16`], its 64-byte stores made with
-    /// `$store` (`vmovups`, or `vmovntps` for streaming stores to 64-byte
-    /// aligned runs): an `asm!` for the caller's `unsafe` block, whose
-    /// safety argument covers the pointers read from the arrays at `$from`
-    /// and `$to`, the memory behind them and the alignment. The arrays
-    /// come in `rdi` and `rsi` and each pointer in turn goes to `rax`,
-    /// registers apart from the inputs and among those `clobber_abi`
-    /// declares clobbered.
-    macro_rules! tile16_asm {
-        ($store:literal, $from:expr, $to:expr) => {
-            asm!(
-                "mov rax, [rdi + 0]",
-                "vmovups zmm0, [rax]",
-                "mov rax, [rdi + 8]",
-                "vmovups zmm1, [rax]",
-                "mov rax, [rdi + 16]",
-                "vmovups zmm2, [rax]",
-                "mov rax, [rdi + 24]",
-                "vmovups zmm3, [rax]",
-                "mov rax, [rdi + 32]",
-                "vmovups zmm4, [rax]",
-                "mov rax, [rdi + 40]",
-                "vmovups zmm5, [rax]",
-                "mov rax, [rdi + 48]",
-                "vmovups zmm6, [rax]",
-                "mov rax, [rdi + 56]",
-                "vmovups zmm7, [rax]",
-                "mov rax, [rdi + 64]",
-                "vmovups zmm8, [rax]",
-                "mov rax, [rdi + 72]",
-                "vmovups zmm9, [rax]",
-                "mov rax, [rdi + 80]",
-                "vmovups zmm10, [rax]",
-                "mov rax, [rdi + 88]",
-                "vmovups zmm11, [rax]",
-                "mov rax, [rdi + 96]",
-                "vmovups zmm12, [rax]",
-                "mov rax, [rdi + 104]",
-                "vmovups zmm13, [rax]",
-                "mov rax, [rdi + 112]",
-                "vmovups zmm14, [rax]",
-                "mov rax, [rdi + 120]",
-                "vmovups zmm15, [rax]",
-                "vunpcklps zmm16, zmm0, zmm1",
-                "vunpckhps zmm17, zmm0, zmm1",
-                "vunpcklps zmm18, zmm2, zmm3",
-                "vunpckhps zmm19, zmm2, zmm3",
-                "vunpcklps zmm20, zmm4, zmm5",
-                "vunpckhps zmm21, zmm4, zmm5",
-                "vunpcklps zmm22, zmm6, zmm7",
-                "vunpckhps zmm23, zmm6, zmm7",
-                "vunpcklps zmm24, zmm8, zmm9",
-                "vunpckhps zmm25, zmm8, zmm9",
-                "vunpcklps zmm26, zmm10, zmm11",
-                "vunpckhps zmm27, zmm10, zmm11",
-                "vunpcklps zmm28, zmm12, zmm13",
-                "vunpckhps zmm29, zmm12, zmm13",
-                "vunpcklps zmm30, zmm14, zmm15",
-                "vunpckhps zmm31, zmm14, zmm15",
-                "vshufps zmm0, zmm16, zmm18, 0x44",
-                "vshufps zmm1, zmm16, zmm18, 0xee",
-                "vshufps zmm2, zmm17, zmm19, 0x44",
-                "vshufps zmm3, zmm17, zmm19, 0xee",
-                "vshufps zmm4, zmm20, zmm22, 0x44",
-                "vshufps zmm5, zmm20, zmm22, 0xee",
-                "vshufps zmm6, zmm21, zmm23, 0x44",
-                "vshufps zmm7, zmm21, zmm23, 0xee",
-                "vshufps zmm8, zmm24, zmm26, 0x44",
-                "vshufps zmm9, zmm24, zmm26, 0xee",
-                "vshufps zmm10, zmm25, zmm27, 0x44",
-                "vshufps zmm11, zmm25, zmm27, 0xee",
-                "vshufps zmm12, zmm28, zmm30, 0x44",
-                "vshufps zmm13, zmm28, zmm30, 0xee",
-                "vshufps zmm14, zmm29, zmm31, 0x44",
-                "vshufps zmm15, zmm29, zmm31, 0xee",
-                "vshuff32x4 zmm16, zmm0, zmm4, 0x88",
-                "vshuff32x4 zmm17, zmm0, zmm4, 0xdd",
-                "vshuff32x4 zmm18, zmm8, zmm12, 0x88",
-                "vshuff32x4 zmm19, zmm8, zmm12, 0xdd",
-                "vshuff32x4 zmm20, zmm1, zmm5, 0x88",
-                "vshuff32x4 zmm21, zmm1, zmm5, 0xdd",
-                "vshuff32x4 zmm22, zmm9, zmm13, 0x88",
-                "vshuff32x4 zmm23, zmm9, zmm13, 0xdd",
-                "vshuff32x4 zmm24, zmm2, zmm6, 0x88",
-                "vshuff32x4 zmm25, zmm2, zmm6, 0xdd",
-                "vshuff32x4 zmm26, zmm10, zmm14, 0x88",
-                "vshuff32x4 zmm27, zmm10, zmm14, 0xdd",
-                "vshuff32x4 zmm28, zmm3, zmm7, 0x88",
-                "vshuff32x4 zmm29, zmm3, zmm7, 0xdd",
-                "vshuff32x4 zmm30, zmm11, zmm15, 0x88",
-                "vshuff32x4 zmm31, zmm11, zmm15, 0xdd",
-                "vshuff32x4 zmm0, zmm16, zmm18, 0x88",
-                "vshuff32x4 zmm8, zmm16, zmm18, 0xdd",
-                "vshuff32x4 zmm4, zmm17, zmm19, 0x88",
-                "vshuff32x4 zmm12, zmm17, zmm19, 0xdd",
-                "vshuff32x4 zmm1, zmm20, zmm22, 0x88",
-                "vshuff32x4 zmm9, zmm20, zmm22, 0xdd",
-                "vshuff32x4 zmm5, zmm21, zmm23, 0x88",
-                "vshuff32x4 zmm13, zmm21, zmm23, 0xdd",
-                "vshuff32x4 zmm2, zmm24, zmm26, 0x88",
-                "vshuff32x4 zmm10, zmm24, zmm26, 0xdd",
-                "vshuff32x4 zmm6, zmm25, zmm27, 0x88",
-                "vshuff32x4 zmm14, zmm25, zmm27, 0xdd",
-                "vshuff32x4 zmm3, zmm28, zmm30, 0x88",
-                "vshuff32x4 zmm11, zmm28, zmm30, 0xdd",
-                "vshuff32x4 zmm7, zmm29, zmm31, 0x88",
-                "vshuff32x4 zmm15, zmm29, zmm31, 0xdd",
-                "mov rax, [rsi + 0]",
-                concat!($store, " [rax], zmm0"),
-                "mov rax, [rsi + 8]",
-                concat!($store, " [rax], zmm1"),
-                "mov rax, [rsi + 16]",
-                concat!($store, " [rax], zmm2"),
-                "mov rax, [rsi + 24]",
-                concat!($store, " [rax], zmm3"),
-                "mov rax, [rsi + 32]",
-                concat!($store, " [rax], zmm4"),
-                "mov rax, [rsi + 40]",
-                concat!($store, " [rax], zmm5"),
-                "mov rax, [rsi + 48]",
-                concat!($store, " [rax], zmm6"),
-                "mov rax, [rsi + 56]",
-                concat!($store, " [rax], zmm7"),
-                "mov rax, [rsi + 64]",
-                concat!($store, " [rax], zmm8"),
-                "mov rax, [rsi + 72]",
-                concat!($store, " [rax], zmm9"),
-                "mov rax, [rsi + 80]",
-                concat!($store, " [rax], zmm10"),
-                "mov rax, [rsi + 88]",
-                concat!($store, " [rax], zmm11"),
-                "mov rax, [rsi + 96]",
-                concat!($store, " [rax], zmm12"),
-                "mov rax, [rsi + 104]",
-                concat!($store, " [rax], zmm13"),
-                "mov rax, [rsi + 112]",
-                concat!($store, " [rax], zmm14"),
-                "mov rax, [rsi + 120]",
-                concat!($store, " [rax], zmm15"),
-                "vzeroupper",
-                in("rdi") $from,
-                in("rsi") $to,
-                clobber_abi("sysv64"),
-                options(nostack, preserves_flags),
-            )
-        };
-    }
-
-    feature_proof!(Avx512, cpu_avx512, "avx512f", "AVX-512F", "512");
-
-    /// Unit `c` of the 64-byte run at `to[r]` becomes unit `r` of the run at
-    /// `from[c]`, for 4-byte units and `r`, `c` < 16: one line in and one
-    /// line out per run, all 16 of each in the 32 vector registers.
-    ///
-    /// # Safety
-    ///
-    /// The CPU runs AVX-512F; each `from[c]` is valid for reading 64 bytes
-    /// and each `to[r]` for writing 64 bytes, none of which any `from` run
-    /// overlaps; when `stream`, every `to[r]` is 64-byte aligned.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn tile16(
-        _: Avx512,
-        from: &[*const u8; 16],
-        to: &[*mut u8; 16],
-        stream: bool,
-    ) {
-        // SAFETY: the caller's contract covers every pointer read from the
-        // two arrays (both live for the call) and the feature; the
-        // assembly reads 64 bytes at each `from` pointer and writes 64 at
-        // each `to` pointer as bytes, declares every vector register
-        // clobbered, and touches no stack and no flags.
-        unsafe {
-            if stream {
-                tile16_asm!("vmovntps", from.as_ptr(), to.as_ptr());
-            } else {
-                tile16_asm!("vmovups", from.as_ptr(), to.as_ptr());
             }
         }
     }
@@ -2136,16 +1956,14 @@ pub(super) mod tests {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(
             make: fn(usize) -> T,
             old: T,
-        ) -> [usize; 2] {
+        ) -> [usize; TileKernel::ALL.len()] {
             let size = core::mem::size_of::<T>();
             let (u, run) = (4 / size, 64 / size);
             let src: Vec<T> = (0..3000 / size * 4).map(make).collect();
             // Tiles done by each kernel.
-            let mut ran = [0; 2];
-            for (k, kernel) in [Some(TileKernel::Avx512), Some(TileKernel::Avx2), None]
-                .into_iter()
-                .enumerate()
-            {
+            let mut ran = [0; TileKernel::ALL.len()];
+            let kernels = TileKernel::ALL.map(Some);
+            for (k, kernel) in kernels.into_iter().chain([None]).enumerate() {
                 let runs = |kernel: Option<TileKernel>| match kernel {
                     Some(kernel) => kernel.available(),
                     None => line_tiles(),
@@ -2171,8 +1989,8 @@ pub(super) mod tests {
                             stream_fence();
                             let mut want = std::vec![old; got.len()];
                             if done {
-                                if k < 2 {
-                                    ran[k] += 1;
+                                if let Some(n) = ran.get_mut(k) {
+                                    *n += 1;
                                 }
                                 for (r, &t) in to.iter().enumerate() {
                                     for (c, &f) in from.iter().enumerate() {
@@ -2196,7 +2014,7 @@ pub(super) mod tests {
                 let to: [usize; 16] = core::array::from_fn(|r| r * run);
                 let mut late = to;
                 late[15] += 1;
-                for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
+                for kernel in TileKernel::ALL {
                     assert!(!tile16_on(kernel, &mut dst, &late, &src, &to, false));
                     assert!(!tile16_on(
                         kernel,
@@ -2216,12 +2034,9 @@ pub(super) mod tests {
         // Each kernel ran, plain and streamed, wherever the CPU has it (as
         // `std` sees it, apart from the detection the kernels use).
         #[cfg(target_arch = "x86_64")]
-        for (k, has) in [
-            std::is_x86_feature_detected!("avx512f"),
-            std::is_x86_feature_detected!("avx2"),
-        ]
-        .into_iter()
-        .enumerate()
+        for (k, has) in [std::is_x86_feature_detected!("avx2")]
+            .into_iter()
+            .enumerate()
         {
             for done in ran {
                 assert_eq!(done[k] > 0, has, "kernel {k}: {ran:?}");
@@ -2258,7 +2073,7 @@ pub(super) mod tests {
             let (u, run) = (4 / size, 64 / size);
             let src: Vec<T> = (0..80 * run).map(make).collect();
             let mut ran = 0;
-            for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
+            for kernel in TileKernel::ALL {
                 for seed in 0..16 {
                     // Source runs `run` or more apart; on odd seeds the
                     // quarters lie in a scrambled order with gaps.
@@ -2413,7 +2228,7 @@ pub(super) mod tests {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
             let run = 64 / core::mem::size_of::<T>();
             let mut ran = 0;
-            for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
+            for kernel in TileKernel::ALL {
                 for seed in 0..12 {
                     let count = [1, 2, 5, 33][seed % 4];
                     // Source runs one after another along the band, or
@@ -2542,7 +2357,7 @@ pub(super) mod tests {
         ) -> usize {
             let (size, run) = (core::mem::size_of::<T>(), 64 / core::mem::size_of::<T>());
             let mut ran = 0;
-            for kernel in [TileKernel::Avx512, TileKernel::Avx2] {
+            for kernel in TileKernel::ALL {
                 for seed in 0..10_usize {
                     let (n, count) = (1 + seed % 8, [1, 3, 17][seed % 3]);
                     let (sb, from_adv) = (run + seed % 3, run);
