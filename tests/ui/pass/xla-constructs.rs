@@ -2,8 +2,6 @@
 //! laid out at its bound, `E(n)` may be narrower than the type, `T()` tiles
 //! no dims. Each must compile, with XLA's sizes.
 
-use xla_layout::StaticLayout;
-
 fn main() {
     let bounded = xla_layout::layout!("f32[<=8,3]");
     assert_eq!(bounded.storage_len(), 24);
