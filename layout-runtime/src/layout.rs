@@ -114,19 +114,6 @@ impl Index {
     }
 }
 
-/// Steps a row-major index to the next one (wrapping to zeros at the end):
-/// the walks by index (tensors, and offsets of layouts without digits)
-/// count with it.
-pub(crate) fn advance(index: &mut [usize], dims: &[usize]) {
-    for (i, &d) in index.iter_mut().zip(dims).rev() {
-        *i += 1;
-        if *i < d {
-            return;
-        }
-        *i = 0;
-    }
-}
-
 impl core::ops::Deref for Index {
     type Target = [usize];
     #[inline]
@@ -148,6 +135,19 @@ impl Eq for Index {}
 impl core::hash::Hash for Index {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         (**self).hash(state);
+    }
+}
+
+/// Steps a row-major index to the next one (wrapping to zeros at the end):
+/// the walks by index (tensors, and offsets of layouts without digits)
+/// count with it.
+pub(crate) fn advance(index: &mut [usize], dims: &[usize]) {
+    for (i, &d) in index.iter_mut().zip(dims).rev() {
+        *i += 1;
+        if *i < d {
+            return;
+        }
+        *i = 0;
     }
 }
 

@@ -2171,7 +2171,8 @@ mod tests {
     }
 
     /// Whether the line tiles run here, asserting that they do wherever
-    /// `std` (apart from the detection the kernels use) sees AVX2, so that the tests below run the kernel of this CPU.
+    /// `std` (apart from the detection the kernels use) sees AVX2, so that
+    /// the tests below run the kernel of this CPU.
     fn line_tiles_here() -> bool {
         #[cfg(target_arch = "x86_64")]
         assert_eq!(simd::line_tiles(), std::is_x86_feature_detected!("avx2"));

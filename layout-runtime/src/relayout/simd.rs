@@ -271,10 +271,10 @@ pub(crate) fn interleave_stream<T: Copy>(
 /// machines off every path written for AVX2 since (bands of tiles,
 /// quarters, padded rows read where they lie), and on the one such
 /// machine measured (AMD EPYC Zen 4) the AVX2 paths ran the 4-D
-/// permutation into `T(8,128)(2,1)` at 0.81-0.82 of `memcpy` against
-/// 0.24-0.32, the rest level; with the AVX2 paths, the `zmm` tile was
-/// no faster than the `ymm` one (benches/README, "AVX2 on AVX-512
-/// machines").
+/// permutation into `T(8,128)(2,1)` at 0.78-0.82 of `memcpy` against
+/// 0.24-0.32, and `{0,1}` to `{1,0}` at 0.99 against 0.78; with the AVX2
+/// paths, the `zmm` tile was no faster than the `ymm` one
+/// (benches/README, "AVX2 on AVX-512 machines").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TileKernel {
     /// AVX2. The instructions are AVX ones, but cores with AVX and not

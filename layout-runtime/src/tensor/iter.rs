@@ -4,7 +4,7 @@ use core::iter::StepBy;
 use core::slice;
 
 use super::{AnyLayout, Storage, Tensor};
-pub(super) use crate::layout::advance;
+use crate::layout::advance;
 use crate::relayout::Run;
 use crate::{Offsets, MAX_RANK};
 

@@ -713,7 +713,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
             while let Some(run) = runs.next_strided() {
                 for x in iter::strided_mut(storage, run) {
                     f(layout.index_from(&index[..rank]), x);
-                    iter::advance(&mut index[..rank], layout.shape());
+                    crate::layout::advance(&mut index[..rank], layout.shape());
                 }
             }
         });
