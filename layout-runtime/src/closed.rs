@@ -816,8 +816,9 @@ impl Shifts {
 
 /// The most padding checks of a closed inverse.
 const MAX_CHECKS: usize = 4;
-/// The most distinct terms of a closed inverse, the zero term included.
-const INVERSE_TERMS: usize = 12;
+/// One term of a closed inverse: `[a, b, scale]` as pool slots with
+/// divisions; with shifts, the amounts of [`Shifts`].
+type Slot = [u8; 3];
 
 /// The inverse of a layout in closed form: each output of `index_of`, and
 /// each value a padding check bounds, as a sum of `((offset / a) % b) *
@@ -831,24 +832,22 @@ const INVERSE_TERMS: usize = 12;
 /// the layout, so a pool lookup and a bit count per amount, 45% of a
 /// loop's samples, stayed in it; and three shifts leave no mask to build,
 /// which took a compare and two selects a term), and a check's bound one
-/// pool slot, so the form
-/// takes about a hundred bytes. `Layout::index_of` is inlined down to
+/// pool slot. Each group holds its terms' bytes, not numbers of shared
+/// terms: one load a term fewer, in a loop that reads them on every
+/// call, for 150 bytes where the shared table took 90. `Layout::index_of` is inlined down to
 /// [`index_of`](Self::index_of): it tests the kind once and runs one
 /// straight evaluator, a group of three (shifts) or four (divisions) terms
 /// per output and per check, without bounds checks.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct ClosedInverse {
     kind: Kind,
-    /// `[a, b, scale]` as pool slots with divisions; with shifts, the
-    /// amounts of [`Shifts`]. Term 0 is always 0.
-    terms: [[u8; 3]; INVERSE_TERMS],
-    /// `outputs[d]`: the terms of index entry `d`.
-    outputs: [[u8; PER_DIM]; MAX_DIMS],
+    /// `outputs[d]`: the terms of index entry `d`, the unused ones 0.
+    outputs: [[Slot; PER_DIM]; MAX_DIMS],
     /// How many of `checks` there are.
     live_checks: u8,
     /// `checks[c]`: the terms of a value that is below the pool's
     /// `bounds[c]` exactly for offsets that hold data.
-    checks: [[u8; PER_DIM]; MAX_CHECKS],
+    checks: [[Slot; PER_DIM]; MAX_CHECKS],
     bounds: [u8; MAX_CHECKS],
 }
 
@@ -858,10 +857,9 @@ pub(crate) type Pool = [Divisor];
 impl ClosedInverse {
     const EMPTY: ClosedInverse = ClosedInverse {
         kind: Kind::Shifts,
-        terms: [[0; 3]; INVERSE_TERMS],
-        outputs: [[0; PER_DIM]; MAX_DIMS],
+        outputs: [[Shifts::ZERO.0; PER_DIM]; MAX_DIMS],
         live_checks: 0,
-        checks: [[0; PER_DIM]; MAX_CHECKS],
+        checks: [[Shifts::ZERO.0; PER_DIM]; MAX_CHECKS],
         bounds: [0; MAX_CHECKS],
     };
 
@@ -910,51 +908,40 @@ impl ClosedInverse {
             ..ClosedInverse::EMPTY
         };
         // The zero term: a remainder by 1, times 0, in either kind.
-        c.terms[0] = match kind {
+        let zero = match kind {
             Kind::Shifts => Shifts::ZERO.0,
             Kind::Divides => [constant(1)?, constant(1)?, constant(0)?],
         };
-        let mut used = 1;
-        // Equal terms share a slot: checks often bound an output's value.
-        let mut slots = |g: &Group,
-                         c: &mut ClosedInverse,
-                         constant: &mut dyn FnMut(usize) -> Option<u8>|
-         -> Option<[u8; PER_DIM]> {
-            let mut slots = [0; PER_DIM];
-            let log = |v: usize| u8::try_from(v.trailing_zeros()).ok();
-            for (slot, d) in slots.iter_mut().zip(g.iter()) {
-                let t = match c.kind {
-                    // Shifts hold what they shift by, not pool slots:
-                    // nothing to derive per call.
-                    Kind::Shifts => {
-                        let bits = match d.b {
-                            Some(b) => Some(log(b)?),
-                            None => None,
-                        };
-                        Shifts::new(log(d.a)?, bits, log(d.scale)?)?.0
-                    }
-                    Kind::Divides => [
-                        constant(d.a)?,
-                        constant(d.b.unwrap_or(0))?,
-                        constant(d.scale)?,
-                    ],
-                };
-                let at = if let Some(p) = c.terms[..used].iter().position(|p| *p == t) {
-                    p
-                } else {
-                    *c.terms.get_mut(used)? = t;
-                    used += 1;
-                    used - 1
-                };
-                *slot = u8::try_from(at).ok()?;
-            }
-            Some(slots)
-        };
+        let slots =
+            |g: &Group, constant: &mut dyn FnMut(usize) -> Option<u8>| -> Option<[Slot; PER_DIM]> {
+                let mut slots = [zero; PER_DIM];
+                let log = |v: usize| u8::try_from(v.trailing_zeros()).ok();
+                for (slot, d) in slots.iter_mut().zip(g.iter()) {
+                    *slot = match kind {
+                        // Shifts hold what they shift by, not pool slots:
+                        // nothing to derive per call.
+                        Kind::Shifts => {
+                            let bits = match d.b {
+                                Some(b) => Some(log(b)?),
+                                None => None,
+                            };
+                            Shifts::new(log(d.a)?, bits, log(d.scale)?)?.0
+                        }
+                        Kind::Divides => [
+                            constant(d.a)?,
+                            constant(d.b.unwrap_or(0))?,
+                            constant(d.scale)?,
+                        ],
+                    };
+                }
+                Some(slots)
+            };
+        // Unused outputs and checks are never read: the zeros of EMPTY.
         for (d, g) in outputs.iter().enumerate() {
-            c.outputs[d] = slots(g, &mut c, &mut constant)?;
+            c.outputs[d] = slots(g, &mut constant)?;
         }
         for (i, (g, bound)) in checks.iter().enumerate() {
-            c.checks[i] = slots(g, &mut c, &mut constant)?;
+            c.checks[i] = slots(g, &mut constant)?;
             c.bounds[i] = constant(*bound)?;
         }
         c.live_checks = u8::try_from(checks.len()).ok()?;
@@ -967,9 +954,8 @@ impl ClosedInverse {
             Kind::Shifts => 0,
             Kind::Divides => 1,
         });
-        let bytes = self.terms.iter().flatten();
-        let bytes = bytes.chain(self.outputs.iter().flatten());
-        let bytes = bytes.chain(self.checks.iter().flatten());
+        let bytes = self.outputs.iter().flatten().flatten();
+        let bytes = bytes.chain(self.checks.iter().flatten().flatten());
         let bytes = bytes.chain(&self.bounds);
         for &b in bytes.chain([&self.live_checks]) {
             w(u64::from(b));
@@ -985,17 +971,12 @@ impl ClosedInverse {
             _ => Kind::Divides,
         };
         let mut i = 0;
-        while i < INVERSE_TERMS * 3 {
-            c.terms[i / 3][i % 3] = r.u8();
-            i += 1;
-        }
-        let mut i = 0;
-        while i < (MAX_DIMS + MAX_CHECKS) * PER_DIM {
-            let (group, slot) = (i / PER_DIM, i % PER_DIM);
+        while i < (MAX_DIMS + MAX_CHECKS) * PER_DIM * 3 {
+            let (group, slot, byte) = (i / (PER_DIM * 3), i / 3 % PER_DIM, i % 3);
             if group < MAX_DIMS {
-                c.outputs[group][slot] = r.u8();
+                c.outputs[group][slot][byte] = r.u8();
             } else {
-                c.checks[group - MAX_DIMS][slot] = r.u8();
+                c.checks[group - MAX_DIMS][slot][byte] = r.u8();
             }
             i += 1;
         }
@@ -1021,15 +1002,13 @@ impl ClosedInverse {
                 .copied()
                 .unwrap_or(Divisor::NONE)
         };
-        let term = |t: u8| {
-            let [a, b, scale] = self.terms[usize::from(t) % INVERSE_TERMS].map(constant);
+        let term = |t: Slot| {
+            let [a, b, scale] = t.map(constant);
             (a, b, scale)
         };
         let bound = |c: usize| to_usize(constant(self.bounds[c]).value);
         match self.kind {
-            Kind::Shifts => self.eval::<false>(offset, index, bound, |t, x| {
-                Shifts(self.terms[usize::from(t) % INVERSE_TERMS]).eval(x)
-            }),
+            Kind::Shifts => self.eval::<false>(offset, index, bound, |t, x| Shifts(t).eval(x)),
             Kind::Divides => self.eval::<true>(offset, index, bound, |t, x| {
                 let (a, b, scale) = term(t);
                 let q = divide_branch_free(x as u64, a.magic, a.shift());
@@ -1050,11 +1029,11 @@ impl ClosedInverse {
         x: usize,
         index: &mut [usize],
         bound: impl Fn(usize) -> usize,
-        term: impl Fn(u8, usize) -> usize,
+        term: impl Fn(Slot, usize) -> usize,
     ) -> bool {
         // The macros below list every output and check.
         const _: () = assert!(MAX_DIMS == 8 && PER_DIM == 4 && MAX_CHECKS == 4);
-        let group = |[t0, t1, t2, t3]: [u8; PER_DIM]| {
+        let group = |[t0, t1, t2, t3]: [Slot; PER_DIM]| {
             let three = term(t0, x)
                 .wrapping_add(term(t1, x))
                 .wrapping_add(term(t2, x));
