@@ -80,7 +80,7 @@ pub(crate) fn transpose_units<T: Copy>(
         for j in 0..nb {
             let column = next.wrapping_add(j * ss);
             for k in (0..run).step_by(64) {
-                x86::prefetch(column.wrapping_add(k));
+                prefetch_at(column.wrapping_add(k));
             }
         }
         let avx = x86::Avx::detect();
@@ -1744,16 +1744,13 @@ pub(crate) fn prefetch_span<T>(src: &[T], from: usize, to: usize) {
     if from >= to {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        let span = &src[from..to];
-        let first = span.as_ptr().cast::<u8>();
-        let bytes = core::mem::size_of_val(span);
-        // Line by line from the first byte's line to the last byte's.
-        let lead = first.addr() % 64;
-        for k in (0..lead + bytes).step_by(64) {
-            x86::prefetch(first.wrapping_add(k).wrapping_sub(lead));
-        }
+    let span = &src[from..to];
+    let first = span.as_ptr().cast::<u8>();
+    let bytes = core::mem::size_of_val(span);
+    // Line by line from the first byte's line to the last byte's.
+    let lead = first.addr() % 64;
+    for k in (0..lead + bytes).step_by(64) {
+        prefetch_at(first.wrapping_add(k).wrapping_sub(lead));
     }
 }
 
