@@ -183,7 +183,7 @@ mod sum_batched_tpu {
 
     const SPEC: &str = "bf16[4,3,1280,1024]{3,2,0,1:T(8,128)(2,1)}";
     const DIMS: [usize; 4] = [4, 3, 1280, 1024];
-    const LEN: usize = 4 * 3 * 1280 * 1024;
+    const LEN: usize = DIMS[0] * DIMS[1] * DIMS[2] * DIMS[3];
 
     fn sum4(n: [usize; 4], offset: impl Fn([usize; 4]) -> usize) -> usize {
         let [n0, n1, n2, n3] = black_box(n);
@@ -222,7 +222,7 @@ mod sum_combined {
 
     const SPEC: &str = "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}";
     const DIMS: [usize; 5] = [2, 7, 8, 11, 10];
-    const LEN: usize = 2 * 7 * 8 * 11 * 10;
+    const LEN: usize = DIMS[0] * DIMS[1] * DIMS[2] * DIMS[3] * DIMS[4];
 
     #[divan::bench(sample_count = 500)]
     fn generated(b: Bencher) {

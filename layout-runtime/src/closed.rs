@@ -810,7 +810,7 @@ impl Shifts {
     #[inline(always)]
     fn eval(self, x: usize) -> usize {
         let [a, l, r] = self.0.map(u32::from);
-        ((x as u64).wrapping_shr(a).wrapping_shl(l).wrapping_shr(r)) as usize
+        to_usize((x as u64).wrapping_shr(a).wrapping_shl(l).wrapping_shr(r))
     }
 }
 
@@ -825,19 +825,19 @@ type Slot = [u8; 3];
 /// scale` terms, in fixed groups of slots as in [`Closed`].
 ///
 /// A `Layout` keeps it in its compact code, whose pool of divisors (see
-/// [`Code`](crate::code::Code)) holds every constant: a term of divisions
-/// is three pool slots, a term of shifts three shift amounts, `((x >> a)
-/// << l) >> r` (nothing derived per call: a caller's loop keeps reading
-/// the term, as calls to the out-of-line fallbacks beside it might write
-/// the layout, so a pool lookup and a bit count per amount, 45% of a
-/// loop's samples, stayed in it; and three shifts leave no mask to build,
-/// which took a compare and two selects a term), and a check's bound one
-/// pool slot. Each group holds its terms' bytes, not numbers of shared
-/// terms: one load a term fewer, in a loop that reads them on every
-/// call, for 150 bytes where the shared table took 90. `Layout::index_of` is inlined down to
-/// [`index_of`](Self::index_of): it tests the kind once and runs one
-/// straight evaluator, a group of three (shifts) or four (divisions) terms
-/// per output and per check, without bounds checks.
+/// [`Code`](crate::code::Code)) holds every constant. A term of divisions
+/// is three pool slots; a term of shifts the three amounts of [`Shifts`],
+/// so nothing is derived per call (a caller's loop keeps reading the
+/// terms, as the out-of-line fallbacks beside it might write the layout:
+/// a pool lookup and a bit count per amount took 45% of such a loop's
+/// samples). A check's bound is one pool slot. Each group holds its
+/// terms' bytes rather than numbers into a table of shared terms: one
+/// load a term fewer, for 150 bytes where the table took 90.
+///
+/// `Layout::index_of` is inlined down to [`index_of`](Self::index_of): it
+/// tests the kind once and runs one straight evaluator, a group of three
+/// (shifts) or four (divisions) terms per output and per check, without
+/// bounds checks.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct ClosedInverse {
     kind: Kind,
@@ -1002,15 +1002,11 @@ impl ClosedInverse {
                 .copied()
                 .unwrap_or(Divisor::NONE)
         };
-        let term = |t: Slot| {
-            let [a, b, scale] = t.map(constant);
-            (a, b, scale)
-        };
         let bound = |c: usize| to_usize(constant(self.bounds[c]).value);
         match self.kind {
             Kind::Shifts => self.eval::<false>(offset, index, bound, |t, x| Shifts(t).eval(x)),
             Kind::Divides => self.eval::<true>(offset, index, bound, |t, x| {
-                let (a, b, scale) = term(t);
+                let [a, b, scale] = t.map(constant);
                 let q = divide_branch_free(x as u64, a.magic, a.shift());
                 let digit =
                     q.wrapping_sub(divide_branch_free(q, b.magic, b.shift()).wrapping_mul(b.value));

@@ -2031,10 +2031,10 @@ pub(super) mod tests {
         // Each kernel ran, plain and streamed, wherever the CPU has it (as
         // `std` sees it, apart from the detection the kernels use).
         #[cfg(target_arch = "x86_64")]
-        for (k, has) in [std::is_x86_feature_detected!("avx2")]
-            .into_iter()
-            .enumerate()
-        {
+        for (k, kernel) in TileKernel::ALL.into_iter().enumerate() {
+            let has = match kernel {
+                TileKernel::Avx2 => std::is_x86_feature_detected!("avx2"),
+            };
             for done in ran {
                 assert_eq!(done[k] > 0, has, "kernel {k}: {ran:?}");
                 if has {
