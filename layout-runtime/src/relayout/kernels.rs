@@ -1657,8 +1657,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             // A whole tile of `(2,1)` or `(4,1)` groups at once (the rows
             // go plainly either way, being short): one call a tile, not a
             // stream-or-stage decision per pair or quad of rows.
-            let far = !self.stage.is_empty();
-            return group_tiles(self.dst, d, self.src, off, [UNIT, o, a, b], far);
+            return group_tiles(self.dst, d, self.src, off, [UNIT, o, a, b], self.stage);
         }
         let outer = Outer {
             count: o.count,
@@ -1680,9 +1679,8 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
         if short_group_rows::<T>(self.unit, a, b) {
             // A band of such tiles in one loop (see `group_tiles`).
-            let far = !self.stage.is_empty();
             let to = other - self.base;
-            return group_tiles(self.dst, to, self.src, off, [band, o, a, b], far);
+            return group_tiles(self.dst, to, self.src, off, [band, o, a, b], self.stage);
         }
         for x in 0..band.count {
             self.block3(off + x * band.walk, other + x * band.other, o, a, b);
@@ -1696,8 +1694,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 /// of groups of `rows` elements, the way back from `(2,1)` and `(4,1)`
 /// tiles) into the destination from `to` on, in one loop straight into
 /// the group kernels ([`simd::deinterleave_groups`], then [`copy_block`]
-/// for the columns they leave); when `far` (a destination past the
-/// cache), each tile asks for the source [`AHEAD_BYTES`] on.
+/// for the columns they leave). With a `stage` (a destination past the
+/// cache), a band whose rows join streams ([`stream_group_tiles`]);
+/// otherwise each tile asks for the source [`AHEAD_BYTES`] on.
 ///
 /// Each block through `copy_block`, and each tile through a call of its
 /// own, cost enough to show against memory's speed. Measured with
@@ -1711,8 +1710,12 @@ fn group_tiles<T: Copy>(
     src: &[T],
     from: usize,
     [band, groups, cols, rows]: [Axis; 4],
-    far: bool,
+    stage: &mut [T],
 ) {
+    let far = !stage.is_empty();
+    if far && stream_group_tiles(dst, to, src, from, [band, groups, cols, rows], stage) {
+        return;
+    }
     let block = Block::from_walked(cols, rows);
     let tile_len = groups.count.saturating_mul(groups.walk);
     let ahead = tiles_ahead::<T>(tile_len);
@@ -1739,6 +1742,117 @@ fn group_tiles<T: Copy>(
             }
         }
     }
+}
+
+/// [`group_tiles`] for a band whose tiles' pieces of each destination row
+/// join end to end (a row of `(2,1)` or `(4,1)` tiles unpacked into a
+/// row-major array past the cache), every row in the same place in its
+/// lines, on 16 bytes: a line of each row at a time, each written whole by
+/// streaming stores ([`simd::deinterleave_line_streamed`]), each tile's
+/// group with the columns the previous tile left of the line split
+/// between them (whose groups are put together in `stage` first). Only
+/// each joined row's two partial end lines go with plain stores. Written
+/// with plain stores, each destination line was read from memory first.
+/// `false`, nothing written, for bands of one tile, pieces that do not join
+/// or are under two lines, rows in different places in their lines or off
+/// 16 bytes, groups without a kernel, or a `stage` under two lines a row.
+///
+/// Measured with `RELAYOUT_TIMINGS=1 cargo bench --features half --bench
+/// relayout`, alternated with the plain path, six rounds each (AMD EPYC
+/// Zen 4): `bf16 (8,128)(2,1)` unpack 0.95 of `memcpy` to 1.12, `s8
+/// (8,128)(4,1)` 0.78 to 0.96 (medians). Each group's kernel steps
+/// streamed straight into the destination, 16 bytes of each row in turn,
+/// read 1.26 for `bf16` but 0.57 for `s8`: four rows' lines open at once
+/// (see [`simd::deinterleave_line_streamed`]). No prefetch: with the plain
+/// path's, asking for the source ahead, the `bf16` unpack read 0.92
+/// (against 1.21 without), the prefetches waiting on the streaming
+/// stores.
+fn stream_group_tiles<T: Copy>(
+    dst: &mut [T],
+    to: usize,
+    src: &[T],
+    from: usize,
+    [band, groups, cols, rows]: [Axis; 4],
+    stage: &mut [T],
+) -> bool {
+    let size = core::mem::size_of::<T>();
+    let (k, piece, line) = (rows.count, cols.count, line_elements::<T>());
+    let at = dst.as_ptr().addr() + to * size;
+    if !simd::group_kernel::<T>(k)
+        || band.count < 2
+        || band.other != piece
+        || cols.other != 1
+        || piece % line != 0
+        || piece < 2 * line
+        || size * line != 64
+        || at % 16 != 0
+        || (rows.other * size) % 64 != 0
+        || (groups.other * size) % 64 != 0
+        || stage.len() < 2 * k * line + line
+    {
+        return false;
+    }
+    // Every row's first line boundary is `head` columns in; the last
+    // `tail` columns of each piece start the line that the next piece's
+    // first `head` end.
+    let head = (64 - at % 64) % 64 / size;
+    let tail = (line - head) % line;
+    #[cfg(test)]
+    tests::JOINED.with(|n| n.set(n.get() + 1));
+    // The two buffers on lines, so that no 16-byte store into them or load
+    // out of them straddles two lines.
+    let skip = (64 - stage.as_ptr().addr() % 64) % 64 / size;
+    let (buf, joined) = stage[skip..][..2 * k * line].split_at_mut(k * line);
+    // `na` columns of `k` rows, `dst[d + i + j*pitch] = input[s + i*k + j]`,
+    // with plain stores.
+    let plain = |dst: &mut [T], d: usize, input: &[T], s: usize, na: usize| {
+        let b = Block {
+            na,
+            nb: k,
+            da: 1,
+            db: rows.other,
+            sa: k,
+            sb: 1,
+        };
+        copy_block(dst, d, input, s, b);
+    };
+    // A line of each row from `d` on (a line boundary), its groups
+    // `input` (what a bound refuses goes plainly).
+    let mut streamed = |dst: &mut [T], d: usize, input: &[T]| {
+        if !simd::deinterleave_line_streamed(k, &mut dst[d..], rows.other, input, buf) {
+            plain(dst, d, input, 0, line);
+        }
+    };
+    let last = band.count - 1;
+    for x in 0..band.count {
+        let tile = from + x * band.walk;
+        for g in 0..groups.count {
+            let s = tile + g * groups.walk;
+            let d = to + g * groups.other + x * piece;
+            // This piece's columns from `start` on, whole lines from a
+            // line boundary; before them, the line split with the previous
+            // piece, whose last `tail` columns start it.
+            let start = if x == 0 {
+                plain(dst, d, src, s, head);
+                head
+            } else if tail > 0 {
+                let before = &src[s - band.walk + (piece - tail) * k..][..tail * k];
+                joined[..tail * k].copy_from_slice(before);
+                joined[tail * k..].copy_from_slice(&src[s..][..(line - tail) * k]);
+                streamed(dst, d - tail, joined);
+                line - tail
+            } else {
+                0
+            };
+            for c in (start..piece - tail).step_by(line) {
+                streamed(dst, d + c, &src[s + c * k..][..line * k]);
+            }
+            if x == last {
+                plain(dst, d + piece - tail, src, s + (piece - tail) * k, tail);
+            }
+        }
+    }
+    true
 }
 
 /// How far ahead of the tile it unpacks [`group_tiles`] asks for the
@@ -1818,40 +1932,67 @@ fn stream_joined_rows<T: Copy>(
     let last = o.count - 1;
     for x in 0..o.count {
         for i in 0..b.na {
-            let to = d + i * b.da + x * piece;
             let from = &src[s + x * o.s + i * b.sa..][..piece];
-            // The previous piece's last line, then this piece's first.
-            let lines = &mut stage[i * 2 * line..][..2 * line];
-            // Elements to the row's first line boundary; the piece's last
-            // line holds the rest of that line's elements.
-            let head = (64 - (at + i * b.da * size) % 64) % 64 / size;
-            let tail = (line - head) % line;
-            let body = piece - head - tail;
-            if head > 0 {
-                if x == 0 {
-                    dst[to..][..head].copy_from_slice(&from[..head]);
-                } else {
-                    // The split line: the previous piece's last `tail`
-                    // elements, which end the first line, and this
-                    // piece's first `head`, which start the second.
-                    lines[line..].copy_from_slice(&from[..line]);
-                    simd::stream_copy_lines(
-                        &mut dst[to + head - line..][..line],
-                        &lines[head..][..line],
-                    );
-                }
-            }
-            simd::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
-            if tail > 0 {
-                if x == last {
-                    dst[to + head + body..][..tail].copy_from_slice(&from[head + body..]);
-                } else {
-                    lines[..line].copy_from_slice(&from[piece - line..]);
-                }
-            }
+            let row = Joined {
+                head: (64 - (at + i * b.da * size) % 64) % 64 / size,
+                first: x == 0,
+                last: x == last,
+            };
+            row.piece(
+                dst,
+                d + i * b.da + x * piece,
+                from,
+                &mut stage[i * 2 * line..][..2 * line],
+            );
         }
     }
     true
+}
+
+/// Where one piece of a joined row lies: see [`stream_joined_rows`].
+#[derive(Clone, Copy)]
+struct Joined {
+    /// Elements to the row's first line boundary.
+    head: usize,
+    /// Whether the piece starts the row, and ends it.
+    first: bool,
+    last: bool,
+}
+
+impl Joined {
+    /// Writes `from` (whole lines long, at least one) to `dst` from `to` on:
+    /// its whole lines streamed, the line it shares with the piece before
+    /// streamed from `lines` (two lines: the previous piece's last line,
+    /// then this piece's first), the row's two end lines plain.
+    fn piece<T: Copy>(self, dst: &mut [T], to: usize, from: &[T], lines: &mut [T]) {
+        let (line, piece) = (lines.len() / 2, from.len());
+        let head = self.head;
+        // The piece's last line holds the rest of the first line's elements.
+        let tail = (line - head) % line;
+        let body = piece - head - tail;
+        if head > 0 {
+            if self.first {
+                dst[to..][..head].copy_from_slice(&from[..head]);
+            } else {
+                // The split line: the previous piece's last `tail`
+                // elements, which end the first line, and this piece's
+                // first `head`, which start the second.
+                lines[line..].copy_from_slice(&from[..line]);
+                simd::stream_copy_lines(
+                    &mut dst[to + head - line..][..line],
+                    &lines[head..][..line],
+                );
+            }
+        }
+        simd::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
+        if tail > 0 {
+            if self.last {
+                dst[to + head + body..][..tail].copy_from_slice(&from[head + body..]);
+            } else {
+                lines[..line].copy_from_slice(&from[piece - line..]);
+            }
+        }
+    }
 }
 
 /// Whether a walked block `a` x `b` of single elements takes groups of 2
@@ -1940,6 +2081,8 @@ mod tests {
         /// Groups of a row's last lines [`stream_padded_rows`] ran in one
         /// call on this thread.
         pub(super) static GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+        /// Bands [`stream_group_tiles`] streamed on this thread.
+        pub(super) static JOINED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     }
 
     /// Every orientation of both sides, dense and padded, against a plain
@@ -1986,9 +2129,13 @@ mod tests {
             value: impl Fn(usize) -> T,
             old: T,
         ) {
-            for cols in [1, 15, 16, 17, 33, 128] {
-                for (tiles, groups) in [(1, 1), (1, 2), (2, 2), (3, 1), (3, 2)] {
-                    for (pad, gap, d, s) in [(0, 0, 0, 0), (3, 2, 1, 5)] {
+            let joined = JOINED.get();
+            for cols in [1, 15, 16, 17, 33, 64, 96, 128, 160, 192, 256] {
+                for (tiles, groups) in [(1, 1), (1, 2), (2, 2), (3, 1), (3, 2), (5, 4)] {
+                    // Destinations at every 16 bytes of a line, and off them.
+                    let places = [(0, 0, 0, 0), (3, 2, 1, 5), (0, 0, 7, 0), (1, 3, 24, 2)];
+                    let lined = [(0, 0, 8, 0), (0, 0, 16, 0), (0, 2, 32, 1), (0, 0, 48, 0)];
+                    for (pad, gap, d, s) in places.into_iter().chain(lined) {
                         let pitch = tiles * cols + pad;
                         let tile = groups * k * cols + gap;
                         let axes = [
@@ -2025,16 +2172,25 @@ mod tests {
                                 }
                             }
                         }
-                        for far in [false, true] {
+                        // No stage (plain stores), one too small to join
+                        // rows, and the 8 KiB of a relayout's.
+                        for stage in [0, 600, 8192 / core::mem::size_of::<T>()] {
                             let mut got = std::vec![old; want.len()];
-                            group_tiles(&mut got, d, &src, s, axes, far);
+                            let mut stage = std::vec![old; stage];
+                            group_tiles(&mut got, d, &src, s, axes, &mut stage);
                             assert_eq!(
-                                got, want,
-                                "{k} rows, {cols} columns, {tiles} x {groups}, pad {pad}"
+                                got,
+                                want,
+                                "{k} rows, {cols} columns, {tiles} x {groups}, pad {pad}, d {d}, stage {}",
+                                stage.len()
                             );
                         }
                     }
                 }
+            }
+            // Rows of whole lines joined wherever the kernels are.
+            if simd::group_kernel::<T>(k) {
+                assert!(JOINED.get() - joined > 40, "{}", JOINED.get() - joined);
             }
         }
         check(4, |i| (i * 7 + 3) as u8, 0xee);
