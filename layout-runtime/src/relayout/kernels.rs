@@ -2022,67 +2022,40 @@ fn stream_joined_rows<T: Copy>(
     let last = o.count - 1;
     for x in 0..o.count {
         for i in 0..b.na {
+            let to = d + i * b.da + x * piece;
             let from = &src[s + x * o.s + i * b.sa..][..piece];
-            let row = Joined {
-                head: (64 - (at + i * b.da * size) % 64) % 64 / size,
-                first: x == 0,
-                last: x == last,
-            };
-            row.piece(
-                dst,
-                d + i * b.da + x * piece,
-                from,
-                &mut stage[i * 2 * line..][..2 * line],
-            );
+            // The previous piece's last line, then this piece's first.
+            let lines = &mut stage[i * 2 * line..][..2 * line];
+            // Elements to the row's first line boundary; the piece's last
+            // line holds the rest of that line's elements.
+            let head = (64 - (at + i * b.da * size) % 64) % 64 / size;
+            let tail = (line - head) % line;
+            let body = piece - head - tail;
+            if head > 0 {
+                if x == 0 {
+                    dst[to..][..head].copy_from_slice(&from[..head]);
+                } else {
+                    // The split line: the previous piece's last `tail`
+                    // elements, which end the first line, and this
+                    // piece's first `head`, which start the second.
+                    lines[line..].copy_from_slice(&from[..line]);
+                    simd::stream_copy_lines(
+                        &mut dst[to + head - line..][..line],
+                        &lines[head..][..line],
+                    );
+                }
+            }
+            simd::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
+            if tail > 0 {
+                if x == last {
+                    dst[to + head + body..][..tail].copy_from_slice(&from[head + body..]);
+                } else {
+                    lines[..line].copy_from_slice(&from[piece - line..]);
+                }
+            }
         }
     }
     true
-}
-
-/// Where one piece of a joined row lies: see [`stream_joined_rows`].
-#[derive(Clone, Copy)]
-struct Joined {
-    /// Elements to the row's first line boundary.
-    head: usize,
-    /// Whether the piece starts the row, and ends it.
-    first: bool,
-    last: bool,
-}
-
-impl Joined {
-    /// Writes `from` (whole lines long, at least one) to `dst` from `to` on:
-    /// its whole lines streamed, the line it shares with the piece before
-    /// streamed from `lines` (two lines: the previous piece's last line,
-    /// then this piece's first), the row's two end lines plain.
-    fn piece<T: Copy>(self, dst: &mut [T], to: usize, from: &[T], lines: &mut [T]) {
-        let (line, piece) = (lines.len() / 2, from.len());
-        let head = self.head;
-        // The piece's last line holds the rest of the first line's elements.
-        let tail = (line - head) % line;
-        let body = piece - head - tail;
-        if head > 0 {
-            if self.first {
-                dst[to..][..head].copy_from_slice(&from[..head]);
-            } else {
-                // The split line: the previous piece's last `tail`
-                // elements, which end the first line, and this piece's
-                // first `head`, which start the second.
-                lines[line..].copy_from_slice(&from[..line]);
-                simd::stream_copy_lines(
-                    &mut dst[to + head - line..][..line],
-                    &lines[head..][..line],
-                );
-            }
-        }
-        simd::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
-        if tail > 0 {
-            if self.last {
-                dst[to + head + body..][..tail].copy_from_slice(&from[head + body..]);
-            } else {
-                lines[..line].copy_from_slice(&from[piece - line..]);
-            }
-        }
-    }
 }
 
 /// Whether a walked block `a` x `b` of single elements takes groups of 2
