@@ -1856,15 +1856,15 @@ fn group_tiles<T: Copy>(
 /// 16 bytes, groups without a kernel, or a `stage` under two lines a row.
 ///
 /// Measured with `RELAYOUT_TIMINGS=1 cargo bench --features half --bench
-/// relayout`, alternated with the plain path, six rounds each (AMD EPYC
-/// Zen 4): `bf16 (8,128)(2,1)` unpack 0.95 of `memcpy` to 1.12, `s8
-/// (8,128)(4,1)` 0.78 to 0.96 (medians). Each group's kernel steps
+/// relayout`, alternated with the plain path, six runs each (AMD EPYC
+/// Zen 4): `bf16 (8,128)(2,1)` unpack 0.97 of `memcpy` to 1.11, `s8
+/// (8,128)(4,1)` 0.78 to 0.90 (medians). Each group's kernel steps
 /// streamed straight into the destination, 16 bytes of each row in turn,
 /// read 1.26 for `bf16` but 0.57 for `s8`: four rows' lines open at once
 /// (see [`simd::deinterleave_line_streamed`]). No prefetch: with the plain
 /// path's, asking for the source ahead, the `bf16` unpack read 0.92
 /// (against 1.21 without), the prefetches waiting on the streaming
-/// stores.
+/// stores (`benches/README.md`, "Group unpacks streamed").
 fn stream_group_tiles<T: Copy>(
     dst: &mut [T],
     to: usize,
