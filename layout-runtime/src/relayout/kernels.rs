@@ -730,13 +730,13 @@ impl TileGrid {
         let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
         let (i_lo, j_lo, tiles_i, tiles_j) = (self.i_lo, self.j_lo, self.tiles_i, self.tiles_j);
         let mut at = self.rows.at(i_lo);
-        if let Some(first) = self.rows.steady(&at, s + j_lo * w) {
+        // Every band at once where the source's rows advance evenly (short
+        // bands from copies where their rows fit the stage).
+        if let Some((from, from_band)) = self.rows.steady(&at, s + j_lo * w) {
+            let first = (from, from_band);
             if tiles_j < LONG_BAND && self.copied_bands(dst, src, first, (stage, kernel), &tile) {
                 return;
             }
-        }
-        // Every band at once where the source's rows advance evenly.
-        if let Some((from, from_band)) = self.rows.steady(&at, s + j_lo * w) {
             let to = simd::Quarters::even(d + j_lo * col_step + i_lo * w, col_step);
             let bands = simd::Bands {
                 count: tiles_i,
@@ -892,7 +892,8 @@ fn line_units<T>(width: usize) -> bool {
 /// all the way down, or 16 rows at a time all the way along. The edges off
 /// the line grid go with plain stores. `false`, nothing written, for other
 /// blocks, small ones, a destination whose runs cannot start lines, or
-/// without the kernel.
+/// without the kernel. `stage`, scratch (empty without streaming), takes
+/// copies of short bands' source rows ([`TileGrid::copied_bands`]).
 // The names of `Block`, `copy_block` and the formula above.
 #[allow(clippy::many_single_char_names, clippy::too_many_arguments)]
 #[inline(never)]
