@@ -923,7 +923,8 @@ fn stream_lines<T: Copy>(
     // 64 units, read 0.35-0.5 of `memcpy` in tiles a band at a time against
     // 0.5-0.6 the old way; with every band in one call, asking ahead
     // (`TileGrid::along_rows`), it takes 0.76-0.81 of the old way's time
-    // (`benches/relayout_ab.py`). Shorter runs are untried.
+    // (`benches/relayout_ab.py`), and now each band runs from a copy of
+    // its rows (`TileGrid::copied_bands`). Shorter runs are untried.
     let rows_dst = b.db == w && b.sa == w && (o.count == 1 || o.s == b.na * w) && ni >= LONG_RUNS;
     let rows_src = b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w) && nj >= LONG_RUNS;
     // Offsets of the row side (row `i` at `j = 0`) and the column side
