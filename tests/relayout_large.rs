@@ -7,26 +7,10 @@
 //! which never streams; `relayout.rs` checks it against the reference,
 //! whose grids are too slow to build at these sizes).
 
+mod common;
+
+use common::values::Value;
 use xla_layout::{parse, Layout};
-
-/// Distinct-looking values, never equal to the garbage buffers start with.
-trait Value: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync {
-    fn make(i: usize) -> Self;
-    const GARBAGE: Self;
-}
-
-macro_rules! value {
-    ($($t:ty),*) => {$(
-        impl Value for $t {
-            #[allow(clippy::cast_possible_truncation)]
-            fn make(i: usize) -> Self {
-                (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29) as $t | 1
-            }
-            const GARBAGE: Self = 0;
-        }
-    )*};
-}
-value!(u8, u16, u32);
 
 /// Element offsets into a buffer: on its start, and 16, 32 and 48 bytes
 /// and one element further on (a `Vec` of this size starts 16 bytes into a
@@ -47,16 +31,18 @@ fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
     }
 }
 
-/// `storage` unpacked through the slot iterator: logical element `p` is
-/// the storage slot that holds it.
-fn logical_of<T: Value>(l: &Layout, storage: &[T]) -> Vec<T> {
-    let mut logical = vec![T::GARBAGE; l.len()];
-    for (slot, position) in l.slots().enumerate() {
-        if let Some(p) = position {
-            logical[p] = storage[slot];
-        }
+/// `write` into buffers at every shift: what it writes is `want`, and
+/// nothing before the shift changes.
+fn at_every_shift<T: Value>(want: &[T], what: &str, write: impl Fn(&mut [T])) {
+    for shift in shifts::<T>() {
+        let mut out = vec![T::GARBAGE; shift + want.len()];
+        write(&mut out[shift..]);
+        assert!(
+            out[..shift].iter().all(|&v| v == T::GARBAGE),
+            "{what}: written before {shift}"
+        );
+        same(&out[shift..], want, &format!("{what} at {shift}"));
     }
-    logical
 }
 
 /// Unpack and pack of `spec` into buffers at every shift, and through a
@@ -74,31 +60,12 @@ fn pack_and_unpack<T: Value>(spec: &str) {
         .slots()
         .map(|p| p.map_or(T::default(), |p| logical[p]))
         .collect();
-    for shift in shifts::<T>() {
-        let mut back = vec![T::GARBAGE; shift + l.len()];
-        l.unpack(&packed, &mut back[shift..]).unwrap();
-        assert!(
-            back[..shift].iter().all(|&x| x == T::GARBAGE),
-            "{spec}: before the unpack"
-        );
-        same(
-            &back[shift..],
-            &logical,
-            &format!("unpack {spec} at {shift}"),
-        );
-
-        let mut stored = vec![T::GARBAGE; shift + l.storage_len()];
-        l.pack(&logical, &mut stored[shift..]).unwrap();
-        assert!(
-            stored[..shift].iter().all(|&x| x == T::GARBAGE),
-            "{spec}: before the pack"
-        );
-        same(
-            &stored[shift..],
-            &packed,
-            &format!("pack {spec} at {shift}"),
-        );
-    }
+    at_every_shift(&logical, &format!("unpack {spec}"), |out| {
+        l.unpack(&packed, out).unwrap();
+    });
+    at_every_shift(&packed, &format!("pack {spec}"), |out| {
+        l.pack(&logical, out).unwrap();
+    });
     let plan = l.unpack_plan::<T>().unwrap();
     let mut back = vec![T::GARBAGE; l.len()];
     for (chunk, part) in plan.chunks_mut(3, &mut back).unwrap() {
@@ -117,22 +84,10 @@ fn convert<T: Value>(from: &str, to: &str) {
             .collect()
     };
     let (in_a, in_b) = (store(&a), store(&b));
-    assert_eq!(logical_of(&a, &in_a), logical);
-    for shift in shifts::<T>() {
-        let mut there = vec![T::GARBAGE; shift + b.storage_len()];
-        a.convert_to(&in_a, &b, &mut there[shift..]).unwrap();
-        same(
-            &there[shift..],
-            &in_b,
-            &format!("{from} -> {to} at {shift}"),
-        );
-        let mut back = vec![T::GARBAGE; shift + a.storage_len()];
-        b.convert_to(&in_b, &a, &mut back[shift..]).unwrap();
-        same(&back[shift..], &in_a, &format!("{to} -> {from} at {shift}"));
-        assert!(
-            back[..shift].iter().all(|&x| x == T::GARBAGE),
-            "{to} -> {from}: before"
-        );
+    for ((x, input), (y, want)) in [((&a, &in_a), (&b, &in_b)), ((&b, &in_b), (&a, &in_a))] {
+        at_every_shift(want, &format!("{x} -> {y}"), |out| {
+            x.convert_to(input, y, out).unwrap();
+        });
     }
 }
 

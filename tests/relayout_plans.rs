@@ -13,26 +13,8 @@ mod common;
 
 use common::reference::{random_conversion_pair, Rng};
 use common::specgen::generate;
+use common::values::Value;
 use xla_layout::{parse, Layout, RelayoutError, RelayoutPlan};
-
-/// Distinct-looking values that never equal the garbage the buffers start with.
-trait Value: Copy + Default + PartialEq + std::fmt::Debug + Send + Sync {
-    fn make(i: usize) -> Self;
-    const GARBAGE: Self;
-}
-
-macro_rules! value {
-    ($($t:ty),*) => {$(
-        impl Value for $t {
-            #[allow(clippy::cast_possible_truncation)]
-            fn make(i: usize) -> Self {
-                (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17) as $t | 1
-            }
-            const GARBAGE: Self = 0;
-        }
-    )*};
-}
-value!(u8, u16, u32, u64);
 
 /// Runs `plan` whole and cut into 1..=17 chunks (in reverse order, to
 /// catch chunks that depend on each other), checking ranges and bytes.

@@ -9,6 +9,7 @@ pub mod golden;
 pub mod reference;
 pub mod rng;
 pub mod specgen;
+pub mod values;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1813,7 +1813,7 @@ fn group_tiles<T: Copy>(
     stage: &mut [T],
 ) {
     let far = !stage.is_empty();
-    if far && stream_group_tiles(dst, to, src, from, [band, groups, cols, rows], stage) {
+    if far && stream_group_tiles((dst, to), (src, from), [band, groups, cols, rows], stage) {
         return;
     }
     let block = Block::from_walked(cols, rows);
@@ -1868,13 +1868,12 @@ fn group_tiles<T: Copy>(
 /// (against 1.21 without), the prefetches waiting on the streaming
 /// stores (`benches/README.md`, "Group unpacks streamed").
 fn stream_group_tiles<T: Copy>(
-    dst: &mut [T],
-    to: usize,
-    src: &[T],
-    from: usize,
-    [band, groups, cols, rows]: [Axis; 4],
+    (dst, to): (&mut [T], usize),
+    (src, from): (&[T], usize),
+    axes: [Axis; 4],
     stage: &mut [T],
 ) -> bool {
+    let [band, groups, cols, rows] = axes;
     let size = core::mem::size_of::<T>();
     let (k, piece, line) = (rows.count, cols.count, line_elements::<T>());
     let at = dst.as_ptr().addr() + to * size;
