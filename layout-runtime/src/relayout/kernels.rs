@@ -791,7 +791,7 @@ impl TileGrid {
     /// tiles run from the copy in one call of `kernel`, asking for nothing
     /// ahead (tile by tile from the source where that call refuses).
     /// `false`, nothing written, where a band's rows span more than `stage`
-    /// holds (less a line, to put the copy's first run on a line).
+    /// holds from its first line boundary on.
     ///
     /// The tiles read their 16 rows a line at a time across the rows, an
     /// order the memory reads more slowly than the rows one after the
@@ -808,8 +808,6 @@ impl TileGrid {
         tile: &impl Fn(&mut [T], Runs, Runs, usize, usize),
     ) -> bool {
         let (w, col_step, tiles_j) = (self.w, self.col_step, self.tiles_j);
-        let size = core::mem::size_of::<T>();
-        let line = 64usize.div_ceil(size.max(1));
         // What a band reads: from its first row's start to its last row's
         // end, the same span for every band.
         let starts = (0..16).map(|k| first.start(k));
@@ -821,20 +819,20 @@ impl TileGrid {
             .checked_mul(self.tiles_i.saturating_sub(1))
             .and_then(|x| x.checked_add(lo))
             .and_then(|x| x.checked_add(span));
-        if self.tiles_i == 0
-            || span.saturating_add(line) > stage.len()
-            || last.is_none_or(|end| end > src.len())
-        {
+        // The copy's first run on a line.
+        let stage = stage
+            .get_mut(to_line::<T>(stage.as_ptr().addr())..)
+            .unwrap_or_default();
+        if self.tiles_i == 0 || span > stage.len() || last.is_none_or(|end| end > src.len()) {
             return false;
         }
-        let skip = (64 - stage.as_ptr().addr() % 64) % 64 / size.max(1);
         let runs = simd::Quarters {
-            bases: first.bases.map(|b| b.wrapping_sub(lo).wrapping_add(skip)),
+            bases: first.bases.map(|b| b.wrapping_sub(lo)),
             step: first.step,
         };
         for ti in 0..self.tiles_i {
             let at = lo + ti * from_band;
-            stage[skip..][..span].copy_from_slice(&src[at..][..span]);
+            stage[..span].copy_from_slice(&src[at..][..span]);
             let i0 = self.i_lo + 16 * ti;
             let to = simd::Quarters::even(self.d + self.j_lo * col_step + i0 * w, col_step);
             let to = (to, 16 * col_step);
@@ -1632,6 +1630,12 @@ fn line_elements<T>() -> usize {
     64usize.div_ceil(core::mem::size_of::<T>().max(1))
 }
 
+/// Elements of `T` from byte address `at` to the next line boundary (0 on
+/// one), for addresses on elements.
+fn to_line<T>(at: usize) -> usize {
+    (64 - at % 64) % 64 / core::mem::size_of::<T>().max(1)
+}
+
 /// Source rows at most this long are packed a row at a time across a row
 /// of tiles: see [`stream_rows_across`].
 const SHORT_SOURCE_ROW_BYTES: usize = 2048;
@@ -1883,7 +1887,6 @@ fn stream_group_tiles<T: Copy>(
         || (cols.walk, cols.other, rows.walk) != (k, 1, 1)
         || piece % line != 0
         || piece < 2 * line
-        || size * line != 64
         || at % 16 != 0
         || (rows.other * size) % 64 != 0
         || (groups.other * size) % 64 != 0
@@ -1894,13 +1897,11 @@ fn stream_group_tiles<T: Copy>(
     // Every row's first line boundary is `head` columns in; the last
     // `tail` columns of each piece start the line that the next piece's
     // first `head` end.
-    let head = (64 - at % 64) % 64 / size;
+    let head = to_line::<T>(at);
     let tail = (line - head) % line;
-    #[cfg(test)]
-    tests::JOINED.with(|n| n.set(n.get() + 1));
     // The two buffers on lines, so that no 16-byte store into them or load
     // out of them straddles two lines.
-    let skip = (64 - stage.as_ptr().addr() % 64) % 64 / size;
+    let skip = to_line::<T>(stage.as_ptr().addr());
     let (buf, joined) = stage[skip..][..2 * k * line].split_at_mut(k * line);
     // `na` columns of the `k` rows, from `input[s..]`, with plain stores.
     let block = Block::from_walked(cols, rows);
@@ -1910,7 +1911,10 @@ fn stream_group_tiles<T: Copy>(
     // A line of each row from `d` on (a line boundary), its groups
     // `input` (what a bound refuses goes plainly).
     let mut streamed = |dst: &mut [T], d: usize, input: &[T]| {
-        if !simd::deinterleave_line_streamed(k, &mut dst[d..], rows.other, input, buf) {
+        let done = simd::deinterleave_line_streamed(k, &mut dst[d..], rows.other, input, buf);
+        #[cfg(test)]
+        tests::JOINED.with(|n| n.set(n.get() + usize::from(done)));
+        if !done {
             plain(dst, d, input, 0, line);
         }
     };
@@ -2029,7 +2033,7 @@ fn stream_joined_rows<T: Copy>(
             let lines = &mut stage[i * 2 * line..][..2 * line];
             // Elements to the row's first line boundary; the piece's last
             // line holds the rest of that line's elements.
-            let head = (64 - (at + i * b.da * size) % 64) % 64 / size;
+            let head = to_line::<T>(at + i * b.da * size);
             let tail = (line - head) % line;
             let body = piece - head - tail;
             if head > 0 {
@@ -2147,7 +2151,7 @@ mod tests {
         pub(super) static GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
         /// Bands [`TileGrid::copied_bands`] ran from a copy on this thread.
         pub(super) static STAGED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
-        /// Bands [`stream_group_tiles`] streamed on this thread.
+        /// Lines [`stream_group_tiles`] streamed on this thread.
         pub(super) static JOINED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     }
 

@@ -239,6 +239,9 @@ pub(crate) fn deinterleave_line_streamed<T: Copy>(
     if !fits {
         return false;
     }
+    // The kernel steps here, not through `deinterleave_groups`: a call of
+    // it a line read the `bf16` and `s8` unpacks at 0.74 and 0.56 of
+    // `memcpy` against 1.06 and 0.98 (five alternated runs, AMD EPYC Zen 4).
     #[cfg(target_arch = "x86_64")]
     {
         for x in (0..line).step_by(16) {
