@@ -55,15 +55,15 @@ pub mod prelude {
     pub use layout_runtime::StaticLayout;
 }
 
-/// What every `layout!` type implements whatever its layout: the impls
-/// `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would give a unit
-/// struct (written out: derives cost more), and `Display` and `Debug`
-/// printing the spec. One short invocation instead of their tokens, which
-/// the proc macro would build, unoptimized in a user's build, one by one.
+/// The named form's impls, the same for every layout: a named type is a
+/// layout as a `layout!` expression's [`Folded`] value is, so each item
+/// forwards to `Folded<$ty, $rank>`, which `$ty` (its `FoldedSpec`) makes
+/// that layout. Written once here rather than by the proc macro, which
+/// runs unoptimized in a user's build.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __layout_impls {
-    ($ty:ident, $spec:literal, $debug:literal) => {
+macro_rules! __layout_named {
+    ($ty:ident, $rank:literal) => {
         #[allow(clippy::expl_impl_clone_on_copy)]
         impl ::core::clone::Clone for $ty {
             #[inline]
@@ -91,12 +91,139 @@ macro_rules! __layout_impls {
         }
         impl ::core::fmt::Display for $ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str($spec)
+                ::core::fmt::Display::fmt(&$crate::__private::Folded::<$ty, $rank>::NEW, f)
             }
         }
         impl ::core::fmt::Debug for $ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str($debug)
+                ::core::fmt::Debug::fmt(&$crate::__private::Folded::<$ty, $rank>::NEW, f)
+            }
+        }
+        #[allow(clippy::len_without_is_empty, clippy::unused_self)]
+        impl $ty {
+            /// The canonical spec.
+            pub const SPEC: &'static ::core::primitive::str =
+                $crate::__private::Folded::<$ty, $rank>::SPEC;
+            /// The logical dims.
+            pub const DIMS: [::core::primitive::usize; $rank] =
+                $crate::__private::Folded::<$ty, $rank>::DIMS;
+            /// Logical elements.
+            pub const LEN: ::core::primitive::usize = $crate::__private::Folded::<$ty, $rank>::LEN;
+            /// Storage slots, padding included.
+            pub const STORAGE_LEN: ::core::primitive::usize =
+                $crate::__private::Folded::<$ty, $rank>::STORAGE_LEN;
+            /// Storage bytes.
+            pub const STORAGE_BYTES: ::core::primitive::usize =
+                $crate::__private::Folded::<$ty, $rank>::STORAGE_BYTES;
+            /// Storage slots that hold no element.
+            pub const PADDING_LEN: ::core::primitive::usize =
+                $crate::__private::Folded::<$ty, $rank>::PADDING_LEN;
+
+            /// The storage offset of `index`. Outside the dims: a panic in debug
+            /// builds (a compile error in `const` evaluation), naming the index
+            /// and the dims; unchecked in release builds, where the result is
+            /// unspecified but never a panic.
+            #[inline]
+            #[cfg_attr(debug_assertions, track_caller)]
+            pub const fn offset(
+                self,
+                index: [::core::primitive::usize; $rank],
+            ) -> ::core::primitive::usize {
+                $crate::__private::Folded::<$ty, $rank>::NEW.offset(index)
+            }
+            /// The storage offset of `index`, or `None` outside the dims.
+            #[inline]
+            pub const fn try_offset(
+                self,
+                index: [::core::primitive::usize; $rank],
+            ) -> $crate::__private::Option<::core::primitive::usize> {
+                $crate::__private::Folded::<$ty, $rank>::NEW.try_offset(index)
+            }
+            /// The logical index at `offset`, or `None` for padding or past storage.
+            #[inline]
+            pub const fn index_of(
+                self,
+                offset: ::core::primitive::usize,
+            ) -> $crate::__private::Option<[::core::primitive::usize; $rank]> {
+                $crate::__private::Folded::<$ty, $rank>::NEW.index_of(offset)
+            }
+            /// Logical elements.
+            pub const fn len(self) -> ::core::primitive::usize {
+                Self::LEN
+            }
+            /// Whether some dim is 0.
+            pub const fn is_empty(self) -> ::core::primitive::bool {
+                Self::LEN == 0
+            }
+            /// Storage slots, padding and `L(n)` included.
+            pub const fn storage_len(self) -> ::core::primitive::usize {
+                Self::STORAGE_LEN
+            }
+            /// Storage bytes.
+            pub const fn storage_bytes(self) -> ::core::primitive::usize {
+                Self::STORAGE_BYTES
+            }
+            /// Storage slots that hold no element.
+            pub const fn padding_len(self) -> ::core::primitive::usize {
+                Self::PADDING_LEN
+            }
+            /// The number of dims.
+            pub const fn rank(self) -> ::core::primitive::usize {
+                $rank
+            }
+            /// The number of dims greater than 1.
+            pub const fn true_rank(self) -> ::core::primitive::usize {
+                $crate::__private::Folded::<$ty, $rank>::NEW.true_rank()
+            }
+            /// One dim's size; negative numbers count from the end.
+            pub const fn dim(
+                self,
+                dim: ::core::primitive::isize,
+            ) -> $crate::__private::Option<::core::primitive::usize> {
+                $crate::__private::Folded::<$ty, $rank>::NEW.dim(dim)
+            }
+            /// The same layout as a run-time `Layout`.
+            pub fn runtime(self) -> $crate::__private::Layout {
+                $crate::__private::Folded::<$ty, $rank>::NEW.runtime()
+            }
+        }
+        impl $crate::__private::StaticLayout for $ty {
+            const SPEC: &'static ::core::primitive::str =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::SPEC;
+            const ELEMENT_TYPE: $crate::__private::ElementType =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::ELEMENT_TYPE;
+            const ELEMENT_BITS: ::core::primitive::u32 =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::ELEMENT_BITS;
+            const DIMS: &'static [::core::primitive::usize] =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::DIMS;
+            const MINOR_TO_MAJOR: &'static [::core::primitive::usize] =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::MINOR_TO_MAJOR;
+            const TILES: &'static [&'static [$crate::__private::TileDim]] =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::TILES;
+            const TAIL_ALIGNMENT: ::core::primitive::usize =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::TAIL_ALIGNMENT;
+            const MEMORY_SPACE: ::core::primitive::u64 =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::MEMORY_SPACE;
+            const STORAGE_LEN: ::core::primitive::usize =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::STORAGE_LEN;
+            const PADDING_VALUE: $crate::__private::PaddingValue =
+                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::PADDING_VALUE;
+            type Index = [::core::primitive::usize; $rank];
+            #[inline]
+            #[cfg_attr(debug_assertions, track_caller)]
+            fn offset(self, index: [::core::primitive::usize; $rank]) -> ::core::primitive::usize {
+                $crate::__private::Folded::<$ty, $rank>::NEW.offset(index)
+            }
+            #[inline]
+            fn index_of(
+                self,
+                offset: ::core::primitive::usize,
+            ) -> $crate::__private::Option<[::core::primitive::usize; $rank]> {
+                $crate::__private::Folded::<$ty, $rank>::NEW.index_of(offset)
+            }
+            #[inline]
+            fn tables(self) -> $crate::__private::Option<&'static $crate::__private::Layout> {
+                $crate::__private::StaticLayout::tables($crate::__private::Folded::<$ty, $rank>::NEW)
             }
         }
     };
@@ -105,12 +232,16 @@ macro_rules! __layout_impls {
 /// Paths the generated code uses; not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::__layout_impls as impls;
+    pub use crate::__layout_named as named;
     pub use core::fmt;
     pub use core::option::Option::{self, None, Some};
     pub use layout_macros::__layout;
     pub use layout_runtime::__Tables as Tables;
     pub use layout_runtime::__outside_dims as outside_dims;
+    pub use layout_runtime::{
+        __Arg as Arg, __FoldedSpec as FoldedSpec, __FoldedTile as FoldedTile, __Step as Step,
+        Folded,
+    };
     pub use layout_runtime::{__dim_of as dim_of, __inside as inside};
     pub use layout_runtime::{
         ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,

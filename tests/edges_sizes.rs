@@ -508,3 +508,67 @@ fn layout_macro_at_the_edges() {
         assert_eq!(runtime, ok(spec), "{spec}");
     }
 }
+
+/// Programs longer than the steps a `layout!` value runs written out (64)
+/// run in a loop: both programs of these layouts are past that, and their
+/// offsets and indices agree with `parse` at indices and offsets spread
+/// over the whole storage, and in `const` evaluation. The second is the
+/// longest program of the search behind `program_step_limit` within the
+/// limit (its next tiling level is the one past it).
+#[test]
+fn long_programs_agree_with_parse() {
+    // xorshift64: the same spread on every run.
+    let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        usize::try_from(x >> 1).unwrap_or(usize::MAX)
+    };
+    macro_rules! long {
+        ($spec:expr, $rank:literal) => {{
+            const SPEC: &str = $spec;
+            // The last index's offset and back, by the compiler.
+            const LAST: [usize; $rank] = {
+                let l = layout!($spec);
+                match l.index_of(l.offset([1053, 98, 947, 17, 1119])) {
+                    Some(index) => index,
+                    None => [0; $rank],
+                }
+            };
+            let l = layout!($spec);
+            let p = ok(SPEC);
+            let [offset_steps, inverse_steps] = l.__steps();
+            assert!(
+                offset_steps > 64 && inverse_steps > 64,
+                "{SPEC}: {offset_steps} and {inverse_steps} steps"
+            );
+            for _ in 0..4_000 {
+                let mut index = [0; $rank];
+                for (i, &d) in index.iter_mut().zip(p.dims()) {
+                    *i = next() % d;
+                }
+                let offset = l.offset(index);
+                assert_eq!(offset, p.offset(&index), "{SPEC} at {index:?}");
+                assert_eq!(l.index_of(offset), Some(index), "{SPEC} at {offset}");
+                let offset = next() % l.storage_len();
+                assert_eq!(
+                    l.index_of(offset).as_ref().map(|i| &i[..]),
+                    p.index_of(offset).as_deref(),
+                    "{SPEC} at {offset}"
+                );
+            }
+            assert_eq!(LAST, [1053, 98, 947, 17, 1119], "{SPEC}");
+        }};
+    }
+    long!(
+        "u8[1054,99,948,18,1120]{4,3,2,1,0:T(8,2,15,3,28,16,30)(20,15,23,*,28,15,*,4,*,12,12,4,4)}",
+        5
+    );
+    long!(
+        "u8[1054,99,948,18,1120]{4,3,2,1,0:T(8,2,15,3,28,16,30)(20,15,23,*,28,15,*,4,*,12,12,4,4)\
+         (2,2,3,2,2,5,13,14,15,22,8,2,9,6,*,8)(2,*,6,10,10,3,13,7,*,*,24,6)(2,5)(*,6,2,6,*,*,15,2)\
+         (3,12,2,2,*,2,2,*,3,3,*,24)}",
+        5
+    );
+}

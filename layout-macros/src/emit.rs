@@ -1,17 +1,17 @@
-//! Prints a folded layout as Rust: constants, and the index programs as
-//! straight-line `let`s, with shifts and masks for powers of two.
+//! Prints a folded layout as Rust: a unit type and its one impl of the
+//! runtime's `FoldedSpec`, the layout's constants and its index programs
+//! as arrays of steps (shifts and masks for powers of two), which the
+//! shared `Folded` type runs.
 
 use std::fmt::Write as _;
 
-use layout_runtime::{
-    InverseProgram, Layout, OffsetProgram, PaddingValue, Program, TileDim, Value,
-};
+use layout_runtime::{InverseProgram, Layout, OffsetProgram, PaddingValue, Program, TileDim};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 use crate::ast::Input;
 use crate::linear;
-use crate::tokens::{self, var};
+use crate::tokens::{Arg, Steps};
 
 /// Where the expansion's items sit: a block of their own (the expression
 /// form's, or the named form's `const _`), which imports the facade's
@@ -21,72 +21,88 @@ use crate::tokens::{self, var};
 const SHORT_PATHS: &str = "__xla";
 
 /// What the block starts with: its names for the primitives, so a user's
-/// `struct usize;` cannot interfere. The named form's block also names the
-/// user's type, which could be called like a primitive: it spells them in
-/// full instead.
-const SHORT_PRIMITIVES: &str = "use ::core::primitive::{bool, isize, str, usize};";
+/// `struct usize;` cannot interfere, and for the steps of a program. The
+/// named form's block also names the user's type, which could be called
+/// like a primitive: it spells them in full instead.
+const SHORT_PRIMITIVES: &str = "use ::core::primitive::{str, usize};";
+
+/// The steps' names, imported by both forms' blocks.
+const STEP_NAMES: &str = "use __xla::Step::{Input, Shr, Div, And, Rem, Shl, Mul, Add, Sub, Neg};";
 
 /// The primitive type `name`, by name where [`SHORT_PRIMITIVES`] imports it.
 fn prim(short: bool, name: &str) -> String {
-    if short && matches!(name, "bool" | "isize" | "str" | "usize") {
+    if short && matches!(name, "str" | "usize") {
         name.to_owned()
     } else {
         format!("::core::primitive::{name}")
     }
 }
 
-/// `let vN = ...;` for every step; `input(n)` names input `n`. The types
-/// are inferred (all `usize`): annotations would only cost compile time.
-fn steps(out: &mut String, program: &Program, input: &dyn Fn(u8) -> String) {
-    for (i, &step) in program.steps().iter().enumerate() {
-        let rhs = tokens::op(step, false, &var, input);
-        // Writing to a `String` cannot fail.
-        let _ = write!(out, "let {} = {rhs};", var(i as u16));
+/// Every step of `program` into `out`: each step's number there.
+fn program_steps(out: &mut Steps, program: &Program) -> Option<Vec<Arg>> {
+    let mut ids: Vec<Arg> = Vec::with_capacity(program.steps().len());
+    for &op in program.steps() {
+        let id = out.op(op, &mut |_, a| ids.get(usize::from(a)).copied())?;
+        ids.push(id);
     }
+    Some(ids)
 }
 
-fn value(v: Value) -> String {
-    v.map_or_else(|| "0".to_owned(), var)
-}
-
-fn offset_body(p: &OffsetProgram) -> String {
-    if let Some(body) = linear::offset_body(p) {
-        return body;
-    }
-    // A coefficient too large for the linear form: the terms as folded.
-    let mut body = String::new();
-    steps(&mut body, p.program(), &tokens::index_input);
-    let mut terms = p
-        .terms()
-        .iter()
-        .map(|t| tokens::scaled(var(t.step), t.scale));
-    match terms.next() {
-        None => body.push('0'),
-        Some(first) => {
-            body.push_str(&first);
-            for t in terms {
-                let _ = write!(body, ".wrapping_add({t})");
-            }
+/// The offset's steps, the offset the last; `None` past the runtime's
+/// limit of steps.
+fn offset_steps(p: &OffsetProgram) -> Option<Steps> {
+    let mut out = Steps::default();
+    let sum = if let Some(sum) = linear::offset_steps(p, &mut out) {
+        Some(sum)
+    } else {
+        // A coefficient too large for the linear form: the terms as folded.
+        out = Steps::default();
+        let ids = program_steps(&mut out, p.program())?;
+        let mut sum = None;
+        for t in p.terms() {
+            let term = out.scaled(*ids.get(usize::from(t.step))?, t.scale)?;
+            sum = Some(match sum {
+                None => term,
+                Some(sum) => out.add(sum, term)?,
+            });
         }
+        sum
+    };
+    if let Some(sum) = sum {
+        out.finish(sum)?;
     }
-    body
+    Some(out)
 }
 
-/// The body of `index_of`; `p` is the path of the facade's `__private`.
-fn index_of_body(inv: &InverseProgram, p: &str) -> String {
-    let mut body = format!("if offset >= {} {{ return {p}::None; }}", inv.storage_len());
-    steps(&mut body, inv.program(), &|_| "offset".to_owned());
-    let checks: Vec<String> = inv
+/// An inverse program as steps, with what `index_of` reads of them.
+struct Inverse {
+    steps: Steps,
+    /// A step and the bound it must stay below.
+    checks: Vec<(Arg, usize)>,
+    /// Each dim's step, [`Arg::MAX`] for 0.
+    outputs: Vec<Arg>,
+}
+
+/// The inverse's steps; `None` past the runtime's limit of steps.
+fn inverse_steps(inv: &InverseProgram) -> Option<Inverse> {
+    let mut steps = Steps::default();
+    let ids = program_steps(&mut steps, inv.program())?;
+    let id = |s| ids.get(usize::from(s)).copied();
+    let checks = inv
         .checks()
         .iter()
-        .map(|c| format!("({} >= {})", var(c.step), c.bound))
-        .collect();
-    if !checks.is_empty() {
-        let _ = write!(body, "if {} {{ return {p}::None; }}", checks.join(" | "));
-    }
-    let outputs: Vec<String> = inv.outputs().iter().map(|&o| value(o)).collect();
-    let _ = write!(body, "{p}::Some([{}])", outputs.join(", "));
-    body
+        .map(|c| Some((id(c.step)?, c.bound)))
+        .collect::<Option<Vec<_>>>()?;
+    let outputs = inv
+        .outputs()
+        .iter()
+        .map(|&o| o.map_or(Some(Arg::MAX), id))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Inverse {
+        steps,
+        checks,
+        outputs,
+    })
 }
 
 /// The name of an expression-form `layout!`'s type, which rustc shows in
@@ -140,11 +156,6 @@ fn is_row_major(l: &Layout) -> bool {
         .all(|(i, &d)| i == d)
 }
 
-/// The expression form's name for `[usize; rank]`, the type of an index:
-/// each array type written costs an anonymous constant, so it is written
-/// once.
-const INDEX: &str = "Index";
-
 /// The dims as the inside of an array literal: `2, 8, 128`.
 fn dims_list(l: &Layout) -> String {
     l.dims()
@@ -152,15 +163,6 @@ fn dims_list(l: &Layout) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The type of an index, `[usize; rank]`, in the text of the items.
-fn index_type(short: bool, rank: usize) -> String {
-    if short {
-        INDEX.to_owned()
-    } else {
-        format!("[{}; {rank}]", prim(short, "usize"))
-    }
 }
 
 /// `bytes` as a Rust byte string literal. By hand, not by `write!`: a
@@ -203,7 +205,8 @@ fn lex(text: &str) -> Option<TokenStream> {
     }
 }
 
-/// Code for a valid layout: the type, its `const fn`s and the trait.
+/// Code for a valid layout: the type and its `FoldedSpec` impl, and in the
+/// named form the impls that make the type itself the layout.
 ///
 /// The items are written as text and lexed once: in a user's build the
 /// macro runs unoptimized, and building them token by token took most of
@@ -213,6 +216,7 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let krate = &input.krate;
     let private = Ident::new(SHORT_PATHS, Span::call_site());
     let spec = l.to_string();
+    let rank = l.rank();
     let ty = match &input.named {
         Some((_, _, name)) => name.clone(),
         // Type errors name the hidden type, so it is named after the layout.
@@ -221,17 +225,15 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     let mut text = String::with_capacity(4096);
     if short {
         text.push_str(SHORT_PRIMITIVES);
-        let _ = write!(text, "type {INDEX} = [usize; {}];", l.rank());
         // Nothing can name it, so nothing documents it: docs cost compile time.
         let _ = write!(text, "struct {ty};");
+    } else {
+        let _ = write!(text, "{SHORT_PATHS}::named!({ty}, {rank});");
     }
-    let _ = write!(
-        text,
-        "{SHORT_PATHS}::impls!({ty}, {spec:?}, {:?});",
-        format!("layout!({spec:?})")
-    );
-    inherent_impl(&mut text, &ty, l, short);
-    trait_impl(&mut text, &ty, l, input.padding_value, short);
+    text.push_str(STEP_NAMES);
+    if let Err(message) = spec_impl(&mut text, &ty, l, input.padding_value, short) {
+        return syn::Error::new(Span::call_site(), message).to_compile_error();
+    }
     let Some(items) = lex(&text) else {
         // The text is the macro's own: a lexing error is a bug in it.
         return syn::Error::new(Span::call_site(), "layout!: the expansion does not lex")
@@ -243,12 +245,15 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     };
     let tiled_impl = crate::tile::tiled_impl(input, &vis, &ty, l);
     match &input.named {
-        None => quote!({
-            use #krate::__private as #private;
-            #items
-            #tiled_impl
-            #ty
-        }),
+        None => {
+            let rank = proc_macro2::Literal::usize_unsuffixed(rank);
+            quote!({
+                use #krate::__private as #private;
+                #items
+                #tiled_impl
+                #private::Folded::<#ty, #rank>::NEW
+            })
+        }
         Some((attrs, vis, name)) => {
             let user_docs = attrs.iter().any(|a| a.path().is_ident("doc"));
             // After the user's own docs, as a paragraph of its own.
@@ -272,112 +277,18 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     }
 }
 
-/// The inherent `impl`: the constants and `const fn`s, documented in the
-/// named form only (`short`: the expression form).
-///
-/// The items carry no `#[allow(..)]`: they come from `layout!`, a macro of
-/// another crate, and rustc and clippy lint no code from such a macro,
-/// while checking each lint name costs every expansion compile time.
-fn inherent_impl(out: &mut String, ty: &Ident, l: &Layout, short: bool) {
+/// The constants a layout sets only where they differ from the trait's
+/// defaults (the values when unwritten): `minor_to_major`, the tiles, the
+/// attributes written and the padding value.
+fn optional_constants(l: &Layout, padding: Option<PaddingValue>, short: bool) -> String {
     let p = SHORT_PATHS;
-    let (usize, isize, bool, str) = (
-        prim(short, "usize"),
-        prim(short, "isize"),
-        prim(short, "bool"),
-        prim(short, "str"),
-    );
-    let spec = l.to_string();
-    let rank = l.rank();
-    let index = index_type(short, rank);
-    let dims = dims_list(l);
-    let (len, storage_len, storage_bytes) = (l.len(), l.storage_len(), l.storage_bytes());
-    let padding_len = l.padding_len();
-    let true_rank = l.true_rank();
-    let in_range = format!("{p}::inside(&index, &Self::DIMS)");
-    let is_empty = l.is_empty();
-    // One fold gives both programs.
-    let (offset, inverse) = l.programs();
-    let offset = offset_body(&offset);
-    let index_of = index_of_body(&inverse, p);
-    // Docs only where rustdoc can show them.
-    let doc = |text: &str| {
-        if short {
-            String::new()
-        } else {
-            format!("#[doc = {text:?}]")
-        }
-    };
-    let doc_len = doc(" Logical elements.");
-    let doc_storage_bytes = doc(" Storage bytes.");
-    let doc_padding_len = doc(" Storage slots that hold no element.");
-    let _ = write!(
-        out,
-        "impl {ty} {{ \
-         {doc_spec_const} pub const SPEC: &'static {str} = {spec:?}; \
-         {doc_dims_const} pub const DIMS: {index} = [{dims}]; \
-         {doc_len} pub const LEN: {usize} = {len}; \
-         {doc_storage_len_const} pub const STORAGE_LEN: {usize} = {storage_len}; \
-         {doc_storage_bytes} pub const STORAGE_BYTES: {usize} = {storage_bytes}; \
-         {doc_padding_len} pub const PADDING_LEN: {usize} = {padding_len}; \
-         {doc_offset} #[inline] #[cfg_attr(debug_assertions, track_caller)] \
-         pub const fn offset(self, index: {index}) -> {usize} {{ \
-         if ::core::cfg!(debug_assertions) && !{in_range} {{ {p}::outside_dims(&index, &Self::DIMS) }} \
-         {offset} }} \
-         {doc_try_offset} #[inline] \
-         pub const fn try_offset(self, index: {index}) -> {p}::Option<{usize}> {{ \
-         if {in_range} {{ {p}::Some(self.offset(index)) }} else {{ {p}::None }} }} \
-         {doc_index_of} #[inline] \
-         pub const fn index_of(self, offset: {usize}) -> {p}::Option<{index}> {{ {index_of} }} \
-         {doc_len} pub const fn len(self) -> {usize} {{ {len} }} \
-         {doc_is_empty} pub const fn is_empty(self) -> {bool} {{ {is_empty} }} \
-         {doc_storage_len} pub const fn storage_len(self) -> {usize} {{ {storage_len} }} \
-         {doc_storage_bytes} pub const fn storage_bytes(self) -> {usize} {{ {storage_bytes} }} \
-         {doc_padding_len} pub const fn padding_len(self) -> {usize} {{ {padding_len} }} \
-         {doc_rank} pub const fn rank(self) -> {usize} {{ {rank} }} \
-         {doc_true_rank} pub const fn true_rank(self) -> {usize} {{ {true_rank} }} \
-         {doc_dim} pub const fn dim(self, dim: {isize}) -> {p}::Option<{usize}> {{ {p}::dim_of(&Self::DIMS, dim) }} \
-         {doc_runtime} pub fn runtime(self) -> {p}::Layout {{ <Self as {p}::StaticLayout>::runtime(self) }} \
-         }}",
-        doc_spec_const = doc(" The canonical spec."),
-        doc_dims_const = doc(" The logical dims."),
-        doc_storage_len_const = doc(" Storage slots, padding included."),
-        doc_offset = doc(" The storage offset of `index`. Outside the dims: a panic in debug\n builds (a compile error in `const` evaluation), naming the index\n and the dims; unchecked in release builds, where the result is\n unspecified but never a panic."),
-        doc_try_offset = doc(" The storage offset of `index`, or `None` outside the dims."),
-        doc_index_of = doc(" The logical index at `offset`, or `None` for padding or past storage."),
-        doc_is_empty = doc(" Whether some dim is 0."),
-        doc_storage_len = doc(" Storage slots, padding and `L(n)` included."),
-        doc_rank = doc(" The number of dims."),
-        doc_true_rank = doc(" The number of dims greater than 1."),
-        doc_dim = doc(" One dim's size; negative numbers count from the end."),
-        doc_runtime = doc(" The same layout as a run-time `Layout`."),
-    );
-}
-
-/// `impl StaticLayout`: the description as constants, methods forwarding to
-/// the `const fn`s. Constants the trait derives from others, or whose
-/// default is this layout's value, are left to the trait's defaults: every
-/// item costs compile time.
-fn trait_impl(
-    out: &mut String,
-    ty: &Ident,
-    l: &Layout,
-    padding: Option<PaddingValue>,
-    short: bool,
-) {
-    let p = SHORT_PATHS;
-    let (usize, str) = (prim(short, "usize"), prim(short, "str"));
-    let index = index_type(short, l.rank());
-    // Literals, not the inherent constants: a path would make each
-    // constant depend on another, which costs compile time.
-    let spec = l.to_string();
-    let dims = dims_list(l);
-    let storage_len = l.storage_len();
+    let usize = prim(short, "usize");
     let m2m = if is_row_major(l) {
         String::new()
     } else {
         let m2m: Vec<String> = l.minor_to_major().iter().map(ToString::to_string).collect();
         format!(
-            "const MINOR_TO_MAJOR: &'static [{usize}] = &[{}];",
+            "const MINOR_TO_MAJOR: {p}::Option<&'static [{usize}]> = {p}::Some(&[{}]);",
             m2m.join(", ")
         )
     };
@@ -404,7 +315,6 @@ fn trait_impl(
             tiles.join(", ")
         )
     };
-    let element = format!("{:?}", l.element_type());
     // Each attribute written sets its constant; the others keep the
     // trait's defaults, which are the unwritten values.
     let mut attributes = String::new();
@@ -418,34 +328,81 @@ fn trait_impl(
             );
         }
     }
+    let padding = padding.map_or_else(String::new, |v| {
+        format!("const PADDING_VALUE: {p}::PaddingValue = {p}::PaddingValue::{v:?};")
+    });
+    format!("{m2m} {tiles} {attributes} {padding}")
+}
+
+/// `impl FoldedSpec`: the description as constants (those whose default is
+/// this layout's value left to the trait: every item costs compile time)
+/// and the two programs as steps. An error only for programs past the
+/// runtime's limit of steps, which no layout within the spec's limits has.
+fn spec_impl(
+    out: &mut String,
+    ty: &Ident,
+    l: &Layout,
+    padding: Option<PaddingValue>,
+    short: bool,
+) -> Result<(), String> {
+    let p = SHORT_PATHS;
+    let (usize, str) = (prim(short, "usize"), prim(short, "str"));
+    let rank = l.rank();
+    let spec = l.to_string();
+    let dims = dims_list(l);
+    let storage_len = l.storage_len();
+    let element = format!("{:?}", l.element_type());
+    let optional = optional_constants(l, padding, short);
+    // One fold gives both programs.
+    let (offset, inverse) = l.programs();
+    let too_long = || {
+        format!(
+            "layout!: `{spec}` folds to more than {} steps, the most `layout!` runs",
+            crate::tokens::MAX_STEPS
+        )
+    };
+    let offset = offset_steps(&offset).ok_or_else(too_long)?;
+    let inverse = inverse_steps(&inverse).ok_or_else(too_long)?;
+    let checks = if inverse.checks.is_empty() {
+        String::new()
+    } else {
+        let checks: Vec<String> = inverse
+            .checks
+            .iter()
+            .map(|(s, b)| format!("({s}, {b})"))
+            .collect();
+        format!(
+            "const CHECKS: &'static [({p}::Arg, {usize})] = &[{}];",
+            checks.join(", ")
+        )
+    };
+    let outputs: Vec<String> = inverse.outputs.iter().map(ToString::to_string).collect();
     // One literal, not a hundred: each array element would cost type
     // checking and MIR.
     let mut bytes = Vec::new();
     l.__bytes(&mut |b| bytes.push(b));
     let bytes = byte_string(&bytes);
-    let padding = padding.map_or_else(String::new, |v| {
-        format!("const PADDING_VALUE: {p}::PaddingValue = {p}::PaddingValue::{v:?};")
-    });
     let _ = write!(
         out,
-        "impl {p}::StaticLayout for {ty} {{ \
+        "impl {p}::FoldedSpec<{rank}> for {ty} {{ \
          const SPEC: &'static {str} = {spec:?}; \
          const ELEMENT_TYPE: {p}::ElementType = {p}::ElementType::{element}; \
-         const DIMS: &'static [{usize}] = &[{dims}]; \
-         {m2m} {tiles} {attributes} \
+         const DIMS: [{usize}; {rank}] = [{dims}]; \
          const STORAGE_LEN: {usize} = {storage_len}; \
-         {padding} \
-         type Index = {index}; \
-         #[inline] #[cfg_attr(debug_assertions, track_caller)] \
-         fn offset(self, index: {index}) -> {usize} {{ {ty}::offset(self, index) }} \
-         #[inline] \
-         fn index_of(self, offset: {usize}) -> {p}::Option<{index}> {{ {ty}::index_of(self, offset) }} \
-         #[inline] \
-         fn tables(self) -> {p}::Option<&'static {p}::Layout> {{ \
+         {optional} \
+         const OFFSET: &'static [{p}::Step] = &[{offset}]; \
+         const INVERSE: &'static [{p}::Step] = &[{inverse}]; \
+         {checks} \
+         const OUTPUTS: [{p}::Arg; {rank}] = [{outputs}]; \
+         fn tables() -> &'static {p}::Layout {{ \
          static TABLES: {p}::Tables = {p}::Tables::new({bytes}); \
-         {p}::Some(TABLES.get()) }} \
-         }}"
+         TABLES.get() }} \
+         }}",
+        offset = offset.list(),
+        inverse = inverse.steps.list(),
+        outputs = outputs.join(", "),
     );
+    Ok(())
 }
 
 /// After an error: a value with the same method names, so uses of it

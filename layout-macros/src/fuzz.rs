@@ -247,7 +247,9 @@ fn every_limit_is_a_compile_error_naming_it() {
             "{spec:.60}: no `{message}` in {out:.300}"
         );
     }
-    // Valid values at the edges expand, and their constants are exact.
+    // Valid values at the edges expand, and their constants are exact (the
+    // storage bytes follow from these in `Folded`, whose values at the same
+    // edges `tests/edges_sizes.rs` checks).
     for (spec, name, value) in [
         (
             "u8[18446744073709551615]",
@@ -256,16 +258,17 @@ fn every_limit_is_a_compile_error_naming_it() {
         ),
         (
             "pred[18446744073709551615]{0:E(1)}",
-            "STORAGE_BYTES",
-            "2305843009213693952",
+            "STORAGE_LEN",
+            "18446744073709551615",
         ),
+        ("pred[18446744073709551615]{0:E(1)}", "ELEMENT_BITS", "1"),
         (
             "u8[2]{0:L(18446744073709551615)}",
             "STORAGE_LEN",
             "18446744073709551615",
         ),
-        ("f32[3]{0:E(128)}", "STORAGE_BYTES", "48"),
-        ("s4[3]{0:E(4096)}", "STORAGE_BYTES", "1536"),
+        ("f32[3]{0:E(128)}", "ELEMENT_BITS", "128"),
+        ("s4[3]{0:E(4096)}", "ELEMENT_BITS", "4096"),
     ] {
         let out = expand_quietly(quote!(xla_layout; #spec)).unwrap();
         assert_eq!(constant(&out, name), Some(value), "{spec}: {out:.300}");

@@ -3,7 +3,8 @@
 //! Use it through the `xla-layout` crate, which passes its own path in so the
 //! generated code works under any dependency name. This crate has no
 //! semantics of its own: it calls `layout-runtime` to parse, validate and fold,
-//! then prints the folded programs as Rust.
+//! then writes the layout's constants and folded programs as the data of a
+//! `FoldedSpec` impl, which the runtime's shared `Folded` type runs.
 
 mod ast;
 mod emit;

@@ -23,11 +23,9 @@
 //! `x86_64` code from 5856 instructions to 5221 (249 layouts gain, 15 lose
 //! one or two).
 
-use std::fmt::Write as _;
-
 use layout_runtime::{OffsetProgram, Op, StepId};
 
-use crate::tokens::{self, scaled, var};
+use crate::tokens::{Arg, Steps};
 
 /// `Σ coefficient * value(step)` over `steps` (the program's, plus quotients
 /// added for remainders), terms in order of first appearance.
@@ -36,19 +34,17 @@ struct LinearForm {
     terms: Vec<(StepId, i128)>,
 }
 
-/// The body of `offset` for `p`, or `None` if a coefficient does not fit
-/// (the caller then prints the folded terms as they are).
-pub(crate) fn offset_body(p: &OffsetProgram) -> Option<String> {
+/// The steps of `offset` for `p` into `out`, and the offset's number;
+/// `None` if a coefficient does not fit (the caller then writes the folded
+/// terms as they are) or the steps pass the runtime's limit.
+pub(crate) fn offset_steps(p: &OffsetProgram, out: &mut Steps) -> Option<Arg> {
     let form = linear_form(p)?;
     let printer = Printer::new(&form);
-    let mut body = String::new();
+    // Values read more than once first, in order, as `let`s would be.
     for i in (0..form.steps.len()).filter(|&i| printer.named(i)) {
-        let id = StepId::try_from(i).ok()?;
-        // Writing to a `String` cannot fail.
-        let _ = write!(body, "let {} = {};", var(id), printer.expr(id, true));
+        printer.expr(out, StepId::try_from(i).ok()?)?;
     }
-    body.push_str(&chain(None, &form.terms, &printer)?);
-    Some(body)
+    chain(out, None, &form.terms, &printer)
 }
 
 struct Builder {
@@ -227,38 +223,31 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// Whether step `i` gets a `let`.
+    /// Whether step `i` is written before the sum, as a `let` would be.
     fn named(&self, i: usize) -> bool {
         self.reads[i] > 1 && !matches!(self.ops[i], Op::Input(_))
     }
 
-    /// Step `s`: its name, or (to define it, or read once) its expression.
-    fn expr(&self, s: StepId, define: bool) -> String {
-        if !define && self.named(usize::from(s)) {
-            return var(s);
-        }
-        tokens::op(
-            self.ops[usize::from(s)],
-            true,
-            &|a| self.expr(a, false),
-            &tokens::index_input,
-        )
+    /// Step `s`'s number in `out`, written with its arguments if new.
+    fn expr(&self, out: &mut Steps, s: StepId) -> Option<Arg> {
+        out.op(self.ops[usize::from(s)], &mut |out, a| self.expr(out, a))
     }
 }
 
-/// Adds `Σ coefficient * value` to `acc` by Horner's rule; see the module docs.
+/// Adds `Σ coefficient * value` to `acc` by Horner's rule; see the module
+/// docs. The sum's number in `out`.
 fn chain(
-    mut acc: Option<String>,
+    out: &mut Steps,
+    mut acc: Option<Arg>,
     terms: &[(StepId, i128)],
     printer: &Printer<'_>,
-) -> Option<String> {
-    let push = |acc: Option<String>, term: String, negative: bool| {
-        Some(match (acc, negative) {
-            (None, false) => term,
-            (None, true) => format!("0usize.wrapping_sub({term})"),
-            (Some(acc), false) => format!("{acc}.wrapping_add({term})"),
-            (Some(acc), true) => format!("{acc}.wrapping_sub({term})"),
-        })
+) -> Option<Arg> {
+    let push = |out: &mut Steps, acc: Option<Arg>, term: Arg, negative: bool| match (acc, negative)
+    {
+        (None, false) => Some(term),
+        (None, true) => out.neg(term),
+        (Some(acc), false) => out.add(acc, term),
+        (Some(acc), true) => out.sub(acc, term),
     };
     let factor = |terms: &[(StepId, i128)]| {
         let g = terms
@@ -271,12 +260,9 @@ fn chain(
             .iter()
             .map(|&(s, c)| (s, c / i128::try_from(g).unwrap_or(1)))
             .collect();
-        let factored = chain(None, &inner, printer)?;
-        return push(
-            acc,
-            scaled(format!("({factored})"), usize::try_from(g).ok()?),
-            false,
-        );
+        let factored = chain(out, None, &inner, printer)?;
+        let term = out.scaled(factored, usize::try_from(g).ok()?)?;
+        return push(out, acc, term, false);
     }
     // Only powers of two: the fields in order, most significant first.
     // Otherwise the smallest coefficients first, then the rest, factored if
@@ -299,14 +285,12 @@ fn chain(
         first.iter().chain(&rest).copied().collect()
     };
     for &(s, c) in &now {
-        let term = scaled(
-            printer.expr(s, false),
-            usize::try_from(c.unsigned_abs()).ok()?,
-        );
-        acc = push(acc, term, c < 0);
+        let value = printer.expr(out, s)?;
+        let term = out.scaled(value, usize::try_from(c.unsigned_abs()).ok()?)?;
+        acc = Some(push(out, acc, term, c < 0)?);
     }
     if factored_rest {
-        chain(acc, &rest, printer)
+        chain(out, acc, &rest, printer)
     } else {
         acc
     }

@@ -32,12 +32,17 @@ pub(crate) fn tiled_impl(input: &Input, vis: &TokenStream, ty: &Ident, l: &Layou
         let v = Ident::new(v.name(), proc_macro2::Span::call_site());
         quote!(, padding_value = #v)
     });
+    // An expression's value is the shared `Folded`, whose `TiledLayout`
+    // reads the tile from its spec type; a named type is its own.
+    let tiled_impl = if input.named.is_some() {
+        quote!(impl #krate::__private::TiledLayout for #ty { type Tile = #name; })
+    } else {
+        quote!(impl #krate::__private::FoldedTile for #ty { type Tile = #name; })
+    };
     quote! {
         #krate::__private::__layout! {
             #krate; #[doc = #doc] #vis struct #name = #spec #padding
         }
-        impl #krate::__private::TiledLayout for #ty {
-            type Tile = #name;
-        }
+        #tiled_impl
     }
 }

@@ -1,123 +1,192 @@
-//! How every emitter prints numbers, step names and the steps of a folded
-//! program: `offset` (by `linear`) and `index_of` (by `emit`) share these,
-//! so an op prints one way everywhere. Which operator a step becomes comes
-//! from the runtime's table of spellings (`Op::spelling`), which the C
-//! printer follows too; only the Rust form of each operator is here.
+//! How every emitter writes the steps of a folded program: `offset` (by
+//! `linear`) and `index_of` (by `emit`) share [`Steps`], so an op is
+//! written one way everywhere. Which operator a step becomes comes from the
+//! runtime's table of spellings (`Op::spelling`), which the C printer
+//! follows too.
 //!
-//! They print text, which the compiler lexes once for the whole expansion:
-//! in a user's build the macro runs unoptimized, and building the same
-//! code token by token cost most of its time.
+//! A program is written as data, an array of the runtime's `Step`s that
+//! the shared `Folded` type runs: the compiler's cost of an expansion is
+//! per item, and code for each layout would be items of each expansion.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use layout_runtime::program::{scaling, Operand, Operator, Spelling};
-use layout_runtime::{Op, StepId};
+use layout_runtime::{__Step as Step, Op, StepId};
 
-/// A constant operand of `operator`: shift amounts as typed `u32`
-/// literals. With an unsuffixed one, `x << 3` leaves the right-hand side's
-/// type open until integer fallback, and type checking weighs every `Shl`
-/// impl of `usize` meanwhile, in every build that type-checks the expansion
-/// afresh.
-fn constant(operator: Operator, k: usize) -> String {
-    match operator {
-        Operator::Shl | Operator::Shr => {
-            format!(
-                "{}u32",
-                u32::try_from(k).expect("a shift of a usize is below 64")
-            )
+/// A step's number, as `Step` holds it.
+pub(crate) type Arg = u16;
+
+/// A program being written: each step once (a repeated one is the earlier
+/// step again, as the compiler would find it), in order.
+#[derive(Default)]
+pub(crate) struct Steps {
+    steps: Vec<Step>,
+    seen: HashMap<Step, Arg>,
+}
+
+impl Steps {
+    /// The number of `step`, appended unless written already; `None` past
+    /// the runtime's limit ([`MAX_STEPS`]).
+    pub(crate) fn push(&mut self, step: Step) -> Option<Arg> {
+        if let Some(&n) = self.seen.get(&step) {
+            return Some(n);
         }
-        _ => k.to_string(),
+        if self.steps.len() >= MAX_STEPS {
+            return None;
+        }
+        let n = Arg::try_from(self.steps.len()).ok()?;
+        self.steps.push(step);
+        self.seen.insert(step, n);
+        Some(n)
     }
-}
 
-/// The name of step `step`'s value.
-pub(crate) fn var(step: StepId) -> String {
-    format!("v{step}")
-}
-
-/// Input `n` of an offset: entry `n` of the `index` argument.
-pub(crate) fn index_input(n: u8) -> String {
-    format!("index[{n}]")
-}
-
-/// `e * k`, wrapping, as a shift when `k` is a power of two.
-pub(crate) fn scaled(e: String, k: usize) -> String {
-    match scaling(k) {
-        None => e,
-        Some((operator, k)) => binary(&e, operator, &constant(operator, k), false),
+    /// Input `n`: entry `n` of the index, or the offset.
+    pub(crate) fn input(&mut self, n: u8) -> Option<Arg> {
+        self.push(Step::Input(n))
     }
-}
 
-/// One step: its arguments printed by `arg`, input `n` by `input`.
-/// Shifts, masks, divisions and remainders are parenthesised when `nested`
-/// (the step is part of a larger expression), and bare as the whole
-/// right-hand side of a `let`, where parentheses would be `unused_parens`.
-pub(crate) fn op(
-    op: Op,
-    nested: bool,
-    arg: &dyn Fn(StepId) -> String,
-    input: &dyn Fn(u8) -> String,
-) -> String {
-    match op.spelling() {
-        Spelling::Input(n) => input(n),
-        Spelling::Same(a) => arg(a),
-        Spelling::Binary(a, operator, operand) => {
-            let rhs = match operand {
-                Operand::Step(b) => arg(b),
-                Operand::Constant(k) => constant(operator, k),
-            };
-            binary(&arg(a), operator, &rhs, nested)
+    /// `a <operator> k` for a constant `k`.
+    fn constant(&mut self, a: Arg, operator: Operator, k: usize) -> Option<Arg> {
+        self.push(Step::constant(a, operator, k)?)
+    }
+
+    /// `e * k`, wrapping, as a shift when `k` is a power of two.
+    pub(crate) fn scaled(&mut self, e: Arg, k: usize) -> Option<Arg> {
+        match scaling(k) {
+            None => Some(e),
+            Some((operator, k)) => self.constant(e, operator, k),
         }
     }
+
+    /// `a + b`, wrapping.
+    pub(crate) fn add(&mut self, a: Arg, b: Arg) -> Option<Arg> {
+        self.push(Step::Add(a, b))
+    }
+
+    /// `a - b`, wrapping.
+    pub(crate) fn sub(&mut self, a: Arg, b: Arg) -> Option<Arg> {
+        self.push(Step::Sub(a, b))
+    }
+
+    /// `0 - a`, wrapping.
+    pub(crate) fn neg(&mut self, a: Arg) -> Option<Arg> {
+        self.push(Step::Neg(a))
+    }
+
+    /// One op of a folded program, its arguments' numbers from `arg`.
+    pub(crate) fn op(
+        &mut self,
+        op: Op,
+        arg: &mut dyn FnMut(&mut Steps, StepId) -> Option<Arg>,
+    ) -> Option<Arg> {
+        match op.spelling() {
+            Spelling::Input(n) => self.input(n),
+            Spelling::Same(a) => arg(self, a),
+            Spelling::Binary(a, operator, operand) => {
+                let a = arg(self, a)?;
+                match operand {
+                    Operand::Step(b) => {
+                        let b = arg(self, b)?;
+                        match operator {
+                            Operator::Add => self.add(a, b),
+                            // The spelling table gives steps as operands
+                            // to additions only.
+                            _ => None,
+                        }
+                    }
+                    Operand::Constant(k) => self.constant(a, operator, k),
+                }
+            }
+        }
+    }
+
+    /// Makes `a` the last step, as the runtime reads a program's result:
+    /// if it is not, a step `a << 0` is added (a repeat, too, so not
+    /// through [`push`](Self::push)), which the compiler drops.
+    pub(crate) fn finish(&mut self, a: Arg) -> Option<()> {
+        if usize::from(a) + 1 == self.steps.len() {
+            return Some(());
+        }
+        if self.steps.len() >= MAX_STEPS {
+            return None;
+        }
+        self.steps.push(Step::Shl(a, 0));
+        Some(())
+    }
+
+    /// The steps as the inside of an array literal, each variant by name
+    /// (the expansion imports them): `Input(0), Shl(0, 7)`.
+    pub(crate) fn list(&self) -> String {
+        let mut out = String::with_capacity(self.steps.len() * 12);
+        for (i, step) in self.steps.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            // `Step`'s `Debug` is its constructor; writing to a `String`
+            // cannot fail.
+            let _ = write!(out, "{step:?}");
+        }
+        out
+    }
 }
 
-/// `a <operator> b` as Rust: a wrapping method where the operator has one,
-/// else the symbol, parenthesised when `nested` or when the operator always is.
-fn binary(a: &str, operator: Operator, b: &str, nested: bool) -> String {
-    let mut out = String::with_capacity(a.len() + b.len() + 16);
-    // Writing to a `String` cannot fail.
-    let _ = if let Some(method) = operator.wrapping_method() {
-        write!(out, "{a}.{method}({b})")
-    } else if nested || operator.always_grouped() {
-        write!(out, "({a} {} {b})", operator.symbol())
-    } else {
-        write!(out, "{a} {} {b}", operator.symbol())
-    };
-    out
-}
+/// The most steps the runtime runs in one program (`Folded`'s limit).
+pub(crate) const MAX_STEPS: usize = layout_runtime::__MAX_STEPS;
 
 #[cfg(test)]
 mod tests {
     use layout_runtime::Op;
-    use proc_macro2::TokenStream;
 
-    use super::{op, var};
+    use super::Steps;
 
-    /// `text` as the compiler prints its tokens, as the expansion is lexed.
-    fn tokens(text: &str) -> String {
-        text.parse::<TokenStream>().expect("lexes").to_string()
-    }
-
-    fn rust(step: Op, nested: bool) -> String {
-        tokens(&op(step, nested, &var, &super::index_input))
-    }
-
-    fn scaled(e: &str, k: usize) -> String {
-        tokens(&super::scaled(e.to_owned(), k))
+    /// The steps `op` becomes, over inputs 0 and 1.
+    fn steps(op: Op) -> String {
+        let mut s = Steps::default();
+        s.op(op, &mut |s, a| s.input(u8::try_from(a).expect("small")))
+            .expect("fits");
+        s.list()
     }
 
     #[test]
-    fn each_op_reads_as_rust() {
-        assert_eq!(rust(Op::Div(1, 8), false), "v1 >> 3u32");
-        assert_eq!(rust(Op::Div(1, 8), true), "(v1 >> 3u32)");
-        assert_eq!(rust(Op::Div(1, 6), false), "v1 / 6");
-        assert_eq!(rust(Op::Mod(1, 8), true), "(v1 & 7)");
-        assert_eq!(rust(Op::Mod(1, 6), false), "v1 % 6");
-        assert_eq!(rust(Op::Mul(1, 8), false), "(v1 << 3u32)");
-        assert_eq!(rust(Op::Mul(1, 6), true), "v1 . wrapping_mul (6)");
-        assert_eq!(rust(Op::Add(1, 2), false), "v1 . wrapping_add (v2)");
-        assert_eq!(rust(Op::Input(2), false), "index [2]");
-        assert_eq!(scaled("x", 1), "x");
-        assert_eq!(scaled("x", 4), "(x << 2u32)");
+    fn each_op_is_written_as_its_spelling() {
+        assert_eq!(steps(Op::Div(1, 8)), "Input(1), Shr(0, 3)");
+        assert_eq!(steps(Op::Div(1, 6)), "Input(1), Div(0, 6)");
+        assert_eq!(steps(Op::Mod(1, 8)), "Input(1), And(0, 7)");
+        assert_eq!(steps(Op::Mod(1, 6)), "Input(1), Rem(0, 6)");
+        assert_eq!(steps(Op::Mul(1, 8)), "Input(1), Shl(0, 3)");
+        assert_eq!(steps(Op::Mul(1, 6)), "Input(1), Mul(0, 6)");
+        assert_eq!(steps(Op::Mul(1, 1)), "Input(1)");
+        assert_eq!(steps(Op::Add(1, 0)), "Input(1), Input(0), Add(0, 1)");
+        assert_eq!(steps(Op::Input(2)), "Input(2)");
+    }
+
+    #[test]
+    fn finish_makes_the_result_the_last_step() {
+        let mut s = Steps::default();
+        let a = s.input(0).expect("fits");
+        let b = s.input(1).expect("fits");
+        let sum = s.add(a, b).expect("fits");
+        s.finish(sum).expect("fits");
+        assert_eq!(s.list(), "Input(0), Input(1), Add(0, 1)");
+        // A result written earlier (the sum of one term, or a repeat) is
+        // copied to the end, as the runtime reads the last step.
+        s.finish(a).expect("fits");
+        assert_eq!(s.list(), "Input(0), Input(1), Add(0, 1), Shl(0, 0)");
+        s.finish(a).expect("fits");
+        assert_eq!(
+            s.list(),
+            "Input(0), Input(1), Add(0, 1), Shl(0, 0), Shl(0, 0)"
+        );
+    }
+
+    #[test]
+    fn a_step_written_twice_is_the_first() {
+        let mut s = Steps::default();
+        let a = s.input(0).expect("fits");
+        let b = s.scaled(a, 4).expect("fits");
+        assert_eq!(s.scaled(a, 4), Some(b));
+        assert_eq!(s.scaled(b, 1), Some(b));
+        assert_eq!(s.list(), "Input(0), Shl(0, 2)");
     }
 }

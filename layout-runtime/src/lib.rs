@@ -28,6 +28,7 @@ mod element;
 mod error;
 mod fixed;
 mod fold;
+mod folded;
 pub mod hlo;
 mod layout;
 mod lexer;
@@ -54,6 +55,13 @@ pub use attributes::WrittenAttribute as __WrittenAttribute;
 pub use element::ElementType;
 pub use error::{Error, ErrorKind, Snippet, Span};
 pub use fold::Shape;
+pub use folded::Folded;
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
+pub use folded::{
+    Arg as __Arg, FoldedSpec as __FoldedSpec, FoldedTile as __FoldedTile, Step as __Step,
+    MAX_STEPS as __MAX_STEPS,
+};
 pub use layout::{Index, Layout};
 /// Used by `layout!` values' `offset`; not public API.
 #[doc(hidden)]

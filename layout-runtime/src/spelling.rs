@@ -1,6 +1,6 @@
 //! How generated code writes each step of a [`Program`](crate::Program):
-//! the one table of operator spellings that `layout!` (Rust) and
-//! [`CCode`](crate::render::CCode) (C) both print from, so a step reads the
+//! the one table of operator spellings that `layout!` (its steps) and
+//! [`CCode`](crate::render::CCode) (C) both write from, so a step reads the
 //! same in both, shifts and masks for powers of two included.
 
 use crate::program::{Op, StepId};

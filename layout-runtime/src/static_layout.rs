@@ -459,7 +459,7 @@ const fn true_rank(dims: &[usize]) -> usize {
 
 /// Row-major `minor_to_major` of `rank` dims, `[rank - 1, ..., 0]`, for
 /// [`StaticLayout::MINOR_TO_MAJOR`].
-const fn row_major(rank: usize) -> &'static [usize] {
+pub(crate) const fn row_major(rank: usize) -> &'static [usize] {
     const DESCENDING: [usize; MAX_RANK] = {
         let mut a = [0; MAX_RANK];
         let mut i = 0;
