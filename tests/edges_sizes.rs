@@ -71,6 +71,14 @@ fn zero_dim_after_overflowing_dims_is_empty() {
         (l.len(), l.storage_len(), l.storage_bytes(), l.is_empty()),
         (0, 0, 0, true)
     );
+    // The same by `layout!`, whose sizes are constants of the compiler.
+    layout!(struct Overflowing = "f32[4294967296,4294967296,0]");
+    assert_eq!(
+        (Overflowing::LEN, <Overflowing as StaticLayout>::LEN),
+        (0, 0)
+    );
+    let l = layout!("f32[4294967296,4294967296,0]");
+    assert_eq!((l.len(), l.padding_len(), l.is_empty()), (0, 0, true));
 }
 
 #[test]

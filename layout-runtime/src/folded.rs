@@ -24,6 +24,7 @@ use core::marker::PhantomData;
 
 use crate::outside::{dim_of, inside, outside_dims};
 use crate::spelling::Operator;
+use crate::static_layout::{product, true_rank};
 use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
 
 /// Steps [`run`] writes out; the rest of a longer program runs in a loop.
@@ -457,24 +458,6 @@ impl<S: FoldedSpec<N>, const N: usize> Folded<S, N> {
     pub fn runtime(self) -> Layout {
         S::tables().clone()
     }
-}
-
-const fn product(dims: &[usize]) -> usize {
-    let (mut p, mut i) = (1usize, 0);
-    while i < dims.len() {
-        p = p.saturating_mul(dims[i]);
-        i += 1;
-    }
-    p
-}
-
-const fn true_rank(dims: &[usize]) -> usize {
-    let (mut n, mut i) = (0, 0);
-    while i < dims.len() {
-        n += (dims[i] > 1) as usize;
-        i += 1;
-    }
-    n
 }
 
 // The impls `#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]` would

@@ -437,18 +437,20 @@ pub(crate) fn with_layout<L: StaticLayout, R>(l: L, f: impl FnOnce(&Layout) -> R
     }
 }
 
-/// The product of `dims`, for the default of [`StaticLayout::LEN`].
-const fn product(dims: &[usize]) -> usize {
-    let (mut p, mut i) = (1, 0);
+/// The product of `dims`, for the default of [`StaticLayout::LEN`]:
+/// saturating, so dims whose product overflows before a later 0 (an empty
+/// layout the parser accepts) give 0, not an overflow in `const` evaluation.
+pub(crate) const fn product(dims: &[usize]) -> usize {
+    let (mut p, mut i) = (1usize, 0);
     while i < dims.len() {
-        p *= dims[i];
+        p = p.saturating_mul(dims[i]);
         i += 1;
     }
     p
 }
 
 /// How many of `dims` are greater than 1, for [`StaticLayout::TRUE_RANK`].
-const fn true_rank(dims: &[usize]) -> usize {
+pub(crate) const fn true_rank(dims: &[usize]) -> usize {
     let (mut n, mut i) = (0, 0);
     while i < dims.len() {
         n += (dims[i] > 1) as usize;
