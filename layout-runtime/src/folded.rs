@@ -145,13 +145,15 @@ const fn run_short(steps: &[Step], input: &[usize]) -> [usize; UNROLLED] {
     let mut out = [0; UNROLLED];
     // Written out so that, with `steps` a constant, nothing of a loop is
     // left: each test folds, each `match` keeps one arm, each operand is a
-    // constant index into `out`, which then lives in registers.
+    // constant index into `out`, which then lives in registers. Unfolded
+    // (`const` evaluation, unoptimized builds), it stops after the last step.
     macro_rules! unrolled {
-        ($($i:literal)*) => {$(
-            if $i < steps.len() {
-                out[$i] = steps[$i].eval(&out, input);
+        ($($i:literal)*) => {'steps: {$(
+            if $i >= steps.len() {
+                break 'steps;
             }
-        )*};
+            out[$i] = steps[$i].eval(&out, input);
+        )*}};
     }
     unrolled!(
         0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31
