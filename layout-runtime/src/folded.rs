@@ -27,7 +27,7 @@ use crate::spelling::Operator;
 use crate::static_layout::{product, true_rank};
 use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
 
-/// Steps [`run`] writes out; the rest of a longer program runs in a loop.
+/// Steps `run_short` writes out; a longer program runs in a loop instead.
 pub const UNROLLED: usize = 64;
 
 /// The most steps a program may have: four times the folded programs'
