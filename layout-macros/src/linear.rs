@@ -1,4 +1,4 @@
-//! The offset printed the way a careful person writes it: as a linear form
+//! The offset written the way a careful person writes it: as a linear form
 //! over the values the machine computes anyway (inputs, quotients,
 //! power-of-two remainders), summed by Horner's rule.
 //!
@@ -11,11 +11,11 @@
 //! - Common factors that are not powers of two are taken out
 //!   (`30i + 6j + k = k + 6(j + 5i)`), small `lea`s on x86; powers of two
 //!   stay with each term, where LLVM merges shifts with masks.
-//! - A value read once is written where it is read, and the sum is one
-//!   chain, grouped by dim with dim 0 first (so the part a loop nest's inner
-//!   loops leave unchanged is a prefix LLVM hoists), smallest coefficients
-//!   first within that: LLVM's schedule, and so its register use, follows
-//!   the order of the source.
+//! - Values read more than once are written first, the others where they
+//!   are read, and the sum is one chain, grouped by dim with dim 0 first
+//!   (so the part a loop nest's inner loops leave unchanged is a prefix
+//!   LLVM hoists), smallest coefficients first within that: LLVM's
+//!   schedule, and so its register use, follows the order of the steps.
 //!
 //! Every rewrite is an identity for all inputs in wrapping arithmetic, so
 //! the offsets equal the folded program's everywhere, in range or not.
