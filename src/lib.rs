@@ -55,11 +55,12 @@ pub mod prelude {
     pub use layout_runtime::StaticLayout;
 }
 
-/// The named form's impls, the same for every layout: a named type is a
-/// layout as a `layout!` expression's [`Folded`] value is, so each item
-/// forwards to `Folded<$ty, $rank>`, which `$ty` (its `FoldedSpec`) makes
-/// that layout. Written once here rather than by the proc macro, which
-/// runs unoptimized in a user's build.
+/// The named form's impls that are the same for every layout: a named type
+/// is a layout as a `layout!` expression's [`Folded`] value is, so each
+/// inherent item forwards to `Folded<$ty, $rank>`, which `$ty` (its
+/// `FoldedSpec`) makes that layout. Written once here rather than by the
+/// proc macro, which runs unoptimized in a user's build; the macro writes
+/// the `StaticLayout` impl, whose constants differ by layout.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __layout_named {
@@ -185,45 +186,6 @@ macro_rules! __layout_named {
             /// The same layout as a run-time `Layout`.
             pub fn runtime(self) -> $crate::__private::Layout {
                 $crate::__private::Folded::<$ty, $rank>::NEW.runtime()
-            }
-        }
-        impl $crate::__private::StaticLayout for $ty {
-            const SPEC: &'static ::core::primitive::str =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::SPEC;
-            const ELEMENT_TYPE: $crate::__private::ElementType =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::ELEMENT_TYPE;
-            const ELEMENT_BITS: ::core::primitive::u32 =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::ELEMENT_BITS;
-            const DIMS: &'static [::core::primitive::usize] =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::DIMS;
-            const MINOR_TO_MAJOR: &'static [::core::primitive::usize] =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::MINOR_TO_MAJOR;
-            const TILES: &'static [&'static [$crate::__private::TileDim]] =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::TILES;
-            const TAIL_ALIGNMENT: ::core::primitive::usize =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::TAIL_ALIGNMENT;
-            const MEMORY_SPACE: ::core::primitive::u64 =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::MEMORY_SPACE;
-            const STORAGE_LEN: ::core::primitive::usize =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::STORAGE_LEN;
-            const PADDING_VALUE: $crate::__private::PaddingValue =
-                <$crate::__private::Folded<$ty, $rank> as $crate::__private::StaticLayout>::PADDING_VALUE;
-            type Index = [::core::primitive::usize; $rank];
-            #[inline]
-            #[cfg_attr(debug_assertions, track_caller)]
-            fn offset(self, index: [::core::primitive::usize; $rank]) -> ::core::primitive::usize {
-                $crate::__private::Folded::<$ty, $rank>::NEW.offset(index)
-            }
-            #[inline]
-            fn index_of(
-                self,
-                offset: ::core::primitive::usize,
-            ) -> $crate::__private::Option<[::core::primitive::usize; $rank]> {
-                $crate::__private::Folded::<$ty, $rank>::NEW.index_of(offset)
-            }
-            #[inline]
-            fn tables(self) -> $crate::__private::Option<&'static $crate::__private::Layout> {
-                $crate::__private::StaticLayout::tables($crate::__private::Folded::<$ty, $rank>::NEW)
             }
         }
     };

@@ -234,6 +234,9 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     if let Err(message) = spec_impl(&mut text, &ty, l, input.padding_value, short) {
         return syn::Error::new(Span::call_site(), message).to_compile_error();
     }
+    if !short {
+        named_trait_impl(&mut text, &ty, l, input.padding_value);
+    }
     let Some(items) = lex(&text) else {
         // The text is the macro's own: a lexing error is a bug in it.
         return syn::Error::new(Span::call_site(), "layout!: the expansion does not lex")
@@ -277,18 +280,24 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
     }
 }
 
-/// The constants a layout sets only where they differ from the trait's
-/// defaults (the values when unwritten): `minor_to_major`, the tiles, the
-/// attributes written and the padding value.
-fn optional_constants(l: &Layout, padding: Option<PaddingValue>, short: bool) -> String {
+/// The description as constants, the same names in `FoldedSpec` and in
+/// `StaticLayout` (a named type implements both): the spec, the element
+/// type, the dims as `dims` types them, the storage, and where they differ
+/// from the traits' defaults (the values when unwritten) `minor_to_major`,
+/// the tiles, the attributes written and the padding value. Every item
+/// costs compile time, so the defaults are left to the traits.
+fn description(l: &Layout, padding: Option<PaddingValue>, short: bool, dims: &str) -> String {
     let p = SHORT_PATHS;
-    let usize = prim(short, "usize");
+    let (usize, str) = (prim(short, "usize"), prim(short, "str"));
+    let spec = l.to_string();
+    let element = format!("{:?}", l.element_type());
+    let storage_len = l.storage_len();
     let m2m = if is_row_major(l) {
         String::new()
     } else {
         let m2m: Vec<String> = l.minor_to_major().iter().map(ToString::to_string).collect();
         format!(
-            "const MINOR_TO_MAJOR: {p}::Option<&'static [{usize}]> = {p}::Some(&[{}]);",
+            "const MINOR_TO_MAJOR: &'static [{usize}] = &[{}];",
             m2m.join(", ")
         )
     };
@@ -331,7 +340,12 @@ fn optional_constants(l: &Layout, padding: Option<PaddingValue>, short: bool) ->
     let padding = padding.map_or_else(String::new, |v| {
         format!("const PADDING_VALUE: {p}::PaddingValue = {p}::PaddingValue::{v:?};")
     });
-    format!("{m2m} {tiles} {attributes} {padding}")
+    format!(
+        "const SPEC: &'static {str} = {spec:?}; \
+         const ELEMENT_TYPE: {p}::ElementType = {p}::ElementType::{element}; \
+         {dims} const STORAGE_LEN: {usize} = {storage_len}; \
+         {m2m} {tiles} {attributes} {padding}"
+    )
 }
 
 /// `impl FoldedSpec`: the description as constants (those whose default is
@@ -346,13 +360,15 @@ fn spec_impl(
     short: bool,
 ) -> Result<(), String> {
     let p = SHORT_PATHS;
-    let (usize, str) = (prim(short, "usize"), prim(short, "str"));
+    let usize = prim(short, "usize");
     let rank = l.rank();
     let spec = l.to_string();
-    let dims = dims_list(l);
-    let storage_len = l.storage_len();
-    let element = format!("{:?}", l.element_type());
-    let optional = optional_constants(l, padding, short);
+    let description = description(
+        l,
+        padding,
+        short,
+        &format!("const DIMS: [{usize}; {rank}] = [{}];", dims_list(l)),
+    );
     // One fold gives both programs.
     let (offset, inverse) = l.programs();
     let too_long = || {
@@ -385,11 +401,7 @@ fn spec_impl(
     let _ = write!(
         out,
         "impl {p}::FoldedSpec<{rank}> for {ty} {{ \
-         const SPEC: &'static {str} = {spec:?}; \
-         const ELEMENT_TYPE: {p}::ElementType = {p}::ElementType::{element}; \
-         const DIMS: [{usize}; {rank}] = [{dims}]; \
-         const STORAGE_LEN: {usize} = {storage_len}; \
-         {optional} \
+         {description} \
          const OFFSET: &'static [{p}::Step] = &[{offset}]; \
          const INVERSE: &'static [{p}::Step] = &[{inverse}]; \
          {checks} \
@@ -403,6 +415,38 @@ fn spec_impl(
         outputs = outputs.join(", "),
     );
     Ok(())
+}
+
+/// A named type's `impl StaticLayout`: the same description as its
+/// `FoldedSpec`, and the methods of `Folded<Name, N>`. (An expression's
+/// `Folded` value has the runtime's one generic impl.)
+fn named_trait_impl(out: &mut String, ty: &Ident, l: &Layout, padding: Option<PaddingValue>) {
+    let p = SHORT_PATHS;
+    let (usize, rank) = (prim(false, "usize"), l.rank());
+    let description = description(
+        l,
+        padding,
+        false,
+        &format!("const DIMS: &'static [{usize}] = &[{}];", dims_list(l)),
+    );
+    let (index, folded) = (
+        format!("[{usize}; {rank}]"),
+        format!("{p}::Folded::<{ty}, {rank}>::NEW"),
+    );
+    let _ = write!(
+        out,
+        "impl {p}::StaticLayout for {ty} {{ \
+         {description} \
+         type Index = {index}; \
+         #[inline] #[cfg_attr(debug_assertions, track_caller)] \
+         fn offset(self, index: {index}) -> {usize} {{ {folded}.offset(index) }} \
+         #[inline] \
+         fn index_of(self, offset: {usize}) -> {p}::Option<{index}> {{ {folded}.index_of(offset) }} \
+         #[inline] \
+         fn tables(self) -> {p}::Option<&'static {p}::Layout> {{ \
+         {p}::Some(<{ty} as {p}::FoldedSpec<{rank}>>::tables()) }} \
+         }}"
+    );
 }
 
 /// After an error: a value with the same method names, so uses of it

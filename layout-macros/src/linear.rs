@@ -23,6 +23,8 @@
 //! `x86_64` code from 5856 instructions to 5221 (249 layouts gain, 15 lose
 //! one or two).
 
+use std::cell::Cell;
+
 use layout_runtime::{OffsetProgram, Op, StepId};
 
 use crate::tokens::{Arg, Steps};
@@ -197,6 +199,9 @@ fn linear_form(program: &OffsetProgram) -> Option<LinearForm> {
 struct Printer<'a> {
     ops: &'a [Op],
     reads: Vec<usize>,
+    /// Each step's number in the output once written, so a step read
+    /// again is not walked again.
+    written: Vec<Cell<Option<Arg>>>,
 }
 
 impl<'a> Printer<'a> {
@@ -220,6 +225,7 @@ impl<'a> Printer<'a> {
         Printer {
             ops: &form.steps,
             reads,
+            written: vec![Cell::new(None); form.steps.len()],
         }
     }
 
@@ -230,7 +236,15 @@ impl<'a> Printer<'a> {
 
     /// Step `s`'s number in `out`, written with its arguments if new.
     fn expr(&self, out: &mut Steps, s: StepId) -> Option<Arg> {
-        out.op(self.ops[usize::from(s)], &mut |out, a| self.expr(out, a))
+        let written = self.written.get(usize::from(s))?;
+        if let Some(n) = written.get() {
+            return Some(n);
+        }
+        let n = out.op(*self.ops.get(usize::from(s))?, &mut |out, a| {
+            self.expr(out, a)
+        })?;
+        written.set(Some(n));
+        Some(n)
     }
 }
 

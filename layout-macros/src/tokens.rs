@@ -11,11 +11,9 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+pub(crate) use layout_runtime::__Arg as Arg;
 use layout_runtime::program::{scaling, Operand, Operator, Spelling};
 use layout_runtime::{__Step as Step, Op, StepId};
-
-/// A step's number, as `Step` holds it.
-pub(crate) type Arg = u16;
 
 /// A program being written: each step once (a repeated one is the earlier
 /// step again, as the compiler would find it), in order.

@@ -24,7 +24,7 @@ use core::marker::PhantomData;
 
 use crate::outside::{dim_of, inside, outside_dims};
 use crate::spelling::Operator;
-use crate::static_layout::{product, true_rank};
+use crate::static_layout::{product, row_major, true_rank};
 use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
 
 /// Steps `run_short` writes out; a longer program runs in a loop instead.
@@ -228,8 +228,8 @@ pub trait FoldedSpec<const N: usize>: 'static {
     const ELEMENT_BITS: u32 = Self::ELEMENT_TYPE.bits();
     /// The logical dims.
     const DIMS: [usize; N];
-    /// `minor_to_major`; `None` for row-major.
-    const MINOR_TO_MAJOR: Option<&'static [usize]> = None;
+    /// `minor_to_major`.
+    const MINOR_TO_MAJOR: &'static [usize] = row_major(N);
     /// The tiling levels.
     const TILES: &'static [&'static [TileDim]] = &[];
     /// `L(n)`.
@@ -517,10 +517,7 @@ where
     const ELEMENT_TYPE: ElementType = S::ELEMENT_TYPE;
     const ELEMENT_BITS: u32 = S::ELEMENT_BITS;
     const DIMS: &'static [usize] = &S::DIMS;
-    const MINOR_TO_MAJOR: &'static [usize] = match S::MINOR_TO_MAJOR {
-        Some(m) => m,
-        None => crate::static_layout::row_major(N),
-    };
+    const MINOR_TO_MAJOR: &'static [usize] = S::MINOR_TO_MAJOR;
     const TILES: &'static [&'static [TileDim]] = S::TILES;
     const TAIL_ALIGNMENT: usize = S::TAIL_ALIGNMENT;
     const MEMORY_SPACE: u64 = S::MEMORY_SPACE;
