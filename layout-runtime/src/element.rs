@@ -26,6 +26,17 @@ macro_rules! element_types {
 
         impl ElementType {
             /// Every element type, in XLA's order of declaration.
+            ///
+            /// # Examples
+            ///
+            /// ```
+            /// use xla_layout::ElementType;
+            /// assert_eq!(ElementType::ALL[0], ElementType::Pred);
+            /// for &t in ElementType::ALL {
+            ///     let l = xla_layout::parse(&format!("{}[2]", t.name())).unwrap();
+            ///     assert_eq!(l.element_type(), t);
+            /// }
+            /// ```
             pub const ALL: &'static [ElementType] = &[$(ElementType::$variant),*];
 
             /// The lowercase XLA name (`f32`, `bf16`, `f8e4m3fn`, ...).

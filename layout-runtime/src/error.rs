@@ -39,6 +39,21 @@ impl Span {
 }
 
 /// A short copy of the offending text, kept inline so errors need no allocation.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::ErrorKind;
+/// let name_of = |spec: &str| match *xla_layout::parse(spec).unwrap_err().first().kind() {
+///     ErrorKind::UnknownElementType { name, .. } => name,
+///     other => panic!("{other:?}"),
+/// };
+/// assert_eq!(name_of("float32[2]").to_string(), "float32");
+/// // Long text is cut at 24 bytes, and shown cut.
+/// let long = name_of("an_element_type_of_forty_bytes_or_so_xx[2]");
+/// assert_eq!(long.as_str(), "an_element_type_of_forty");
+/// assert_eq!(long.to_string(), "an_element_type_of_forty...");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Snippet {
     bytes: [u8; Snippet::CAP],
@@ -103,6 +118,17 @@ impl fmt::Debug for Snippet {
 }
 
 /// What is wrong with a spec. Each variant has its own message (see `Display`).
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{ElementType, ErrorKind};
+/// let err = xla_layout::parse("f23[2]").unwrap_err();
+/// assert!(matches!(
+///     err.first().kind(),
+///     ErrorKind::UnknownElementType { suggestion: Some(ElementType::F32), .. }
+/// ));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {

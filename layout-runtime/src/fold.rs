@@ -14,7 +14,18 @@ use crate::{
     Tile, TileDim, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK,
 };
 
-/// Extents of a shape, most major first.
+/// Extents of a shape, most major first: what
+/// [`Layout::tiled_shape`](crate::Layout::tiled_shape) returns.
+///
+/// # Examples
+///
+/// ```
+/// // `f32[3,5]` in 2x2 tiles: 2 x 3 tiles of 2 x 2 slots.
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let tiled = l.tiled_shape(1).unwrap();
+/// assert_eq!(tiled.dims(), &[2, 3, 2, 2]);
+/// assert_eq!(tiled.product(), Some(l.storage_len()));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
     dims: Fixed<usize, MAX_TILED_RANK>,

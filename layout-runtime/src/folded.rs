@@ -278,19 +278,60 @@ impl<S: FoldedSpec<N>, const N: usize> Folded<S, N> {
     pub const NEW: Self = Folded(PhantomData);
 
     /// The canonical spec.
+    ///
+    /// ```
+    /// use xla_layout::Folded;
+    /// // The named form's type is the one `Folded` is made of.
+    /// xla_layout::layout!(struct Figure1 = "f32[3, 5]{1, 0: T(2, 2)}");
+    /// assert_eq!(Folded::<Figure1, 2>::SPEC, "f32[3,5]{1,0:T(2,2)}");
+    /// ```
     pub const SPEC: &'static str = S::SPEC;
     /// The logical dims.
+    ///
+    /// ```
+    /// use xla_layout::Folded;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// const DIMS: [usize; 2] = Folded::<Figure1, 2>::DIMS;
+    /// assert_eq!(DIMS, [3, 5]);
+    /// ```
     pub const DIMS: [usize; N] = S::DIMS;
     /// Logical elements.
+    ///
+    /// ```
+    /// use xla_layout::Folded;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// let logical = [0.0f32; Folded::<Figure1, 2>::LEN];
+    /// assert_eq!(logical.len(), 15);
+    /// ```
     pub const LEN: usize = product(&S::DIMS);
     /// Storage slots, padding and `L(n)` included.
+    ///
+    /// ```
+    /// use xla_layout::Folded;
+    /// xla_layout::layout!(struct Aligned = "f32[3,5]{1,0:T(2,2)L(32)}");
+    /// let storage = [0.0f32; Folded::<Aligned, 2>::STORAGE_LEN];
+    /// assert_eq!(storage.len(), 32);
+    /// ```
     pub const STORAGE_LEN: usize = S::STORAGE_LEN;
     /// Storage bytes.
+    ///
+    /// ```
+    /// use xla_layout::Folded;
+    /// // 4-bit elements, two to a byte: 24 slots in 12 bytes.
+    /// xla_layout::layout!(struct Nibbles = "s4[3,5]{1,0:T(2,2)E(4)}");
+    /// assert_eq!(Folded::<Nibbles, 2>::STORAGE_BYTES, 12);
+    /// ```
     // Widened as the parser computes it, so no product overflows first.
     #[allow(clippy::cast_lossless, clippy::cast_possible_truncation)]
     pub const STORAGE_BYTES: usize =
         (S::STORAGE_LEN as u128 * S::ELEMENT_BITS as u128).div_ceil(8) as usize;
     /// Storage slots that hold no element.
+    ///
+    /// ```
+    /// use xla_layout::Folded;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(Folded::<Figure1, 2>::PADDING_LEN, 24 - 15);
+    /// ```
     pub const PADDING_LEN: usize = S::STORAGE_LEN - Self::LEN;
 
     const SHORT_OFFSET: bool = S::OFFSET.len() <= UNROLLED;

@@ -54,6 +54,16 @@ pub fn shapes(hlo: &str) -> Shapes<'_> {
 }
 
 /// The iterator [`shapes`] returns.
+///
+/// # Examples
+///
+/// ```
+/// let hlo = "ROOT t = bf16[8,128]{1,0:T(8,128)(2,1)} transpose(bf16[128,8]{1,0} %p)";
+/// let mut shapes = xla_layout::hlo::shapes(hlo);
+/// let result = shapes.next().unwrap();
+/// assert_eq!(&hlo[result.span().range()], "bf16[8,128]{1,0:T(8,128)(2,1)}");
+/// assert_eq!(shapes.count(), 1);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Shapes<'a> {
     text: &'a str,

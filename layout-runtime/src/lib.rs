@@ -81,21 +81,108 @@ pub use tile::{Tile, TileDim};
 pub use validate::LayoutBuilder;
 
 /// The largest rank (number of dims) of a shape.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{parse, MAX_RANK};
+/// let ones = |n: usize| vec!["1"; n].join(",");
+/// assert!(parse(&format!("f32[{}]", ones(MAX_RANK))).is_ok());
+/// assert!(parse(&format!("f32[{}]", ones(MAX_RANK + 1))).is_err());
+/// ```
 pub const MAX_RANK: usize = 16;
 /// The most tiling levels in one `T(...)(...)`.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{parse, MAX_TILING_LEVELS};
+/// let levels = |n: usize| format!("f32[4]{{0:T{}}}", "(1)".repeat(n));
+/// assert!(parse(&levels(MAX_TILING_LEVELS)).is_ok());
+/// assert!(parse(&levels(MAX_TILING_LEVELS + 1)).is_err());
+/// ```
 pub const MAX_TILING_LEVELS: usize = 8;
 /// The most dims in one tile.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{parse, MAX_TILE_RANK};
+/// // A tile of more dims than the shape tiles size-1 dims put in front.
+/// let tile = |n: usize| format!("f32[4]{{0:T({})}}", vec!["1"; n].join(","));
+/// assert!(parse(&tile(MAX_TILE_RANK)).is_ok());
+/// assert!(parse(&tile(MAX_TILE_RANK + 1)).is_err());
+/// ```
 pub const MAX_TILE_RANK: usize = 16;
 /// The most dims the shape may reach while tiles are applied.
+///
+/// # Examples
+///
+/// Each level of a 16-dim tile on a 16-dim shape adds 16 dims: three
+/// levels reach 64, a fourth would pass the limit.
+///
+/// ```
+/// use xla_layout::{parse, MAX_TILED_RANK};
+/// let ones = vec!["1"; 16].join(",");
+/// let order: Vec<String> = (0..16).rev().map(|d| d.to_string()).collect();
+/// let spec = |levels: usize| {
+///     format!("f32[{ones}]{{{}:T{}}}", order.join(","), format!("({ones})").repeat(levels))
+/// };
+/// assert_eq!(16 + 3 * 16, MAX_TILED_RANK);
+/// assert!(parse(&spec(3)).is_ok());
+/// let err = parse(&spec(4)).unwrap_err();
+/// assert!(err.to_string().contains("more than 64 dims"));
+/// ```
 pub const MAX_TILED_RANK: usize = 64;
 /// The most steps in one folded index program.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::MAX_PROGRAM_STEPS;
+/// let l = xla_layout::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
+/// let steps = l.offset_program().program().steps().len();
+/// assert!(0 < steps && steps <= MAX_PROGRAM_STEPS);
+/// // Enough room to evaluate any program.
+/// let mut scratch = [0; MAX_PROGRAM_STEPS];
+/// assert_eq!(l.offset_program().eval(&[1, 2, 3, 4, 5], &mut scratch), l.offset(&[1, 2, 3, 4, 5]));
+/// ```
 pub const MAX_PROGRAM_STEPS: usize = 256;
 /// The most padding checks in one inverse program.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::MAX_CHECKS;
+/// // Rows padded from 3 to 4 and columns from 5 to 6: `row < 3`, `column < 5`.
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let inverse = l.inverse_program();
+/// let checks = inverse.checks();
+/// assert!(checks.len() <= MAX_CHECKS);
+/// assert_eq!(checks.iter().map(|c| c.bound).collect::<Vec<_>>(), [3, 5]);
+/// ```
 pub const MAX_CHECKS: usize = MAX_TILING_LEVELS * MAX_TILE_RANK + 1;
 /// The largest `S(n)`: XLA keeps the memory space in a signed byte, so
 /// `S(128)` would come back from XLA as `S(-128)`.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{parse, MAX_MEMORY_SPACE};
+/// assert_eq!(parse("f32[2]{0:S(127)}").unwrap().memory_space(), MAX_MEMORY_SPACE);
+/// assert!(parse("f32[2]{0:S(128)}").is_err());
+/// ```
 pub const MAX_MEMORY_SPACE: u64 = 127;
 /// The widest `E(n)`, in bits.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{parse, MAX_ELEMENT_BITS};
+/// let l = parse("f32[2]{0:E(4096)}").unwrap();
+/// assert_eq!(l.element_bits(), MAX_ELEMENT_BITS);
+/// assert!(parse("f32[2]{0:E(4097)}").is_err());
+/// ```
 pub const MAX_ELEMENT_BITS: u32 = 4096;
 
 /// Resolves a dim number that may count from the end (`-1` is the last dim).

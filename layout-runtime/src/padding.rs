@@ -29,6 +29,15 @@ pub enum PaddingValue {
 
 impl PaddingValue {
     /// Every padding value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::PaddingValue;
+    /// for v in PaddingValue::ALL {
+    ///     assert_eq!(PaddingValue::from_name(v.name()), Some(v));
+    /// }
+    /// ```
     pub const ALL: [PaddingValue; 4] = [Self::Zero, Self::One, Self::Lowest, Self::Highest];
 
     /// The lowercase name used by `layout!` (`zero`, `one`, `lowest`, `highest`).
@@ -80,6 +89,14 @@ impl PaddingValue {
 /// ```
 pub trait PadValue: Copy {
     /// This type's value for `value`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{PadValue, PaddingValue};
+    /// assert_eq!(i8::pad(PaddingValue::Lowest), i8::MIN);
+    /// assert_eq!(f32::pad(PaddingValue::Highest), f32::INFINITY);
+    /// ```
     fn pad(value: PaddingValue) -> Self;
 }
 

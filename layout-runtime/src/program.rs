@@ -11,6 +11,23 @@ use crate::fixed::Fixed;
 use crate::{MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK};
 
 /// The index of a step in a [`Program`].
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{Op, StepId};
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let offset = l.offset_program();
+/// // Every step reads only earlier steps.
+/// for (i, op) in offset.program().steps().iter().enumerate() {
+///     let reads: &[StepId] = match op {
+///         Op::Input(_) => &[],
+///         Op::Div(a, _) | Op::Mod(a, _) | Op::Mul(a, _) => &[*a],
+///         Op::Add(a, b) => &[*a, *b],
+///     };
+///     assert!(reads.iter().all(|&r| usize::from(r) < i));
+/// }
+/// ```
 pub type StepId = u16;
 
 /// One step. Constants are at least 2 for `Div`, `Mod` and `Mul`; simpler
@@ -41,6 +58,17 @@ pub enum Op {
 }
 
 /// A value in a program: a step, or the constant zero.
+///
+/// # Examples
+///
+/// ```
+/// // Dim 0 of `f32[1,5]` has one value, so its index is always 0.
+/// let l = xla_layout::parse("f32[1,5]").unwrap();
+/// let inverse = l.inverse_program();
+/// let outputs: &[xla_layout::Value] = inverse.outputs();
+/// assert_eq!(outputs[0], None);
+/// assert!(outputs[1].is_some());
+/// ```
 pub type Value = Option<StepId>;
 
 /// Straight-line steps over the inputs; see the module docs.
@@ -168,6 +196,18 @@ impl core::fmt::Debug for Program {
 }
 
 /// One term of an offset: `value * scale`.
+///
+/// # Examples
+///
+/// ```
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let offset = l.offset_program();
+/// // The scales are the tiled shape's strides: tile rows of 12 slots,
+/// // tiles of 4, rows inside a tile of 2.
+/// let mut scales: Vec<usize> = offset.terms().iter().map(|t| t.scale).collect();
+/// scales.sort();
+/// assert_eq!(scales, [1, 2, 4, 12]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Term {
     /// The step whose value is scaled.
@@ -241,6 +281,23 @@ impl OffsetProgram {
 }
 
 /// A condition `value(step) < bound` that holds exactly for non-padding slots.
+///
+/// # Examples
+///
+/// ```
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let inverse = l.inverse_program();
+/// let mut scratch = [0; xla_layout::MAX_PROGRAM_STEPS];
+/// // Slot 9 is padding: column 5 of the padded 6.
+/// inverse.program().eval(&[9], &mut scratch);
+/// let failed: Vec<_> = inverse
+///     .checks()
+///     .iter()
+///     .filter(|c| scratch[usize::from(c.step)] >= c.bound)
+///     .map(|c| (scratch[usize::from(c.step)], c.bound))
+///     .collect();
+/// assert_eq!(failed, [(5, 5)]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Check {
     /// The step checked.

@@ -5,6 +5,15 @@ use core::fmt;
 use crate::error::{Error, ErrorKind, Span};
 
 /// A spec with carets under a span; see [`Error::excerpt`].
+///
+/// # Examples
+///
+/// ```
+/// let spec = "f33[2]";
+/// let err = xla_layout::parse(spec).unwrap_err();
+/// let excerpt = err.first().excerpt(spec);
+/// assert_eq!(excerpt.to_string(), "  | f33[2]\n  | ^^^");
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Excerpt<'a> {
     spec: &'a str,
@@ -64,6 +73,15 @@ impl fmt::Display for Excerpt<'_> {
 }
 
 /// How many mistakes one parse reports at most.
+///
+/// # Examples
+///
+/// ```
+/// // Ten tile dims of 0, each a mistake of its own: the first eight are kept.
+/// let spec = "f32[2,2,2,2,2,2,2,2,2,2]{9,8,7,6,5,4,3,2,1,0:T(0,0,0,0,0,0,0,0,0,0)}";
+/// let err = xla_layout::parse(spec).unwrap_err();
+/// assert_eq!(err.len(), xla_layout::MAX_ERRORS);
+/// ```
 pub const MAX_ERRORS: usize = 8;
 
 /// Every independent mistake found in a spec (at least one, at most [`MAX_ERRORS`]).
@@ -221,6 +239,17 @@ impl<'a> IntoIterator for &'a ParseError {
 }
 
 /// Every error of a [`ParseError`] with its excerpt; see [`ParseError::report`].
+///
+/// # Examples
+///
+/// ```
+/// let spec = "f32[3,5]{1,1:T(0,2)}";
+/// let err = xla_layout::parse(spec).unwrap_err();
+/// let report = err.report(spec).to_string();
+/// // One message and one caret excerpt for each of the two mistakes.
+/// assert_eq!(report.matches("error: ").count(), 2);
+/// assert_eq!(report.matches("  | f32[3,5]{1,1:T(0,2)}").count(), 2);
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Report<'a> {
     error: &'a ParseError,

@@ -33,16 +33,60 @@ pub trait StaticLayout:
     Copy + Default + Debug + Display + Eq + Hash + Send + Sync + 'static
 {
     /// The canonical spec string (what `Display` prints).
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// // Written with `<...>` and spaces, printed as XLA prints it.
+    /// xla_layout::layout!(struct Tiled = "f32[3, 5]<1, 0 : T(2, 2)>");
+    /// assert_eq!(<Tiled as StaticLayout>::SPEC, "f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(Tiled.to_string(), Tiled::SPEC);
+    /// ```
     const SPEC: &'static str;
     /// The element type.
+    ///
+    /// ```
+    /// use xla_layout::{ElementType, StaticLayout};
+    /// xla_layout::layout!(struct Weights = "bf16[8,128]{1,0:T(8,128)(2,1)}");
+    /// assert_eq!(<Weights as StaticLayout>::ELEMENT_TYPE, ElementType::Bf16);
+    /// ```
     const ELEMENT_TYPE: ElementType;
     /// Bits per element in storage (`E(n)` or the type's width).
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Wide = "s4[8]");
+    /// xla_layout::layout!(struct Packed = "s4[8]{0:E(4)}");
+    /// xla_layout::layout!(struct Held = "s4[8]{0:E(8)}");
+    /// assert_eq!(<Wide as StaticLayout>::ELEMENT_BITS, 4);
+    /// assert_eq!(<Packed as StaticLayout>::ELEMENT_BITS, 4);
+    /// assert_eq!(<Held as StaticLayout>::ELEMENT_BITS, 8);
+    /// ```
     const ELEMENT_BITS: u32 = Self::ELEMENT_TYPE.bits();
     /// The number of dims.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Batch = "f32[4,1,3]");
+    /// xla_layout::layout!(struct Scalar = "f32[]");
+    /// assert_eq!(<Batch as StaticLayout>::RANK, 3);
+    /// assert_eq!(<Scalar as StaticLayout>::RANK, 0);
+    /// ```
     const RANK: usize = Self::DIMS.len();
     /// The number of dims greater than 1.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Batch = "f32[4,1,3]");
+    /// assert_eq!(<Batch as StaticLayout>::TRUE_RANK, 2);
+    /// ```
     const TRUE_RANK: usize = true_rank(Self::DIMS);
     /// The logical dims.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Image = "u8[480,640,3]{2,1,0}");
+    /// assert_eq!(<Image as StaticLayout>::DIMS, &[480, 640, 3]);
+    /// ```
     const DIMS: &'static [usize];
     /// Dims from fastest- to slowest-varying; row-major when not given.
     ///
@@ -55,14 +99,51 @@ pub trait StaticLayout:
     /// ```
     const MINOR_TO_MAJOR: &'static [usize] = row_major(Self::DIMS.len());
     /// The tiling levels; none when not given.
+    ///
+    /// ```
+    /// use xla_layout::{StaticLayout, TileDim};
+    /// xla_layout::layout!(struct Tpu = "bf16[8,256]{1,0:T(8,128)(2,1)}");
+    /// xla_layout::layout!(struct Combined = "f32[2,3,4]{2,1,0:T(*,2)}");
+    /// assert_eq!(
+    ///     <Tpu as StaticLayout>::TILES,
+    ///     &[&[TileDim::Size(8), TileDim::Size(128)][..], &[TileDim::Size(2), TileDim::Size(1)][..]]
+    /// );
+    /// assert_eq!(<Combined as StaticLayout>::TILES, &[&[TileDim::Combine, TileDim::Size(2)][..]]);
+    /// ```
     const TILES: &'static [&'static [TileDim]] = &[];
     /// `L(n)`, 1 when not written.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// // Storage rounded up to a multiple of 8 slots.
+    /// xla_layout::layout!(struct Aligned = "f32[5]{0:L(8)}");
+    /// assert_eq!(<Aligned as StaticLayout>::TAIL_ALIGNMENT, 8);
+    /// assert_eq!(<Aligned as StaticLayout>::STORAGE_LEN, 8);
+    /// ```
     const TAIL_ALIGNMENT: usize = 1;
     /// `S(n)`, 0 when not written.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct OnChip = "f32[128]{0:S(1)}");
+    /// assert_eq!(<OnChip as StaticLayout>::MEMORY_SPACE, 1);
+    /// ```
     const MEMORY_SPACE: u64 = 0;
     /// Logical elements: the product of the dims.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(<Figure1 as StaticLayout>::LEN, 15);
+    /// ```
     const LEN: usize = product(Self::DIMS);
     /// Storage slots, padding included.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(<Figure1 as StaticLayout>::STORAGE_LEN, 24);
+    /// ```
     const STORAGE_LEN: usize;
     /// Storage bytes: `STORAGE_LEN` elements of `ELEMENT_BITS` bits, rounded
     /// up to whole bytes.
@@ -87,6 +168,16 @@ pub trait StaticLayout:
     const PADDING_LEN: usize = Self::STORAGE_LEN - Self::LEN;
     /// What padding slots hold: `layout!`'s `padding_value` option, XLA's
     /// old `padding_value` (SPEC.md §7); zero when not given.
+    ///
+    /// ```
+    /// use xla_layout::{PaddingValue, StaticLayout};
+    /// xla_layout::layout!(
+    ///     struct MaxPool = "f32[2,3]{0,1}",
+    ///     padded_dimensions = [3, 5],
+    ///     padding_value = lowest
+    /// );
+    /// assert_eq!(<MaxPool as StaticLayout>::PADDING_VALUE, PaddingValue::Lowest);
+    /// ```
     const PADDING_VALUE: PaddingValue = PaddingValue::Zero;
 
     /// A logical index: `[usize; RANK]`.
@@ -103,9 +194,28 @@ pub trait StaticLayout:
 
     /// The storage offset of `index`; outside the dims a panic in debug
     /// builds, unchecked in release builds (see [`Layout::offset`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// fn offsets<L: StaticLayout<Index = [usize; 2]>>(l: L, rows: usize) -> Vec<usize> {
+    ///     (0..rows).map(|r| l.offset([r, 0])).collect()
+    /// }
+    /// assert_eq!(offsets(xla_layout::layout!("f32[3,5]{1,0:T(2,2)}"), 3), [0, 2, 12]);
+    /// ```
     fn offset(self, index: Self::Index) -> usize;
 
     /// The storage offset of `index`, or `None` outside the dims.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(StaticLayout::try_offset(l, [2, 3]), Some(17));
+    /// assert_eq!(StaticLayout::try_offset(l, [3, 0]), None);
+    /// ```
     fn try_offset(self, index: Self::Index) -> Option<usize> {
         let inside = index.as_ref().iter().zip(Self::DIMS).all(|(i, d)| i < d);
         if inside {
@@ -116,9 +226,29 @@ pub trait StaticLayout:
     }
 
     /// The logical index at `offset`, or `None` for padding or past storage.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(StaticLayout::index_of(l, 17), Some([2, 3]));
+    /// assert_eq!(StaticLayout::index_of(l, 9), None); // padding
+    /// assert_eq!(StaticLayout::index_of(l, 24), None); // past storage
+    /// ```
     fn index_of(self, offset: usize) -> Option<Self::Index>;
 
     /// One dim's size; negative numbers count from the end.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Image = "u8[480,640,3]");
+    /// assert_eq!(<Image as StaticLayout>::dim(0), Some(480));
+    /// assert_eq!(<Image as StaticLayout>::dim(-1), Some(3));
+    /// assert_eq!(<Image as StaticLayout>::dim(3), None);
+    /// ```
     fn dim(dim: isize) -> Option<usize> {
         crate::resolve_dim(Self::RANK, dim).and_then(|d| Self::DIMS.get(d).copied())
     }
@@ -151,6 +281,16 @@ pub trait StaticLayout:
     /// Not for a `layout!` value: it has tables, and its macro accepted its
     /// spec with the very parser used here. A hand-written impl without
     /// tables whose `SPEC` does not parse panics.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
+    /// let r: xla_layout::Layout = StaticLayout::runtime(l);
+    /// assert_eq!(r.to_string(), "f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(r.offset(&[2, 3]), l.offset([2, 3]));
+    /// ```
     fn runtime(self) -> Layout {
         match self.tables() {
             Some(l) => l.clone(),

@@ -29,8 +29,26 @@ use super::walk::{Axis, Visitor};
 /// ```
 pub trait BitElement: Copy {
     /// The value's bits; only the low `n` of an `E(n)` layout are stored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::BitElement;
+    /// assert_eq!(true.to_bits(), 1);
+    /// assert_eq!((-1i8).to_bits(), 0xff);
+    /// ```
     fn to_bits(self) -> u8;
     /// The value stored as `raw` (bits above `bits` are zero).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::BitElement;
+    /// // `s2`: two bits, the high one the sign.
+    /// assert_eq!(i8::from_bits(0b10, 2), -2);
+    /// assert_eq!(i8::from_bits(0b01, 2), 1);
+    /// assert!(!bool::from_bits(0, 1));
+    /// ```
     fn from_bits(raw: u8, bits: u32) -> Self;
 }
 

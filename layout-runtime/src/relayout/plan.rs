@@ -248,11 +248,29 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
     }
 
     /// Elements the source buffer holds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // Unpacking reads the storage, padding included.
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let plan = l.unpack_plan::<f32>().unwrap();
+    /// assert_eq!(plan.src_len(), 24);
+    /// ```
     pub fn src_len(&self) -> usize {
         self.src_len
     }
 
     /// Elements the destination buffer holds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // Packing writes the storage, padding included.
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// let plan = l.pack_plan(0.0f32).unwrap();
+    /// assert_eq!((plan.src_len(), plan.dst_len()), (15, 24));
+    /// ```
     pub fn dst_len(&self) -> usize {
         self.dst_len
     }
@@ -552,6 +570,18 @@ pub struct Chunk<'p, 'a, T> {
 impl<T: Copy> Chunk<'_, '_, T> {
     /// The destination positions this chunk writes (for a pack or convert,
     /// storage slots; for an unpack, row-major positions).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // Three chunks of a pack: disjoint ranges that cover the storage.
+    /// let l = xla_layout::parse("f32[16,16]{1,0:T(4,4)}").unwrap();
+    /// let plan = l.pack_plan(0.0f32).unwrap();
+    /// let ranges: Vec<_> = plan.chunks(3).map(|c| c.range()).collect();
+    /// assert_eq!(ranges.first().unwrap().start, 0);
+    /// assert_eq!(ranges.last().unwrap().end, plan.dst_len());
+    /// assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+    /// ```
     pub fn range(&self) -> Range<usize> {
         self.range.clone()
     }
@@ -563,6 +593,26 @@ impl<T: Copy> Chunk<'_, '_, T> {
     ///
     /// [`RelayoutError`] if `src` is not [`src_len`](RelayoutPlan::src_len)
     /// long or `dst` is not as long as the range; nothing is written then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // Each chunk on a thread of its own, writing its part of the storage.
+    /// let l = xla_layout::parse("f32[16,16]{1,0:T(4,4)}").unwrap();
+    /// let plan = l.pack_plan(0.0f32).unwrap();
+    /// let logical: Vec<f32> = (0..256).map(|i| i as f32).collect();
+    /// let mut storage = vec![f32::NAN; plan.dst_len()];
+    /// std::thread::scope(|s| {
+    ///     for (chunk, part) in plan.chunks_mut(2, &mut storage).unwrap() {
+    ///         let logical = &logical;
+    ///         s.spawn(move || chunk.run(logical, part).unwrap());
+    ///     }
+    /// });
+    /// assert_eq!(storage[l.offset(&[5, 9])], 89.0);
+    /// // A destination of the wrong length is refused.
+    /// let first = plan.chunks(2).next().unwrap();
+    /// assert!(first.run(&logical, &mut []).is_err());
+    /// ```
     pub fn run(&self, src: &[T], dst: &mut [T]) -> Result<(), RelayoutError> {
         let plan = self.plan;
         plan.check_src(src.len())?;

@@ -251,6 +251,15 @@ pub trait Storage {
     /// The element type.
     type Elem;
     /// The elements, in storage order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::Storage;
+    /// let a = [1.0f32, 2.0];
+    /// assert_eq!(a.as_slice_of_storage(), &[1.0, 2.0]);
+    /// assert_eq!((&a[1..]).as_slice_of_storage(), &[2.0]);
+    /// ```
     fn as_slice_of_storage(&self) -> &[Self::Elem];
 }
 
@@ -266,6 +275,15 @@ pub trait Storage {
 /// ```
 pub trait StorageMut: Storage {
     /// The elements, in storage order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StorageMut;
+    /// let mut a = [0u16; 4];
+    /// (&mut a[2..]).as_mut_slice_of_storage()[1] = 7;
+    /// assert_eq!(a, [0, 0, 0, 7]);
+    /// ```
     fn as_mut_slice_of_storage(&mut self) -> &mut [Self::Elem];
 }
 
