@@ -1638,10 +1638,13 @@ fn to_line<T>(at: usize) -> usize {
 
 /// Source rows at most this long are packed a row at a time across a row
 /// of tiles: see [`stream_rows_across`].
-const SHORT_SOURCE_ROW_BYTES: usize = 2048;
+const SHORT_SOURCE_ROW_BYTES: usize = 8192;
 
 /// The most tiles a row [`stream_rows_across`] takes: the counts measured.
-const ACROSS_TILES: usize = 4;
+const ACROSS_TILES: usize = 16;
+
+/// Rows a whole number of these long go tile by tile: see [`stream_rows_across`].
+const PAGE_BYTES: usize = 4096;
 
 /// `o.count` blocks `b` of `w`-element units, tiles side by side along
 /// short source rows (packing `f32[N,512]` into `T(8,128)`: 8 rows of 2
@@ -1652,15 +1655,23 @@ const ACROSS_TILES: usize = 4;
 /// time where it starts on 16 bytes (plainly otherwise); a line it shares
 /// with the piece below is completed when that piece is written, `o.count`
 /// pieces later. `false`, nothing written, for other blocks: rows longer
-/// than 2 KiB, more than four tiles a row, pieces under a line.
+/// than 8 KiB or a whole number of 4 KiB pages, more than sixteen tiles a
+/// row, pieces under a line.
 ///
 /// Measured on an AMD EPYC Zen 3, the time of `f32[32768,512]`'s pack over
 /// `f32[4096,4096]`'s in one program, alternated with the build before:
 /// 1.45-1.80 to 1.25-1.36 (`f32[65536,256]` 1.44-2.07 to 1.03-1.25;
 /// `bf16[65536,512]` and `s8[262144,256]` gain as much). Through
-/// `copy_any`, the dispatch per piece took as long as the copy. Rows of 3
-/// KiB and more read faster tile by tile, in a hand-written program; eight
-/// tiles a row (`s8[N,1024]`) measured the same either way.
+/// `copy_any`, the dispatch per piece took as long as the copy. There,
+/// rows of 3 KiB and more read faster tile by tile in a hand-written
+/// program. On an AMD EPYC Zen 4, `benches/relayout_ab.py` (both orders in
+/// one process) on packs of 64 MiB into `T(8,128)`, rows across against
+/// tile by tile, three runs each: 768 columns 0.78-0.84 of the time, 896
+/// 0.77-0.90, 1000 (the bench's narrow rows) 0.76-1.04 in eight runs,
+/// median 0.87, 1152 0.81-0.95, 1280 0.81-0.89, 1800 0.87-0.98; rows of
+/// whole pages no faster (1024 columns 0.93-1.14, 2048 1.06-1.10), nor
+/// rows past 8 KiB (3000 columns 0.92-0.94, 4000 0.95-1.00, the ragged
+/// `4093` 1.07-1.13).
 // The names of `Block` and `Outer`.
 #[allow(clippy::many_single_char_names)]
 fn stream_rows_across<T: Copy>(
@@ -1682,6 +1693,7 @@ fn stream_rows_across<T: Copy>(
         || o.s != len
         || len.saturating_mul(size) < 64
         || b.sa.saturating_mul(size) > SHORT_SOURCE_ROW_BYTES
+        || b.sa.saturating_mul(size) % PAGE_BYTES == 0
     {
         return false;
     }
@@ -2784,7 +2796,8 @@ mod tests {
     /// Short rows packed a row at a time across their tiles, against a
     /// plain loop, at odd offsets both sides; slots outside the block keep
     /// their old value, and the path is taken exactly for blocks of two to
-    /// four tiles, rows of at most 2 KiB and pieces of a line or more.
+    /// sixteen tiles, rows of at most 8 KiB that are no whole number of
+    /// pages, and pieces of a line or more.
     #[test]
     fn rows_across_match_a_plain_loop() {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
@@ -2800,6 +2813,10 @@ mod tests {
                 (4, 8, 1024, 1),
                 (2, 1, 512, 1),
                 (3, 4, 48, 1),
+                (8, 8, 512, 1),
+                (15, 2, 512, 1),
+                (16, 2, 512, 1),
+                (17, 2, 128, 1),
             ] {
                 let len = (piece_bytes / size).max(w) / w * w;
                 for (d, s) in [(0, 0), (1, 3), (4, 5), (16, 2)] {
@@ -2833,10 +2850,11 @@ mod tests {
                         };
                         let done = stream_rows_across(&mut got, d, &src, s, o, b, w);
                         simd::stream_fence();
-                        let fits = (2..=4).contains(&count)
+                        let fits = (2..=ACROSS_TILES).contains(&count)
                             && na > 1
                             && len * size >= 64
-                            && sa * size <= 2048;
+                            && sa * size <= SHORT_SOURCE_ROW_BYTES
+                            && sa * size % PAGE_BYTES != 0;
                         assert_eq!(done, fits, "{count}x{na}x{len} at {d}, {s}, row {sa}");
                         if done {
                             taken += 1;
