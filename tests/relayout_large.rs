@@ -99,12 +99,15 @@ fn group_tiles_past_the_cache() {
 
 #[test]
 fn whole_element_tiles_past_the_cache() {
-    // Rows of 8212 bytes: each row starts somewhere else in its line.
+    // Rows of 8212 bytes: each row starts somewhere else in its line; the
+    // last tile's piece of a row, 5 elements, too short to continue the
+    // row's joined lines, which are written out first.
     pack_and_unpack::<u32>("f32[1031,2053]{1,0:T(8,128)}");
     pack_and_unpack::<u32>("f32[2048,1024]{1,0:T(8,128)}");
     // Rows of 4000 and 7604 bytes, packed a row at a time across their
-    // tiles: the last tile of each row padded, and the second's rows off
-    // 16 bytes.
+    // tiles, unpacked joined to the end through the padded last tile
+    // (the first's a tile of 8 rows at a time; the second's, whose rows
+    // are padded too, a row at a time), the second's rows off 16 bytes.
     pack_and_unpack::<u32>("f32[2200,1000]{1,0:T(8,128)}");
     pack_and_unpack::<u32>("f32[1150,1901]{1,0:T(8,128)}");
 }

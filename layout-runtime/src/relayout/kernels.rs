@@ -1750,12 +1750,108 @@ pub(crate) struct Scatter<'a, T> {
     pub(crate) stage: &'a mut [T],
     /// Elements per position of a folded walk.
     pub(crate) unit: usize,
+    /// Rows joined by [`stream_joined_rows`] whose last partial lines wait
+    /// in `stage`; [`finish`](Self::finish) writes them at the latest.
+    pub(crate) joined: Option<Joined>,
+}
+
+/// Rows of a [`Scatter`] whose joined pieces have been streamed up to the
+/// last partial line of each, which waits in the stage (two lines a row,
+/// the first holding the last line of source elements written) for the
+/// piece that continues the row: the rows' last tile, padded, which the
+/// walk hands over next, whole or a row at a time (where the rows too
+/// may be padded). Streamed on with its split line completed, the
+/// row's lines all go out with streaming stores; written plainly, as
+/// happens when anything else comes next, each row has one line written
+/// partly each way.
+///
+/// Measured on an AMD EPYC Zen 4 (`benches/relayout_ab.py`, both builds
+/// in one process): see `benches/README.md`, "Padded rows joined to the
+/// end".
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Joined {
+    /// Where row 0 continues in the destination, and the rows' stride.
+    end: usize,
+    stride: usize,
+    rows: usize,
+    /// The rows before this one have been continued.
+    next: usize,
+}
+
+impl<T: Copy> Scatter<'_, T> {
+    /// Writes what waits in the stage for joined rows; call once the walk
+    /// is done.
+    pub(crate) fn finish(&mut self) {
+        let Some(j) = self.joined.take() else { return };
+        let line = line_elements::<T>();
+        let size = core::mem::size_of::<T>();
+        let first = self.dst.as_ptr().addr();
+        for i in j.next..j.rows {
+            let end = j.end + i * j.stride;
+            // The row's last line of source elements ends at `end`; its
+            // last `tail` elements are the partial line still owed.
+            let tail = (line - to_line::<T>(first + end * size)) % line;
+            let lines = &self.stage[i * 2 * line..][..line];
+            self.dst[end - tail..end].copy_from_slice(&lines[line - tail..]);
+        }
+    }
+
+    /// Continues the joined `rows` from row `rows.next` on with block
+    /// `piece` (the rows' last piece, `at` on in the destination and
+    /// `src_at` in the source), what is left of them or fewer: each row's
+    /// split line completed from the stage and streamed, then the piece's
+    /// whole lines streamed and its last partial line written plainly. The
+    /// rows it leaves still wait. `false`, nothing written, where `piece`
+    /// does not continue them.
+    fn continue_joined(&mut self, rows: Joined, at: usize, src_at: usize, piece: Block) -> bool {
+        let (w, line) = (self.unit, line_elements::<T>());
+        let len = piece.nb * w;
+        let fits = rows.next + piece.na <= rows.rows && (piece.na == 1 || piece.da == rows.stride);
+        if !fits
+            || at != rows.end + rows.next * rows.stride
+            || piece.db != w
+            || piece.sb != w
+            || len < line
+        {
+            return false;
+        }
+        let size = core::mem::size_of::<T>();
+        let first = self.dst.as_ptr().addr();
+        for i in 0..piece.na {
+            let to = at + i * rows.stride;
+            let from = &self.src[src_at + i * piece.sa..][..len];
+            let head = to_line::<T>(first + to * size);
+            let lines = &mut self.stage[(rows.next + i) * 2 * line..][..2 * line];
+            if head > 0 {
+                // The previous piece's last `line - head` elements, then
+                // this piece's first `head`: one whole line.
+                lines[line..].copy_from_slice(&from[..line]);
+                simd::stream_copy_lines(
+                    &mut self.dst[to + head - line..][..line],
+                    &lines[head..][..line],
+                );
+            }
+            simd::stream_copy_lines(&mut self.dst[to + head..][..len - head], &from[head..]);
+        }
+        let next = rows.next + piece.na;
+        self.joined = (next < rows.rows).then_some(Joined { next, ..rows });
+        true
+    }
 }
 
 impl<T: Copy> Visitor for Scatter<'_, T> {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
         let block = Block::from_walked(a, b);
         let d = other - self.base;
+        if let Some(j) = self.joined.take() {
+            // The rows' last tile, padded (the walk hands it over as a
+            // block of its own), ends rows joined before it.
+            if self.continue_joined(j, d, off, block) {
+                return;
+            }
+            self.joined = Some(j);
+            self.finish();
+        }
         if !self.stage.is_empty() {
             prefetch_short_rows(self.dst, d, self.src, off, block, self.unit);
         }
@@ -1765,6 +1861,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     }
 
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
+        self.finish();
         let block = Block::from_walked(a, b);
         let d = other - self.base;
         if short_group_rows::<T>(self.unit, a, b) {
@@ -1778,13 +1875,31 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             d: o.other,
             s: o.walk,
         };
+        let joined = !self.stage.is_empty()
+            && stream_joined_rows(
+                self.dst,
+                d,
+                self.src,
+                off,
+                outer,
+                block,
+                self.unit,
+                (self.stage, true),
+            );
+        if joined {
+            self.joined = Some(Joined {
+                end: d + o.count * outer.d,
+                stride: block.da,
+                rows: block.na,
+                next: 0,
+            });
+            return;
+        }
         let streamed = !self.stage.is_empty()
-            && (stream_joined_rows(
+            && line_units::<T>(self.unit)
+            && stream_lines(
                 self.dst, d, self.src, off, outer, block, self.unit, self.stage,
-            ) || line_units::<T>(self.unit)
-                && stream_lines(
-                    self.dst, d, self.src, off, outer, block, self.unit, self.stage,
-                ));
+            );
         if !streamed {
             for x in 0..o.count {
                 self.block(off + x * o.walk, other + x * o.other, a, b);
@@ -1794,6 +1909,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 
     fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
         if short_group_rows::<T>(self.unit, a, b) {
+            self.finish();
             // A band of such tiles in one loop (see `group_tiles`).
             let to = other - self.base;
             return group_tiles(self.dst, to, self.src, off, [band, o, a, b], self.stage);
@@ -2002,6 +2118,10 @@ pub(super) fn tiles_ahead<T>(tile_len: usize) -> usize {
 /// other blocks, rows all on lines (they stream piece by piece), pieces
 /// under two lines, or a stage too small for two lines a row.
 // The names of `Block`, `Outer` and `stream_lines`.
+///
+/// With `defer`, each row's last partial line stays in `stage` instead of
+/// going out with plain stores, for a piece that continues the rows (see
+/// [`Joined`]); the caller then owes it to the destination.
 #[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 fn stream_joined_rows<T: Copy>(
     dst: &mut [T],
@@ -2011,7 +2131,7 @@ fn stream_joined_rows<T: Copy>(
     o: Outer,
     b: Block,
     w: usize,
-    stage: &mut [T],
+    (stage, defer): (&mut [T], bool),
 ) -> bool {
     let size = core::mem::size_of::<T>();
     if o.count < 2 || b.na == 0 || !size.is_power_of_two() || size > 16 {
@@ -2064,7 +2184,7 @@ fn stream_joined_rows<T: Copy>(
             }
             simd::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
             if tail > 0 {
-                if x == last {
+                if x == last && !defer {
                     dst[to + head + body..][..tail].copy_from_slice(&from[head + body..]);
                 } else {
                     lines[..line].copy_from_slice(&from[piece - line..]);
@@ -2767,8 +2887,16 @@ mod tests {
                                 sa,
                                 sb: w,
                             };
-                            let done =
-                                stream_joined_rows(&mut got, d, &src, first, o, b, w, &mut stage);
+                            let done = stream_joined_rows(
+                                &mut got,
+                                d,
+                                &src,
+                                first,
+                                o,
+                                b,
+                                w,
+                                (&mut stage, false),
+                            );
                             simd::stream_fence();
                             let at = |k: usize| got.as_ptr().addr() + k * size;
                             let off = (0..na).any(|i| at(d + i * da) % 64 != 0);

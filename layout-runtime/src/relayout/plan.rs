@@ -326,8 +326,10 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                     base: 0,
                     stage,
                     unit,
+                    joined: None,
                 };
                 self.walk.run(&self.from, &self.into, &mut v);
+                v.finish();
             }
         });
         Ok(())
@@ -644,8 +646,10 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     base,
                     stage,
                     unit: w.fold,
+                    joined: None,
                 };
                 w.run_units(&mut v, self.k, self.unit, self.units, false);
+                v.finish();
             }
             Split::Slots => {
                 let mut v = Gather {
