@@ -24,7 +24,7 @@ use core::marker::PhantomData;
 
 use crate::outside::{dim_of, inside, outside_dims};
 use crate::spelling::Operator;
-use crate::static_layout::{product, row_major, true_rank};
+use crate::static_layout::{bytes_of, product, row_major, true_rank};
 use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
 
 /// Steps `run_short` writes out; a longer program runs in a loop instead.
@@ -321,10 +321,9 @@ impl<S: FoldedSpec<N>, const N: usize> Folded<S, N> {
     /// xla_layout::layout!(struct Nibbles = "s4[3,5]{1,0:T(2,2)E(4)}");
     /// assert_eq!(Folded::<Nibbles, 2>::STORAGE_BYTES, 12);
     /// ```
-    // Widened as the parser computes it, so no product overflows first.
-    #[allow(clippy::cast_lossless, clippy::cast_possible_truncation)]
-    pub const STORAGE_BYTES: usize =
-        (S::STORAGE_LEN as u128 * S::ELEMENT_BITS as u128).div_ceil(8) as usize;
+    // Only a byte count the parser refuses would not fit `usize`.
+    #[allow(clippy::cast_possible_truncation)]
+    pub const STORAGE_BYTES: usize = bytes_of(S::STORAGE_LEN, S::ELEMENT_BITS) as usize;
     /// Storage slots that hold no element.
     ///
     /// ```

@@ -154,10 +154,9 @@ pub trait StaticLayout:
     /// assert_eq!(<Nibbles as StaticLayout>::STORAGE_BYTES, 12);
     /// assert_eq!(Nibbles::STORAGE_BYTES, 12);
     /// ```
-    // Widened as the parser computes it, so no product overflows first.
-    #[allow(clippy::cast_lossless)]
-    const STORAGE_BYTES: usize =
-        (Self::STORAGE_LEN as u128 * Self::ELEMENT_BITS as u128).div_ceil(8) as usize;
+    // Only a byte count the parser refuses would not fit `usize`.
+    #[allow(clippy::cast_possible_truncation)]
+    const STORAGE_BYTES: usize = bytes_of(Self::STORAGE_LEN, Self::ELEMENT_BITS) as usize;
     /// Storage slots that hold no element (see [`Layout::padding_len`]).
     ///
     /// ```
@@ -575,6 +574,15 @@ pub(crate) fn with_layout<L: StaticLayout, R>(l: L, f: impl FnOnce(&Layout) -> R
         Some(tables) => f(tables),
         None => f(&l.runtime()),
     }
+}
+
+/// The bytes `slots` elements of `bits` bits take, rounded up to whole
+/// bytes; widened, so no product overflows first. The parser's check of
+/// storage bytes, the constants of `layout!` values and the summary all
+/// count this way.
+#[allow(clippy::cast_lossless)]
+pub(crate) const fn bytes_of(slots: usize, bits: u32) -> u128 {
+    (slots as u128 * bits as u128).div_ceil(8)
 }
 
 /// The product of `dims`, for the default of [`StaticLayout::LEN`]:

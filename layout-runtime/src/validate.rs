@@ -251,8 +251,7 @@ impl LayoutBuilder {
             0 => self.element.bits(),
             explicit => explicit as u32,
         };
-        let storage_bytes = (folded.storage_len as u128 * u128::from(bits))
-            .div_ceil(8)
+        let storage_bytes = crate::static_layout::bytes_of(folded.storage_len, bits)
             .try_into()
             .map_err(|_| {
                 ParseError::single(Error::new(

@@ -1742,17 +1742,17 @@ fn copy_any<T: Copy>(
 
 /// Reads the walked storage into the other array (unpack, convert).
 pub(crate) struct Scatter<'a, T> {
-    pub(crate) src: &'a [T],
+    src: &'a [T],
     /// The other array from position `base` on.
-    pub(crate) dst: &'a mut [T],
-    pub(crate) base: usize,
+    dst: &'a mut [T],
+    base: usize,
     /// Scratch for streaming stores; empty: plain stores.
-    pub(crate) stage: &'a mut [T],
+    stage: &'a mut [T],
     /// Elements per position of a folded walk.
-    pub(crate) unit: usize,
+    unit: usize,
     /// Rows joined by [`stream_joined_rows`] whose last partial lines wait
     /// in `stage`; [`finish`](Self::finish) writes them at the latest.
-    pub(crate) joined: Option<Joined>,
+    joined: Option<Joined>,
 }
 
 /// Rows of a [`Scatter`] whose joined pieces have been streamed up to the
@@ -1769,7 +1769,7 @@ pub(crate) struct Scatter<'a, T> {
 /// in one process): see `benches/README.md`, "Padded rows joined to the
 /// end".
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Joined {
+struct Joined {
     /// Where row 0 continues in the destination, and the rows' stride.
     end: usize,
     stride: usize,
@@ -1778,10 +1778,32 @@ pub(crate) struct Joined {
     next: usize,
 }
 
-impl<T: Copy> Scatter<'_, T> {
-    /// Writes what waits in the stage for joined rows; call once the walk
-    /// is done.
-    pub(crate) fn finish(&mut self) {
+impl<'a, T: Copy> Scatter<'a, T> {
+    /// Runs `walk` over a visitor writing `dst` (the other array from
+    /// position `base` on) from `src`, `unit` elements a position, through
+    /// `stage` (empty: plain stores), then writes what still waits in the
+    /// stage.
+    pub(crate) fn run(
+        (src, dst, base): (&'a [T], &'a mut [T], usize),
+        stage: &'a mut [T],
+        unit: usize,
+        walk: impl FnOnce(&mut Self),
+    ) {
+        let mut v = Scatter {
+            src,
+            dst,
+            base,
+            stage,
+            unit,
+            joined: None,
+        };
+        walk(&mut v);
+        v.finish();
+    }
+
+    /// Writes what waits in the stage for joined rows, before anything
+    /// else uses the stage and once the walk is done.
+    fn finish(&mut self) {
         let Some(j) = self.joined.take() else { return };
         let line = line_elements::<T>();
         let size = core::mem::size_of::<T>();
@@ -1791,19 +1813,22 @@ impl<T: Copy> Scatter<'_, T> {
             // The row's last line of source elements ends at `end`; its
             // last `tail` elements are the partial line still owed.
             let tail = (line - to_line::<T>(first + end * size)) % line;
-            let lines = &self.stage[i * 2 * line..][..line];
+            let lines = &joined_lines(self.stage, i)[..line];
             self.dst[end - tail..end].copy_from_slice(&lines[line - tail..]);
         }
     }
 
-    /// Continues the joined `rows` from row `rows.next` on with block
-    /// `piece` (the rows' last piece, `at` on in the destination and
-    /// `src_at` in the source), what is left of them or fewer: each row's
-    /// split line completed from the stage and streamed, then the piece's
-    /// whole lines streamed and its last partial line written plainly. The
-    /// rows it leaves still wait. `false`, nothing written, where `piece`
-    /// does not continue them.
-    fn continue_joined(&mut self, rows: Joined, at: usize, src_at: usize, piece: Block) -> bool {
+    /// Continues the joined rows from row `next` on with block `piece`
+    /// (the rows' last piece, `at` on in the destination and `src_at` in
+    /// the source), what is left of them or fewer: each row's split line
+    /// completed from the stage and streamed, then the piece's whole lines
+    /// streamed and its last partial line written plainly. The rows it
+    /// leaves still wait. `false`, nothing written, where no rows wait or
+    /// `piece` does not continue them.
+    fn continue_joined(&mut self, at: usize, src_at: usize, piece: Block) -> bool {
+        let Some(rows) = self.joined else {
+            return false;
+        };
         let (w, line) = (self.unit, line_elements::<T>());
         let len = piece.nb * w;
         let fits = rows.next + piece.na <= rows.rows && (piece.na == 1 || piece.da == rows.stride);
@@ -1821,7 +1846,7 @@ impl<T: Copy> Scatter<'_, T> {
             let to = at + i * rows.stride;
             let from = &self.src[src_at + i * piece.sa..][..len];
             let head = to_line::<T>(first + to * size);
-            let lines = &mut self.stage[(rows.next + i) * 2 * line..][..2 * line];
+            let lines = joined_lines(self.stage, rows.next + i);
             if head > 0 {
                 // The previous piece's last `line - head` elements, then
                 // this piece's first `head`: one whole line.
@@ -1843,15 +1868,12 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
         let block = Block::from_walked(a, b);
         let d = other - self.base;
-        if let Some(j) = self.joined.take() {
-            // The rows' last tile, padded (the walk hands it over as a
-            // block of its own), ends rows joined before it.
-            if self.continue_joined(j, d, off, block) {
-                return;
-            }
-            self.joined = Some(j);
-            self.finish();
+        // The rows' last tile, padded (the walk hands it over as a block
+        // of its own), ends rows joined before it.
+        if self.continue_joined(d, off, block) {
+            return;
         }
+        self.finish();
         if !self.stage.is_empty() {
             prefetch_short_rows(self.dst, d, self.src, off, block, self.unit);
         }
@@ -2098,6 +2120,13 @@ pub(super) fn tiles_ahead<T>(tile_len: usize) -> usize {
         .saturating_mul(tile_len)
 }
 
+/// Row `row`'s two lines of the stage of [`stream_joined_rows`]: the
+/// previous piece's last line of source elements, then this piece's first.
+fn joined_lines<T>(stage: &mut [T], row: usize) -> &mut [T] {
+    let line = line_elements::<T>();
+    &mut stage[row * 2 * line..][..2 * line]
+}
+
 /// `o.count` blocks `b` of `w`-element units whose rows join end to end in
 /// the destination (the tiles of one tile row, unpacked into a row-major
 /// array), when those rows do not all start on a line (a row-major
@@ -2162,7 +2191,7 @@ fn stream_joined_rows<T: Copy>(
             let to = d + i * b.da + x * piece;
             let from = &src[s + x * o.s + i * b.sa..][..piece];
             // The previous piece's last line, then this piece's first.
-            let lines = &mut stage[i * 2 * line..][..2 * line];
+            let lines = joined_lines(stage, i);
             // Elements to the row's first line boundary; the piece's last
             // line holds the rest of that line's elements.
             let head = to_line::<T>(at + i * b.da * size);

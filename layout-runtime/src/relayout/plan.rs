@@ -320,16 +320,9 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                 };
                 self.walk.run(&self.into, &self.from, &mut v);
             } else {
-                let mut v = Scatter {
-                    src,
-                    dst,
-                    base: 0,
-                    stage,
-                    unit,
-                    joined: None,
-                };
-                self.walk.run(&self.from, &self.into, &mut v);
-                v.finish();
+                Scatter::run((src, dst, 0), stage, unit, |v| {
+                    self.walk.run(&self.from, &self.into, v);
+                });
             }
         });
         Ok(())
@@ -640,16 +633,9 @@ impl<T: Copy> Chunk<'_, '_, T> {
                 w.run_units(&mut v, self.k, self.unit, self.units, self.last);
             }
             Split::Source(w, _) => {
-                let mut v = Scatter {
-                    src,
-                    dst,
-                    base,
-                    stage,
-                    unit: w.fold,
-                    joined: None,
-                };
-                w.run_units(&mut v, self.k, self.unit, self.units, false);
-                v.finish();
+                Scatter::run((src, dst, base), stage, w.fold, |v| {
+                    w.run_units(v, self.k, self.unit, self.units, false);
+                });
             }
             Split::Slots => {
                 let mut v = Gather {
