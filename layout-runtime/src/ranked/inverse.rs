@@ -10,12 +10,18 @@
 //! never change and does straight arithmetic on the offset. It is a value
 //! of its own, not part of [`Ranked`](crate::Ranked): a view that carried
 //! the kilobyte of terms measured 7 times slower in a loop of `offset`
-//! (its loads no longer left the loop). One of two forms, fixed per layout
-//! so that a caller's loop tests it once:
+//! (its loads no longer left the loop). One of three forms, fixed per
+//! layout so that a caller's loop tests it once, tried in this order:
 //!
 //! - [`Form::Shifts`]: every output and padding check a sum of at most
 //!   three digits `((x >> a) & m) << s`, in three fixed slots each: no
 //!   multiplication and no count to test.
+//! - [`Form::Places`]: for at most one tiling level, the offset's places
+//!   in the tiled shape's mixed radix, `(x / stride) % radix`; each group
+//!   of dims that a tile dim covers (with the `*` before it) is `outer *
+//!   tile + inner` of two places, checked against its extent for padding
+//!   and split into its dims by their extents. The work per dim is fixed
+//!   by the rank: no list of terms to walk, no count to test.
 //! - [`Form::Quotients`]: each output and check a sum of `(v / d) * c` over
 //!   the offset or over one of up to two sums of such terms (the dims a `*`
 //!   combines, split apart again), a remainder written as quotients,
@@ -23,17 +29,17 @@
 //!   sum's terms reads the sum instead. Every value the program divides
 //!   stays below 2^31 (the bound is found per layout), so a division is
 //!   one multiplication and one shift, exact for every dividend in range
-//!   (see [`Quotient::new`]).
+//!   (see [`Quotient::new`]); [`Form::Places`] divides the same way.
 //!
-//! Layouts with neither keep the layout's own `index_of`. Both forms give
-//! the inverse program's answer on every offset below storage; past
-//! storage the answer is `None` before any evaluation.
+//! Layouts of none of the three keep the layout's own `index_of`. Every
+//! form gives the inverse program's answer on every offset below storage;
+//! past storage the answer is `None` before any evaluation.
 
 use super::Ranked;
 use crate::closed::digits;
 use crate::fixed::Fixed;
 use crate::program::{InverseProgram, Op, Program, StepId};
-use crate::{Layout, MAX_PROGRAM_STEPS};
+use crate::{Layout, TileDim, MAX_PROGRAM_STEPS};
 
 /// The digits of one output or check in [`Form::Shifts`].
 const SLOTS: usize = 3;
@@ -143,8 +149,136 @@ enum Form<const N: usize> {
     /// Output `d` sums digits `3d..3d + 3`, check `c` digits from `3(N + c)`.
     Shifts([Digit; DIGITS]),
     Quotients(Quotients<N>),
-    /// Neither: the layout's own `index_of`.
+    Places(Places<N>),
+    /// None of them: the layout's own `index_of`.
     Layout,
+}
+
+/// A place of the offset in the tiled shape's mixed radix, `(x / stride) %
+/// radix`: `q - radix * (q / radix)` with `q = x / stride`; the most major
+/// place has radix 0, so it is `q`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Place {
+    by_stride: Quotient,
+    by_radix: Quotient,
+    radix: u64,
+}
+
+impl Place {
+    const ZERO: Place = Place {
+        by_stride: Quotient::ZERO,
+        by_radix: Quotient::ZERO,
+        radix: 0,
+    };
+
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn of(&self, x: u64) -> u64 {
+        let q = self.by_stride.of(x);
+        q.wrapping_sub(self.by_radix.of(q).wrapping_mul(self.radix))
+    }
+}
+
+/// Whether a [`Physical`] dim starts a group, and how. Tested per dim in
+/// the same order on every call, these branches cost less than the work
+/// they skip: an untiled dim computed as a group of tile 1 (an inner place
+/// of 0, a multiplication by 1) took up to 1.7 times as long.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Starts {
+    /// The dim continues the group of the more minor dims.
+    No,
+    /// An untiled dim: its entry is one place of the offset.
+    Untiled,
+    /// A tile dim's group: `outer * tile + inner`, then the padding check.
+    Group,
+}
+
+/// One dim of [`Form::Places`], in physical order (by `minor_to_major`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Physical {
+    /// Whether this is the most minor dim of its group (the dims a tile
+    /// dim and the `*` before it combine, or an untiled dim alone), where
+    /// the group's value is made: `outer * tile + inner` from two places
+    /// of the offset, padding at `bound` or more; or `outer` alone.
+    starts: Starts,
+    outer: Place,
+    inner: Place,
+    tile: u64,
+    bound: u64,
+    /// This dim's entry is the group's value, as the more minor dims left
+    /// it, modulo `extent`; the quotient is left for the next dim. The
+    /// group's most major dim takes the rest (`extent` 0, not divided).
+    by_extent: Quotient,
+    extent: u64,
+}
+
+impl Physical {
+    /// An untiled dim takes one place whole: a group of itself, tile 1.
+    const UNTILED: Physical = Physical {
+        starts: Starts::Untiled,
+        outer: Place::ZERO,
+        inner: Place::ZERO,
+        tile: 1,
+        bound: u64::MAX,
+        by_extent: Quotient::ZERO,
+        extent: 0,
+    };
+}
+
+/// A layout of at most one tiling level as the places of its tiled shape:
+/// each group of dims that a tile dim covers is `outer * tile + inner`,
+/// two places of the offset, split into its dims by their extents, and
+/// padding where its value reaches its extent. Every constant sits where
+/// the rank fixes it, so evaluation walks no lists.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct Places<const N: usize> {
+    /// The slots of the tiled shape; the rest to storage is `L(n)`
+    /// rounding, padding.
+    limit: u64,
+    /// The dims in physical order, most minor first.
+    dims: [Physical; N],
+    /// Where each dim is in `dims`.
+    physical: [u8; N],
+}
+
+impl<const N: usize> Places<N> {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn index_of(&self, x: u64) -> Option<[usize; N]> {
+        if x >= self.limit {
+            return None;
+        }
+        // Entries in physical order first, each at a place the rank fixes,
+        // then moved to their dims: written straight to their dims (places
+        // known only at run time), the 8-byte entries came back as 16-byte
+        // pieces of the caller's copy, each a failed store-to-load forward.
+        let mut entries = [0u64; N];
+        let mut v = 0u64;
+        for (d, entry) in self.dims.iter().zip(entries.iter_mut()) {
+            if d.starts != Starts::No {
+                v = d.outer.of(x);
+                if d.starts == Starts::Group {
+                    v = v.wrapping_mul(d.tile).wrapping_add(d.inner.of(x));
+                    if v >= d.bound {
+                        return None;
+                    }
+                }
+            }
+            if d.extent == 0 {
+                *entry = v;
+            } else {
+                let q = d.by_extent.of(v);
+                *entry = v.wrapping_sub(q.wrapping_mul(d.extent));
+                v = q;
+            }
+        }
+        // An entry is below its dim, so it fits `usize`.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(core::array::from_fn(|d| {
+            let entry = entries.get(usize::from(self.physical[d]));
+            entry.copied().unwrap_or(0) as usize
+        }))
+    }
 }
 
 /// Registers: 0 the offset, `1 + j` sum `j`, `1 + SUMS + q` quotient `q`.
@@ -172,11 +306,12 @@ struct Quotients<const N: usize> {
 /// digits of powers of two (the TPU tilings), each output is shifts and
 /// masks of the offset; where it divides by other numbers, or splits dims
 /// that `*` combined, each division is one multiplication and a shift by
-/// constants chosen for the layout's storage length; layouts beyond both
-/// (divisions of values of 2^31 or more, a `*` under a second tiling
+/// constants chosen for the layout's storage length, with a fixed amount
+/// of work per dim where there is at most one tiling level; layouts beyond
+/// these (divisions of values of 2^31 or more, a `*` under a second tiling
 /// level) use the layout's own `index_of`. Making one folds the layout's
 /// programs: make it outside the loop and hand it to closures by value
-/// (`move`); it is `Copy` and about a kilobyte.
+/// (`move`); it is `Copy` and about a kilobyte (two at rank 16).
 ///
 /// # Examples
 ///
@@ -200,7 +335,7 @@ impl<'a, const N: usize> RankedInverse<'a, N> {
     pub(crate) fn new(layout: &'a Layout) -> RankedInverse<'a, N> {
         RankedInverse {
             layout,
-            inverse: Inverse::new(&layout.inverse_program()),
+            inverse: Inverse::new(layout),
         }
     }
 
@@ -249,11 +384,16 @@ struct Inverse<const N: usize> {
 }
 
 impl<const N: usize> Inverse<N> {
-    /// The decoded form of `inverse`, a rank-`N` layout's; of form
-    /// [`Form::Layout`] when it has neither closed form.
-    fn new(inverse: &InverseProgram) -> Inverse<N> {
+    /// The decoded inverse of `layout`, of rank `N`; of form
+    /// [`Form::Layout`] when it has no closed form.
+    fn new(layout: &Layout) -> Inverse<N> {
+        let inverse = &layout.inverse_program();
         let form = (inverse.outputs().len() == N && inverse.checks().len() <= CHECKS)
-            .then(|| shifts::<N>(inverse).or_else(|| quotients::<N>(inverse)))
+            .then(|| {
+                shifts::<N>(inverse)
+                    .or_else(|| places::<N>(layout))
+                    .or_else(|| quotients::<N>(inverse))
+            })
             .flatten();
         let mut bounds = [0; CHECKS];
         for (b, check) in bounds.iter_mut().zip(inverse.checks()) {
@@ -314,6 +454,7 @@ impl<const N: usize> Inverse<N> {
                     Some(c) => sum(&registers, q.checks[c % CHECKS]),
                 })
             }
+            Form::Places(p) => p.index_of(x),
             Form::Layout => through(layout, offset),
         }
     }
@@ -338,14 +479,16 @@ impl<const N: usize> Inverse<N> {
         Some(core::array::from_fn(|d| group(d) as usize))
     }
 
-    /// Whether it evaluates itself rather than through the layout,
-    /// and with shifts.
+    /// Which form evaluates: 0 shifts, 1 places, 2 quotients, 3 the
+    /// layout's own `index_of`.
     #[cfg(test)]
-    fn kind(&self) -> (bool, bool) {
-        (
-            !matches!(self.form, Form::Layout),
-            matches!(self.form, Form::Shifts(_)),
-        )
+    fn kind(&self) -> usize {
+        match self.form {
+            Form::Shifts(_) => 0,
+            Form::Places(_) => 1,
+            Form::Quotients(_) => 2,
+            Form::Layout => 3,
+        }
     }
 }
 
@@ -382,6 +525,154 @@ fn shifts<const N: usize>(inverse: &InverseProgram) -> Option<Form<N>> {
         })?;
     }
     Some(Form::Shifts(table))
+}
+
+/// [`Form::Places`], if `layout` has at most one tiling level, no more
+/// tile dims than dims, and every value below 2^31.
+fn places<const N: usize>(layout: &Layout) -> Option<Form<N>> {
+    let m2m = layout.minor_to_major();
+    if m2m.len() != N {
+        return None;
+    }
+    let tiled = Tiled::new(layout)?;
+    let mut dims = [Physical::UNTILED; N];
+    let mut physical = [0u8; N];
+    // Physical dim `j`, most major first, is dim `m2m[N - 1 - j]`.
+    for (i, (slot, j)) in dims.iter_mut().zip((0..N).rev()).enumerate() {
+        *physical.get_mut(*m2m.get(N - 1 - j)?)? = u8::try_from(i).ok()?;
+        *slot = tiled.physical(j)?;
+    }
+    Some(Form::Places(Places {
+        limit: tiled.top + 1,
+        dims,
+        physical,
+    }))
+}
+
+/// A layout of at most one tiling level as [`Form::Places`] reads it.
+struct Tiled {
+    /// The dims' extents in physical order, most major first.
+    extents: Fixed<usize, { crate::MAX_RANK }>,
+    /// The first physical dim the tile covers.
+    base: usize,
+    /// Each group's `(first, last)` physical dims and tile.
+    groups: Fixed<(usize, usize, usize), { crate::MAX_TILE_RANK }>,
+    /// The tiled shape: the untiled dims, each group's tile count, each
+    /// group's tile.
+    shape: Fixed<usize, { crate::MAX_TILED_RANK }>,
+    /// The last slot of the tiled shape.
+    top: u64,
+}
+
+impl Tiled {
+    fn new(layout: &Layout) -> Option<Tiled> {
+        let tile = match layout.tiles() {
+            [] => &[][..],
+            [tile] => tile.dims(),
+            _ => return None,
+        };
+        let mut extents = Fixed::new(0);
+        for &d in layout.minor_to_major().iter().rev() {
+            extents.push(*layout.dims().get(d)?)?;
+        }
+        // A `*` combines into the tile dim after it.
+        if matches!(tile.last(), Some(TileDim::Combine)) {
+            return None;
+        }
+        let base = extents.len().checked_sub(tile.len())?;
+        let mut t = Tiled {
+            extents,
+            base,
+            groups: Fixed::new((0, 0, 0)),
+            shape: Fixed::new(0),
+            top: 0,
+        };
+        let mut first = base;
+        for (j, d) in tile.iter().enumerate() {
+            if let TileDim::Size(size) = *d {
+                t.groups.push((first, base + j, size))?;
+                first = base + j + 1;
+            }
+        }
+        for &e in t.extents.get(..base)? {
+            t.shape.push(e)?;
+        }
+        for g in 0..t.groups.len() {
+            let count = t.group_extent(g)?.div_ceil(t.groups.get(g)?.2.max(1));
+            t.shape.push(count)?;
+        }
+        for g in 0..t.groups.len() {
+            t.shape.push(t.groups.get(g)?.2)?;
+        }
+        // An empty layout has no last slot.
+        let limit = t.shape.iter().try_fold(1usize, |a, &e| a.checked_mul(e))?;
+        t.top = u64::try_from(limit.checked_sub(1)?).ok()?;
+        Some(t)
+    }
+
+    /// The product of group `g`'s extents.
+    fn group_extent(&self, g: usize) -> Option<usize> {
+        let &(first, last, _) = self.groups.get(g)?;
+        self.extents
+            .get(first..=last)?
+            .iter()
+            .try_fold(1usize, |a, &e| a.checked_mul(e))
+    }
+
+    /// The place of the tiled shape's dim `s`.
+    fn place(&self, s: usize) -> Option<Place> {
+        let minor = self.shape.get(s + 1..)?;
+        let stride = minor.iter().try_fold(1usize, |a, &e| a.checked_mul(e))?;
+        let stride = u64::try_from(stride).ok()?;
+        let by_stride = Quotient::new(0, stride, self.top)?;
+        if s == 0 {
+            return Some(Place {
+                by_stride,
+                ..Place::ZERO
+            });
+        }
+        let radix = u64::try_from(*self.shape.get(s)?).ok()?;
+        Some(Place {
+            by_stride,
+            by_radix: Quotient::new(0, radix, self.top / stride)?,
+            radix,
+        })
+    }
+
+    /// What physical dim `j` does.
+    fn physical(&self, j: usize) -> Option<Physical> {
+        let mut groups = self.groups.iter();
+        let Some(g) = groups.position(|&(_, last, _)| j >= self.base && j <= last) else {
+            return Some(Physical {
+                outer: self.place(j)?,
+                ..Physical::UNTILED
+            });
+        };
+        let (first, last, tile) = *self.groups.get(g)?;
+        let total = self.group_extent(g)?;
+        // A group that its tile divides has no padding.
+        let bound = if total % tile.max(1) == 0 {
+            u64::MAX
+        } else {
+            u64::try_from(total).ok()?
+        };
+        let (by_extent, extent) = if j == first {
+            (Quotient::ZERO, 0)
+        } else {
+            let e = u64::try_from(*self.extents.get(j)?).ok()?;
+            let max = u64::try_from(total.checked_sub(1)?).ok()?;
+            (Quotient::new(0, e, max)?, e)
+        };
+        Some(Physical {
+            starts: if j == last { Starts::Group } else { Starts::No },
+            outer: self.place(self.base + g)?,
+            inner: self.place(self.base + self.groups.len() + g)?,
+            tile: u64::try_from(tile).ok()?,
+            bound,
+            by_extent,
+            extent,
+        })
+    }
 }
 
 /// [`Form::Quotients`], if the inverse unfolds into quotients of the
@@ -625,14 +916,14 @@ mod tests {
     use std::string::String;
     use std::vec::Vec;
 
-    use super::Form;
+    use super::{quotients, Form};
     use crate::closed::tests::{spec, Rng};
     use crate::MAX_PROGRAM_STEPS;
 
     /// The decoded `index_of` against the folded inverse program on every
     /// offset (padding included) and past storage, per rank; returns which
-    /// kind evaluated.
-    fn check<const N: usize>(spec: &str, l: &crate::Layout) -> (bool, bool) {
+    /// form evaluated (see `Inverse::kind`).
+    fn check<const N: usize>(spec: &str, l: &crate::Layout) -> usize {
         let r = l.ranked::<N>().unwrap().inverse();
         let inverse = l.inverse_program();
         let mut scratch = [0; MAX_PROGRAM_STEPS];
@@ -649,8 +940,25 @@ mod tests {
         r.inverse.kind()
     }
 
-    /// Random layouts of ranks 1 to 8 and the combining examples: both
-    /// kinds run, on layouts with padding and `*`, and agree with the
+    /// The decoded inverse of `spec` against its program, by rank.
+    fn check_spec(spec: &str) -> Option<usize> {
+        let l = crate::parse(spec).ok()?;
+        Some(match l.rank() {
+            0 => check::<0>(spec, &l),
+            1 => check::<1>(spec, &l),
+            2 => check::<2>(spec, &l),
+            3 => check::<3>(spec, &l),
+            4 => check::<4>(spec, &l),
+            5 => check::<5>(spec, &l),
+            6 => check::<6>(spec, &l),
+            7 => check::<7>(spec, &l),
+            8 => check::<8>(spec, &l),
+            _ => return None,
+        })
+    }
+
+    /// Random layouts of ranks 1 to 8 and the combining examples: every
+    /// form runs, on layouts with padding and `*`, and agrees with the
     /// program everywhere.
     #[test]
     fn decoded_inverses_equal_the_programs() {
@@ -664,39 +972,61 @@ mod tests {
             "f32[1000,1000]{0,1:T(8,128)}",
         ];
         let random: Vec<String> = (0..800).map(|_| spec(&mut rng)).collect();
-        // Layouts by (decoded, shifts).
-        let mut kinds = [0usize; 3];
+        // Layouts by form.
+        let mut kinds = [0usize; 4];
         for spec in fixed.into_iter().chain(random.iter().map(String::as_str)) {
-            let Ok(l) = crate::parse(spec) else { continue };
-            let kind = match l.rank() {
-                1 => check::<1>(spec, &l),
-                2 => check::<2>(spec, &l),
-                3 => check::<3>(spec, &l),
-                4 => check::<4>(spec, &l),
-                5 => check::<5>(spec, &l),
-                6 => check::<6>(spec, &l),
-                7 => check::<7>(spec, &l),
-                8 => check::<8>(spec, &l),
-                _ => continue,
-            };
-            kinds[usize::from(kind.0) + usize::from(kind.1)] += 1;
+            if let Some(kind) = check_spec(spec) {
+                kinds[kind] += 1;
+            }
         }
         assert!(kinds.iter().all(|&k| k > 20), "{kinds:?}");
+        let kind = |spec: &str, rank| {
+            check_spec(spec).filter(|_| crate::parse(spec).unwrap().rank() == rank)
+        };
+        assert_eq!(
+            kind(fixed[0], 5),
+            Some(1),
+            "the combining example by places"
+        );
+        assert_eq!(kind(fixed[4], 2), Some(0), "the TPU tiling by shifts");
+        // The combining example as quotients: the split of the combined
+        // dims, `s = 10 e + f`, is one sum of four quotients; the padding
+        // check (`s < 110`) and `f = s - 10 (s / 10)` read it whole: 15
+        // terms rather than 21.
         let combining = crate::parse(fixed[0]).unwrap();
-        let decoded = combining.ranked::<5>().unwrap().inverse();
-        assert_eq!(decoded.inverse.kind(), (true, false));
-        // The split of the combined dims, `s = 10 e + f`, is one sum of
-        // four quotients; the padding check (`s < 110`) and `f = s - 10 (s /
-        // 10)` read it whole: 15 terms rather than 21.
-        let Form::Quotients(q) = decoded.inverse.form else {
+        let Some(Form::Quotients(q)) = quotients::<5>(&combining.inverse_program()) else {
             panic!("quotients")
         };
         let terms = q.linear.iter().filter(|t| t.coefficient != 0).count();
         assert_eq!(terms, 15, "{q:?}");
-        let tpu = crate::parse(fixed[4]).unwrap();
-        assert_eq!(
-            tpu.ranked::<2>().unwrap().inverse().inverse.kind(),
-            (true, true)
-        );
+    }
+
+    /// [`Form::Places`] on what makes its constants: dims in any order,
+    /// untiled major dims, `*` groups with and without padding, a tile
+    /// dim of 1, `L(n)` rounding past the tiled shape; and the layouts it
+    /// leaves to other forms (powers of two, a scalar, two tiling levels,
+    /// more tile dims than dims, values of 2^31 or more), which still
+    /// agree.
+    #[test]
+    fn places_equal_the_programs() {
+        for (spec, form) in [
+            ("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", 1),
+            ("f32[2,7,8,11,10]{0,2,4,1,3:T(*,*,2,*,3)}", 1),
+            ("f32[5,3,4]{2,1,0:T(*,3,2)}", 1),
+            ("f32[6,9,5]{0,1,2:T(3,*,5)}", 1),
+            ("f32[7,9,11]{1,2,0:T(2,5)}", 1),
+            ("f32[7,9,11]{1,2,0:T(1,4)}", 1),
+            ("f32[3,5]{1,0:T(2,3)L(16)}", 1),
+            ("f32[3,5]{1,0:L(7)}", 1),
+            ("f32[1000,1000]{0,1:T(8,128)}", 0),
+            ("f32[999,1001]{0,1:T(8,100)}", 1),
+            ("f32[1000,1000]{1,0}", 1),
+            ("f32[]", 0),
+            ("f32[5,6]{1,0:T(3,3)(2,1)}", 2),
+            ("f32[13]{0:T(2,3)}", 2),
+            ("f32[50000,50000]{1,0:T(8,128)}", 3),
+        ] {
+            assert_eq!(check_spec(spec), Some(form), "{spec}");
+        }
     }
 }
