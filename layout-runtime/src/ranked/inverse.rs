@@ -920,16 +920,20 @@ mod tests {
     use crate::closed::tests::{spec, Rng};
     use crate::MAX_PROGRAM_STEPS;
 
-    /// The decoded `index_of` against the folded inverse program on every
-    /// offset (padding included) and past storage, per rank; returns which
-    /// form evaluated (see `Inverse::kind`).
+    /// The decoded `index_of` against the folded inverse program on the
+    /// first and the last offsets (padding included) and past storage;
+    /// returns which form evaluated (see `Inverse::kind`).
     fn check<const N: usize>(spec: &str, l: &crate::Layout) -> usize {
         let r = l.ranked::<N>().unwrap().inverse();
         let inverse = l.inverse_program();
         let mut scratch = [0; MAX_PROGRAM_STEPS];
         let mut want = [0; N];
         let storage = l.storage_len();
-        for offset in (0..storage.min(3000)).chain([storage, storage + 1, usize::MAX]) {
+        // The first slots, the last thousand, and past storage.
+        let first = 0..storage.min(3000);
+        let last = storage.saturating_sub(1000).max(first.end)..storage;
+        let past = [storage, storage + 1, usize::MAX];
+        for offset in first.chain(last).chain(past) {
             let found = inverse.eval(offset, &mut scratch, &mut want);
             assert_eq!(
                 r.index_of(offset),
@@ -1025,8 +1029,16 @@ mod tests {
             ("f32[5,6]{1,0:T(3,3)(2,1)}", 2),
             ("f32[13]{0:T(2,3)}", 2),
             ("f32[50000,50000]{1,0:T(8,128)}", 3),
+            // Just under 2^31 slots, the most a division takes, and past.
+            ("u8[32768,65500]{1,0:T(8,100)}", 1),
+            ("u8[32768,65600]{1,0:T(8,100)}", 3),
         ] {
             assert_eq!(check_spec(spec), Some(form), "{spec}");
         }
+        // Rank 16, the most there is, with a group of four dims.
+        let spec = "f32[2,3,2,3,2,3,2,3,2,3,2,3,2,3,2,3]\
+                    {15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0:T(*,*,*,5,2)}";
+        let l = crate::parse(spec).unwrap();
+        assert_eq!(check::<16>(spec, &l), 1, "{spec}");
     }
 }
