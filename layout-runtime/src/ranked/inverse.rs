@@ -1007,10 +1007,10 @@ mod tests {
 
     /// [`Form::Places`] on what makes its constants: dims in any order,
     /// untiled major dims, `*` groups with and without padding, a tile
-    /// dim of 1, `L(n)` rounding past the tiled shape; and the layouts it
-    /// leaves to other forms (powers of two, a scalar, two tiling levels,
-    /// more tile dims than dims, values of 2^31 or more), which still
-    /// agree.
+    /// dim of 1, `L(n)` rounding past the tiled shape, packed elements, a
+    /// dynamic dim; and the layouts it leaves to other forms (powers of
+    /// two, a scalar, two tiling levels, more tile dims than dims, values
+    /// of 2^31 or more), which still agree.
     #[test]
     fn places_equal_the_programs() {
         for (spec, form) in [
@@ -1022,6 +1022,8 @@ mod tests {
             ("f32[7,9,11]{1,2,0:T(1,4)}", 1),
             ("f32[3,5]{1,0:T(2,3)L(16)}", 1),
             ("f32[3,5]{1,0:L(7)}", 1),
+            ("s4[5,7]{1,0:T(2,3)E(4)}", 1),
+            ("f32[<=5,7]{0,1:T(2,3)}", 1),
             ("f32[1000,1000]{0,1:T(8,128)}", 0),
             ("f32[999,1001]{0,1:T(8,100)}", 1),
             ("f32[1000,1000]{1,0}", 1),
