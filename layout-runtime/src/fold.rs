@@ -97,16 +97,7 @@ impl Level {
     /// `(first, last)` positions in the tile of each combined group, in order,
     /// and the group's tile extent.
     fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-        let dims = self.tile.dims();
-        let mut start = 0;
-        dims.iter().enumerate().filter_map(move |(j, d)| match d {
-            TileDim::Combine => None,
-            TileDim::Size(t) => {
-                let g = (start, j, *t);
-                start = j + 1;
-                Some(g)
-            }
-        })
+        self.tile.groups()
     }
 
     fn group_extent(&self, first: usize, last: usize) -> usize {

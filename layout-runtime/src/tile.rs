@@ -97,6 +97,23 @@ impl Tile {
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
+
+    /// `(first, last, size)` of each group of tile dims: the dims that `*`
+    /// merges into the sized dim after them, positions in the tile.
+    pub(crate) fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        let mut start = 0;
+        self.dims()
+            .iter()
+            .enumerate()
+            .filter_map(move |(j, d)| match d {
+                TileDim::Combine => None,
+                TileDim::Size(t) => {
+                    let g = (start, j, *t);
+                    start = j + 1;
+                    Some(g)
+                }
+            })
+    }
 }
 
 impl fmt::Display for Tile {

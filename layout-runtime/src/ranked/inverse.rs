@@ -21,7 +21,8 @@
 //!   of dims that a tile dim covers (with the `*` before it) is `outer *
 //!   tile + inner` of two places, checked against its extent for padding
 //!   and split into its dims by their extents. The work per dim is fixed
-//!   by the rank: no list of terms to walk, no count to test.
+//!   by the rank: no list of terms to walk, no count to test. Its bound on
+//!   the values divided is the tiled shape's slots, `L(n)` rounding aside.
 //! - [`Form::Quotients`]: each output and check a sum of `(v / d) * c` over
 //!   the offset or over one of up to two sums of such terms (the dims a `*`
 //!   combines, split apart again), a remainder written as quotients,
@@ -38,8 +39,9 @@
 use super::Ranked;
 use crate::closed::digits;
 use crate::fixed::Fixed;
+use crate::fold::{physical, product};
 use crate::program::{InverseProgram, Op, Program, StepId};
-use crate::{Layout, TileDim, MAX_PROGRAM_STEPS};
+use crate::{Layout, Shape, Tile, MAX_PROGRAM_STEPS};
 
 /// The digits of one output or check in [`Form::Shifts`].
 const SLOTS: usize = 3;
@@ -179,47 +181,51 @@ impl Place {
     }
 }
 
-/// Whether a [`Physical`] dim starts a group, and how. Tested per dim in
-/// the same order on every call, these branches cost less than the work
-/// they skip: an untiled dim computed as a group of tile 1 (an inner place
-/// of 0, a multiplication by 1) took up to 1.7 times as long.
+/// Where a [`Physical`] dim's value comes from. Tested per dim in the same
+/// order on every call, these branches cost less than the work they skip:
+/// an untiled dim computed as a group of tile 1 (an inner place of 0, a
+/// multiplication by 1) took up to 1.7 times as long.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Starts {
-    /// The dim continues the group of the more minor dims.
-    No,
-    /// An untiled dim: its entry is one place of the offset.
-    Untiled,
-    /// A tile dim's group: `outer * tile + inner`, then the padding check.
+enum Value {
+    /// What the more minor dims of its group left.
+    Carried,
+    /// An untiled dim: one place of the offset, `outer`.
+    Place,
+    /// The most minor dim of a tile dim's group (the dims it and the `*`
+    /// before it cover): `outer * tile + inner`, padding from `bound` on.
     Group,
 }
 
-/// One dim of [`Form::Places`], in physical order (by `minor_to_major`).
+/// One dim of [`Form::Places`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Physical {
-    /// Whether this is the most minor dim of its group (the dims a tile
-    /// dim and the `*` before it combine, or an untiled dim alone), where
-    /// the group's value is made: `outer * tile + inner` from two places
-    /// of the offset, padding at `bound` or more; or `outer` alone.
-    starts: Starts,
+    value: Value,
+    /// The place of the group's tile in the tiled shape, or the untiled
+    /// dim's place.
     outer: Place,
+    /// The place within the group's tile.
     inner: Place,
+    /// The group's tile.
     tile: u64,
+    /// The group's extent, the product of its dims' (`u64::MAX` where the
+    /// tile divides it: no padding).
     bound: u64,
-    /// This dim's entry is the group's value, as the more minor dims left
-    /// it, modulo `extent`; the quotient is left for the next dim. The
-    /// group's most major dim takes the rest (`extent` 0, not divided).
+    /// This dim's entry is the value modulo `extent`; the quotient is left
+    /// for the next, more major, dim of the group. The group's most major
+    /// dim takes the rest (`extent` 0, not divided).
     by_extent: Quotient,
     extent: u64,
 }
 
 impl Physical {
-    /// An untiled dim takes one place whole: a group of itself, tile 1.
+    /// An untiled dim with its place still to fill in; the fields a
+    /// [`Value::Place`] does not read are left at 0.
     const UNTILED: Physical = Physical {
-        starts: Starts::Untiled,
+        value: Value::Place,
         outer: Place::ZERO,
         inner: Place::ZERO,
-        tile: 1,
-        bound: u64::MAX,
+        tile: 0,
+        bound: 0,
         by_extent: Quotient::ZERO,
         extent: 0,
     };
@@ -235,10 +241,11 @@ struct Places<const N: usize> {
     /// The slots of the tiled shape; the rest to storage is `L(n)`
     /// rounding, padding.
     limit: u64,
-    /// The dims in physical order, most minor first.
+    /// The dims in `minor_to_major` order: each group's most minor dim
+    /// before the rest of it.
     dims: [Physical; N],
     /// Where each dim is in `dims`.
-    physical: [u8; N],
+    position: [u8; N],
 }
 
 impl<const N: usize> Places<N> {
@@ -248,16 +255,17 @@ impl<const N: usize> Places<N> {
         if x >= self.limit {
             return None;
         }
-        // Entries in physical order first, each at a place the rank fixes,
-        // then moved to their dims: written straight to their dims (places
-        // known only at run time), the 8-byte entries came back as 16-byte
-        // pieces of the caller's copy, each a failed store-to-load forward.
+        // Entries in `dims`'s order first, each in an array slot the rank
+        // fixes, then moved to their dims: written straight to their dims
+        // (slots known only at run time), the 8-byte entries came back as
+        // 16-byte pieces of the caller's copy, each a failed store-to-load
+        // forward.
         let mut entries = [0u64; N];
         let mut v = 0u64;
         for (d, entry) in self.dims.iter().zip(entries.iter_mut()) {
-            if d.starts != Starts::No {
+            if d.value != Value::Carried {
                 v = d.outer.of(x);
-                if d.starts == Starts::Group {
+                if d.value == Value::Group {
                     v = v.wrapping_mul(d.tile).wrapping_add(d.inner.of(x));
                     if v >= d.bound {
                         return None;
@@ -275,7 +283,7 @@ impl<const N: usize> Places<N> {
         // An entry is below its dim, so it fits `usize`.
         #[allow(clippy::cast_possible_truncation)]
         Some(core::array::from_fn(|d| {
-            let entry = entries.get(usize::from(self.physical[d]));
+            let entry = entries.get(usize::from(self.position[d]));
             entry.copied().unwrap_or(0) as usize
         }))
     }
@@ -306,10 +314,12 @@ struct Quotients<const N: usize> {
 /// digits of powers of two (the TPU tilings), each output is shifts and
 /// masks of the offset; where it divides by other numbers, or splits dims
 /// that `*` combined, each division is one multiplication and a shift by
-/// constants chosen for the layout's storage length, with a fixed amount
-/// of work per dim where there is at most one tiling level; layouts beyond
-/// these (divisions of values of 2^31 or more, a `*` under a second tiling
-/// level) use the layout's own `index_of`. Making one folds the layout's
+/// constants chosen for the values it divides: with at most one tiling
+/// level, a fixed amount of work per dim, for fewer than 2^31 slots of the
+/// tiled shape (`L(n)` rounding past them aside); with two, for storage of
+/// fewer than 2^31 slots and at most four padding checks. Layouts beyond
+/// these (more slots, a `*` under a second tiling level) use the layout's
+/// own `index_of`. Making one folds the layout's
 /// programs: make it outside the loop and hand it to closures by value
 /// (`move`); it is `Copy` and about a kilobyte (two at rank 16).
 ///
@@ -388,13 +398,14 @@ impl<const N: usize> Inverse<N> {
     /// [`Form::Layout`] when it has no closed form.
     fn new(layout: &Layout) -> Inverse<N> {
         let inverse = &layout.inverse_program();
-        let form = (inverse.outputs().len() == N && inverse.checks().len() <= CHECKS)
-            .then(|| {
-                shifts::<N>(inverse)
-                    .or_else(|| places::<N>(layout))
-                    .or_else(|| quotients::<N>(inverse))
-            })
-            .flatten();
+        // The shifts and the quotients evaluate the program's checks, at
+        // most four; the places check each group themselves.
+        let fits = inverse.outputs().len() == N && inverse.checks().len() <= CHECKS;
+        let form = fits
+            .then(|| shifts::<N>(inverse))
+            .flatten()
+            .or_else(|| places::<N>(layout))
+            .or_else(|| fits.then(|| quotients::<N>(inverse)).flatten());
         let mut bounds = [0; CHECKS];
         for (b, check) in bounds.iter_mut().zip(inverse.checks()) {
             *b = u64::try_from(check.bound).unwrap_or(u64::MAX);
@@ -479,15 +490,14 @@ impl<const N: usize> Inverse<N> {
         Some(core::array::from_fn(|d| group(d) as usize))
     }
 
-    /// Which form evaluates: 0 shifts, 1 places, 2 quotients, 3 the
-    /// layout's own `index_of`.
+    /// Which form evaluates, "layout" for the layout's own `index_of`.
     #[cfg(test)]
-    fn kind(&self) -> usize {
+    fn kind(&self) -> &'static str {
         match self.form {
-            Form::Shifts(_) => 0,
-            Form::Places(_) => 1,
-            Form::Quotients(_) => 2,
-            Form::Layout => 3,
+            Form::Shifts(_) => "shifts",
+            Form::Places(_) => "places",
+            Form::Quotients(_) => "quotients",
+            Form::Layout => "layout",
         }
     }
 }
@@ -528,7 +538,7 @@ fn shifts<const N: usize>(inverse: &InverseProgram) -> Option<Form<N>> {
 }
 
 /// [`Form::Places`], if `layout` has at most one tiling level, no more
-/// tile dims than dims, and every value below 2^31.
+/// tile dims than dims, and fewer than 2^31 slots in its tiled shape.
 fn places<const N: usize>(layout: &Layout) -> Option<Form<N>> {
     let m2m = layout.minor_to_major();
     if m2m.len() != N {
@@ -536,94 +546,72 @@ fn places<const N: usize>(layout: &Layout) -> Option<Form<N>> {
     }
     let tiled = Tiled::new(layout)?;
     let mut dims = [Physical::UNTILED; N];
-    let mut physical = [0u8; N];
-    // Physical dim `j`, most major first, is dim `m2m[N - 1 - j]`.
-    for (i, (slot, j)) in dims.iter_mut().zip((0..N).rev()).enumerate() {
-        *physical.get_mut(*m2m.get(N - 1 - j)?)? = u8::try_from(i).ok()?;
-        *slot = tiled.physical(j)?;
+    let mut position = [0u8; N];
+    // `dims[i]` is dim `m2m[i]`, physical dim `N - 1 - i`.
+    for (i, slot) in dims.iter_mut().enumerate() {
+        *position.get_mut(*m2m.get(i)?)? = u8::try_from(i).ok()?;
+        *slot = tiled.physical(N - 1 - i)?;
     }
     Some(Form::Places(Places {
         limit: tiled.top + 1,
         dims,
-        physical,
+        position,
     }))
 }
 
 /// A layout of at most one tiling level as [`Form::Places`] reads it.
 struct Tiled {
     /// The dims' extents in physical order, most major first.
-    extents: Fixed<usize, { crate::MAX_RANK }>,
+    extents: Shape,
     /// The first physical dim the tile covers.
     base: usize,
     /// Each group's `(first, last)` physical dims and tile.
     groups: Fixed<(usize, usize, usize), { crate::MAX_TILE_RANK }>,
     /// The tiled shape: the untiled dims, each group's tile count, each
     /// group's tile.
-    shape: Fixed<usize, { crate::MAX_TILED_RANK }>,
+    shape: Shape,
     /// The last slot of the tiled shape.
     top: u64,
 }
 
 impl Tiled {
     fn new(layout: &Layout) -> Option<Tiled> {
+        let level = layout.tiles().len();
         let tile = match layout.tiles() {
-            [] => &[][..],
-            [tile] => tile.dims(),
+            [] => &Tile::EMPTY,
+            [tile] => tile,
             _ => return None,
         };
-        let mut extents = Fixed::new(0);
-        for &d in layout.minor_to_major().iter().rev() {
-            extents.push(*layout.dims().get(d)?)?;
+        let extents = physical(layout.dims(), layout.minor_to_major());
+        // More tile dims than dims put size-1 dims in front: left to the
+        // other forms.
+        let base = extents.dims().len().checked_sub(tile.rank())?;
+        let mut groups = Fixed::new((0, 0, 0));
+        for (first, last, size) in tile.groups() {
+            groups.push((base + first, base + last, size))?;
         }
-        // A `*` combines into the tile dim after it.
-        if matches!(tile.last(), Some(TileDim::Combine)) {
-            return None;
-        }
-        let base = extents.len().checked_sub(tile.len())?;
-        let mut t = Tiled {
+        let shape = layout.tiled_shape(level)?;
+        // An empty layout has no last slot.
+        let top = shape.product()?.checked_sub(1)?;
+        Some(Tiled {
             extents,
             base,
-            groups: Fixed::new((0, 0, 0)),
-            shape: Fixed::new(0),
-            top: 0,
-        };
-        let mut first = base;
-        for (j, d) in tile.iter().enumerate() {
-            if let TileDim::Size(size) = *d {
-                t.groups.push((first, base + j, size))?;
-                first = base + j + 1;
-            }
-        }
-        for &e in t.extents.get(..base)? {
-            t.shape.push(e)?;
-        }
-        for g in 0..t.groups.len() {
-            let count = t.group_extent(g)?.div_ceil(t.groups.get(g)?.2.max(1));
-            t.shape.push(count)?;
-        }
-        for g in 0..t.groups.len() {
-            t.shape.push(t.groups.get(g)?.2)?;
-        }
-        // An empty layout has no last slot.
-        let limit = t.shape.iter().try_fold(1usize, |a, &e| a.checked_mul(e))?;
-        t.top = u64::try_from(limit.checked_sub(1)?).ok()?;
-        Some(t)
+            groups,
+            shape,
+            top: u64::try_from(top).ok()?,
+        })
     }
 
     /// The product of group `g`'s extents.
     fn group_extent(&self, g: usize) -> Option<usize> {
         let &(first, last, _) = self.groups.get(g)?;
-        self.extents
-            .get(first..=last)?
-            .iter()
-            .try_fold(1usize, |a, &e| a.checked_mul(e))
+        product(self.extents.dims().get(first..=last)?)
     }
 
     /// The place of the tiled shape's dim `s`.
     fn place(&self, s: usize) -> Option<Place> {
-        let minor = self.shape.get(s + 1..)?;
-        let stride = minor.iter().try_fold(1usize, |a, &e| a.checked_mul(e))?;
-        let stride = u64::try_from(stride).ok()?;
+        let shape = self.shape.dims();
+        let stride = u64::try_from(product(shape.get(s + 1..)?)?).ok()?;
         let by_stride = Quotient::new(0, stride, self.top)?;
         if s == 0 {
             return Some(Place {
@@ -631,7 +619,7 @@ impl Tiled {
                 ..Place::ZERO
             });
         }
-        let radix = u64::try_from(*self.shape.get(s)?).ok()?;
+        let radix = u64::try_from(*shape.get(s)?).ok()?;
         Some(Place {
             by_stride,
             by_radix: Quotient::new(0, radix, self.top / stride)?,
@@ -641,16 +629,16 @@ impl Tiled {
 
     /// What physical dim `j` does.
     fn physical(&self, j: usize) -> Option<Physical> {
-        let mut groups = self.groups.iter();
-        let Some(g) = groups.position(|&(_, last, _)| j >= self.base && j <= last) else {
+        if j < self.base {
             return Some(Physical {
                 outer: self.place(j)?,
                 ..Physical::UNTILED
             });
-        };
+        }
+        let g = self.groups.iter().position(|&(_, last, _)| j <= last)?;
         let (first, last, tile) = *self.groups.get(g)?;
         let total = self.group_extent(g)?;
-        // A group that its tile divides has no padding.
+        // Validation rules out a tile of 0.
         let bound = if total % tile.max(1) == 0 {
             u64::MAX
         } else {
@@ -659,12 +647,16 @@ impl Tiled {
         let (by_extent, extent) = if j == first {
             (Quotient::ZERO, 0)
         } else {
-            let e = u64::try_from(*self.extents.get(j)?).ok()?;
+            let e = u64::try_from(*self.extents.dims().get(j)?).ok()?;
             let max = u64::try_from(total.checked_sub(1)?).ok()?;
             (Quotient::new(0, e, max)?, e)
         };
         Some(Physical {
-            starts: if j == last { Starts::Group } else { Starts::No },
+            value: if j == last {
+                Value::Group
+            } else {
+                Value::Carried
+            },
             outer: self.place(self.base + g)?,
             inner: self.place(self.base + self.groups.len() + g)?,
             tile: u64::try_from(tile).ok()?,
@@ -923,7 +915,7 @@ mod tests {
     /// The decoded `index_of` against the folded inverse program on the
     /// first and the last offsets (padding included) and past storage;
     /// returns which form evaluated (see `Inverse::kind`).
-    fn check<const N: usize>(spec: &str, l: &crate::Layout) -> usize {
+    fn check<const N: usize>(spec: &str, l: &crate::Layout) -> &'static str {
         let r = l.ranked::<N>().unwrap().inverse();
         let inverse = l.inverse_program();
         let mut scratch = [0; MAX_PROGRAM_STEPS];
@@ -945,7 +937,7 @@ mod tests {
     }
 
     /// The decoded inverse of `spec` against its program, by rank.
-    fn check_spec(spec: &str) -> Option<usize> {
+    fn check_spec(spec: &str) -> Option<&'static str> {
         let l = crate::parse(spec).ok()?;
         Some(match l.rank() {
             0 => check::<0>(spec, &l),
@@ -977,22 +969,21 @@ mod tests {
         ];
         let random: Vec<String> = (0..800).map(|_| spec(&mut rng)).collect();
         // Layouts by form.
-        let mut kinds = [0usize; 4];
+        let forms = ["shifts", "places", "quotients", "layout"];
+        let mut counts = [0usize; 4];
         for spec in fixed.into_iter().chain(random.iter().map(String::as_str)) {
-            if let Some(kind) = check_spec(spec) {
-                kinds[kind] += 1;
+            let kind = check_spec(spec);
+            if let Some(i) = forms.iter().position(|&f| Some(f) == kind) {
+                counts[i] += 1;
             }
         }
-        assert!(kinds.iter().all(|&k| k > 20), "{kinds:?}");
-        let kind = |spec: &str, rank| {
-            check_spec(spec).filter(|_| crate::parse(spec).unwrap().rank() == rank)
-        };
+        assert!(counts.iter().all(|&k| k > 20), "{forms:?}: {counts:?}");
         assert_eq!(
-            kind(fixed[0], 5),
-            Some(1),
-            "the combining example by places"
+            check_spec(fixed[0]),
+            Some("places"),
+            "the combining example"
         );
-        assert_eq!(kind(fixed[4], 2), Some(0), "the TPU tiling by shifts");
+        assert_eq!(check_spec(fixed[4]), Some("shifts"), "the TPU tiling");
         // The combining example as quotients: the split of the combined
         // dims, `s = 10 e + f`, is one sum of four quotients; the padding
         // check (`s < 110`) and `f = s - 10 (s / 10)` read it whole: 15
@@ -1008,32 +999,35 @@ mod tests {
     /// [`Form::Places`] on what makes its constants: dims in any order,
     /// untiled major dims, `*` groups with and without padding, a tile
     /// dim of 1, `L(n)` rounding past the tiled shape, packed elements, a
-    /// dynamic dim; and the layouts it leaves to other forms (powers of
-    /// two, a scalar, two tiling levels, more tile dims than dims, values
-    /// of 2^31 or more), which still agree.
+    /// dynamic dim, more padded groups than the other forms check; and the
+    /// layouts it leaves to other forms (powers of two, a scalar, two
+    /// tiling levels, more tile dims than dims, values of 2^31 or more),
+    /// which still agree.
     #[test]
     fn places_equal_the_programs() {
         for (spec, form) in [
-            ("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", 1),
-            ("f32[2,7,8,11,10]{0,2,4,1,3:T(*,*,2,*,3)}", 1),
-            ("f32[5,3,4]{2,1,0:T(*,3,2)}", 1),
-            ("f32[6,9,5]{0,1,2:T(3,*,5)}", 1),
-            ("f32[7,9,11]{1,2,0:T(2,5)}", 1),
-            ("f32[7,9,11]{1,2,0:T(1,4)}", 1),
-            ("f32[3,5]{1,0:T(2,3)L(16)}", 1),
-            ("f32[3,5]{1,0:L(7)}", 1),
-            ("s4[5,7]{1,0:T(2,3)E(4)}", 1),
-            ("f32[<=5,7]{0,1:T(2,3)}", 1),
-            ("f32[1000,1000]{0,1:T(8,128)}", 0),
-            ("f32[999,1001]{0,1:T(8,100)}", 1),
-            ("f32[1000,1000]{1,0}", 1),
-            ("f32[]", 0),
-            ("f32[5,6]{1,0:T(3,3)(2,1)}", 2),
-            ("f32[13]{0:T(2,3)}", 2),
-            ("f32[50000,50000]{1,0:T(8,128)}", 3),
+            ("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", "places"),
+            ("f32[2,7,8,11,10]{0,2,4,1,3:T(*,*,2,*,3)}", "places"),
+            ("f32[5,3,4]{2,1,0:T(*,3,2)}", "places"),
+            ("f32[6,9,5]{0,1,2:T(3,*,5)}", "places"),
+            ("f32[7,9,11]{1,2,0:T(2,5)}", "places"),
+            ("f32[7,9,11]{1,2,0:T(1,4)}", "places"),
+            ("f32[3,5]{1,0:T(2,3)L(16)}", "places"),
+            ("f32[3,5]{1,0:L(7)}", "places"),
+            ("s4[5,7]{1,0:T(2,3)E(4)}", "places"),
+            ("f32[<=5,7]{0,1:T(2,3)}", "places"),
+            ("f32[1000,1000]{0,1:T(8,128)}", "shifts"),
+            ("f32[999,1001]{0,1:T(8,100)}", "places"),
+            // Five padded groups: more checks than the other forms take.
+            ("f32[4,4,4,4,4]{4,3,2,1,0:T(3,3,3,3,3)}", "places"),
+            ("f32[1000,1000]{1,0}", "places"),
+            ("f32[]", "shifts"),
+            ("f32[5,6]{1,0:T(3,3)(2,1)}", "quotients"),
+            ("f32[13]{0:T(2,3)}", "quotients"),
+            ("f32[50000,50000]{1,0:T(8,128)}", "layout"),
             // Just under 2^31 slots, the most a division takes, and past.
-            ("u8[32768,65500]{1,0:T(8,100)}", 1),
-            ("u8[32768,65600]{1,0:T(8,100)}", 3),
+            ("u8[32768,65500]{1,0:T(8,100)}", "places"),
+            ("u8[32768,65600]{1,0:T(8,100)}", "layout"),
         ] {
             assert_eq!(check_spec(spec), Some(form), "{spec}");
         }
@@ -1041,6 +1035,6 @@ mod tests {
         let spec = "f32[2,3,2,3,2,3,2,3,2,3,2,3,2,3,2,3]\
                     {15,14,13,12,11,10,9,8,7,6,5,4,3,2,1,0:T(*,*,*,5,2)}";
         let l = crate::parse(spec).unwrap();
-        assert_eq!(check::<16>(spec, &l), 1, "{spec}");
+        assert_eq!(check::<16>(spec, &l), "places", "{spec}");
     }
 }

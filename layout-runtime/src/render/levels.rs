@@ -1,7 +1,7 @@
 //! Where an element sits after each tiling level: the shapes SPEC.md §4
 //! steps through, and the tile of each level that holds an element.
 
-use crate::{Layout, Shape, Tile, TileDim, MAX_TILED_RANK, MAX_TILING_LEVELS};
+use crate::{Layout, Shape, Tile, MAX_TILED_RANK, MAX_TILING_LEVELS};
 
 /// A shape with room for every tiling step, and an index into it.
 #[derive(Clone, Copy)]
@@ -70,19 +70,7 @@ impl Step {
 
     /// `(first, last, t)` for each group of tile positions that `*` merges.
     pub(crate) fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-        let mut start = 0;
-        self.tile
-            .dims()
-            .iter()
-            .enumerate()
-            .filter_map(move |(j, d)| match d {
-                TileDim::Combine => None,
-                TileDim::Size(t) => {
-                    let g = (start, j, *t);
-                    start = j + 1;
-                    Some(g)
-                }
-            })
+        self.tile.groups()
     }
 
     pub(crate) fn count(&self) -> usize {
