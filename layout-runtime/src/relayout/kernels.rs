@@ -1636,6 +1636,11 @@ fn to_line<T>(at: usize) -> usize {
     (64 - at % 64) % 64 / core::mem::size_of::<T>().max(1)
 }
 
+/// [`to_line`] from `slice[k]`.
+fn to_line_in<T>(slice: &[T], k: usize) -> usize {
+    to_line::<T>(slice.as_ptr().addr() + k * core::mem::size_of::<T>())
+}
+
 /// Source rows at most this long are packed a row at a time across a row
 /// of tiles: see [`stream_rows_across`].
 const SHORT_SOURCE_ROW_BYTES: usize = 8192;
@@ -1778,6 +1783,22 @@ struct Joined {
     next: usize,
 }
 
+impl Joined {
+    /// Writes the rows' last partial lines, from row `next` on, from
+    /// `stage` to `dst` with plain stores.
+    fn finish<T: Copy>(self, dst: &mut [T], stage: &mut [T]) {
+        let line = line_elements::<T>();
+        for i in self.next..self.rows {
+            let end = self.end + i * self.stride;
+            // The row's last line of source elements ends at `end`; its
+            // last `tail` elements are the partial line still owed.
+            let tail = (line - to_line_in(dst, end)) % line;
+            let lines = &joined_lines(stage, i)[..line];
+            dst[end - tail..end].copy_from_slice(&lines[line - tail..]);
+        }
+    }
+}
+
 impl<'a, T: Copy> Scatter<'a, T> {
     /// Runs `walk` over a visitor writing `dst` (the other array from
     /// position `base` on) from `src`, `unit` elements a position, through
@@ -1804,17 +1825,8 @@ impl<'a, T: Copy> Scatter<'a, T> {
     /// Writes what waits in the stage for joined rows, before anything
     /// else uses the stage and once the walk is done.
     fn finish(&mut self) {
-        let Some(j) = self.joined.take() else { return };
-        let line = line_elements::<T>();
-        let size = core::mem::size_of::<T>();
-        let first = self.dst.as_ptr().addr();
-        for i in j.next..j.rows {
-            let end = j.end + i * j.stride;
-            // The row's last line of source elements ends at `end`; its
-            // last `tail` elements are the partial line still owed.
-            let tail = (line - to_line::<T>(first + end * size)) % line;
-            let lines = &joined_lines(self.stage, i)[..line];
-            self.dst[end - tail..end].copy_from_slice(&lines[line - tail..]);
+        if let Some(j) = self.joined.take() {
+            j.finish(self.dst, self.stage);
         }
     }
 
@@ -1840,12 +1852,10 @@ impl<'a, T: Copy> Scatter<'a, T> {
         {
             return false;
         }
-        let size = core::mem::size_of::<T>();
-        let first = self.dst.as_ptr().addr();
         for i in 0..piece.na {
             let to = at + i * rows.stride;
             let from = &self.src[src_at + i * piece.sa..][..len];
-            let head = to_line::<T>(first + to * size);
+            let head = to_line_in(self.dst, to);
             let lines = joined_lines(self.stage, rows.next + i);
             if head > 0 {
                 // The previous piece's last `line - head` elements, then
@@ -1897,25 +1907,13 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             d: o.other,
             s: o.walk,
         };
-        let joined = !self.stage.is_empty()
-            && stream_joined_rows(
-                self.dst,
-                d,
-                self.src,
-                off,
-                outer,
-                block,
-                self.unit,
-                (self.stage, true),
+        if !self.stage.is_empty() {
+            self.joined = stream_joined_rows(
+                self.dst, d, self.src, off, outer, block, self.unit, self.stage,
             );
-        if joined {
-            self.joined = Some(Joined {
-                end: d + o.count * outer.d,
-                stride: block.da,
-                rows: block.na,
-                next: 0,
-            });
-            return;
+            if self.joined.is_some() {
+                return;
+            }
         }
         let streamed = !self.stage.is_empty()
             && line_units::<T>(self.unit)
@@ -2136,21 +2134,22 @@ fn joined_lines<T>(stage: &mut [T], row: usize) -> &mut [T] {
 /// the line split between two tiles' pieces is streamed from `stage`,
 /// which keeps two lines a row: the previous piece's last line of source
 /// elements and this piece's first, the split line lying whole across
-/// them. Only each joined row's two end lines go with plain stores;
+/// them. Only each joined row's end lines go with plain stores;
 /// streaming the pieces alone (whole lines only) leaves one line in eight
 /// to plain stores, each read from memory first: rows on 16 bytes but off
 /// a line unpacked so at 0.66-0.80 of `memcpy`, joined at 1.05-1.16
 /// (`f32[4096,4092]`, AMD EPYC Zen 3). Whole lines go into the stage
 /// rather than the split line's two parts, whose lengths are known only at
 /// run time and cost a call to `memcpy` each (8% of the samples of a
-/// program unpacking `f32[4093,4093]`). `false`, nothing written, for
-/// other blocks, rows all on lines (they stream piece by piece), pieces
-/// under two lines, or a stage too small for two lines a row.
-// The names of `Block`, `Outer` and `stream_lines`.
+/// program unpacking `f32[4093,4093]`).
 ///
-/// With `defer`, each row's last partial line stays in `stage` instead of
-/// going out with plain stores, for a piece that continues the rows (see
-/// [`Joined`]); the caller then owes it to the destination.
+/// Each row's last partial line stays in `stage` rather than going out
+/// with plain stores, for a piece that may continue the rows: the rows
+/// are returned, and [`Joined::finish`] writes what waits at the latest.
+/// `None`, nothing written, for other blocks, rows all on lines (they
+/// stream piece by piece), pieces under two lines, or a stage too small
+/// for two lines a row.
+// The names of `Block`, `Outer` and `stream_lines`.
 #[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 fn stream_joined_rows<T: Copy>(
     dst: &mut [T],
@@ -2160,14 +2159,14 @@ fn stream_joined_rows<T: Copy>(
     o: Outer,
     b: Block,
     w: usize,
-    (stage, defer): (&mut [T], bool),
-) -> bool {
+    stage: &mut [T],
+) -> Option<Joined> {
     let size = core::mem::size_of::<T>();
     if o.count < 2 || b.na == 0 || !size.is_power_of_two() || size > 16 {
-        return false;
+        return None;
     }
     if b.db != w || b.sb != w || o.d != b.nb * w {
-        return false;
+        return None;
     }
     // Elements a line, and a piece (one tile's part of a row), which is
     // whole lines long, so that every piece of a row has the same place in
@@ -2183,9 +2182,8 @@ fn stream_joined_rows<T: Copy>(
         || piece < 2 * line
         || stage.len() < b.na * 2 * line
     {
-        return false;
+        return None;
     }
-    let last = o.count - 1;
     for x in 0..o.count {
         for i in 0..b.na {
             let to = d + i * b.da + x * piece;
@@ -2194,7 +2192,7 @@ fn stream_joined_rows<T: Copy>(
             let lines = joined_lines(stage, i);
             // Elements to the row's first line boundary; the piece's last
             // line holds the rest of that line's elements.
-            let head = to_line::<T>(at + i * b.da * size);
+            let head = to_line_in(dst, d + i * b.da);
             let tail = (line - head) % line;
             let body = piece - head - tail;
             if head > 0 {
@@ -2213,15 +2211,16 @@ fn stream_joined_rows<T: Copy>(
             }
             simd::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
             if tail > 0 {
-                if x == last && !defer {
-                    dst[to + head + body..][..tail].copy_from_slice(&from[head + body..]);
-                } else {
-                    lines[..line].copy_from_slice(&from[piece - line..]);
-                }
+                lines[..line].copy_from_slice(&from[piece - line..]);
             }
         }
     }
-    true
+    Some(Joined {
+        end: d + o.count * piece,
+        stride: b.da,
+        rows: b.na,
+        next: 0,
+    })
 }
 
 /// Whether a walked block `a` x `b` of single elements takes groups of 2
@@ -2916,16 +2915,14 @@ mod tests {
                                 sa,
                                 sb: w,
                             };
-                            let done = stream_joined_rows(
-                                &mut got,
-                                d,
-                                &src,
-                                first,
-                                o,
-                                b,
-                                w,
-                                (&mut stage, false),
-                            );
+                            let joined =
+                                stream_joined_rows(&mut got, d, &src, first, o, b, w, &mut stage);
+                            // The rows' last partial lines, which wait in the
+                            // stage for a piece that continues them.
+                            if let Some(j) = joined {
+                                j.finish(&mut got, &mut stage);
+                            }
+                            let done = joined.is_some();
                             simd::stream_fence();
                             let at = |k: usize| got.as_ptr().addr() + k * size;
                             let off = (0..na).any(|i| at(d + i * da) % 64 != 0);
