@@ -11,16 +11,20 @@
 //! a hardware divide.
 //! When every output and padding check of the inverse is a sum of digits of
 //! the offset, `index_of` adds those up instead of running the ops (see
-//! [`ClosedInverse`]): shifts and masks for powers of two, reciprocals
-//! otherwise.
+//! [`ClosedInverse`]): masks and rotations for powers of two, reciprocals
+//! otherwise. When not (a `*` combine's dims split out of a sum) and the
+//! layout has one tiling level, it reads the offset's places in the tiled
+//! shape instead (see [`Places`]).
 //! Programs that do not fit are stepped (`offset`) or re-folded (`index_of`)
 //! on use (see `Layout::offset`).
 
-use crate::closed::ClosedInverse;
+use crate::closed::{ClosedInverse, Entries};
 use crate::divide::Divisor;
 use crate::fixed::Fixed;
+use crate::places::Places;
 use crate::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
 use crate::raw::{Reader, Writer};
+use crate::Layout;
 
 /// The most ops a compact program holds.
 pub(crate) const MAX_OPS: usize = 40;
@@ -60,9 +64,22 @@ pub(crate) struct Code {
     inverse: Fixed<Ins, MAX_OPS>,
     checks: Fixed<Pair, MAX_TERMS>,
     outputs: Fixed<u8, { crate::MAX_RANK }>,
-    /// The inverse in closed form, when every output and check has one:
-    /// no table of values and no dispatch on ops.
-    closed: Option<ClosedInverse>,
+    /// The inverse in a form evaluated without a table of values, when
+    /// there is one.
+    fast: Fast,
+}
+
+/// The inverse without the ops, when it has such a form; one of them,
+/// fixed per layout, so `index_of` tests it once.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Fast {
+    /// Every output and check a sum of digits of the offset.
+    Closed(ClosedInverse),
+    /// The places of the tiled shape (one tiling level), for the inverses
+    /// a `*` combine keeps from a closed form.
+    Places(Places),
+    /// Neither: the ops are interpreted.
+    None,
 }
 
 /// Builds a [`Code`], sharing constants in one pool.
@@ -181,9 +198,16 @@ impl Code {
         for &o in self.outputs.iter() {
             w(u64::from(o));
         }
-        w(u64::from(self.closed.is_some()));
-        if let Some(c) = &self.closed {
-            c.write(w);
+        match &self.fast {
+            Fast::None => w(0),
+            Fast::Closed(c) => {
+                w(1);
+                c.write(w);
+            }
+            Fast::Places(p) => {
+                w(2);
+                p.write(w);
+            }
         }
     }
 
@@ -205,10 +229,10 @@ impl Code {
             outputs.append(r.u8());
             n -= 1;
         }
-        let closed = if r.bool() {
-            Some(ClosedInverse::read(r))
-        } else {
-            None
+        let fast = match r.word() {
+            0 => Fast::None,
+            1 => Fast::Closed(ClosedInverse::read(r)),
+            _ => Fast::Places(Places::read(r)),
         };
         Code {
             pool,
@@ -217,7 +241,7 @@ impl Code {
             inverse,
             checks,
             outputs,
-            closed,
+            fast,
         }
     }
 
@@ -266,13 +290,13 @@ impl Code {
             inverse: inv,
             checks,
             outputs,
-            closed: None,
+            fast: Fast::None,
         };
         // A closed inverse only when it fits, its constants included;
         // otherwise the ops above serve.
         let mut more = Compiler { pool: code.pool };
         if let Some(closed) = ClosedInverse::new(inverse, |v| more.constant(v)) {
-            (code.pool, code.closed) = (more.pool, Some(closed));
+            (code.pool, code.fast) = (more.pool, Fast::Closed(closed));
         }
         Some(code)
     }
@@ -315,14 +339,15 @@ impl Code {
         })
     }
 
-    /// Writes the logical index at `offset` (below storage) into `index`
-    /// (exactly rank long); `false` for padding.
+    /// Writes the logical index at `offset` (below storage) into `index`;
+    /// `false` for padding.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub(crate) fn index_of(&self, offset: usize, index: &mut [usize]) -> bool {
-        match &self.closed {
-            Some(closed) => closed.index_of(&self.pool, offset, index),
-            None => self.index_interpreted(offset, index),
+    pub(crate) fn index_of(&self, offset: usize, index: Entries<'_>) -> bool {
+        match &self.fast {
+            Fast::Closed(closed) => closed.index_of(self.pool.slots(), offset, index),
+            Fast::Places(places) => places.index_of(self.pool.slots(), offset, index),
+            Fast::None => self.index_interpreted(offset, index.into_slice()),
         }
     }
 
@@ -339,10 +364,27 @@ impl Code {
         }
     }
 
-    /// The closed inverse [`index_of`](Self::index_of) reads, if any.
+    /// This code with the places of `layout`'s tiled shape as its fast
+    /// inverse, if it has none yet and the places and their constants fit.
+    pub(crate) fn with_places(mut self, layout: &Layout) -> Code {
+        if self.fast == Fast::None {
+            let mut more = Compiler { pool: self.pool };
+            if let Some(places) = Places::new(layout, |v| more.constant(v)) {
+                (self.pool, self.fast) = (more.pool, Fast::Places(places));
+            }
+        }
+        self
+    }
+
+    /// Which form [`index_of`](Self::index_of) evaluates.
     #[cfg(test)]
-    pub(crate) fn closed_inverse(&self) -> Option<&ClosedInverse> {
-        self.closed.as_ref()
+    pub(crate) fn form(&self) -> &'static str {
+        match self.fast {
+            Fast::Closed(c) if c.shifts() => "shifts",
+            Fast::Closed(_) => "divides",
+            Fast::Places(_) => "places",
+            Fast::None => "ops",
+        }
     }
 
     #[inline]

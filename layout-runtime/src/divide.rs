@@ -55,7 +55,7 @@ impl Divisor {
     /// `floor(log2(value))`, 0 for `NONE`.
     #[inline]
     pub(crate) fn shift(self) -> u32 {
-        (64 - self.value.leading_zeros()).saturating_sub(1)
+        self.value.checked_ilog2().unwrap_or(0)
     }
 
     /// `x / value`, exact for every `x` (`x` itself for `NONE`).

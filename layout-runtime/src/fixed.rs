@@ -71,6 +71,11 @@ impl<T: Copy, const N: usize> Fixed<T, N> {
         self.items.split_at(self.len as usize).0
     }
 
+    /// Every slot, the ones past the live entries holding the fill.
+    pub(crate) const fn slots(&self) -> &[T; N] {
+        &self.items
+    }
+
     /// The live entries, mutably.
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self.items[..usize::from(self.len)]

@@ -35,6 +35,7 @@ mod lexer;
 mod outside;
 mod padding;
 mod parser;
+mod places;
 pub mod program;
 mod ranked;
 mod raw;

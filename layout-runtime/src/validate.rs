@@ -264,7 +264,7 @@ impl LayoutBuilder {
         let closed = Closed::new(&folded.offset);
         let interpreted = closed.is_none().then_some(&folded.offset);
         let code = Code::new(interpreted, &folded.inverse);
-        Ok(Layout {
+        let mut layout = Layout {
             element: self.element,
             dims: Fixed::from_prefix(dims, 0),
             dynamic: self.dynamic,
@@ -276,7 +276,12 @@ impl LayoutBuilder {
             storage_bytes,
             closed,
             code,
-        })
+        };
+        // The places need the layout made: its physical and tiled shapes.
+        if let Some(code) = layout.code {
+            layout.code = Some(code.with_places(&layout));
+        }
+        Ok(layout)
     }
 
     /// The number attributes, each unset where it is written wrong;

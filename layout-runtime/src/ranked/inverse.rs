@@ -3,9 +3,9 @@
 //! when the value is made, into what evaluation reads.
 //!
 //! A [`Layout`] keeps its inverse compact (pool slots, see
-//! [`ClosedInverse`](crate::closed::ClosedInverse)), so each call derives
-//! shifts and masks from the pool behind bounds tests that a caller's loop
-//! cannot move out. A `RankedInverse` is made once and used in a loop, so
+//! [`ClosedInverse`](crate::closed::ClosedInverse) and
+//! [`Places`](crate::places::Places)), so each call reads divisors from
+//! the pool that a caller's loop cannot move out. A `RankedInverse` is made once and used in a loop, so
 //! it holds the decoded terms instead: evaluation reads constants that
 //! never change and does straight arithmetic on the offset. It is a value
 //! of its own, not part of [`Ranked`](crate::Ranked): a view that carried
@@ -23,6 +23,7 @@
 //!   and split into its dims by their extents. The work per dim is fixed
 //!   by the rank: no list of terms to walk, no count to test. Its bound on
 //!   the values divided is the tiled shape's slots, `L(n)` rounding aside.
+//!   The numbers come from [`Tiled`], as a `Layout`'s own places' do.
 //! - [`Form::Quotients`]: each output and check a sum of `(v / d) * c` over
 //!   the offset or over one of up to two sums of such terms (the dims a `*`
 //!   combines, split apart again), a remainder written as quotients,
@@ -39,9 +40,9 @@
 use super::Ranked;
 use crate::closed::digits;
 use crate::fixed::Fixed;
-use crate::fold::{physical, product};
+use crate::places::{self, Tiled, Value};
 use crate::program::{InverseProgram, Op, Program, StepId};
-use crate::{Layout, Shape, Tile, MAX_PROGRAM_STEPS};
+use crate::{Layout, MAX_PROGRAM_STEPS};
 
 /// The digits of one output or check in [`Form::Shifts`].
 const SLOTS: usize = 3;
@@ -179,21 +180,6 @@ impl Place {
         let q = self.by_stride.of(x);
         q.wrapping_sub(self.by_radix.of(q).wrapping_mul(self.radix))
     }
-}
-
-/// Where a [`Physical`] dim's value comes from. Tested per dim in the same
-/// order on every call, these branches cost less than the work they skip:
-/// an untiled dim computed as a group of tile 1 (an inner place of 0, a
-/// multiplication by 1) took up to 1.7 times as long.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Value {
-    /// What the more minor dims of its group left.
-    Carried,
-    /// An untiled dim: one place of the offset, `outer`.
-    Place,
-    /// The most minor dim of a tile dim's group (the dims it and the `*`
-    /// before it cover): `outer * tile + inner`, padding from `bound` on.
-    Group,
 }
 
 /// One dim of [`Form::Places`].
@@ -550,7 +536,7 @@ fn places<const N: usize>(layout: &Layout) -> Option<Form<N>> {
     // `dims[i]` is dim `m2m[i]`, physical dim `N - 1 - i`.
     for (i, slot) in dims.iter_mut().enumerate() {
         *position.get_mut(*m2m.get(i)?)? = u8::try_from(i).ok()?;
-        *slot = tiled.physical(N - 1 - i)?;
+        *slot = Physical::decode(tiled.dim(N - 1 - i)?, tiled.top)?;
     }
     Some(Form::Places(Places {
         limit: tiled.top + 1,
@@ -559,110 +545,45 @@ fn places<const N: usize>(layout: &Layout) -> Option<Form<N>> {
     }))
 }
 
-/// A layout of at most one tiling level as [`Form::Places`] reads it.
-struct Tiled {
-    /// The dims' extents in physical order, most major first.
-    extents: Shape,
-    /// The first physical dim the tile covers.
-    base: usize,
-    /// Each group's `(first, last)` physical dims and tile.
-    groups: Fixed<(usize, usize, usize), { crate::MAX_TILE_RANK }>,
-    /// The tiled shape: the untiled dims, each group's tile count, each
-    /// group's tile.
-    shape: Shape,
-    /// The last slot of the tiled shape.
-    top: u64,
-}
-
-impl Tiled {
-    fn new(layout: &Layout) -> Option<Tiled> {
-        let level = layout.tiles().len();
-        let tile = match layout.tiles() {
-            [] => &Tile::EMPTY,
-            [tile] => tile,
-            _ => return None,
-        };
-        let extents = physical(layout.dims(), layout.minor_to_major());
-        // More tile dims than dims put size-1 dims in front: left to the
-        // other forms.
-        let base = extents.dims().len().checked_sub(tile.rank())?;
-        let mut groups = Fixed::new((0, 0, 0));
-        for (first, last, size) in tile.groups() {
-            groups.push((base + first, base + last, size))?;
-        }
-        let shape = layout.tiled_shape(level)?;
-        // An empty layout has no last slot.
-        let top = shape.product()?.checked_sub(1)?;
-        Some(Tiled {
-            extents,
-            base,
-            groups,
-            shape,
-            top: u64::try_from(top).ok()?,
-        })
-    }
-
-    /// The product of group `g`'s extents.
-    fn group_extent(&self, g: usize) -> Option<usize> {
-        let &(first, last, _) = self.groups.get(g)?;
-        product(self.extents.dims().get(first..=last)?)
-    }
-
-    /// The place of the tiled shape's dim `s`.
-    fn place(&self, s: usize) -> Option<Place> {
-        let shape = self.shape.dims();
-        let stride = u64::try_from(product(shape.get(s + 1..)?)?).ok()?;
-        let by_stride = Quotient::new(0, stride, self.top)?;
-        if s == 0 {
+impl Place {
+    /// The place `p` of a tiled shape whose last slot is `top`.
+    fn decode(p: places::Place, top: u64) -> Option<Place> {
+        let by_stride = Quotient::new(0, p.stride, top)?;
+        if p.radix == 0 {
             return Some(Place {
                 by_stride,
                 ..Place::ZERO
             });
         }
-        let radix = u64::try_from(*shape.get(s)?).ok()?;
         Some(Place {
             by_stride,
-            by_radix: Quotient::new(0, radix, self.top / stride)?,
-            radix,
+            by_radix: Quotient::new(0, p.radix, top / p.stride)?,
+            radix: p.radix,
         })
     }
+}
 
-    /// What physical dim `j` does.
-    fn physical(&self, j: usize) -> Option<Physical> {
-        if j < self.base {
+impl Physical {
+    /// Dim `d` of a tiled shape whose last slot is `top`.
+    fn decode(d: places::Dim, top: u64) -> Option<Physical> {
+        if d.value == Value::Place {
             return Some(Physical {
-                outer: self.place(j)?,
+                outer: Place::decode(d.outer, top)?,
                 ..Physical::UNTILED
             });
         }
-        let g = self.groups.iter().position(|&(_, last, _)| j <= last)?;
-        let (first, last, tile) = *self.groups.get(g)?;
-        let total = self.group_extent(g)?;
-        // Validation rules out a tile of 0.
-        let bound = if total % tile.max(1) == 0 {
-            u64::MAX
-        } else {
-            u64::try_from(total).ok()?
-        };
-        let (by_extent, extent) = if j == first {
-            (Quotient::ZERO, 0)
-        } else {
-            let e = u64::try_from(*self.extents.dims().get(j)?).ok()?;
-            let max = u64::try_from(total.checked_sub(1)?).ok()?;
-            (Quotient::new(0, e, max)?, e)
+        let by_extent = match d.extent {
+            0 => Quotient::ZERO,
+            e => Quotient::new(0, e, d.total.checked_sub(1)?)?,
         };
         Some(Physical {
-            value: if j == last {
-                Value::Group
-            } else {
-                Value::Carried
-            },
-            outer: self.place(self.base + g)?,
-            inner: self.place(self.base + self.groups.len() + g)?,
-            tile: u64::try_from(tile).ok()?,
-            bound,
+            value: d.value,
+            outer: Place::decode(d.outer, top)?,
+            inner: Place::decode(d.inner, top)?,
+            tile: d.tile,
+            bound: d.bound,
             by_extent,
-            extent,
+            extent: d.extent,
         })
     }
 }

@@ -26,8 +26,9 @@ use crate::Layout;
 /// that way than by value, which matched [`Layout::offset`].
 ///
 /// For `index_of` in a loop, [`inverse`](Ranked::inverse) decodes the
-/// layout's inverse once into a [`RankedInverse`], several times faster
-/// per call.
+/// layout's inverse once into a [`RankedInverse`]: about twice as fast per
+/// call where the inverse splits dims a `*` combined, about as fast on
+/// the others.
 ///
 /// # Examples
 ///
