@@ -12,9 +12,10 @@
 //! When every output and padding check of the inverse is a sum of digits of
 //! the offset, `index_of` adds those up instead of running the ops (see
 //! [`ClosedInverse`]): masks and rotations for powers of two, reciprocals
-//! otherwise. When not (a `*` combine's dims split out of a sum) and the
-//! layout has one tiling level, it reads the offset's places in the tiled
-//! shape instead (see [`Places`]).
+//! otherwise. When not (a `*` combine's dims split out of a sum, or more
+//! padded groups than it checks) and the layout has at most one tiling
+//! level, it reads the offset's places in the tiled shape instead (see
+//! [`Places`]).
 //! Programs that do not fit are stepped (`offset`) or re-folded (`index_of`)
 //! on use (see `Layout::offset`).
 
@@ -75,8 +76,8 @@ pub(crate) struct Code {
 enum Fast {
     /// Every output and check a sum of digits of the offset.
     Closed(ClosedInverse),
-    /// The places of the tiled shape (one tiling level), for the inverses
-    /// a `*` combine keeps from a closed form.
+    /// The places of the tiled shape (at most one tiling level), for the
+    /// inverses that have no closed form.
     Places(Places),
     /// Neither: the ops are interpreted.
     None,

@@ -4,7 +4,7 @@ use core::fmt;
 use core::num::NonZeroUsize;
 
 use crate::attributes::{self, Attributes, Kind};
-use crate::closed::{Closed, Entries};
+use crate::closed::{Closed, Entries, Stage};
 use crate::code::Code;
 use crate::fixed::Fixed;
 use crate::fold::{fold, offset_of, shape_after, Folded, Shape};
@@ -412,18 +412,7 @@ impl Layout {
 
     /// The programs, folded again from the description.
     fn fold(&self) -> Option<Folded> {
-        // Cannot fail for a layout this crate built: the same fold succeeded
-        // then. A layout read from foreign bytes (`__from_bytes`) may break
-        // what folding assumes; it gets no programs rather than a panic.
-        let rank = self.rank();
-        let permutation = self.minor_to_major().len() == rank
-            && (0..rank).all(|d| self.minor_to_major().contains(&d));
-        // An empty tile (`T()`) is valid and tiles nothing.
-        let tiles_ok = self.tiles().iter().all(|t| {
-            (t.dims().is_empty() || matches!(t.dims().last(), Some(crate::TileDim::Size(_))))
-                && !t.dims().contains(&crate::TileDim::Size(0))
-        });
-        if !permutation || !tiles_ok || self.tail_alignment() == 0 {
+        if !self.well_formed() {
             return None;
         }
         fold(
@@ -433,6 +422,22 @@ impl Layout {
             self.tail_alignment(),
         )
         .ok()
+    }
+
+    /// Whether the description holds what folding and the shapes assume:
+    /// always, for a layout this crate built. A layout read from foreign
+    /// bytes (`__from_bytes`) may not; it gets no programs or forms rather
+    /// than a panic.
+    pub(crate) fn well_formed(&self) -> bool {
+        let rank = self.rank();
+        let permutation = self.minor_to_major().len() == rank
+            && (0..rank).all(|d| self.minor_to_major().contains(&d));
+        // An empty tile (`T()`) is valid and tiles nothing.
+        let tiles_ok = self.tiles().iter().all(|t| {
+            (t.dims().is_empty() || matches!(t.dims().last(), Some(crate::TileDim::Size(_))))
+                && !t.dims().contains(&crate::TileDim::Size(0))
+        });
+        permutation && tiles_ok && self.tail_alignment() != 0
     }
 
     /// The storage offset of `index`, or `None` if it is outside the dims or
@@ -473,11 +478,11 @@ impl Layout {
         // into an `Index` and then moved into the `Option`, its entries
         // were copied twice in 16-byte pieces; this leaves one such copy,
         // and the entries are written in pairs for it (`Entries::Pairs`).
-        let mut values = [0; MAX_RANK];
+        let mut stage = Stage([0; MAX_RANK]);
         let rank = self.rank().min(MAX_RANK);
-        if self.index_entries(offset, Entries::Pairs(rank, &mut values)) {
+        if self.index_entries(offset, Entries::Pairs(rank, &mut stage.0)) {
             Some(Index {
-                values,
+                values: stage.0,
                 len: NonZeroUsize::MIN.saturating_add(rank),
             })
         } else {

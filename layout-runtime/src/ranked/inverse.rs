@@ -5,9 +5,10 @@
 //! A [`Layout`] keeps its inverse compact (pool slots, see
 //! [`ClosedInverse`](crate::closed::ClosedInverse) and
 //! [`Places`](crate::places::Places)), so each call reads divisors from
-//! the pool that a caller's loop cannot move out. A `RankedInverse` is made once and used in a loop, so
-//! it holds the decoded terms instead: evaluation reads constants that
-//! never change and does straight arithmetic on the offset. It is a value
+//! the pool that a caller's loop cannot move out. A `RankedInverse` is
+//! made once and used in a loop, so it holds the decoded terms instead:
+//! evaluation reads constants that never change and does straight
+//! arithmetic on the offset. It is a value
 //! of its own, not part of [`Ranked`](crate::Ranked): a view that carried
 //! the kilobyte of terms measured 7 times slower in a loop of `offset`
 //! (its loads no longer left the loop). One of three forms, fixed per
