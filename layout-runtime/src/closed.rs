@@ -877,6 +877,29 @@ pub(crate) fn store_pair(pair: &mut [usize; 2], a: usize, b: usize) {
     }
 }
 
+/// Writes entries `0..rank` (at most eight) of a whole index, entry `d`
+/// being `entry(d)`, two to a store, the entry after an odd rank 0.
+/// Unrolled, so that each `d` is a constant in the caller's code.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+pub(crate) fn store_pairs(
+    rank: usize,
+    index: &mut [usize; crate::MAX_RANK],
+    entry: impl Fn(usize) -> usize,
+) {
+    macro_rules! pairs {
+        ($($d:literal)*) => {$(
+            if rank > $d {
+                let b = if rank > $d + 1 { entry($d + 1) } else { 0 };
+                if let Ok(pair) = <&mut [usize; 2]>::try_from(&mut index[$d..$d + 2]) {
+                    store_pair(pair, entry($d), b);
+                }
+            }
+        )*};
+    }
+    pairs!(0 2 4 6);
+}
+
 /// The most padding checks of a closed inverse.
 const MAX_CHECKS: usize = 4;
 /// One term of a closed inverse: `[a, b, scale]` as pool slots with
@@ -1117,21 +1140,7 @@ impl ClosedInverse {
                 outputs!(0 1 2 3 4 5 6 7);
             }
             Entries::Pairs(rank, index) => {
-                macro_rules! pairs {
-                    ($($d:literal)*) => {$(
-                        if rank > $d {
-                            let b = if rank > $d + 1 {
-                                group(self.outputs[$d + 1])
-                            } else {
-                                0
-                            };
-                            if let Ok(pair) = <&mut [usize; 2]>::try_from(&mut index[$d..$d + 2]) {
-                                store_pair(pair, group(self.outputs[$d]), b);
-                            }
-                        }
-                    )*};
-                }
-                pairs!(0 2 4 6);
+                store_pairs(rank, index, |d| group(self.outputs[d]));
             }
         }
         let live = self.live_checks;

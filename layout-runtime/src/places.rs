@@ -10,7 +10,7 @@
 //! pool slots in [`Places`] for its own `index_of` where its inverse has
 //! no closed form (the dims a `*` combines, split apart again).
 
-use crate::closed::{constant, store_pair, Entries, Pool, Stage};
+use crate::closed::{constant, store_pairs, Entries, Pool, Stage};
 use crate::divide::divide;
 use crate::fixed::Fixed;
 use crate::fold::{physical, product};
@@ -286,10 +286,11 @@ impl Places {
             *places.position.get_mut(d)? = u8::try_from(i).ok()?;
             let dim = tiled.dim(rank - 1 - i)?;
             // Only what the dim's value reads takes pool slots.
-            let (places_read, group) = match dim.value {
-                Value::Carried => (0, false),
-                Value::Place => (2, false),
-                Value::Group => (4, true),
+            let group = dim.value == Value::Group;
+            let places_read = match dim.value {
+                Value::Carried => 0,
+                Value::Place => 2,
+                Value::Group => 4,
             };
             let numbers = [
                 dim.outer.stride,
@@ -374,19 +375,7 @@ impl Places {
             Entries::Slice(index) => (index.len(), &mut stage.0, Some(index)),
             Entries::Pairs(rank, index) => (rank, index, None),
         };
-        for (p, pair) in whole.chunks_exact_mut(2).enumerate() {
-            if 2 * p >= rank {
-                break;
-            }
-            let b = if 2 * p + 1 < rank {
-                entry(2 * p + 1)
-            } else {
-                0
-            };
-            if let Ok(pair) = <&mut [usize; 2]>::try_from(pair) {
-                store_pair(pair, entry(2 * p), b);
-            }
-        }
+        store_pairs(rank, whole, entry);
         if let Some(slice) = slice {
             let n = slice.len().min(MAX_RANK);
             slice[..n].copy_from_slice(&stage.0[..n]);
