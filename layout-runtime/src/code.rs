@@ -348,7 +348,7 @@ impl Code {
         match &self.fast {
             Fast::Closed(closed) => closed.index_of(self.pool.slots(), offset, index),
             Fast::Places(places) => places.index_of(self.pool.slots(), offset, index),
-            Fast::None => self.index_interpreted(offset, index.into_slice()),
+            Fast::None => index.with_slice(|index| self.index_interpreted(offset, index)),
         }
     }
 
@@ -375,6 +375,16 @@ impl Code {
             }
         }
         self
+    }
+
+    /// Whether the places form divides by its own multipliers, for values
+    /// below 2^31; `None` for the other forms.
+    #[cfg(test)]
+    pub(crate) fn places_small(&self) -> Option<bool> {
+        match &self.fast {
+            Fast::Places(p) => Some(p.small()),
+            _ => None,
+        }
     }
 
     /// Which form [`index_of`](Self::index_of) evaluates.

@@ -520,7 +520,7 @@ impl Layout {
         }
         match &self.code {
             Some(code) => code.index_of(offset, index),
-            None => self.index_slow(offset, index.into_slice()),
+            None => index.with_slice(|index| self.index_slow(offset, index)),
         }
     }
 

@@ -6,9 +6,11 @@
 //! inner` of two places, padding where it reaches the group's extent, and
 //! is split into its dims by their extents. [`Tiled`] works out those
 //! numbers once; [`RankedInverse`](crate::RankedInverse) decodes them into
-//! multiplications for values below 2^31, and a [`Layout`] keeps them as
-//! pool slots in [`Places`] for its own `index_of` where its inverse has
-//! no closed form (the dims a `*` combines, split apart again).
+//! multiplications for values below 2^31, and a [`Layout`] keeps them in
+//! [`Places`] for its own `index_of` where its inverse has no closed form
+//! (the dims a `*` combines, split apart again): the divisors as slots of
+//! its pool, and for layouts of fewer than 2^31 slots each division's
+//! multiplier for values below 2^31 beside them.
 
 use crate::closed::{constant, store_pairs, Entries, Pool, Stage};
 use crate::divide::divide;
@@ -134,6 +136,16 @@ impl Tiled {
         Some(Place { stride, radix })
     }
 
+    /// The tiled shape's dims that physical dim `j` reads: its group's
+    /// tile count and tile, or the untiled dim's own (twice).
+    pub(crate) fn places_of(&self, j: usize) -> Option<(usize, usize)> {
+        if j < self.base {
+            return Some((j, j));
+        }
+        let g = self.groups.iter().position(|&(_, last, _)| j <= last)?;
+        Some((self.base + g, self.base + self.groups.len() + g))
+    }
+
     /// What physical dim `j` does.
     pub(crate) fn dim(&self, j: usize) -> Option<Dim> {
         if j < self.base {
@@ -182,8 +194,9 @@ impl Tiled {
 
 /// A division by a pool slot's divisor, its shift (`floor(log2)` of the
 /// divisor) decoded when the form is made: a byte at a fixed place, which
-/// a caller's loop reads once, outside it; derived from the pool on each
-/// call, 363 instructions an offset of the combining example against 344.
+/// a caller's loop reads once, outside it (derived from the pool on each
+/// call: 363 instructions an offset of the combining example against 344,
+/// at f7c30b2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Division {
     slot: u8,
@@ -191,13 +204,13 @@ struct Division {
 }
 
 impl Division {
-    /// A division a dim's value never reads.
+    /// A division never read: past the places and dims a form has, of its
+    /// most major place, or of a dim that takes what its group left.
     const UNREAD: Division = Division { slot: 0, shift: 0 };
 
-    /// The division by `v`, its divisor in the pool slot `slot` gives. No
-    /// division, 0, is the pool's `NONE`, whose quotient and remainder
-    /// are the dividend (testing for it before reading the pool ran more
-    /// instructions, not fewer).
+    /// The division by `v`, its divisor in the pool slot `slot` gives (0,
+    /// no division, the pool's `NONE`, whose quotient and remainder are
+    /// the dividend).
     fn new(v: u64, slot: &mut impl FnMut(u64) -> Option<u8>) -> Option<Division> {
         Some(Division {
             slot: slot(v)?,
@@ -205,31 +218,75 @@ impl Division {
         })
     }
 
-    /// `x / d` and `d` for the divisor `d` in `pool` (`x` and 0 for none).
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
-    fn of(self, pool: &Pool, x: u64) -> (u64, u64) {
-        let d = constant(pool, self.slot);
-        (divide(x, d.magic, u32::from(self.shift)), d.value)
+    fn write(self, w: Writer) {
+        w(u64::from(self.slot));
+        w(u64::from(self.shift));
     }
 
-    /// `x % d`, with `x / d` left in `x`.
+    /// `x % d`, with `x / d` left in `x`, for the divisor `d` in `pool`
+    /// (`x`, and `x` left, for none). With `SMALL`, for `x` below 2^31,
+    /// the quotient is by `mul`, the division's [`small`] multiplier;
+    /// otherwise by the pool's reciprocal, exact for every `x`.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn split(self, pool: &Pool, x: &mut u64) -> u64 {
-        let (q, d) = self.of(pool, *x);
-        let r = x.wrapping_sub(q.wrapping_mul(d));
+    fn split<const SMALL: bool>(self, mul: u32, pool: &Pool, x: &mut u64) -> u64 {
+        let d = constant(pool, self.slot);
+        let q = if SMALL {
+            x.wrapping_mul(u64::from(mul) + SMALL_BASE)
+                .wrapping_shr(32 + u32::from(self.shift))
+        } else {
+            divide(*x, d.magic, u32::from(self.shift))
+        };
+        let r = x.wrapping_sub(q.wrapping_mul(d.value));
         *x = q;
         r
     }
 }
 
-/// One dim of [`Places`]: the numbers of a [`Dim`] as pool slots.
+/// What [`small`] adds back to the stored multiplier.
+const SMALL_BASE: u64 = 1 << 31;
+
+/// The multiplier of a division by `d` (0 for none) of dividends below
+/// 2^31, less 2^31: `x / d = (x * (2^31 + small)) >> (32 + floor(log2
+/// d))`, one multiplication and a shift, where the divisions exact for
+/// every 64-bit dividend take a 128-bit product and four more steps.
+/// `None` for a divisor past 2^31.
+///
+/// With `l = ceil(log2 d)` and `m = ceil(2^(31+l) / d)`, `(x m) >> (31 +
+/// l)` is `x / d` for every `x < 2^31` (see `Quotient::new` in
+/// `ranked::inverse`), and `31 + l` is `32 + floor(log2 d)` for a `d`
+/// that is no power of two, where `2^31 < m < 2^32` (`l` at most 32,
+/// `(x m)` below 2^63). A power of two
+/// `2^k` and no division (read as 1) take `m = 2^32`: `(x 2^32) >> (32 +
+/// k)` is `x >> k`. So the stored value is never 0, which marks a division
+/// without this form.
+fn small(d: u64) -> Option<u32> {
+    if d > SMALL_BASE {
+        return None;
+    }
+    let m = match d {
+        0 => 1 << 32,
+        d if d.is_power_of_two() => 1 << 32,
+        d => {
+            let l = u64::BITS - (d - 1).leading_zeros();
+            (1u64 << (31 + l)).div_ceil(d)
+        }
+    };
+    u32::try_from(m - SMALL_BASE).ok()
+}
+
+/// One dim of [`Places`]: where its value comes from, and its numbers as
+/// pool slots.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 struct Slots {
     value: Value,
-    /// The outer place's stride and radix, the inner place's, the extent.
-    divisions: [Division; 5],
+    /// The places of the group's tile count and of its tile, or the
+    /// untiled dim's place (twice), numbered as `Places::radixes` is.
+    outer: u8,
+    inner: u8,
+    extent: Division,
+    /// Whether `extent` divides: false for the group's most major dim.
+    split: bool,
     tile: u8,
     bound: u8,
 }
@@ -237,7 +294,10 @@ struct Slots {
 impl Slots {
     const EMPTY: Slots = Slots {
         value: Value::Carried,
-        divisions: [Division::UNREAD; 5],
+        outer: 0,
+        inner: 0,
+        extent: Division::UNREAD,
+        split: false,
         tile: 0,
         bound: 0,
     };
@@ -247,13 +307,34 @@ impl Slots {
 /// of the layout's pool of divisors: for the layouts of at most one tiling
 /// level whose inverse has no closed form (a `*` combine splits a tiled
 /// value into dims, a remainder of a sum; or more padded groups than the
-/// closed form checks). Each division is exact for every 64-bit dividend,
-/// so the places take layouts of any size.
+/// closed form checks). The offset is split into its places from the most
+/// minor, one division a place (a place read as `(x / stride) % radix`
+/// took two: 13 divisions an offset of the combining example against 6).
+/// Below 2^31 slots, each division is one multiplication by a multiplier
+/// kept here; from 2^31 on, by the pool's reciprocals, exact for every
+/// 64-bit dividend, so the places take layouts of any size.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Places {
     /// The slots of the tiled shape (a pool slot); the rest to storage is
     /// `L(n)` rounding, padding.
     limit: u8,
+    /// The radix of each place of the tiled shape, the most minor first;
+    /// the most major place takes the rest, not divided.
+    radixes: [Division; MAX_PLACES],
+    /// How many places the tiled shape has.
+    count: u8,
+    /// Each division's multiplier for dividends below 2^31 ([`small`]),
+    /// the places' first and then the dims' extents'; all 0 for layouts
+    /// of more than 2^31 slots. Here, at fixed places, a caller's loop
+    /// reads them once. Dividing by them rather than by the pool's
+    /// reciprocals took `Layout::index_of` on the combining example from
+    /// 3.23 times the generated inverse's time to 3.05, and
+    /// `Ranked::index_of` from 2.65 to 2.40, then 2.15 with one test of
+    /// `small` a call rather than one a division.
+    muls: [u32; MAX_PLACES + MAX_DIMS],
+    /// Whether `muls` holds the multipliers: every value divided is below
+    /// 2^31.
+    small: bool,
     /// The dims in `minor_to_major` order: each group's most minor dim
     /// before the rest of it.
     dims: [Slots; MAX_DIMS],
@@ -261,6 +342,12 @@ pub(crate) struct Places {
     position: [u8; MAX_DIMS],
     rank: u8,
 }
+
+/// The most places of a tiled shape of [`MAX_DIMS`] dims: one an untiled
+/// dim, two a group (its tile count and its tile).
+const MAX_PLACES: usize = 2 * MAX_DIMS;
+// `Places::index_of` lists the places, and reads them modulo their count.
+const _: () = assert!(MAX_PLACES == 16);
 
 impl Places {
     /// The places of `layout`, their numbers put in a pool by `constant`;
@@ -272,40 +359,56 @@ impl Places {
         let tiled = Tiled::new(layout)?;
         let m2m = layout.minor_to_major();
         let rank = m2m.len();
+        let shape = tiled.shape.dims();
+        if shape.len() > MAX_PLACES || rank > MAX_DIMS {
+            return None;
+        }
+        // Every value divided is below the tiled shape's slots.
+        let limit = tiled.top.checked_add(1)?;
+        let small_form = limit <= SMALL_BASE;
         let mut slot = |v: u64| constant(usize::try_from(v).ok()?);
         let mut places = Places {
-            limit: slot(tiled.top.checked_add(1)?)?,
+            limit: slot(limit)?,
+            radixes: [Division::UNREAD; MAX_PLACES],
+            count: u8::try_from(shape.len()).ok()?,
+            muls: [0; MAX_PLACES + MAX_DIMS],
+            small: small_form,
             dims: [Slots::EMPTY; MAX_DIMS],
             position: [0; MAX_DIMS],
-            rank: u8::try_from(rank)
-                .ok()
-                .filter(|&r| usize::from(r) <= MAX_DIMS)?,
+            rank: u8::try_from(rank).ok()?,
         };
+        let mul = |d: u64| if small_form { small(d) } else { Some(0) };
+        // Place `p` is the tiled shape's dim `len - 1 - p`; the outermost,
+        // dim 0, keeps the rest.
+        for p in 0..shape.len() {
+            let s = shape.len() - 1 - p;
+            if s > 0 {
+                let radix = u64::try_from(shape[s]).ok()?;
+                places.radixes[p] = Division::new(radix, &mut slot)?;
+                places.muls[p] = mul(radix)?;
+            }
+        }
+        let place = |s: usize| u8::try_from(shape.len().checked_sub(s + 1)?).ok();
         // `dims[i]` is dim `m2m[i]`, physical dim `rank - 1 - i`.
         for (i, &d) in m2m.iter().enumerate() {
             *places.position.get_mut(d)? = u8::try_from(i).ok()?;
-            let dim = tiled.dim(rank - 1 - i)?;
-            // Only what the dim's value reads takes pool slots.
+            let j = rank - 1 - i;
+            let dim = tiled.dim(j)?;
+            let (outer, inner) = tiled.places_of(j)?;
+            // Only what the dim reads takes pool slots.
+            let split = dim.extent != 0;
             let group = dim.value == Value::Group;
-            let places_read = match dim.value {
-                Value::Carried => 0,
-                Value::Place => 2,
-                Value::Group => 4,
-            };
-            let numbers = [
-                dim.outer.stride,
-                dim.outer.radix,
-                dim.inner.stride,
-                dim.inner.radix,
-            ];
-            let mut divisions = [Division::UNREAD; 5];
-            for (d, &n) in divisions.iter_mut().zip(&numbers).take(places_read) {
-                *d = Division::new(n, &mut slot)?;
-            }
-            divisions[4] = Division::new(dim.extent, &mut slot)?;
-            *places.dims.get_mut(i)? = Slots {
+            places.dims[i] = Slots {
                 value: dim.value,
-                divisions,
+                outer: place(outer)?,
+                inner: place(inner)?,
+                extent: if split {
+                    places.muls[MAX_PLACES + i] = mul(dim.extent)?;
+                    Division::new(dim.extent, &mut slot)?
+                } else {
+                    Division::UNREAD
+                },
+                split,
                 tile: if group { slot(dim.tile)? } else { 0 },
                 bound: if group { slot(dim.bound)? } else { 0 },
             };
@@ -318,21 +421,46 @@ impl Places {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn index_of(&self, pool: &Pool, offset: usize, index: Entries<'_>) -> bool {
-        let x = offset as u64;
+        // The form chosen once a call, not at each division (`Ranked::
+        // index_of` on the combining example 2.40 times the generated
+        // inverse's time against 2.15).
+        if self.small {
+            self.eval::<true>(pool, offset, index)
+        } else {
+            self.eval::<false>(pool, offset, index)
+        }
+    }
+
+    /// [`index_of`](Self::index_of), dividing as `SMALL` says.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn eval<const SMALL: bool>(&self, pool: &Pool, offset: usize, index: Entries<'_>) -> bool {
+        let mut x = offset as u64;
         if x >= constant(pool, self.limit).value {
             return false;
         }
-        // `(x / stride) % radix` of a stride's and a radix's divisions.
-        let place = |stride: Division, radix: Division| {
-            let mut q = stride.of(pool, x).0;
-            radix.split(pool, &mut q)
-        };
+        // The places, the most minor first: each the remainder of what
+        // the more minor ones left, the last all that is left. Unrolled
+        // here and over the dims below, each place's and dim's slots and
+        // shifts sit where the code fixes them, and a caller's loop reads
+        // them once, outside it: a loop over the dims read them on every
+        // call, 6.1 times the generated inverse's time on the combining
+        // example against 5.1 unrolled (the places of f7c30b2).
+        let mut digits = [0u64; MAX_PLACES];
+        let count = usize::from(self.count);
+        macro_rules! places {
+            ($($p:literal)*) => {$(
+                if count > $p + 1 {
+                    digits[$p] = self.radixes[$p].split::<SMALL>(self.muls[$p], pool, &mut x);
+                } else if count > $p {
+                    digits[$p] = x;
+                }
+            )*};
+        }
+        places!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+        let digit = |p: u8| digits[usize::from(p) % MAX_PLACES];
         // Entries in `dims`'s order first, each in a slot the code fixes,
-        // then moved to their dims (see `Entries`). Unrolled, each dim's
-        // slots and shifts sit where the code fixes them, and a caller's
-        // loop reads them once, outside it: a loop over the dims read them
-        // on every call, 6.1 times the generated inverse's time on the
-        // combining example against 5.1 unrolled.
+        // then moved to their dims (see `Entries`).
         let rank = usize::from(self.rank);
         let mut entries = [0u64; MAX_DIMS];
         let mut v = 0u64;
@@ -340,29 +468,35 @@ impl Places {
             ($($d:literal)*) => {$(
                 if rank > $d {
                     let d = &self.dims[$d];
-                    let [outer, radix, inner, inner_radix, extent] = d.divisions;
                     match d.value {
                         Value::Carried => {}
-                        Value::Place => v = place(outer, radix),
+                        Value::Place => v = digit(d.outer),
                         Value::Group => {
-                            v = place(outer, radix)
+                            v = digit(d.outer)
                                 .wrapping_mul(constant(pool, d.tile).value)
-                                .wrapping_add(place(inner, inner_radix));
+                                .wrapping_add(digit(d.inner));
                             if v >= constant(pool, d.bound).value {
                                 return false;
                             }
                         }
                     }
-                    entries[$d] = extent.split(pool, &mut v);
+                    entries[$d] = if d.split {
+                        d.extent.split::<SMALL>(self.muls[MAX_PLACES + $d], pool, &mut v)
+                    } else {
+                        v
+                    };
                 }
             )*};
         }
         dims!(0 1 2 3 4 5 6 7);
-        // An entry is below its dim, so it fits `usize`.
+        // Read modulo the capacity, as `digit` is, with no bounds test to
+        // make (`get` cost 16 instructions an offset of the combining
+        // example); positions are below it but for foreign bytes. An
+        // entry is below its dim, so it fits `usize`.
         #[allow(clippy::cast_possible_truncation)]
         let entry = |d: usize| -> usize {
             let at = self.position.get(d).copied().unwrap_or(0);
-            entries.get(usize::from(at)).copied().unwrap_or(0) as usize
+            entries[usize::from(at) % MAX_DIMS] as usize
         };
         // Moved in pairs, one 16-byte store each (see `Entries`), for a
         // rank-long slice too, through an aligned stage: written to the
@@ -383,20 +517,34 @@ impl Places {
         true
     }
 
+    /// Whether the divisions are by `muls`.
+    #[cfg(test)]
+    pub(crate) fn small(&self) -> bool {
+        self.small
+    }
+
     /// Writes the form: the words `layout!` prints.
     pub(crate) fn write(&self, w: Writer) {
         w(u64::from(self.limit));
         w(u64::from(self.rank));
+        w(u64::from(self.count));
+        w(u64::from(self.small));
+        for r in &self.radixes {
+            r.write(w);
+        }
+        for &m in &self.muls {
+            w(u64::from(m));
+        }
         for d in &self.dims {
             w(match d.value {
                 Value::Carried => 0,
                 Value::Place => 1,
                 Value::Group => 2,
             });
-            for division in &d.divisions {
-                w(u64::from(division.slot));
-                w(u64::from(division.shift));
-            }
+            w(u64::from(d.outer));
+            w(u64::from(d.inner));
+            d.extent.write(w);
+            w(u64::from(d.split));
             w(u64::from(d.tile));
             w(u64::from(d.bound));
         }
@@ -410,10 +558,29 @@ impl Places {
     pub(crate) const fn read(r: &mut Reader) -> Places {
         let mut p = Places {
             limit: r.u8(),
+            radixes: [Division::UNREAD; MAX_PLACES],
+            count: 0,
+            muls: [0; MAX_PLACES + MAX_DIMS],
+            small: false,
             dims: [Slots::EMPTY; MAX_DIMS],
             position: [0; MAX_DIMS],
             rank: r.count(MAX_DIMS) as u8,
         };
+        p.count = r.count(MAX_PLACES) as u8;
+        p.small = r.word() != 0;
+        let mut i = 0;
+        while i < MAX_PLACES {
+            p.radixes[i] = Division {
+                slot: r.u8(),
+                shift: r.u8(),
+            };
+            i += 1;
+        }
+        let mut i = 0;
+        while i < MAX_PLACES + MAX_DIMS {
+            p.muls[i] = r.word() as u32;
+            i += 1;
+        }
         let mut i = 0;
         while i < MAX_DIMS {
             let value = match r.word() {
@@ -421,18 +588,15 @@ impl Places {
                 1 => Value::Place,
                 _ => Value::Group,
             };
-            let mut divisions = [Division::UNREAD; 5];
-            let mut k = 0;
-            while k < divisions.len() {
-                divisions[k] = Division {
-                    slot: r.u8(),
-                    shift: r.u8(),
-                };
-                k += 1;
-            }
             p.dims[i] = Slots {
                 value,
-                divisions,
+                outer: r.u8(),
+                inner: r.u8(),
+                extent: Division {
+                    slot: r.u8(),
+                    shift: r.u8(),
+                },
+                split: r.word() != 0,
                 tile: r.u8(),
                 bound: r.u8(),
             };
@@ -450,8 +614,107 @@ impl Places {
 #[cfg(test)]
 mod tests {
     extern crate std;
+    use super::{small, Division, SMALL_BASE};
     use crate::closed::tests::Rng;
+    use crate::closed::Pool;
+    use crate::divide::Divisor;
+    use crate::MAX_PROGRAM_STEPS;
+    use std::vec;
     use std::vec::Vec;
+
+    /// `small`'s multiplier and the shift give every quotient and
+    /// remainder below 2^31, for divisors from 0 (none) to 2^31: small
+    /// ones, powers of two and their neighbours, ones near 2^31, random
+    /// ones; dividends at the edges of multiples and at 2^31 - 1.
+    #[test]
+    fn small_multipliers_divide_exactly() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let top = SMALL_BASE - 1;
+        let mut divisors: Vec<u64> = (0..=1100).collect();
+        for k in 1..=31 {
+            let p = 1u64 << k;
+            divisors.extend([p - 1, p, p + 1]);
+        }
+        divisors.extend([top, top - 1, top - 2, 1 << 30 | 1, 715_827_883, 46_341]);
+        divisors.extend((0..400).map(|_| 1 + rng.next() % SMALL_BASE));
+        let mut pool: Pool = [Divisor::NONE; crate::code::MAX_CONSTANTS];
+        divisors.retain(|&d| d <= SMALL_BASE);
+        for &d in &divisors {
+            let mul = small(d).unwrap();
+            assert_ne!(mul, 0, "{d}");
+            pool[1] = Divisor::new(d).unwrap_or(Divisor::NONE);
+            let division = Division {
+                slot: 1,
+                shift: u8::try_from(d.checked_ilog2().unwrap_or(0)).unwrap(),
+            };
+            let mut xs: Vec<u64> = vec![0, 1, top, top - 1, SMALL_BASE / 2];
+            if let Some(most) = top.checked_div(d) {
+                for k in [
+                    1,
+                    2,
+                    3,
+                    most,
+                    most.saturating_sub(1),
+                    rng.next() % (most + 1),
+                ] {
+                    let m = k.saturating_mul(d);
+                    xs.extend([m.saturating_sub(1), m, m + 1]);
+                }
+            }
+            xs.extend((0..20).map(|_| rng.next() % SMALL_BASE));
+            for x in xs.into_iter().filter(|&x| x < SMALL_BASE) {
+                let (want_q, want_r) = x.checked_div(d).zip(x.checked_rem(d)).unwrap_or((x, x));
+                for (small_form, mul) in [(true, mul), (false, 0)] {
+                    let mut q = x;
+                    let r = if small_form {
+                        division.split::<true>(mul, &pool, &mut q)
+                    } else {
+                        division.split::<false>(mul, &pool, &mut q)
+                    };
+                    assert_eq!((q, r), (want_q, want_r), "{x} / {d}, small {small_form}");
+                }
+            }
+        }
+        assert_eq!(small(SMALL_BASE + 1), None);
+    }
+
+    /// The places of layouts at the edge of the small form: just under
+    /// 2^31 slots (small, its last offsets included) and past it (divided
+    /// by the pool's reciprocals, offsets past 2^31 to 2^34 included)
+    /// give the folded inverse program's index at every offset tried.
+    #[test]
+    fn places_beside_two_to_the_31_equal_the_program() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for (spec, small_form) in [
+            ("f32[3,5,7,19173960]{3,2,1,0:T(*,2,*,3)}", true),
+            ("f32[3,5,7,20452225]{3,2,1,0:T(*,2,*,3)}", false),
+            ("f32[7,11,50000,30000]{3,2,1,0:T(*,2,*,3)}", false),
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let code = l.code.as_ref().unwrap();
+            assert_eq!(code.places_small(), Some(small_form), "{spec}");
+            let inverse = l.inverse_program();
+            let storage = l.storage_len();
+            let mut offsets: Vec<usize> = (0..3000).collect();
+            for edge in [1usize << 31, 1 << 32, 1 << 33, 1 << 34, storage] {
+                offsets.extend(edge.saturating_sub(2000)..edge.saturating_add(2000));
+            }
+            offsets.extend((0..20_000).map(|_| rng.below(storage)));
+            let mut scratch = [0; MAX_PROGRAM_STEPS];
+            let mut want = [0; crate::MAX_RANK];
+            let mut padding = 0;
+            for offset in offsets {
+                let found = offset < storage && inverse.eval(offset, &mut scratch, &mut want);
+                padding += usize::from(offset < storage && !found);
+                assert_eq!(
+                    l.index_of(offset).as_deref(),
+                    found.then_some(&want[..l.rank()]),
+                    "{spec} at {offset}"
+                );
+            }
+            assert!(padding > 0, "{spec}");
+        }
+    }
 
     /// The bytes of layouts whose inverse is in places, changed at random
     /// (the form's bytes at the end half the time): reading them, then
