@@ -86,6 +86,24 @@ pub(crate) fn divide(x: u64, magic: u64, shift: u32) -> u64 {
     }
 }
 
+/// `(m, s)` such that `x / d = (x m) >> s` for every `x < 2^n`, for a
+/// divisor `d` of at least 1 and `n` at most 31: `s = n + l` with `l =
+/// ceil(log2 d)`, and `m = ceil(2^s / d)`.
+///
+/// It is exact: `m d = 2^s + e` with `e < d <= 2^l`, so `x m / 2^s = x /
+/// d + x e / (d 2^s)`, and `x e < 2^s` keeps the excess below `1 / d`,
+/// less than the distance from `x / d` to the next integer. `m <=
+/// 2^(n+1)`, so `x m < 2^(2n+1)` fits 64 bits; a power of two gets `m =
+/// 2^n`, a plain shift.
+pub(crate) fn multiplier(d: u64, n: u32) -> Option<(u64, u32)> {
+    if n > 31 || d == 0 {
+        return None;
+    }
+    let l = u64::BITS - (d - 1).leading_zeros();
+    let m = (1u128 << (n + l)).div_ceil(u128::from(d));
+    Some((u64::try_from(m).ok()?, n + l))
+}
+
 #[cfg(test)]
 mod tests {
     use super::Divisor;

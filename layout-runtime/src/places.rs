@@ -9,11 +9,11 @@
 //! multiplications for values below 2^31, and a [`Layout`] keeps them in
 //! [`Places`] for its own `index_of` where its inverse has no closed form
 //! (the dims a `*` combines, split apart again): the divisors as slots of
-//! its pool, and for layouts of fewer than 2^31 slots each division's
+//! its pool, and for layouts of at most 2^31 slots each division's
 //! multiplier for values below 2^31 beside them.
 
 use crate::closed::{constant, store_pairs, Entries, Pool, Stage};
-use crate::divide::divide;
+use crate::divide::{divide, multiplier};
 use crate::fixed::Fixed;
 use crate::fold::{physical, product};
 use crate::raw::{Reader, Writer};
@@ -136,13 +136,18 @@ impl Tiled {
         Some(Place { stride, radix })
     }
 
+    /// The group of tiled physical dim `j`.
+    fn group_of(&self, j: usize) -> Option<usize> {
+        self.groups.iter().position(|&(_, last, _)| j <= last)
+    }
+
     /// The tiled shape's dims that physical dim `j` reads: its group's
     /// tile count and tile, or the untiled dim's own (twice).
     pub(crate) fn places_of(&self, j: usize) -> Option<(usize, usize)> {
         if j < self.base {
             return Some((j, j));
         }
-        let g = self.groups.iter().position(|&(_, last, _)| j <= last)?;
+        let g = self.group_of(j)?;
         Some((self.base + g, self.base + self.groups.len() + g))
     }
 
@@ -162,8 +167,9 @@ impl Tiled {
                 total: self.top.checked_add(1)?,
             });
         }
-        let g = self.groups.iter().position(|&(_, last, _)| j <= last)?;
+        let g = self.group_of(j)?;
         let (first, last, tile) = *self.groups.get(g)?;
+        let (outer, inner) = self.places_of(j)?;
         let total = self.group_extent(g)?;
         // Validation rules out a tile of 0.
         let bound = if total % tile.max(1) == 0 {
@@ -182,8 +188,8 @@ impl Tiled {
             } else {
                 Value::Carried
             },
-            outer: self.place(self.base + g)?,
-            inner: self.place(self.base + self.groups.len() + g)?,
+            outer: self.place(outer)?,
+            inner: self.place(inner)?,
             tile: u64::try_from(tile).ok()?,
             bound,
             extent,
@@ -223,6 +229,14 @@ impl Division {
         w(u64::from(self.shift));
     }
 
+    /// The division [`write`](Self::write) wrote.
+    const fn read(r: &mut Reader) -> Division {
+        Division {
+            slot: r.u8(),
+            shift: r.u8(),
+        }
+    }
+
     /// `x % d`, with `x / d` left in `x`, for the divisor `d` in `pool`
     /// (`x`, and `x` left, for none). With `SMALL`, for `x` below 2^31,
     /// the quotient is by `mul`, the division's [`small`] multiplier;
@@ -252,27 +266,26 @@ const SMALL_BASE: u64 = 1 << 31;
 /// every 64-bit dividend take a 128-bit product and four more steps.
 /// `None` for a divisor past 2^31.
 ///
-/// With `l = ceil(log2 d)` and `m = ceil(2^(31+l) / d)`, `(x m) >> (31 +
-/// l)` is `x / d` for every `x < 2^31` (see `Quotient::new` in
-/// `ranked::inverse`), and `31 + l` is `32 + floor(log2 d)` for a `d`
-/// that is no power of two, where `2^31 < m < 2^32` (`l` at most 32,
-/// `(x m)` below 2^63). A power of two
-/// `2^k` and no division (read as 1) take `m = 2^32`: `(x 2^32) >> (32 +
-/// k)` is `x >> k`. So the stored value is never 0, which marks a division
-/// without this form.
+/// The [`multiplier`] for `x < 2^31`, `(m, 31 + ceil(log2 d))`: for a
+/// `d` that is no power of two, `31 + ceil(log2 d)` is `32 + floor(log2
+/// d)` and `2^31 < m < 2^32`; a power of two `2^k` gets `m = 2^31` and
+/// the shift `31 + k`, here doubled to `2^32` and `32 + k`, the same
+/// quotient. No division (read as 1) takes `2^32` too: `(x 2^32) >> 32`
+/// is `x`. `x m` stays below 2^63.
 fn small(d: u64) -> Option<u32> {
+    // Past 2^31 no value divided here reaches the divisor; past 2^32 the
+    // shift would pass 63.
     if d > SMALL_BASE {
         return None;
     }
-    let m = match d {
-        0 => 1 << 32,
-        d if d.is_power_of_two() => 1 << 32,
-        d => {
-            let l = u64::BITS - (d - 1).leading_zeros();
-            (1u64 << (31 + l)).div_ceil(d)
+    let m = match d.checked_ilog2() {
+        None => 1 << 32,
+        Some(log) => {
+            let (m, shift) = multiplier(d, 31)?;
+            m << (32 + log).checked_sub(shift)?
         }
     };
-    u32::try_from(m - SMALL_BASE).ok()
+    u32::try_from(m.checked_sub(SMALL_BASE)?).ok()
 }
 
 /// One dim of [`Places`]: where its value comes from, and its numbers as
@@ -285,7 +298,8 @@ struct Slots {
     outer: u8,
     inner: u8,
     extent: Division,
-    /// Whether `extent` divides: false for the group's most major dim.
+    /// Whether `extent` divides: false for a group's most major dim and
+    /// for an untiled dim, which take what is left.
     split: bool,
     tile: u8,
     bound: u8,
@@ -310,8 +324,8 @@ impl Slots {
 /// closed form checks). The offset is split into its places from the most
 /// minor, one division a place (a place read as `(x / stride) % radix`
 /// took two: 13 divisions an offset of the combining example against 6).
-/// Below 2^31 slots, each division is one multiplication by a multiplier
-/// kept here; from 2^31 on, by the pool's reciprocals, exact for every
+/// Up to 2^31 slots, each division is one multiplication by a multiplier
+/// kept here; past that, by the pool's reciprocals, exact for every
 /// 64-bit dividend, so the places take layouts of any size.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Places {
@@ -346,7 +360,7 @@ pub(crate) struct Places {
 /// The most places of a tiled shape of [`MAX_DIMS`] dims: one an untiled
 /// dim, two a group (its tile count and its tile).
 const MAX_PLACES: usize = 2 * MAX_DIMS;
-// `Places::index_of` lists the places, and reads them modulo their count.
+// `Places::index_of` lists the places, and reads them modulo their capacity.
 const _: () = assert!(MAX_PLACES == 16);
 
 impl Places {
@@ -567,13 +581,10 @@ impl Places {
             rank: r.count(MAX_DIMS) as u8,
         };
         p.count = r.count(MAX_PLACES) as u8;
-        p.small = r.word() != 0;
+        p.small = r.bool();
         let mut i = 0;
         while i < MAX_PLACES {
-            p.radixes[i] = Division {
-                slot: r.u8(),
-                shift: r.u8(),
-            };
+            p.radixes[i] = Division::read(r);
             i += 1;
         }
         let mut i = 0;
@@ -592,11 +603,8 @@ impl Places {
                 value,
                 outer: r.u8(),
                 inner: r.u8(),
-                extent: Division {
-                    slot: r.u8(),
-                    shift: r.u8(),
-                },
-                split: r.word() != 0,
+                extent: Division::read(r),
+                split: r.bool(),
                 tile: r.u8(),
                 bound: r.u8(),
             };

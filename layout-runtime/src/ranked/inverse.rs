@@ -40,6 +40,7 @@
 
 use super::Ranked;
 use crate::closed::digits;
+use crate::divide::multiplier;
 use crate::fixed::Fixed;
 use crate::places::{self, Tiled, Value};
 use crate::program::{InverseProgram, Op, Program, StepId};
@@ -106,25 +107,17 @@ impl Quotient {
     };
 
     /// `v / d` for every `v` up to `max`, or `None` if `max` is 2^31 or
-    /// more.
-    ///
-    /// With `v < 2^n` and `l = ceil(log2 d)`, the multiplier
-    /// `m = ceil(2^(n+l) / d)` gives `v / d = (v m) >> (n + l)` exactly: `m d
-    /// = 2^(n+l) + e` with `e < d <= 2^l`, so `v m / 2^(n+l) = v / d + v e /
-    /// (d 2^(n+l))`, and `v e < 2^(n+l)` keeps the excess below `1 / d`,
-    /// less than the distance from `v / d` to the next integer. `m <=
-    /// 2^(n+1)`, so `v m < 2^(2n+1)` fits 64 bits for `n <= 31`; a power of
-    /// two gets `m = 2^n`, a plain shift.
+    /// more: `(v m) >> s` with the [`multiplier`] for values of `max`'s
+    /// bit length.
     fn new(register: u8, d: u64, max: u64) -> Option<Quotient> {
         let n = u64::BITS - max.leading_zeros();
-        if n > DIVIDEND_BITS || d == 0 {
+        if n > DIVIDEND_BITS {
             return None;
         }
-        let l = u64::BITS - (d - 1).leading_zeros();
-        let m = (1u128 << (n + l)).div_ceil(u128::from(d));
+        let (mul, shift) = multiplier(d, n)?;
         Some(Quotient {
-            mul: u64::try_from(m).ok()?,
-            shift: u8::try_from(n + l).ok()?,
+            mul,
+            shift: u8::try_from(shift).ok()?,
             register,
         })
     }
