@@ -382,7 +382,7 @@ impl Code {
     #[cfg(test)]
     pub(crate) fn places_small(&self) -> Option<bool> {
         match &self.fast {
-            Fast::Places(p) => Some(p.small()),
+            Fast::Places(p) => Some(p.divides_by_muls(self.pool.slots())),
             _ => None,
         }
     }

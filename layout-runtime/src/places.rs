@@ -12,12 +12,12 @@
 //! its pool, and for layouts of at most 2^31 slots each division's
 //! multiplier for values below 2^31 beside them.
 
-use crate::closed::{constant, store_pairs, Entries, Pool, Stage};
+use crate::closed::{constant, Entries, Pool};
 use crate::divide::{divide, multiplier};
 use crate::fixed::Fixed;
 use crate::fold::{physical, product};
 use crate::raw::{Reader, Writer};
-use crate::{Layout, Shape, Tile, MAX_RANK};
+use crate::{Layout, Shape, Tile};
 
 /// The most dims of [`Places`]: evaluation is unrolled over them, so that
 /// a caller's loop decodes each dim's constants once, outside it.
@@ -46,6 +46,8 @@ pub(crate) enum Value {
 pub(crate) struct Place {
     pub(crate) stride: u64,
     pub(crate) radix: u64,
+    /// The tiled shape's dim it is, the most major 0.
+    pub(crate) at: usize,
 }
 
 /// What one physical dim does.
@@ -55,7 +57,8 @@ pub(crate) struct Dim {
     /// The place of the group's tile in the tiled shape, or the untiled
     /// dim's place.
     pub(crate) outer: Place,
-    /// The place within the group's tile (unread for an untiled dim).
+    /// The place within the group's tile (for an untiled dim, its own
+    /// place again, of radix 0 and stride 1: unread).
     pub(crate) inner: Place,
     /// The group's tile.
     pub(crate) tile: u64,
@@ -133,22 +136,11 @@ impl Tiled {
             0 => 0,
             _ => u64::try_from(*shape.get(s)?).ok()?,
         };
-        Some(Place { stride, radix })
-    }
-
-    /// The group of tiled physical dim `j`.
-    fn group_of(&self, j: usize) -> Option<usize> {
-        self.groups.iter().position(|&(_, last, _)| j <= last)
-    }
-
-    /// The tiled shape's dims that physical dim `j` reads: its group's
-    /// tile count and tile, or the untiled dim's own (twice).
-    pub(crate) fn places_of(&self, j: usize) -> Option<(usize, usize)> {
-        if j < self.base {
-            return Some((j, j));
-        }
-        let g = self.group_of(j)?;
-        Some((self.base + g, self.base + self.groups.len() + g))
+        Some(Place {
+            stride,
+            radix,
+            at: s,
+        })
     }
 
     /// What physical dim `j` does.
@@ -160,6 +152,7 @@ impl Tiled {
                 inner: Place {
                     stride: 1,
                     radix: 0,
+                    at: j,
                 },
                 tile: 1,
                 bound: u64::MAX,
@@ -167,9 +160,8 @@ impl Tiled {
                 total: self.top.checked_add(1)?,
             });
         }
-        let g = self.group_of(j)?;
+        let g = self.groups.iter().position(|&(_, last, _)| j <= last)?;
         let (first, last, tile) = *self.groups.get(g)?;
-        let (outer, inner) = self.places_of(j)?;
         let total = self.group_extent(g)?;
         // Validation rules out a tile of 0.
         let bound = if total % tile.max(1) == 0 {
@@ -188,8 +180,8 @@ impl Tiled {
             } else {
                 Value::Carried
             },
-            outer: self.place(outer)?,
-            inner: self.place(inner)?,
+            outer: self.place(self.base + g)?,
+            inner: self.place(self.base + self.groups.len() + g)?,
             tile: u64::try_from(tile).ok()?,
             bound,
             extent,
@@ -338,17 +330,14 @@ pub(crate) struct Places {
     /// How many places the tiled shape has.
     count: u8,
     /// Each division's multiplier for dividends below 2^31 ([`small`]),
-    /// the places' first and then the dims' extents'; all 0 for layouts
-    /// of more than 2^31 slots. Here, at fixed places, a caller's loop
-    /// reads them once. Dividing by them rather than by the pool's
-    /// reciprocals took `Layout::index_of` on the combining example from
+    /// the places' first and then the dims' extents', read where `limit`
+    /// is at most 2^31 (every value divided below 2^31); all 0 past it.
+    /// Here, at fixed places, a caller's loop reads them once. Dividing
+    /// by them rather than by the pool's reciprocals took `Layout::index_of` on the combining example from
     /// 3.23 times the generated inverse's time to 3.05, and
-    /// `Ranked::index_of` from 2.65 to 2.40, then 2.15 with one test of
-    /// `small` a call rather than one a division.
+    /// `Ranked::index_of` from 2.65 to 2.40, then 2.15 with the form
+    /// tested once a call rather than at each division.
     muls: [u32; MAX_PLACES + MAX_DIMS],
-    /// Whether `muls` holds the multipliers: every value divided is below
-    /// 2^31.
-    small: bool,
     /// The dims in `minor_to_major` order: each group's most minor dim
     /// before the rest of it.
     dims: [Slots; MAX_DIMS],
@@ -379,14 +368,13 @@ impl Places {
         }
         // Every value divided is below the tiled shape's slots.
         let limit = tiled.top.checked_add(1)?;
-        let small_form = limit <= SMALL_BASE;
+        let small_form = Places::by_muls(limit);
         let mut slot = |v: u64| constant(usize::try_from(v).ok()?);
         let mut places = Places {
             limit: slot(limit)?,
             radixes: [Division::UNREAD; MAX_PLACES],
             count: u8::try_from(shape.len()).ok()?,
             muls: [0; MAX_PLACES + MAX_DIMS],
-            small: small_form,
             dims: [Slots::EMPTY; MAX_DIMS],
             position: [0; MAX_DIMS],
             rank: u8::try_from(rank).ok()?,
@@ -406,16 +394,14 @@ impl Places {
         // `dims[i]` is dim `m2m[i]`, physical dim `rank - 1 - i`.
         for (i, &d) in m2m.iter().enumerate() {
             *places.position.get_mut(d)? = u8::try_from(i).ok()?;
-            let j = rank - 1 - i;
-            let dim = tiled.dim(j)?;
-            let (outer, inner) = tiled.places_of(j)?;
+            let dim = tiled.dim(rank - 1 - i)?;
             // Only what the dim reads takes pool slots.
             let split = dim.extent != 0;
             let group = dim.value == Value::Group;
             places.dims[i] = Slots {
                 value: dim.value,
-                outer: place(outer)?,
-                inner: place(inner)?,
+                outer: place(dim.outer.at)?,
+                inner: place(dim.inner.at)?,
                 extent: if split {
                     places.muls[MAX_PLACES + i] = mul(dim.extent)?;
                     Division::new(dim.extent, &mut slot)?
@@ -437,12 +423,23 @@ impl Places {
     pub(crate) fn index_of(&self, pool: &Pool, offset: usize, index: Entries<'_>) -> bool {
         // The form chosen once a call, not at each division (`Ranked::
         // index_of` on the combining example 2.40 times the generated
-        // inverse's time against 2.15).
-        if self.small {
+        // inverse's time against 2.15); the limit tested after (before,
+        // the bf16 TPU layout's closed form beside it in a caller's loop
+        // read 3.01 times the generated inverse's time against 2.44 in one
+        // program of the loop).
+        if Places::by_muls(constant(pool, self.limit).value) {
             self.eval::<true>(pool, offset, index)
         } else {
             self.eval::<false>(pool, offset, index)
         }
+    }
+
+    /// Whether a tiled shape of `limit` slots divides by `muls`: every
+    /// value divided is below it.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn by_muls(limit: u64) -> bool {
+        limit <= SMALL_BASE
     }
 
     /// [`index_of`](Self::index_of), dividing as `SMALL` says.
@@ -513,28 +510,15 @@ impl Places {
             entries[usize::from(at) % MAX_DIMS] as usize
         };
         // Moved in pairs, one 16-byte store each (see `Entries`), for a
-        // rank-long slice too, through an aligned stage: written to the
-        // slice an entry a store, `Ranked::index_of` on the combining
-        // example ran 3.3 times the generated inverse's time at most
-        // placements of its code and data and 12.3 at some, the benchmark's
-        // among them; staged, 3.45-3.50 at every one tried.
-        let mut stage = Stage([0; MAX_RANK]);
-        let (rank, whole, slice) = match index {
-            Entries::Slice(index) => (index.len(), &mut stage.0, Some(index)),
-            Entries::Pairs(rank, index) => (rank, index, None),
-        };
-        store_pairs(rank, whole, entry);
-        if let Some(slice) = slice {
-            let n = slice.len().min(MAX_RANK);
-            slice[..n].copy_from_slice(&stage.0[..n]);
-        }
+        // rank-long slice too.
+        index.store_staged(entry);
         true
     }
 
     /// Whether the divisions are by `muls`.
     #[cfg(test)]
-    pub(crate) fn small(&self) -> bool {
-        self.small
+    pub(crate) fn divides_by_muls(&self, pool: &Pool) -> bool {
+        Places::by_muls(constant(pool, self.limit).value)
     }
 
     /// Writes the form: the words `layout!` prints.
@@ -542,7 +526,6 @@ impl Places {
         w(u64::from(self.limit));
         w(u64::from(self.rank));
         w(u64::from(self.count));
-        w(u64::from(self.small));
         for r in &self.radixes {
             r.write(w);
         }
@@ -575,13 +558,11 @@ impl Places {
             radixes: [Division::UNREAD; MAX_PLACES],
             count: 0,
             muls: [0; MAX_PLACES + MAX_DIMS],
-            small: false,
             dims: [Slots::EMPTY; MAX_DIMS],
             position: [0; MAX_DIMS],
             rank: r.count(MAX_DIMS) as u8,
         };
         p.count = r.count(MAX_PLACES) as u8;
-        p.small = r.bool();
         let mut i = 0;
         while i < MAX_PLACES {
             p.radixes[i] = Division::read(r);
