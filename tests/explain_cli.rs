@@ -135,7 +135,7 @@ fn bad_arguments_give_status_2() {
             "{args:?}"
         );
     }
-    assert!(stdout(&["--help"]).starts_with("usage: explain"));
+    assert!(stdout(&["--help"]).starts_with("usage: xla-layout"));
 }
 
 #[test]

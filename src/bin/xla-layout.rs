@@ -3,8 +3,8 @@
 //! the TPU tiling for a shape, or the layout as C; or tally every array
 //! shape of a whole HLO dump.
 //!
-//! Installed with `cargo install xla-layout --features cli` (or `--path .`),
-//! or run from a checkout as an example:
+//! Installed from a checkout with `cargo install --path . --features cli`,
+//! or run there as an example:
 //!
 //! ```sh
 //! cargo run --example explain -- 'f32[3,5]{1,0:T(2,2)}'
@@ -30,8 +30,8 @@ use xla_layout::render::{CCode, Grid, IndexSteps, Memory, OffsetSteps, Slice, Su
 use xla_layout::tpu::{tpu_layout_like, tpu_rule};
 
 const USAGE: &str = "\
-usage: explain [OPTIONS] <SPEC>
-       explain --hlo FILE [--tsv]
+usage: xla-layout [OPTIONS] <SPEC>
+       xla-layout --hlo FILE [--tsv]
 
 Shows an XLA layout such as 'f32[3,5]{1,0:T(2,2)}': its shapes, storage and
 padding, and a grid of the offsets of a 2-D slice, tiles outlined.
@@ -322,7 +322,7 @@ fn hlo_report(text: &str, tsv: bool) -> String {
             let _ = writeln!(out, "{}\t{}\t{}\t{}", r.spec, r.count, r.storage, r.padding);
         }
         for (text, (count, why)) in &refused {
-            eprintln!("explain: refused `{text}` ({count}x): {why}");
+            eprintln!("xla-layout: refused `{text}` ({count}x): {why}");
         }
         return out;
     }
