@@ -1,7 +1,8 @@
-//! `explain --hlo`: whole HLO modules from XLA's tests (TPU layouts such as
-//! `T(8,128)(2,1)`) tallied by shape, each row's bytes against the
-//! reference's size arithmetic, the counts against a hand count, and the
-//! failures a user meets (refused shapes, missing files, bad arguments).
+//! `xla-layout --hlo`: whole HLO modules from XLA's tests (TPU layouts such
+//! as `T(8,128)(2,1)`) audited buffer by buffer, each row's bytes against
+//! the reference's size arithmetic, the buffers against a hand count, what
+//! the report tells a user to change, and the failures a user meets
+//! (refused shapes, missing files, bad arguments).
 
 mod common;
 
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::reference::tiled_shape;
-use xla_layout::{hlo, parse};
+use xla_layout::parse;
 
 fn run(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(common::explain())
@@ -90,22 +91,44 @@ fn reference_bytes(spec: &str) -> (u64, u64) {
     (storage as u64, (storage - data) as u64)
 }
 
+/// The `--buffers --tsv` rows: computation, instruction, tuple index,
+/// spec, storage bytes, padding bytes, opcode.
+fn buffers(path: &Path) -> Vec<[String; 7]> {
+    let out = run(&["--hlo", path.to_str().unwrap(), "--tsv", "--buffers"], "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let f: Vec<String> = line.split('\t').map(String::from).collect();
+            f.try_into().unwrap_or_else(|f| panic!("{f:?}"))
+        })
+        .collect()
+}
+
 #[test]
 fn rows_match_the_reference_and_a_hand_count() {
     let rows = tsv(&corpus("dynamic_slices.hlo"));
+    // The buffers of ENTRY only: its parameters, the two arrays of the
+    // `slices` fusion's tuple and the `bitcast` fusion; the fused
+    // computations' instructions and the root tuple keep none.
     let expected = [
-        ("s32[1]{0:T(128)}", 8, 512, 508),
-        ("u32[]{:T(128)}", 4, 512, 508),
-        ("s32[16]{0:T(128)}", 2, 512, 448),
+        ("s32[1]{0:T(128)}", 2, 512, 508),
+        ("u32[]{:T(128)}", 2, 512, 508),
+        ("s32[16]{0:T(128)}", 1, 512, 448),
         (
             "bf16[8,1024,1,20,256,1,1,1]{4,1,7,3,2,0,6,5:T(8,128)(2,1)}",
-            3,
+            1,
             83_886_080,
             0,
         ),
         (
             "bf16[8,1024,1,20,256,1,1]{4,1,3,0,6,5,2:T(8,128)(2,1)}",
-            2,
+            1,
             83_886_080,
             0,
         ),
@@ -116,10 +139,20 @@ fn rows_match_the_reference_and_a_hand_count() {
         .collect();
     assert_eq!(got, expected);
 
+    // Buffers counted by hand in each module.
+    let hand = [
+        ("audit_calls.hlo", 18),
+        ("conv_with_clamp.hlo", 10),
+        ("dynamic_slices.hlo", 7),
+        ("fusion_constant_sinking.hlo", 7),
+        ("loop_fusion_dynamic_update_slice.hlo", 4),
+        ("while_offload.hlo", 11),
+    ];
     let modules = modules();
-    assert!(modules.len() >= 3);
-    for path in modules {
-        let rows = tsv(&path);
+    assert_eq!(modules.len(), hand.len());
+    for (path, (name, count)) in modules.iter().zip(hand) {
+        assert!(path.ends_with(name), "{}", path.display());
+        let rows = tsv(path);
         assert!(!rows.is_empty(), "{}", path.display());
         for (spec, _, storage, padding) in &rows {
             assert_eq!(
@@ -136,17 +169,201 @@ fn rows_match_the_reference_and_a_hand_count() {
             "{}: {totals:?}",
             path.display()
         );
-        let text = std::fs::read_to_string(&path).unwrap();
-        let results = hlo::shapes(&text)
-            .filter(hlo::ArrayShape::is_result)
-            .count() as u64;
-        assert_eq!(
-            rows.iter().map(|r| r.1).sum::<u64>(),
-            results,
-            "{}",
-            path.display()
-        );
+        let each = buffers(path);
+        assert_eq!(each.len(), count, "{}", path.display());
+        assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), count as u64);
+        for row in &each {
+            let (storage, padding) = reference_bytes(&row[3]);
+            assert_eq!(
+                [row[4].parse::<u64>().unwrap(), row[5].parse().unwrap()],
+                [storage, padding],
+                "{row:?}"
+            );
+            let shape = rows.iter().find(|r| r.0 == row[3]).unwrap();
+            assert_eq!((shape.2, shape.3), (storage, padding));
+        }
     }
+}
+
+#[test]
+fn buffers_of_loops_branches_and_calls() {
+    // Written by hand from the module: what runs on its own (the while's
+    // condition and body, both conditionals' branches, what the call
+    // applies, ENTRY) keeps buffers; the fusion body and the reducer do
+    // not, nor do parameters but ENTRY's, get-tuple-element, tuple, while,
+    // conditional, call and bitcast. A nested tuple's arrays are `1.0`, `1.1`.
+    let expected = [
+        "branch_0 cc 0 f32[8,128]{1,0:T(8,128)} custom-call",
+        "branch_0 cc 1.0 s32[] custom-call",
+        "branch_0 cc 1.1 f32[3]{0:T(128)} custom-call",
+        "branch_1 f - f32[8,128]{1,0:T(8,128)} fusion",
+        "branch_1 k - s32[] constant",
+        "branch_1 v - f32[3]{0:T(128)} constant",
+        "cond limit - s32[] constant",
+        "cond lt - pred[] compare",
+        "body one - s32[] constant",
+        "body next - s32[] add",
+        "body y - f32[8,128]{1,0:T(8,128)} fusion",
+        "callee zero - f32[] constant",
+        "callee sum - f32[8]{0:T(128)} reduce",
+        "on_true tn - f32[8]{0:T(128)} negate",
+        "on_false ea - f32[8]{0:T(128)} abs",
+        "main x0 - f32[8,128]{1,0:T(8,128)} parameter",
+        "main i0 - s32[] parameter",
+        "main p0 - pred[] parameter",
+    ];
+    let got: Vec<String> = buffers(&corpus("audit_calls.hlo"))
+        .iter()
+        .map(|r| {
+            let index = if r[2].is_empty() { "-" } else { &r[2] };
+            format!("{} {} {index} {} {}", r[0], r[1], r[3], r[6])
+        })
+        .collect();
+    assert_eq!(got, expected);
+
+    // A module without ENTRY keeps no buffers, and says so.
+    let module = "HloModule m\n%f (p: f32[2]) -> f32[2] {\n  %p = f32[2]{0} parameter(0)\n  \
+                  ROOT %n = f32[2]{0} negate(%p)\n}\n";
+    let out = run(&["--hlo", "-", "--tsv", "--buffers"], module);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no ENTRY computation"));
+    let out = run(&["--hlo", "-"], module);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("total: 0 distinct shapes"), "{text}");
+    assert!(
+        text.contains("no ENTRY computation, so no buffers to list"),
+        "{text}"
+    );
+    // An instruction over two lines is not guessed at: the report says so.
+    let module = "HloModule m\nENTRY e {\n  a = f32[2]{0} parameter(0)\n  ROOT b = f32[2]{0}\n  negate(a)\n}\n";
+    let text = String::from_utf8(run(&["--hlo", "-"], module).stdout).unwrap();
+    assert!(
+        text.contains("2 lines read as no instruction, header or `}` (the first is line 4)"),
+        "{text}"
+    );
+    assert!(text.contains("total: 1 distinct shapes"), "{text}");
+}
+
+#[test]
+fn the_report_says_what_to_change() {
+    let path = corpus("fusion_constant_sinking.hlo");
+    let out = run(&["--hlo", path.to_str().unwrap()], "");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("module fusion.2653: 7 buffers in 1 of its 5 computations"),
+        "{text}"
+    );
+    // The worst shape first, the dim its tiles pad, a cheaper order of its
+    // dims from the TPU chooser, and the instructions that make it.
+    let detail = text
+        .split("\n\n")
+        .find(|p| p.starts_with("bf16[128,16,8,1]{1,2,0,3:T(8,128)(2,1)S(1)}"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        detail.lines().skip(1).map(str::trim).collect::<Vec<_>>(),
+        [
+            "1 buffer, 229376 bytes of padding in all (229376 each)",
+            "padded: by T(8,128): dim 1, 16 -> 128 (+112)",
+            "TPU chooser: picks this layout; with dim 0 most minor and dim 1 next, \
+             bf16[128,16,8,1]{0,1,2,3:T(8,128)(2,1)S(1)} saves 229376 bytes each \
+             (a transpose where it is made)",
+            "instructions: fusion.2653/copy.2",
+        ],
+        "{text}"
+    );
+    let cheaper = parse("bf16[128,16,8,1]{0,1,2,3:T(8,128)(2,1)S(1)}").unwrap();
+    assert_eq!(
+        reference_bytes(&cheaper.to_string()),
+        (262_144 - 229_376, 0)
+    );
+    // Memory spaces explained once, with what each holds.
+    assert_eq!(
+        text.matches("memory spaces: S(n) says where a buffer lives")
+            .count(),
+        1
+    );
+    assert!(
+        text.contains("  device memory: 4 buffers, 397824 bytes\n  S(1): 3 buffers, 397312 bytes"),
+        "{text}"
+    );
+}
+
+#[test]
+fn padded_dims_against_the_reference() {
+    // Padded dims against the reference's first tiling level: a combined
+    // group, a scalar's added dim, and padding from a later level.
+    let module = "HloModule m\nENTRY e {\n  \
+                  a = f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)} parameter(0)\n  \
+                  b = bf16[3,5]{1,0:T(2,128)(4,1)} parameter(1)\n  \
+                  c = s32[]{:T(128)} parameter(2)\n  \
+                  d = f32[1000,3]{1,0:T(8,128)} parameter(3)\n}\n";
+    let text = String::from_utf8(run(&["--hlo", "-"], module).stdout).unwrap();
+    for (spec, padded, chooser) in [
+        (
+            "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+            "by T(*,*,2,*,3): dims 3,4 combined, 110 -> 111 (+1)",
+            "TPU chooser: f32[2,7,8,11,10]{4,3,2,1,0:T(8,128)} takes 917504 bytes each, more",
+        ),
+        (
+            "bf16[3,5]{1,0:T(2,128)(4,1)}",
+            "by T(2,128): dim 0, 3 -> 4 (+1); dim 1, 5 -> 128 (+123); \
+             512 more slots from later tiling levels and L(n)",
+            "TPU chooser: bf16[3,5]{1,0:T(4,128)(2,1)} saves 1024 bytes each",
+        ),
+        (
+            "s32[]{:T(128)}",
+            "by T(128): the dim of 1 the tile adds to a lower rank, 1 -> 128 (+127)",
+            "TPU chooser: s32[] saves 508 bytes each",
+        ),
+        (
+            "f32[1000,3]{1,0:T(8,128)}",
+            "by T(8,128): dim 1, 3 -> 128 (+125)",
+            "TPU chooser: picks this layout; with dim 0 most minor and dim 1 next, \
+             f32[1000,3]{0,1:T(4,128)} saves 495616 bytes each (a transpose where it is made)",
+        ),
+    ] {
+        let detail = text
+            .split("\n\n")
+            .find(|p| p.starts_with(&format!("{spec}\n")))
+            .unwrap_or_else(|| panic!("{spec}: {text}"));
+        let lines: Vec<&str> = detail.lines().map(str::trim).collect();
+        assert_eq!(lines[2], format!("padded: {padded}"), "{text}");
+        assert_eq!(lines[3], chooser, "{text}");
+        // The slots the first level leaves, by the reference.
+        let l = parse(spec).unwrap();
+        let mut shape: Vec<usize> = l
+            .minor_to_major()
+            .iter()
+            .rev()
+            .map(|&d| l.dims()[d])
+            .collect();
+        shape = tiled_shape(&shape, &common::check::ref_tile(&l.tiles()[0]));
+        let level_one: usize = shape.iter().product();
+        // Each padded group's size replaces its dims' product.
+        let (mut num, mut den) = (l.dims().iter().product::<usize>(), 1usize);
+        for pair in padded.split(", ").flat_map(|p| p.split("; ")) {
+            let Some((from, to)) = pair.rsplit_once(" -> ") else {
+                continue;
+            };
+            let from = from.rsplit(' ').next().unwrap().parse::<usize>().unwrap();
+            let to = to.split(' ').next().unwrap().parse::<usize>().unwrap();
+            num *= to;
+            den *= from;
+        }
+        assert_eq!(num, level_one * den, "{spec}: {padded}");
+        let more = padded
+            .split("; ")
+            .find_map(|p| p.strip_suffix(" more slots from later tiling levels and L(n)"))
+            .map_or(0, |n| n.parse::<usize>().unwrap());
+        assert_eq!(level_one + more, l.storage_len(), "{spec}");
+    }
+    assert!(
+        text.contains("the TPU chooser's layouts for these shapes would save "),
+        "{text}"
+    );
+    assert!(!text.contains("memory spaces"), "no S(n), no line: {text}");
 }
 
 #[test]
@@ -156,18 +373,19 @@ fn the_table_names_what_tpu_users_chase() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
+    let header = lines.iter().position(|l| l.contains("count")).unwrap();
     assert!(
-        lines[0].contains("count") && lines[0].contains("padding each"),
+        lines[header].contains("count") && lines[header].contains("padding each"),
         "{text}"
     );
     // A bf16 scalar in a (256) tile: 512 bytes for 2 of data.
-    let words: Vec<&str> = lines[1].split_whitespace().collect();
+    let words: Vec<&str> = lines[header + 1].split_whitespace().collect();
     assert_eq!(
         words,
         ["2", "512", "510", "99.6%", "bf16[]{:T(256)}"],
         "{text}"
     );
-    let total = lines.last().unwrap();
+    let total = lines.iter().find(|l| l.contains("total:")).unwrap();
     assert!(total.contains("total: 5 distinct shapes"), "{text}");
     assert!(
         total
@@ -175,6 +393,10 @@ fn the_table_names_what_tpu_users_chase() {
             .take(3)
             .eq(["10", "82838528", "1020"]),
         "{total}"
+    );
+    assert!(
+        text.contains("instructions: entry/constant.123, entry/constant.127\n"),
+        "{text}"
     );
 }
 
@@ -218,6 +440,12 @@ fn refused_shapes_files_and_arguments() {
     let out = run(&["--tsv", "f32[2]"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--tsv goes with --hlo"));
+    let out = run(&["--buffers", "f32[2]"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--buffers goes with --hlo"));
+    let out = run(&["--hlo", "-", "--buffers"], module);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--buffers goes with --tsv"));
     // No shapes at all: an empty table, not an error.
     let out = run(&["--hlo", "-"], "HloModule empty\n");
     assert!(out.status.success());

@@ -1,6 +1,7 @@
 //! `xla_layout::hlo` on real modules and on damaged text: every shape it
-//! yields is the text at its span and parses as `parse` parses it; whatever
-//! the input, it never panics and never leaves the text.
+//! yields is the text at its span and parses as `parse` parses it, every
+//! piece of an instruction `hlo::line` finds is in the line; whatever the
+//! input, it never panics and never leaves the text.
 
 mod common;
 
@@ -24,6 +25,49 @@ fn check(text: &str) -> usize {
         n += 1;
     }
     n
+}
+
+/// Every line through `hlo::line`: whatever it finds lies inside the line,
+/// and each tuple element is an array shape the line holds.
+fn read_lines(text: &str) -> usize {
+    let mut instructions = 0;
+    for line in text.lines() {
+        let hlo::Line::Instruction(i) = hlo::line(line) else {
+            continue;
+        };
+        instructions += 1;
+        for piece in [
+            i.name(),
+            i.shape(),
+            i.opcode(),
+            i.operands(),
+            i.attributes(),
+        ] {
+            assert!(line.contains(piece), "{piece:?} in {line:?}");
+        }
+        for e in i.elements().flatten() {
+            assert!(i.shape().contains(e.shape()), "{:?} in {line:?}", e.shape());
+        }
+        for call in i.calls() {
+            assert!(line.contains(call.computation()), "{line:?}");
+        }
+        for (name, shape) in i.operand_list() {
+            assert!(i.operands().contains(name), "{line:?}");
+            assert!(shape.is_none_or(|s| i.operands().contains(s)), "{line:?}");
+        }
+    }
+    instructions
+}
+
+#[test]
+fn real_modules_line_by_line() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/xla_corpus");
+    let text = std::fs::read_to_string(dir.join("conv_with_clamp.hlo")).unwrap();
+    assert_eq!(read_lines(&text), 10);
+    let text = std::fs::read_to_string(dir.join("dynamic_slices.hlo")).unwrap();
+    assert_eq!(read_lines(&text), 15);
+    let text = std::fs::read_to_string(dir.join("audit_calls.hlo")).unwrap();
+    assert_eq!(read_lines(&text), 43);
 }
 
 #[test]
@@ -81,8 +125,10 @@ fn damaged_modules_and_generated_shapes() {
             &base[end..]
         );
         check(&text);
+        read_lines(&text);
         let spec = generate(&mut rng);
         let line = format!("x = ({}, {}) tuple(a)\n", spec.text.trim(), donor.trim());
         check(&line);
+        read_lines(&line);
     }
 }

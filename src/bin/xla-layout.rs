@@ -1,7 +1,7 @@
 //! See a layout: its shapes, sizes and padding, a picture of its offsets,
 //! the documents' worked example for one index or offset, an SVG picture,
-//! the TPU tiling for a shape, or the layout as C; or tally every array
-//! shape of a whole HLO dump.
+//! the TPU tiling for a shape, or the layout as C; or audit the buffers of
+//! a whole HLO dump.
 //!
 //! Installed from a checkout with `cargo install --path . --features cli`,
 //! or run there as an example:
@@ -16,6 +16,7 @@
 //! cargo run --example explain -- --c 'f32[3,5]{1,0:T(2,2)}' > layout.c
 //! cargo run --example explain -- --hlo module.txt
 //! cargo run --example explain -- --hlo module.txt --tsv
+//! cargo run --example explain -- --hlo module.txt --tsv --buffers
 //! ```
 //!
 //! Exit status: 0 on success, 2 for a bad spec or bad arguments (with the
@@ -29,17 +30,25 @@ use std::process::ExitCode;
 use xla_layout::render::{CCode, Grid, IndexSteps, Memory, OffsetSteps, Slice, Summary, Svg};
 use xla_layout::tpu::{tpu_layout_like, tpu_rule};
 
+// Resolved beside this file, so the example that includes it finds it too.
+#[path = "../cli/audit.rs"]
+mod audit;
+
 const USAGE: &str = "\
 usage: xla-layout [OPTIONS] <SPEC>
-       xla-layout --hlo FILE [--tsv]
+       xla-layout --hlo FILE [--tsv [--buffers]]
 
 Shows an XLA layout such as 'f32[3,5]{1,0:T(2,2)}': its shapes, storage and
 padding, and a grid of the offsets of a 2-D slice, tiles outlined.
 
 With --hlo, reads a whole HLO module as XLA dumps it (FILE `-` is stdin) and
-prints one row per distinct array shape that instructions produce: how often,
-the storage and padding bytes of one such array, and the padding share, most
-padding in total first, then the totals.
+reports the buffers it keeps: the results of the instructions of ENTRY and of
+the computations it runs through while, conditional and call, each array of a
+tuple on its own; fusion bodies, applied computations (reducers) and aliases
+(bitcast, get-tuple-element, tuple, while, conditional, call, and parameters
+but ENTRY's) keep none. One row per distinct layout, most padding in total
+first, then for the most padded: the dims the tiles pad, the layout the TPU
+chooser would pick and what it saves, and the instructions.
 
 options:
   --index I,J,...   the offset of one index, step by step
@@ -48,9 +57,13 @@ options:
   --svg FILE        also write the picture as SVG to FILE
   --tpu             SPEC is a shape such as 'bf16[3,1000]': use the TPU tiling
   --c               print the layout as a C99/CUDA translation unit instead
-  --hlo FILE        tally the array shapes of an HLO module instead of one SPEC
-  --tsv             with --hlo: spec, occurrences, storage_bytes, padding_bytes
+  --hlo FILE        audit the buffers of an HLO module instead of one SPEC
+  --tsv             with --hlo: spec, buffers, storage_bytes, padding_bytes
                     (bytes of one array), tab-separated, for scripts
+  --buffers         with --hlo --tsv: one row per buffer: computation,
+                    instruction, tuple index (`1.0` is element 0 of element 1;
+                    empty for an array result), spec, storage_bytes,
+                    padding_bytes, opcode
   --prefix NAME     function name prefix for --c (default xla_layout)
   --color WHEN      auto, always or never (auto: on a terminal, unless NO_COLOR is set)
   -h, --help        this text
@@ -67,7 +80,8 @@ struct Args {
     tpu: bool,
     c: bool,
     hlo: Option<std::path::PathBuf>,
-    tsv: bool,
+    /// `--tsv` and `--buffers`, for `--hlo`.
+    audit: audit::Options,
     prefix: Option<String>,
     colour: Option<bool>,
 }
@@ -99,7 +113,8 @@ fn parse_args() -> Result<Option<Args>, Failure> {
             Long("tpu") => args.tpu = true,
             Long("c") => args.c = true,
             Long("hlo") => args.hlo = Some(parser.value().map_err(usage_error)?.into()),
-            Long("tsv") => args.tsv = true,
+            Long("tsv") => args.audit.tsv = true,
+            Long("buffers") => args.audit.buffers = true,
             Long("prefix") => args.prefix = Some(value(&mut parser)?),
             Long("color" | "colour") => {
                 args.colour = match value(&mut parser)?.as_str() {
@@ -148,8 +163,11 @@ fn run() -> Result<(), Failure> {
     if let Some(path) = &args.hlo {
         return run_hlo(path, &args);
     }
-    if args.tsv {
+    if args.audit.tsv {
         return Err(usage_error("--tsv goes with --hlo"));
+    }
+    if args.audit.buffers {
+        return Err(usage_error("--buffers goes with --hlo"));
     }
     let Some(spec) = args.spec.as_deref() else {
         return Err(usage_error("no spec given"));
@@ -254,120 +272,12 @@ fn run_hlo(path: &std::path::Path, args: &Args) -> Result<(), Failure> {
             "`{spec}`: --hlo reads its shapes from the file; give no SPEC"
         )));
     }
-    let text = read_hlo(path)?;
-    let _ = std::io::stdout().write_all(hlo_report(&text, args.tsv).as_bytes());
-    Ok(())
-}
-
-fn read_hlo(path: &std::path::Path) -> Result<String, Failure> {
-    let read = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
-    } else {
-        std::fs::read_to_string(path)
-    };
-    read.map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display()), 1))
-}
-
-/// One distinct array shape of a module and what its arrays cost.
-struct Row {
-    spec: String,
-    count: u64,
-    storage: u64,
-    padding: u64,
-}
-
-/// The tally `--hlo` prints: one row per distinct shape that instructions
-/// produce (each buffer once, not again beside every use), most padding in
-/// total first. Shapes the library refuses are listed after, with the reason.
-fn hlo_report(text: &str, tsv: bool) -> String {
-    use std::collections::HashMap;
-    let results = xla_layout::hlo::shapes(text).any(|s| s.is_result());
-    // Counted by layout (equal layouts print equal specs), sized once each.
-    let mut counts: HashMap<xla_layout::Layout, u64> = HashMap::new();
-    let mut refused: HashMap<&str, (u64, String)> = HashMap::new();
-    for shape in xla_layout::hlo::shapes(text).filter(|s| s.is_result() || !results) {
-        match shape.layout() {
-            Ok(l) => *counts.entry(l).or_insert(0) += 1,
-            Err(e) => {
-                refused
-                    .entry(shape.text())
-                    .or_insert_with(|| (0, e.first().to_string()))
-                    .0 += 1;
-            }
-        }
+    if args.audit.buffers && !args.audit.tsv {
+        return Err(usage_error(
+            "--buffers goes with --tsv: the report already names the instructions",
+        ));
     }
-    let rows = counts.into_iter().map(|(l, count)| {
-        let data = (l.len() as u128 * u128::from(l.element_bits())).div_ceil(8);
-        let storage = l.storage_bytes() as u64;
-        Row {
-            spec: l.to_string(),
-            count,
-            storage,
-            padding: u128::from(storage).saturating_sub(data) as u64,
-        }
-    });
-    let mut rows: Vec<Row> = rows.collect();
-    let total = |r: &Row, each: u64| u128::from(r.count) * u128::from(each);
-    rows.sort_by(|a, b| {
-        total(b, b.padding)
-            .cmp(&total(a, a.padding))
-            .then_with(|| a.spec.cmp(&b.spec))
-    });
-    let mut refused: Vec<_> = refused.into_iter().collect();
-    refused.sort();
-    let mut out = String::new();
-    if tsv {
-        for r in &rows {
-            let _ = writeln!(out, "{}\t{}\t{}\t{}", r.spec, r.count, r.storage, r.padding);
-        }
-        for (text, (count, why)) in &refused {
-            eprintln!("xla-layout: refused `{text}` ({count}x): {why}");
-        }
-        return out;
-    }
-    let _ = writeln!(
-        out,
-        "{:>6}  {:>14}  {:>14}  {:>7}  spec",
-        "count", "bytes each", "padding each", "padding"
-    );
-    let (mut storage, mut padding, mut arrays) = (0u128, 0u128, 0u64);
-    for r in &rows {
-        let _ = writeln!(
-            out,
-            "{:>6}  {:>14}  {:>14}  {:>7}  {}",
-            r.count,
-            r.storage,
-            r.padding,
-            share(u128::from(r.padding), u128::from(r.storage)),
-            r.spec
-        );
-        storage += total(r, r.storage);
-        padding += total(r, r.padding);
-        arrays += r.count;
-    }
-    let _ = writeln!(
-        out,
-        "{arrays:>6}  {storage:>14}  {padding:>14}  {:>7}  total: {} distinct shapes",
-        share(padding, storage),
-        rows.len()
-    );
-    if !refused.is_empty() {
-        let _ = writeln!(out, "\nrefused shapes (not counted above):");
-        for (text, (count, why)) in &refused {
-            let _ = writeln!(out, "{count:>6}  {text}: {why}");
-        }
-    }
-    out
-}
-
-/// `part` as a percentage of `whole`, one decimal.
-fn share(part: u128, whole: u128) -> String {
-    if whole == 0 {
-        return "-".into();
-    }
-    let tenths = (part * 1000 + whole / 2) / whole;
-    format!("{}.{}%", tenths / 10, tenths % 10)
+    audit::run(path, args.audit).map_err(|audit::Failure(message, status)| Failure(message, status))
 }
 
 /// The command, for the installed binary and for the example alike.

@@ -1,4 +1,10 @@
-//! Whole HLO text: every array shape in a module, as XLA dumps it.
+//! Whole HLO text: every array shape in a module, as XLA dumps it, and
+//! the module's lines one at a time.
+//!
+//! [`line()`] reads one line: a computation's header or end, or an
+//! instruction with its result shape, opcode, operands and the computations
+//! it calls, so a reader can tell the buffers a module keeps from the
+//! subexpressions of its fusions (see [`Call::runs_on_its_own`]).
 //!
 //! [`shapes`] walks the text once and yields each array shape it meets
 //! (`bf16[8,128]{1,0:T(8,128)(2,1)}`, the elements of a tuple shape
@@ -33,6 +39,13 @@
 use crate::error::Span;
 use crate::report::ParseError;
 use crate::{ElementType, Layout};
+
+mod line;
+
+pub use line::{
+    elements, line, Call, Element, Elements, Instruction, Line, TuplePath, TupleTooDeep,
+    MAX_TUPLE_DEPTH,
+};
 
 /// Every array shape in `hlo`, in text order; see the [module docs](self).
 ///
