@@ -1,6 +1,9 @@
 //! XLA itself as the oracle: thousands of specs through XLA's own HLO
 //! parser and printer (the C++ one in the `jaxlib` wheel), compared with
-//! `parse` and `Display`.
+//! `parse` and `Display`; and every module of `tests/xla_corpus` read by
+//! XLA and by `xla_layout::hlo::line`, which must find the same
+//! computations, instructions, opcodes and shapes, and whose buffers
+//! (`xla-layout --hlo --tsv --buffers`) must be the ones XLA's module has.
 //!
 //! Each spec becomes a one-instruction module, `ROOT p = <spec> parameter(0)`;
 //! XLA parses it and prints the module, and the parameter's printed shape is
@@ -415,4 +418,240 @@ fn corpus_is_read_whole() {
     for (spec, err) in &refused {
         assert_eq!(err.len(), 1, "`{spec}`: {err}");
     }
+}
+
+/// Reads one module (stdin) with XLA and prints what XLA found in it, one
+/// fact a line: `C<TAB>computation<TAB>entry` (1 or 0),
+/// `I<TAB>computation<TAB>instruction<TAB>opcode<TAB>shape`, and
+/// `B<TAB>computation<TAB>instruction<TAB>tuple index<TAB>array shape` for
+/// each buffer by the rule `xla-layout --hlo` documents, worked out here
+/// from XLA's opcodes and its printed instructions.
+const MODULE_ORACLE: &str = r#"
+import re, sys
+from jax._src.lib import xla_client
+module = xla_client.hlo.hlo_module_from_text(sys.stdin.read())
+entry = None
+for line in module.to_string().splitlines():
+    if line.startswith("ENTRY "):
+        entry = line.split()[1].lstrip("%")
+
+def split_shape(rest):
+    # The result shape XLA printed, and what follows it.
+    depth = 0
+    for at, c in enumerate(rest):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == " " and depth == 0:
+            return rest[:at], rest[at + 1:]
+    return rest, ""
+
+def arrays(shape, path):
+    # (tuple index, array shape) of every array of a shape, depth first.
+    if not shape.startswith("("):
+        return [] if shape.startswith("token[") else [(".".join(map(str, path)), shape)]
+    inner, depth, start, parts = shape[1:-1], 0, 0, []
+    for at, c in enumerate(inner):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(inner[start:at].strip())
+            start = at + 1
+    if inner.strip():
+        parts.append(inner[start:].strip())
+    found = []
+    for i, part in enumerate(parts):
+        found += arrays(part, path + [i])
+    return found
+
+def named(text, key):
+    m = re.search(r"[ ,]" + key + r"=(\{[^}]*\}|[^,\s]+)", text)
+    if not m:
+        return []
+    return [n.strip().lstrip("%") for n in m.group(1).strip("{}").split(",") if n.strip()]
+
+found, runs = {}, {}
+for c in module.computations():
+    print("C\t%s\t%d" % (c.name, c.name == entry))
+    found[c.name] = []
+    for i in c.instructions():
+        text = i.to_string()
+        shape, rest = split_shape(text.split(" = ", 1)[1])
+        opcode = str(i.opcode).split(".")[-1]
+        print("I\t%s\t%s\t%s\t%s" % (c.name, i.name, opcode, shape))
+        found[c.name].append((i.name, opcode, shape))
+        keys = {"kWhile": ["body", "condition"], "kCall": ["to_apply"],
+                "kConditional": ["branch_computations", "true_computation", "false_computation"]}
+        for key in keys.get(opcode, []):
+            runs.setdefault(c.name, []).extend(named(rest, key))
+running, todo = set(), [entry] if entry else []
+while todo:
+    name = todo.pop()
+    if name not in running:
+        running.add(name)
+        todo += runs.get(name, [])
+aliases = {"kBitcast", "kGetTupleElement", "kTuple", "kWhile", "kConditional", "kCall"}
+for c in module.computations():
+    if c.name not in running:
+        continue
+    for name, opcode, shape in found[c.name]:
+        if opcode in aliases or (opcode == "kParameter" and c.name != entry):
+            continue
+        for path, array in arrays(shape, []):
+            print("B\t%s\t%s\t%s\t%s" % (c.name, name, path, array))
+"#;
+
+/// What XLA finds in `module`: the oracle's lines, sorted.
+fn xla_reads(module: &str) -> Vec<String> {
+    let mut child = Command::new(python())
+        .args(["-c", MODULE_ORACLE])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the oracle starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(module.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("the oracle ends");
+    assert!(
+        out.status.success(),
+        "XLA cannot read the module: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lines: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The same facts by `hlo::line`, and the buffers by `xla-layout`, sorted.
+/// Shapes are written as XLA prints them: the layout's canonical form.
+fn we_read(module: &str, path: &Path) -> Vec<String> {
+    let canonical = |shape: &str| -> String {
+        if shape.starts_with('(') {
+            let mut text = String::new();
+            let mut rest = shape;
+            // Each array of the tuple in canonical form, the punctuation kept.
+            for e in hlo::elements(shape) {
+                let e = e.unwrap();
+                let at = rest.find(e.shape()).unwrap();
+                text.push_str(&rest[..at]);
+                text.push_str(&parse(e.shape()).map_or(e.shape().to_string(), |l| l.to_string()));
+                rest = &rest[at + e.shape().len()..];
+            }
+            text + rest
+        } else {
+            parse(shape).map_or(shape.to_string(), |l| l.to_string())
+        }
+    };
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for line in module.lines() {
+        match hlo::line(line) {
+            hlo::Line::Computation { name, entry } => {
+                current = name.to_string();
+                lines.push(format!("C\t{name}\t{}", u8::from(entry)));
+            }
+            hlo::Line::Instruction(i) => {
+                // XLA names opcodes `kGetTupleElement` for `get-tuple-element`.
+                let mut opcode = String::from("k");
+                for word in i.opcode().split('-') {
+                    let mut chars = word.chars();
+                    opcode.extend(chars.next().map(|c| c.to_ascii_uppercase()));
+                    opcode.extend(chars);
+                }
+                lines.push(format!(
+                    "I\t{current}\t{}\t{opcode}\t{}",
+                    i.name(),
+                    canonical(i.shape())
+                ));
+            }
+            _ => {}
+        }
+    }
+    let out = Command::new(common::explain())
+        .args(["--hlo", path.to_str().unwrap(), "--tsv", "--buffers"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for row in String::from_utf8(out.stdout).unwrap().lines() {
+        let f: Vec<&str> = row.split('\t').collect();
+        lines.push(format!("B\t{}\t{}\t{}\t{}", f[0], f[1], f[2], f[3]));
+    }
+    lines.sort();
+    lines
+}
+
+#[test]
+fn xla_reads_the_modules_as_we_do() {
+    if let Some(why) = oracle_missing() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "the XLA oracle must run in CI: {why}"
+        );
+        println!("skipped: {why}");
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/xla_corpus");
+    let mut modules: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hlo"))
+        .collect();
+    modules.sort();
+    let mut facts = 0;
+    for path in &modules {
+        let module = std::fs::read_to_string(path).unwrap();
+        let xla = xla_reads(&module);
+        let ours = we_read(&module, path);
+        let mut missing: Vec<_> = xla.iter().filter(|l| !ours.contains(l)).collect();
+        let mut extra: Vec<_> = ours.iter().filter(|l| !xla.contains(l)).collect();
+        // XLA renames an instruction whose name collides with another's
+        // numbering (`constant_0.0` beside `constant_0` becomes
+        // `constant_0.1`): such a pair is the same instruction when all but
+        // the number agree.
+        let unnumbered = |l: &str| -> String {
+            l.split('\t')
+                .enumerate()
+                .map(|(i, f)| match f.rsplit_once('.') {
+                    Some((root, n)) if i == 2 && n.bytes().all(|b| b.is_ascii_digit()) => root,
+                    _ => f,
+                })
+                .collect::<Vec<_>>()
+                .join("\t")
+        };
+        extra.retain(|l| {
+            let same = missing.iter().position(|m| unnumbered(m) == unnumbered(l));
+            same.map(|at| missing.remove(at)).is_none()
+        });
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{}: XLA finds, we do not: {missing:#?}\nwe find, XLA does not: {extra:#?}",
+            path.display()
+        );
+        assert!(
+            xla.iter().any(|l| l.starts_with("B\t")),
+            "{}",
+            path.display()
+        );
+        facts += xla.len();
+    }
+    println!(
+        "{} modules, {facts} computations, instructions and buffers alike",
+        modules.len()
+    );
 }
