@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -452,4 +453,34 @@ fn refused_shapes_files_and_arguments() {
     assert!(String::from_utf8(out.stdout)
         .unwrap()
         .contains("total: 0 distinct shapes"));
+}
+
+#[test]
+fn large_modules_stream_quietly() {
+    // Over the size from which a terminal gets a progress line: through a
+    // pipe there is none, and standard input is read twice like a file.
+    let mut module = String::from(
+        "HloModule big\nENTRY e {\n  p = bf16[8,3,1000]{2,1,0:T(4,128)(2,1)} parameter(0)\n",
+    );
+    let mut n = 0;
+    while module.len() < 5 << 20 {
+        let _ = writeln!(
+            module,
+            "  n.{n} = bf16[8,3,1000]{{2,1,0:T(4,128)(2,1)}} negate(bf16[8,3,1000]{{2,1,0:T(4,128)(2,1)}} p), \
+             metadata={{op_name=\"jit(f)/neg\" source_file=\"/src/f.py\" source_line={n}}}"
+        );
+        n += 1;
+    }
+    module.push_str("  ROOT t = () tuple()\n}\n");
+    let out = run(&["--hlo", "-", "--tsv"], &module);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+    let (storage, padding) = reference_bytes("bf16[8,3,1000]{2,1,0:T(4,128)(2,1)}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            "bf16[8,3,1000]{{2,1,0:T(4,128)(2,1)}}\t{}\t{storage}\t{padding}\n",
+            n + 1
+        )
+    );
 }

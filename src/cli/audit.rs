@@ -62,23 +62,38 @@ pub fn run(path: &Path, options: Options) -> Result<(), Failure> {
     } else {
         File::open(path).map_err(cannot_read)?
     };
-    let size = file.metadata().map_or(0, |m| m.len());
-    let mut progress = Progress::new(size);
-    let mut graph = Graph::default();
-    read_lines(&mut file, &mut progress, 1, |_, line| graph.line(line)).map_err(cannot_read)?;
-    file.rewind().map_err(cannot_read)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let progress = std::io::stderr().is_terminal();
+    audit(&mut file, options, progress, &mut out).map_err(cannot_read)?;
+    // A closed pipe (`| head`) is not an error worth a message.
+    let _ = out.flush();
+    Ok(())
+}
+
+/// Audits the module in `file` (read from its start, twice) and writes
+/// what `options` asks for to `out`, with a progress line on standard
+/// error if `progress` and the file is large. Errors are the file's; a
+/// failed write to `out` (a closed pipe) ends the output quietly.
+pub fn audit(
+    file: &mut File,
+    options: Options,
+    progress: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut progress = Progress::new(size, progress);
+    file.rewind()?;
+    let mut graph = Graph::default();
+    read_lines(file, &mut progress, 1, |_, line| graph.line(line))?;
+    file.rewind()?;
     let reach = graph.reach();
     let mut audit = Audit::new(reach, options);
-    read_lines(&mut file, &mut progress, 2, |number, line| {
-        audit.line(number, line, &mut out);
-    })
-    .map_err(cannot_read)?;
+    read_lines(file, &mut progress, 2, |number, line| {
+        audit.line(number, line, out);
+    })?;
     progress.clear();
-    let written = audit.finish(&graph, &mut out);
-    // A closed pipe (`| head`) is not an error worth a message.
-    let _ = written.and_then(|()| out.flush());
+    let _ = audit.finish(&graph, out);
     Ok(())
 }
 
@@ -117,11 +132,11 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(total: u64) -> Self {
+    fn new(total: u64, terminal: bool) -> Self {
         Progress {
             total,
             shown: false,
-            enabled: total > PROGRESS_FROM && std::io::stderr().is_terminal(),
+            enabled: total > PROGRESS_FROM && terminal,
             last: Instant::now(),
         }
     }
@@ -290,14 +305,13 @@ impl Audit {
             }
             Line::End => self.current = None,
             Line::Instruction(i) => {
-                let Some((computation, entry, true)) = &self.current else {
+                let Some((computation, entry, true)) = self.current.take() else {
                     return;
                 };
-                if ALIASES.contains(&i.opcode()) || (i.opcode() == "parameter" && !entry) {
-                    return;
+                if !(ALIASES.contains(&i.opcode()) || (i.opcode() == "parameter" && !entry)) {
+                    self.instruction(&computation, &i, out);
                 }
-                let computation = computation.clone();
-                self.instruction(&computation, &i, out);
+                self.current = Some((computation, entry, true));
             }
             Line::Module { .. } | Line::Blank | Line::Unread => {}
         }
