@@ -106,7 +106,10 @@ pub fn line(text: &str) -> Line<'_> {
             _ => (false, body),
         };
         let end = name_end(rest.as_bytes(), 0);
-        if end > 0 && !rest[..end].starts_with('=') {
+        // The name is followed by the signature or by the brace itself: the
+        // end of a signature written over two lines is no header.
+        let next = rest.as_bytes().get(skip_blank(rest.as_bytes(), end));
+        if end > 0 && matches!(next, Some(b'(') | None) {
             return Line::Computation {
                 name: strip_percent(&rest[..end]),
                 entry,
@@ -762,6 +765,8 @@ mod tests {
             "a = negate(x)",
             "= f32[] negate(x)",
             "ENTRY {",
+            "s32[]) -> s8[4096,4096] {",
+            "kind=kLoop, calls=%fused_computation",
         ] {
             assert!(matches!(line(broken), Line::Unread), "{broken}");
         }
