@@ -176,14 +176,22 @@ struct Graph {
     current: Option<String>,
     runs: HashMap<String, Vec<String>>,
     computations: u64,
-    unread: u64,
-    first_unread: Option<u64>,
-    lines: u64,
 }
 
 impl Graph {
     fn line(&mut self, text: &str) {
-        self.lines += 1;
+        // Only headers, ends and the opcodes that run computations matter
+        // here; most lines are none of them and need no reading.
+        let trimmed = text.trim();
+        if !(trimmed.ends_with('{')
+            || trimmed == "}"
+            || trimmed.starts_with("HloModule")
+            || text.contains("while(")
+            || text.contains("call(")
+            || text.contains("conditional("))
+        {
+            return;
+        }
         match hlo::line(text) {
             Line::Module { name } => self.module = Some(name.to_string()),
             Line::Computation { name, entry } => {
@@ -203,11 +211,7 @@ impl Graph {
                         .push(call.computation().to_string());
                 }
             }
-            Line::Blank => {}
-            Line::Unread => {
-                self.unread += 1;
-                self.first_unread.get_or_insert(self.lines);
-            }
+            Line::Blank | Line::Unread => {}
         }
     }
 
@@ -280,6 +284,9 @@ struct Audit {
     refused: HashMap<String, (u64, String)>,
     deep: u64,
     buffers: u64,
+    /// Lines outside fusion bodies and reducers read as nothing.
+    unread: u64,
+    first_unread: Option<u64>,
 }
 
 impl Audit {
@@ -294,10 +301,20 @@ impl Audit {
             refused: HashMap::new(),
             deep: 0,
             buffers: 0,
+            unread: 0,
+            first_unread: None,
         }
     }
 
-    fn line(&mut self, _number: u64, text: &str, out: &mut impl Write) {
+    fn line(&mut self, number: u64, text: &str, out: &mut impl Write) {
+        if matches!(self.current, Some((_, _, false))) {
+            // A fusion body or a reducer: only its end matters, and most of
+            // a dump is such lines.
+            let trimmed = text.trim();
+            if trimmed != "}" && !trimmed.ends_with('{') {
+                return;
+            }
+        }
         match hlo::line(text) {
             Line::Computation { name, entry } => {
                 let running = self.reach.running.contains(name);
@@ -313,7 +330,11 @@ impl Audit {
                 }
                 self.current = Some((computation, entry, true));
             }
-            Line::Module { .. } | Line::Blank | Line::Unread => {}
+            Line::Unread => {
+                self.unread += 1;
+                self.first_unread.get_or_insert(number);
+            }
+            Line::Module { .. } | Line::Blank => {}
         }
     }
 
@@ -404,12 +425,12 @@ impl Audit {
         if self.reach.entry.is_none() {
             notes.push("the module has no ENTRY computation, so no buffers to list".to_string());
         }
-        if graph.unread > 0 {
+        if self.unread > 0 {
             notes.push(format!(
                 "{} lines read as no instruction, header or `}}` (the first is line {}); \
                  XLA prints one instruction a line",
-                graph.unread,
-                graph.first_unread.unwrap_or(0)
+                self.unread,
+                self.first_unread.unwrap_or(0)
             ));
         }
         if self.deep > 0 {
