@@ -464,16 +464,14 @@ impl Audit {
         notes: &[String],
         out: &mut impl Write,
     ) -> std::io::Result<()> {
-        let mut running: Vec<&String> = self.reach.running.iter().collect();
-        running.sort();
         let module = graph.module.as_deref().unwrap_or("(unnamed)");
         writeln!(
             out,
-            "module {module}: {} in {} of its {} computations (those that run on \
-             their own: ENTRY and what it runs through while, conditional and call; fusion \
-             bodies and applied computations keep no buffers of their own)\n",
+            "module {module}: {} in {} of its {} computations, those that run on their own\n\
+             (ENTRY and what it runs through while, conditional and call; fusion bodies and\n\
+             computations applied element by element keep none)\n",
             buffers(self.buffers),
-            running.len(),
+            self.reach.running.len(),
             graph.computations
         )?;
         writeln!(
