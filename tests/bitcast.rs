@@ -387,3 +387,209 @@ fn random_pairs_against_brute_force() {
     assert!(moved > PAIRS / 20, "{moved} moving elements");
     assert!(m2m_wrong > PAIRS / 10, "{m2m_wrong}");
 }
+
+/// Every permutation of `0..n`.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for p in permutations(n - 1) {
+        for at in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(at, n - 1);
+            out.push(q);
+        }
+    }
+    out
+}
+
+#[test]
+fn reshape_layout_is_sound_and_finds_every_untiled_order() {
+    let mut rng = Rng::new(0x5E5A_9E);
+    let (mut untiled, mut found, mut kept_tiles) = (0, 0, 0);
+    for _ in 0..800 {
+        let from = random_layout(&mut rng);
+        let from_l = build(&from, None);
+        let dims = reshaped_dims(&mut rng, &from.dims);
+        let got = bitcast::reshape_layout(&from_l, &dims);
+        if let Some(l) = &got {
+            assert_eq!(l.dims(), &dims[..]);
+            let bits = from_l.element_bits();
+            let check = brute_force((&from, bits), (&reference_of(l), bits), None);
+            assert_eq!(check, Ok(()), "{from_l} -> {l}");
+            found += 1;
+            kept_tiles += usize::from(!from.tiles.is_empty() && l.tiles() == from_l.tiles());
+        }
+        if from.tiles.is_empty() && dims.len() <= 5 {
+            untiled += 1;
+            let exists = permutations(dims.len()).into_iter().any(|m2m| {
+                let to = RefLayout {
+                    dims: dims.clone(),
+                    minor_to_major: m2m,
+                    ..from.clone()
+                };
+                brute_force((&from, 8), (&to, 8), None).is_ok()
+            });
+            assert_eq!(got.is_some(), exists, "{from_l} to {dims:?}");
+        }
+    }
+    eprintln!(
+        "{found} found, {kept_tiles} keeping tiles, {untiled} untiled checked for completeness"
+    );
+    assert!(untiled > 100 && kept_tiles > 50, "{untiled} {kept_tiles}");
+}
+
+#[test]
+fn reshape_layout_keeps_tiles_outside_the_tiled_dims() {
+    let cases = [
+        // The size-1 dim dropped, and put back.
+        (
+            "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}",
+            &[8, 1280, 16384][..],
+            "bf16[8,1280,16384]{2,1,0:T(8,128)(2,1)}",
+        ),
+        (
+            "bf16[8,1280,16384]{2,1,0:T(8,128)(2,1)}",
+            &[8, 1, 1280, 16384],
+            "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}",
+        ),
+        // Major dims merged and split, the tiled pair untouched.
+        (
+            "f32[4,6,16,256]{3,2,1,0:T(8,128)}",
+            &[24, 16, 256],
+            "f32[24,16,256]{2,1,0:T(8,128)}",
+        ),
+        (
+            "f32[24,256]{1,0:T(8,128)}",
+            &[3, 8, 256],
+            "f32[3,8,256]{2,1,0:T(8,128)}",
+        ),
+        (
+            "s4[2,3,64,128]{3,2,1,0:T(8,128)(8,1)E(4)}",
+            &[6, 64, 128],
+            "s4[6,64,128]{2,1,0:T(8,128)(8,1)E(4)}",
+        ),
+        // The tiled minor dim split at the tile: the tile count moves major.
+        (
+            "f32[8,256]{1,0:T(8,128)}",
+            &[8, 2, 128],
+            "f32[8,2,128]{2,0,1:T(8,128)}",
+        ),
+        // Split inside the tile too: no tiling fits, the untiled order does.
+        (
+            "f32[8,256]{1,0:T(8,128)}",
+            &[8, 2, 2, 64],
+            "f32[8,2,2,64]{3,2,0,1}",
+        ),
+    ];
+    for (from, dims, want) in cases {
+        let from = xla_layout::parse(from).unwrap();
+        let got =
+            bitcast::reshape_layout(&from, dims).unwrap_or_else(|| panic!("{from} to {dims:?}"));
+        assert_eq!(got.to_string(), want);
+        assert_eq!(bitcast::reshape(&from, &got), Ok(()));
+    }
+    // Inside the padded tile: nothing can.
+    let from = xla_layout::parse("f32[4,6,256]{2,1,0:T(8,128)}").unwrap();
+    assert!(bitcast::reshape_layout(&from, &[24, 256]).is_none());
+    assert!(
+        bitcast::reshape_layout(&from, &[5, 256]).is_none(),
+        "other element count"
+    );
+}
+
+#[test]
+fn bad_transposes_are_errors_that_name_the_piece() {
+    let from = xla_layout::parse("f32[2,3]").unwrap();
+    let to = xla_layout::parse("f32[3,2]{0,1}").unwrap();
+    let cases: [(&[usize], &Layout, &str); 5] = [
+        (
+            &[1],
+            &to,
+            "`perm` has `1` entries, expected `2`: one per dim",
+        ),
+        (
+            &[1, 2],
+            &to,
+            "`perm[1]` is `2`, expected a dim of `from` below `2`",
+        ),
+        (
+            &[0, 0],
+            &to,
+            "`perm[1]` repeats dim `0`; each dim must appear exactly once",
+        ),
+        (
+            &[0, 1],
+            &to,
+            "dim `0` of `to` is `3`, expected `2`: dim `0` of `from`, as `perm[0]` says",
+        ),
+        (
+            &[1, 0],
+            &xla_layout::parse("f32[3,2,1]").unwrap(),
+            "`from` has rank `2` and `to` has rank `3`; a transpose keeps the rank",
+        ),
+    ];
+    for (perm, to, message) in cases {
+        let err = bitcast::transpose(&from, to, perm).unwrap_err();
+        assert_eq!(err.to_string(), message);
+    }
+    assert_eq!(bitcast::transpose(&from, &to, &[1, 0]), Ok(()));
+}
+
+#[test]
+fn sizes_and_types_are_named_before_elements() {
+    let p = |s: &str| xla_layout::parse(s).unwrap();
+    let cases = [
+        ("f32[2,3]", "s32[6]", "element type `f32` becomes `s32`; a bitcast keeps the element type"),
+        ("s8[8]{0:E(4)}", "s8[8]", "elements take `4` bits in `from` and `8` in `to`; a bitcast keeps the element size"),
+        ("f32[2,3]", "f32[5]", "`from` has `6` elements and `to` has `5`; a reshape keeps the number of elements"),
+        ("f32[2,3]", "f32[6]{0:L(4)}", "`from` takes `24` bytes of storage and `to` takes `32`; a bitcast keeps the storage size"),
+        // Sub-byte elements: 7 nibbles take 4 bytes, as 8 do.
+        ("s4[7]{0:E(4)}", "s4[7]{0:L(8)E(4)}", ""),
+    ];
+    for (from, to, message) in cases {
+        let got = bitcast::reshape(&p(from), &p(to));
+        match got {
+            Ok(()) => assert_eq!(message, "", "{from} -> {to}"),
+            Err(e) => assert_eq!(e.to_string(), message, "{from} -> {to}"),
+        }
+    }
+    // Zero elements: any layouts of the same type and size.
+    assert_eq!(
+        bitcast::reshape(&p("f32[0,3]{0,1:T(8,128)}"), &p("f32[3,0]")),
+        Ok(())
+    );
+}
+
+/// `bf16[8192,8192]` pairs and the like decide from their digits: a tiled
+/// layout's dims split and merged, a retiling's first moving element, and
+/// ragged rows.
+#[test]
+fn large_layouts_decide_without_enumerating() {
+    let p = |s: &str| xla_layout::parse(s).unwrap();
+    let from = p("bf16[8192,8192]{1,0:T(8,128)(2,1)}");
+    assert_eq!(bitcast::reshape(&from, &p("bf16[1024,8,64,128]{3,2,1,0:T(8,128)(2,1)}")).map_err(|e| e.to_string()),
+        Err("element `[0, 128]` (row-major position `128`) moves: it is at slot `1024` in `from` and at slot `1` as `[0, 0, 1, 0]` in `to`".to_string()));
+    assert_eq!(
+        bitcast::reshape(&from, &p("bf16[1024,8,8192]{2,1,0:T(8,128)(2,1)}")),
+        Ok(())
+    );
+    let err = bitcast::reshape(&from, &p("bf16[8192,8192]{1,0:T(16,128)(2,1)}")).unwrap_err();
+    let Mismatch::Moved(m) = err else {
+        panic!("{err}")
+    };
+    assert_eq!((m.position, &*m.from_index), (128, &[0, 128][..]));
+    assert_eq!((m.from_slot, m.to_slot), (8 * 128, 16 * 128));
+    // Rows of 8190 are ragged in tiles of 128; they match only themselves.
+    let ragged = p("f32[3,8190]{1,0:T(8,128)}");
+    assert_eq!(
+        bitcast::reshape(&ragged, &p("f32[1,3,8190]{2,1,0:T(8,128)}")),
+        Ok(())
+    );
+    let err = bitcast::reshape(&ragged, &p("f32[3,8190]{1,0:T(8,256)}")).unwrap_err();
+    assert!(
+        matches!(err, Mismatch::Moved(m) if m.position == 128),
+        "{err}"
+    );
+}

@@ -452,11 +452,13 @@ pub fn transpose(from: &Layout, to: &Layout, perm: &[usize]) -> Result<(), Misma
 /// merges dims outside the tiled minor dims; where no tiled layout fits but
 /// the map is dense, an untiled one is returned.
 ///
-/// Each new dim's place follows from `from`'s map: the slot of the element
-/// one step along that dim (from the origin) is the dim's stride in any
-/// layout that works, so ordering the dims by it gives the only
-/// `minor_to_major` that can (size-1 dims, which have no stride, go
-/// most major).
+/// It tries `from`'s tiles with the new dims in `from`'s physical order
+/// (each where the dim of `from` holding its lowest digit is), then
+/// ordered by the slot of the last element along each, then both untiled.
+/// In an untiled layout that slot is `(size - 1) * stride`, which grows
+/// with every step towards the major end, so that order is the only
+/// `minor_to_major` that can work. Size-1 dims, which have no stride, go
+/// most major.
 ///
 /// # Examples
 ///
@@ -475,27 +477,11 @@ pub fn reshape_layout(from: &Layout, to_dims: &[usize]) -> Option<Layout> {
         return None;
     }
     let rank = to_dims.len();
-    // Sort keys: the stride of each dim, size-1 dims above every other.
-    let mut keys = [(0usize, 0usize); MAX_RANK];
-    let mut after = 1usize;
-    for d in (0..rank).rev() {
-        // An empty array has no strides; any order is a bitcast of it.
-        keys[d] = if to_dims[d] > 1 && !from.is_empty() {
-            (from.offset(&Index::unravel(after, from.dims())), d)
-        } else {
-            (usize::MAX, d)
-        };
-        after = after.saturating_mul(to_dims[d]);
-    }
-    let keys = &mut keys[..rank];
-    // Among equal keys (size-1 dims), the later dim is the more minor.
-    keys.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-    let mut m2m = [0usize; MAX_RANK];
-    for (slot, key) in m2m.iter_mut().zip(keys.iter()) {
-        *slot = key.1;
-    }
-    let candidate = |tiled: bool| {
-        let mut b = LayoutBuilder::new(from.element_type(), to_dims).minor_to_major(&m2m[..rank]);
+    let mut orders = [[0usize; MAX_RANK]; 2];
+    orders[0] = order(from, to_dims, Order::Inherited);
+    orders[1] = order(from, to_dims, Order::LastSlot);
+    let candidate = |m2m: &[usize], tiled: bool| {
+        let mut b = LayoutBuilder::new(from.element_type(), to_dims).minor_to_major(m2m);
         if tiled {
             for t in from.tiles() {
                 b = b.tile(t.dims());
@@ -504,5 +490,68 @@ pub fn reshape_layout(from: &Layout, to_dims: &[usize]) -> Option<Layout> {
         b.keep_attributes(&from.attributes, |_| true);
         b.build().ok().filter(|l| reshape(from, l).is_ok())
     };
-    candidate(true).or_else(|| candidate(false))
+    let tiled = !from.tiles().is_empty();
+    [(0, tiled), (1, tiled), (0, false), (1, false)]
+        .into_iter()
+        .find_map(|(o, t)| candidate(&orders[o][..rank], t))
+}
+
+/// How [`order`] places the new dims.
+#[derive(Clone, Copy)]
+enum Order {
+    /// Where the dim of `from` that holds the new dim's lowest digit is in
+    /// `from`'s physical order: splits and merges keep their place, so
+    /// tiles on the minor dims still fit.
+    Inherited,
+    /// By the slot of the last element along each new dim.
+    LastSlot,
+}
+
+/// A `minor_to_major` of `to_dims` for a layout of `from`'s elements.
+fn order(from: &Layout, to_dims: &[usize], how: Order) -> [usize; MAX_RANK] {
+    let rank = to_dims.len();
+    let mut keys = [(0usize, 0usize, 0usize); MAX_RANK];
+    let mut after = 1usize;
+    for d in (0..rank).rev() {
+        // An empty array has no slots; any order is a bitcast of it. A
+        // size-1 dim has no stride: most major, where it moves nothing.
+        keys[d] = if to_dims[d] <= 1 || from.is_empty() {
+            (usize::MAX, 0, d)
+        } else {
+            match how {
+                Order::Inherited => (physical_place(from, after), after, d),
+                Order::LastSlot => {
+                    let last = (to_dims[d] - 1).saturating_mul(after);
+                    (from.offset(&Index::unravel(last, from.dims())), 0, d)
+                }
+            }
+        };
+        after = after.saturating_mul(to_dims[d]);
+    }
+    let keys = &mut keys[..rank];
+    // Among equal keys (size-1 dims), the later dim is the more minor.
+    keys.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.cmp(&a.2)));
+    let mut m2m = [0usize; MAX_RANK];
+    for (slot, key) in m2m.iter_mut().zip(keys.iter()) {
+        *slot = key.2;
+    }
+    m2m
+}
+
+/// The place in `from`'s `minor_to_major` of the dim that row-major
+/// position `position` steps first.
+fn physical_place(from: &Layout, position: usize) -> usize {
+    let mut after = 1usize;
+    for d in (0..from.rank()).rev() {
+        let size = from.dims()[d];
+        if size > 1 && position < after.saturating_mul(size) {
+            return from
+                .minor_to_major()
+                .iter()
+                .position(|&x| x == d)
+                .unwrap_or(0);
+        }
+        after = after.saturating_mul(size);
+    }
+    from.rank()
 }
