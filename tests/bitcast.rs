@@ -54,6 +54,8 @@ fn reference_of(l: &Layout) -> RefLayout {
 
 /// What the brute force finds when the change is no bitcast: a mismatch
 /// of sizes or types, or the first element that moves.
+// Only the tests make these, one per pair.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, PartialEq)]
 enum Found {
     Other(Mismatch),
@@ -137,14 +139,14 @@ fn offsets(slots: &[Option<Vec<usize>>], dims: &[usize]) -> Vec<usize> {
 
 /// Checks the library's answer against the brute force's.
 fn agree(
-    got: Result<(), Mismatch>,
+    got: &Result<(), Mismatch>,
     want: Result<(), Found>,
     from: &Layout,
     to: &Layout,
     perm: Option<&[usize]>,
 ) {
     let what = format!("{from} -> {to} perm {perm:?}");
-    match (got, want) {
+    match (*got, want) {
         (Ok(()), Ok(())) => {}
         (
             Err(Mismatch::Moved(g)),
@@ -176,7 +178,7 @@ fn agree(
 /// the same row-major order.
 fn reshaped_dims(rng: &mut Rng, dims: &[usize]) -> Vec<usize> {
     let mut out = dims.to_vec();
-    for _ in 0..1 + rng.pick(3) {
+    for _ in 0..=rng.pick(3) {
         match rng.pick(4) {
             // Split a dim into two factors.
             0 => {
@@ -365,7 +367,7 @@ fn random_pairs_against_brute_force() {
             None => bitcast::reshape(&from_l, &to_l),
             Some(p) => bitcast::transpose(&from_l, &to_l, p),
         };
-        agree(got, want, &from_l, &to_l, perm.as_deref());
+        agree(&got, want, &from_l, &to_l, perm.as_deref());
         if got.is_ok() {
             same += 1;
             by_kind[kind] += 1;
@@ -406,7 +408,7 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
 
 #[test]
 fn reshape_layout_is_sound_and_finds_every_untiled_order() {
-    let mut rng = Rng::new(0x5E5A_9E);
+    let mut rng = Rng::new(0x005E_5A9E);
     let (mut untiled, mut found, mut kept_tiles) = (0, 0, 0);
     for _ in 0..800 {
         let from = random_layout(&mut rng);

@@ -68,6 +68,10 @@ impl<'a> Bitcast<'a> {
     }
 
     /// The verdict: what [`bitcast::reshape`] or [`bitcast::transpose`] says.
+    ///
+    /// # Errors
+    ///
+    /// The [`Mismatch`] when the change is no bitcast.
     pub fn result(&self) -> Result<(), Mismatch> {
         self.result
     }
