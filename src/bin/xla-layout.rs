@@ -280,10 +280,18 @@ fn run_bitcast(from: &xla_layout::Layout, args: &Args) -> Result<(), Failure> {
         | Mismatch::PermEntry { .. }
         | Mismatch::PermRepeat { .. }
         | Mismatch::PermutedDim { .. }
-        | Mismatch::Rank { .. }),
+        | Mismatch::Rank { .. }
+        | Mismatch::Irregular { .. }),
     ) = shown.result()
     {
-        return Err(usage_error(format!("--transpose: {e}")));
+        return Err(usage_error(format!(
+            "--{}: {e}",
+            if perm.is_some() {
+                "transpose"
+            } else {
+                "reshape"
+            }
+        )));
     }
     let _ = std::io::stdout().write_all(shown.to_string().as_bytes());
     Ok(())

@@ -142,6 +142,14 @@ pub enum Mismatch {
         /// The dim it repeats.
         dim: usize,
     },
+    /// A layout's tiles cut a dim's digits where none of its digits end
+    /// (`T(3,4)(2,3)` splits `e mod 4` by 3), so the maps are no sums of
+    /// digits and are compared element by element, up to
+    /// [`MAX_IRREGULAR_ELEMENTS`]; these have more.
+    Irregular {
+        /// Elements of each side.
+        elements: usize,
+    },
     /// A dim of `to` is not the dim of `from` that `perm` names.
     PermutedDim {
         /// The dim of `to`.
@@ -179,6 +187,12 @@ impl fmt::Display for Mismatch {
                 "element `{:?}` (row-major position `{}`) moves: it is at slot `{}` in `from` and at slot `{}` as `{:?}` in `to`",
                 m.from_index, m.position, m.from_slot, m.to_slot, m.to_index
             ),
+            Mismatch::Irregular { elements } => write!(
+                f,
+                "cannot decide: the tiles split a dim's digits off their boundaries, so the \
+                 `{elements}` elements would be compared one by one, more than the \
+                 `{MAX_IRREGULAR_ELEMENTS}` this compares"
+            ),
             Mismatch::Rank { from, to } => write!(
                 f,
                 "`from` has rank `{from}` and `to` has rank `{to}`; a transpose keeps the rank"
@@ -207,6 +221,26 @@ impl fmt::Display for Mismatch {
         }
     }
 }
+
+/// The most elements compared one by one, for layouts whose tiles leave no
+/// digits to compare (see [`Mismatch::Irregular`]): about a second in a
+/// debug build, so that `assert_bitcast!` never holds a build up for long.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{bitcast::{self, Mismatch, MAX_IRREGULAR_ELEMENTS}, parse};
+/// // `e mod 4` split by 3: no digit of the dim ends there.
+/// let from = parse("f32[7,10]{1,0:T(3,4)(2,3)}").unwrap();
+/// assert!(bitcast::reshape(&from, &from).is_ok());
+/// let big = parse("f32[4096,4096]{1,0:T(3,4)(2,3)}").unwrap();
+/// assert!(big.len() > MAX_IRREGULAR_ELEMENTS);
+/// assert_eq!(
+///     bitcast::reshape(&big, &big),
+///     Err(Mismatch::Irregular { elements: 4096 * 4096 })
+/// );
+/// ```
+pub const MAX_IRREGULAR_ELEMENTS: usize = 1 << 22;
 
 /// A laid-out shape as the comparison reads it: `to` of a transpose is
 /// read on `from`'s dims.
@@ -271,9 +305,9 @@ fn same_storage(from: &Layout, to: &Layout) -> Result<(), Mismatch> {
 
 /// The first row-major position of `from` whose slot differs in `to`
 /// (read on `from`'s dims), or `None`.
-fn first_moved(from: &Layout, to: &Desc<'_>) -> Option<usize> {
+fn first_moved(from: &Layout, to: &Desc<'_>) -> Result<Option<usize>, Mismatch> {
     if from.is_empty() {
-        return None;
+        return Ok(None);
     }
     let from_desc = Desc::of(from);
     let forms = (
@@ -282,25 +316,33 @@ fn first_moved(from: &Layout, to: &Desc<'_>) -> Option<usize> {
     );
     if let (Some(a), Some(b)) = forms {
         return match a.first_difference(&b) {
-            Compared::Same => None,
-            Compared::Differ(l) => Some(l),
+            Compared::Same => Ok(None),
+            Compared::Differ(l) => Ok(Some(l)),
+            Compared::Undecided => Err(Mismatch::Irregular {
+                elements: from.len(),
+            }),
         };
     }
     // A tile that cuts a digit off its dim's boundaries leaves no digits to
     // compare (see `terms::atoms`); such layouts are compared element by
-    // element.
+    // element, when there are few enough.
+    if from.len() > MAX_IRREGULAR_ELEMENTS {
+        return Err(Mismatch::Irregular {
+            elements: from.len(),
+        });
+    }
     let (mut a, mut b) = ([0usize; MAX_RANK], [0usize; MAX_RANK]);
     let (ia, ib) = (&mut a[..from.rank()], &mut b[..to.rank]);
     for l in 0..from.len() {
         let x = from.offset(ia);
         let y = offset_of(to.dims(), to.m2m(), to.tiles, ib);
         if x != y {
-            return Some(l);
+            return Ok(Some(l));
         }
         crate::layout::advance(ia, from.dims());
         crate::layout::advance(ib, to.dims());
     }
-    None
+    Ok(None)
 }
 
 /// Whether reshaping `from` into `to` is a bitcast: the element at each
@@ -311,13 +353,15 @@ fn first_moved(from: &Layout, to: &Desc<'_>) -> Option<usize> {
 /// Decided from the layouts' digits: the time does not grow with the
 /// number of elements, except for layouts whose tiles cut a dim's digit
 /// where none of its digits end (`f32[7,10]{1,0:T(3,4)(2,3)}` splits
-/// `e mod 4` by 3), which are compared element by element.
+/// `e mod 4` by 3), which are compared element by element, up to
+/// [`MAX_IRREGULAR_ELEMENTS`].
 ///
 /// # Errors
 ///
 /// The [`Mismatch`]: different element types or sizes, element counts or
 /// storage sizes, or else the first element (in `from`'s row-major order)
-/// that moves, with its index and slot on both sides.
+/// that moves, with its index and slot on both sides; for irregular tiles
+/// past [`MAX_IRREGULAR_ELEMENTS`], [`Mismatch::Irregular`].
 ///
 /// # Examples
 ///
@@ -339,7 +383,7 @@ fn first_moved(from: &Layout, to: &Desc<'_>) -> Option<usize> {
 /// ```
 pub fn reshape(from: &Layout, to: &Layout) -> Result<(), Mismatch> {
     same_storage(from, to)?;
-    match first_moved(from, &Desc::of(to)) {
+    match first_moved(from, &Desc::of(to))? {
         None => Ok(()),
         Some(position) => {
             let from_index = Index::unravel(position, from.dims());
@@ -423,7 +467,7 @@ pub fn transpose(from: &Layout, to: &Layout, perm: &[usize]) -> Result<(), Misma
     for (slot, &i) in desc.m2m.iter_mut().zip(to.minor_to_major()) {
         *slot = perm[i];
     }
-    match first_moved(from, &desc) {
+    match first_moved(from, &desc)? {
         None => Ok(()),
         Some(position) => {
             let from_index = Index::unravel(position, from.dims());

@@ -283,6 +283,9 @@ pub(crate) enum Compared {
     Same,
     /// The first row-major position whose slots differ.
     Differ(usize),
+    /// The terms differ, and finding where would take more steps than
+    /// [`MAX_IRREGULAR_ELEMENTS`](super::MAX_IRREGULAR_ELEMENTS).
+    Undecided,
 }
 
 impl Form {
@@ -509,6 +512,9 @@ impl Form {
         // the found place), compare position by position: a ragged dim meets
         // a different split only here, and they part within a few of its steps.
         let steps = self.len.div_ceil(start);
+        if steps - from.min(steps) > super::MAX_IRREGULAR_ELEMENTS {
+            return Compared::Undecided;
+        }
         for step in from..steps {
             let position = start * step;
             if self.slot(position) != other.slot(position) {
@@ -705,6 +711,7 @@ mod tests {
                 match fa.first_difference(&fb) {
                     Compared::Same => assert_eq!(first, None, "{a} and {b}"),
                     Compared::Differ(l) => assert_eq!(first, Some(l), "{a} and {b}"),
+                    Compared::Undecided => panic!("{a} and {b}: undecided"),
                 }
                 same += usize::from(first.is_none());
             }
