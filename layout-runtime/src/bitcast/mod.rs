@@ -7,6 +7,7 @@
 //! every element keeps its storage slot (the element at each row-major
 //! position of `from` is at the same slot in `to`), both storages take the
 //! same number of bytes, and the element type and size stay the same.
+//! `S(n)`, the memory space, is metadata and not compared.
 //!
 //! The answer comes from the layouts' digits, not from their elements:
 //! each side's map is written as terms `floor(L / A) mod B * S` of the

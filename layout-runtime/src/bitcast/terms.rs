@@ -11,18 +11,27 @@
 //! reaches only the values below the dim, so it is no digit of `L`.
 //!
 //! [`Form::new`] writes both kinds in order of `L`'s digits and normalises
-//! them: size-1 digits dropped, and adjacent digits merged when
-//! `S_outer == B_inner * S_inner` (they are then one digit, `floor(L/A) mod
-//! (B_inner * B_outer) * S_inner`). Two normalised lists of plain digits are
-//! the same function on `0..N` exactly when they are equal: if they first
-//! differ at digit boundary `A`, either their strides differ (and so do the
-//! maps at `L = A`), or one digit ends first, at `A * B`, where the other
-//! still counts with the same stride while the first's next digit has a
-//! stride other than `B * S`, as it was not merged. [`Form::first_difference`]
-//! finds that position from the terms; a block's digits are compared the
-//! same way below the block's end, and beyond that (a ragged dim against a
-//! different split) the maps are compared position by position from where
-//! they are known to agree.
+//! them: size-1 digits dropped; a block's lowest digit split at
+//! `g = gcd(its modulus, the dim)` while `g > 1` (`e mod g` with `g` dividing
+//! the dim is a digit of `L`, and what is left is a block of `D / g`); a
+//! block left with its top digit alone is a plain digit; and adjacent
+//! digits merged when `S_outer == B_inner * S_inner` (they are then one
+//! digit, `floor(L/A) mod (B_inner * B_outer) * S_inner`).
+//!
+//! Two normalised lists of plain digits are the same function on `0..N`
+//! exactly when they are equal: if they first differ at digit boundary `A`
+//! (below it both are the same terms, and every `L < A` has no other digit),
+//! either their strides differ, and so do the maps at `L = A`, or one digit
+//! ends first, at `A * B`, where the other still counts with the same
+//! stride, `B * S`, while the first's next digit has another stride, as it
+//! was not merged. [`Form::first_difference`] finds that position from the
+//! terms, within a block's digits too (below the block's end they are
+//! plain digits). Equal terms are the same map whatever they hold, so the
+//! verdict never rests on the normal form being unique; where a ragged dim
+//! meets a different split, the walk goes on position by position from
+//! where the maps are known to agree, and the brute-force tests
+//! (`normal_forms_decide_equality` below, `tests/bitcast.rs`) check that
+//! the first difference lies right there.
 
 use crate::{MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
 
