@@ -40,6 +40,40 @@ macro_rules! layout {
     };
 }
 
+/// Fails the build unless a reshape (or, with `transpose = [..]`, XLA's
+/// transpose, output dim `i` being dim `perm[i]` of `from`) between two
+/// layout specs is a bitcast: the check of
+/// [`bitcast::reshape`](crate::bitcast::reshape) and
+/// [`bitcast::transpose`](crate::bitcast::transpose), run by the compiler.
+/// It expands to nothing; otherwise the build fails with the
+/// [`Mismatch`](crate::bitcast::Mismatch) message on `to` (or on a bad
+/// `perm`), and a bad spec with `layout!`'s message.
+///
+/// ```
+/// xla_layout::assert_bitcast!(
+///     "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}",
+///     "bf16[8,1280,16384]{2,1,0:T(8,128)(2,1)}"
+/// );
+/// xla_layout::assert_bitcast!("f32[128,256]{1,0:T(8,128)}", "f32[256,128]{0,1:T(8,128)}", transpose = [1, 0]);
+/// ```
+///
+/// ```compile_fail
+/// // The tiles hold 4 rows instead of 8: column 128 moves.
+/// xla_layout::assert_bitcast!("f32[8,256]{1,0:T(8,128)}", "f32[2,4,256]{2,1,0:T(4,128)}");
+/// ```
+///
+/// There is no `const fn` form over `layout!` values yet: their types keep
+/// the description the check reads (dims, order, tiles, as constants), but
+/// the check sorts and merges terms with iterators and slice sorts, which
+/// `const fn` cannot call on this crate's minimum Rust (1.85). Name the two
+/// specs here instead; it runs the same code.
+#[macro_export]
+macro_rules! assert_bitcast {
+    ($($input:tt)*) => {
+        $crate::__private::__assert_bitcast! { $($input)* }
+    };
+}
+
 /// The macro and the trait whose methods (`pack`, `unpack`, `slots`, ...)
 /// `layout!` values carry: `use xla_layout::prelude::*;`.
 ///
@@ -197,7 +231,7 @@ pub mod __private {
     pub use crate::__layout_named as named;
     pub use core::fmt;
     pub use core::option::Option::{self, None, Some};
-    pub use layout_macros::__layout;
+    pub use layout_macros::{__assert_bitcast, __layout};
     pub use layout_runtime::__Tables as Tables;
     pub use layout_runtime::__outside_dims as outside_dims;
     pub use layout_runtime::{

@@ -234,3 +234,94 @@ fn readme_picture_is_current() {
     }
     assert!(found, "no README shows `{command}`");
 }
+
+#[test]
+fn reshape_and_transpose_show_the_verdict() {
+    let out = stdout(&[
+        "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}",
+        "--reshape",
+        "bf16[8,1280,16384]{2,1,0:T(8,128)(2,1)}",
+    ]);
+    assert_eq!(
+        out,
+        "reshape bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)} -> \
+         bf16[8,1280,16384]{2,1,0:T(8,128)(2,1)}: a bitcast, no data moves\n"
+    );
+    let out = stdout(&["f32[2,3]", "--reshape", "f32[6]{0:T(4)}"]);
+    assert_eq!(
+        out,
+        "reshape f32[2,3]{1,0} -> f32[6]{0:T(4)}: not a bitcast\n  `from` takes `24` bytes \
+         of storage and `to` takes `32`; a bitcast keeps the storage size\n"
+    );
+    let out = stdout(&["f32[2,3]", "--transpose", "f32[3,2]{0,1}", "--perm", "1,0"]);
+    assert!(out.ends_with(": a bitcast, no data moves\n"), "{out}");
+}
+
+/// The first moving element is stepped through both layouts by the same
+/// renderer as `--index`, and its slots are the library's.
+#[test]
+fn a_moving_element_is_worked_out_on_both_sides() {
+    let (from, to) = ("f32[8,256]{1,0:T(8,128)}", "f32[2,4,256]{2,1,0:T(4,128)}");
+    let out = stdout(&[from, "--reshape", to]);
+    let (f, t) = (parse(from).unwrap(), parse(to).unwrap());
+    let err = xla_layout::bitcast::reshape(&f, &t).unwrap_err();
+    let xla_layout::bitcast::Mismatch::Moved(m) = err else {
+        panic!("{err}")
+    };
+    let steps = |l, i: &[usize]| {
+        xla_layout::render::IndexSteps::new(l, i)
+            .unwrap()
+            .to_string()
+    };
+    let expected = format!(
+        "reshape {f} -> {t}: not a bitcast\n  {err}\n\nin `from`, {f}:\n{}\nin `to`, {t}:\n{}\n",
+        steps(&f, &m.from_index),
+        steps(&t, &m.to_index)
+    );
+    assert_eq!(out, expected);
+    assert!(out.contains("index (0,128) is at offset 1024"));
+    assert!(out.contains("index (0,0,128) is at offset 512"));
+    let out = stdout(&["f32[2,3]", "--transpose", "f32[3,2]", "--perm", "1,0"]);
+    assert!(out.contains("index (0,1) is at offset 1\n"), "{out}");
+    assert!(out.contains("index (1,0) is at offset 2\n"), "{out}");
+}
+
+#[test]
+fn bad_bitcast_arguments_give_status_2() {
+    for (args, message) in [
+        (
+            &["f32[2,3]", "--transpose", "f32[3,2]", "--perm", "1,1"][..],
+            "error: --transpose: `perm[1]` repeats dim `1`; each dim must appear exactly once\n",
+        ),
+        (
+            &["f32[2,3]", "--transpose", "f32[2,3]", "--perm", "1,0"],
+            "error: --transpose: dim `0` of `to` is `2`, expected `3`: dim `1` of `from`, as `perm[0]` says\n",
+        ),
+        (
+            &["f32[2,3]", "--transpose", "f32[3,2]"],
+            "error: --transpose needs --perm\n",
+        ),
+        (
+            &["f32[2,3]", "--reshape", "f32[6]", "--perm", "0"],
+            "error: give one of --reshape and --transpose\n",
+        ),
+        (
+            &["f32[2,3]", "--perm", "0"],
+            "error: --perm goes with --transpose\n",
+        ),
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.starts_with(message), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    // A bad `to` is reported as a bad SPEC is.
+    let bad = "f32[6]{0:T(0)}";
+    let out = run(&["f32[2,3]", "--reshape", bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!("{}\n", parse(bad).unwrap_err().report(bad))
+    );
+}

@@ -95,3 +95,32 @@ fn packed_macro_layouts() {
     l.unpack_bits(&storage, &mut back).unwrap();
     assert_eq!(back, logical);
 }
+
+/// The thread-pool methods of `layout!` values write what their run-time
+/// layouts' do, on arrays large enough to be cut into chunks.
+#[cfg(feature = "rayon")]
+#[test]
+fn macro_layouts_on_threads() {
+    let l = layout!("f32[600,700]{1,0:T(8,128)}");
+    let logical: Vec<f32> = (0..l.len()).map(|x| x as f32).collect();
+    let mut storage = vec![f32::NAN; l.storage_len()];
+    let mut want = vec![1.0; l.storage_len()];
+    l.par_pack(&logical, &mut storage).unwrap();
+    l.runtime().pack(&logical, &mut want).unwrap();
+    assert_eq!(storage, want);
+
+    let mut back = vec![0.0; l.len()];
+    l.par_unpack(&storage, &mut back).unwrap();
+    assert_eq!(back, logical);
+
+    let col = layout!("f32[600,700]{0,1}");
+    let mut converted = vec![0.0; col.storage_len()];
+    let mut want = vec![1.0; col.storage_len()];
+    l.par_convert(&storage, col, &mut converted).unwrap();
+    l.runtime()
+        .convert_to(&storage, &col.runtime(), &mut want)
+        .unwrap();
+    assert_eq!(converted, want);
+    assert_eq!(converted[col.offset([599, 3])], (599 * 700 + 3) as f32);
+    assert!(l.par_pack(&logical[1..], &mut storage).is_err());
+}

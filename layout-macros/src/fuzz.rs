@@ -274,3 +274,45 @@ fn every_limit_is_a_compile_error_naming_it() {
         assert_eq!(constant(&out, name), Some(value), "{spec}: {out:.300}");
     }
 }
+
+/// `assert_bitcast!` on generated and damaged pairs of specs, with and
+/// without a `transpose = [..]`: an expansion to nothing or a
+/// `compile_error!`, never a panic.
+#[test]
+fn assert_bitcast_never_panics() {
+    let mut rng = Rng::new(0xB17C);
+    let (mut passed, mut failed) = (0, 0);
+    for _ in 0..2_000 {
+        let a = generate(&mut rng);
+        let b = generate(&mut rng);
+        let from = a.text.clone();
+        let to = match rng.pick(3) {
+            0 => b.text.clone(),
+            1 => mutate(&mut rng, &a.text, &b.text),
+            _ => a.text.clone(),
+        };
+        let (from, to) = (Literal::string(&from), Literal::string(&to));
+        let tokens = if rng.one_in(2) {
+            let perm: Vec<Literal> = (0..rng.pick(5))
+                .map(|_| Literal::usize_unsuffixed(rng.pick(6)))
+                .collect();
+            quote!(#from, #to, transpose = [#(#perm),*])
+        } else {
+            quote!(#from, #to)
+        };
+        let text = catch_unwind(AssertUnwindSafe(|| {
+            crate::bitcast::expand(tokens.clone()).to_string()
+        }))
+        .unwrap_or_else(|_| panic!("assert_bitcast!({tokens}) panicked"));
+        if text.is_empty() {
+            passed += 1;
+        } else {
+            assert!(text.contains("compile_error"), "{tokens}: {text}");
+            failed += 1;
+        }
+    }
+    assert!(
+        passed > 100 && failed > 100,
+        "{passed} passed, {failed} failed"
+    );
+}

@@ -7,6 +7,7 @@
 //! `FoldedSpec` impl, which the runtime's shared `Folded` type runs.
 
 mod ast;
+mod bitcast;
 mod emit;
 mod expand;
 #[cfg(test)]
@@ -26,4 +27,12 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn __layout(input: TokenStream) -> TokenStream {
     expand::expand(input.into()).into()
+}
+
+/// Expands `assert_bitcast!`; see the `xla-layout` crate. Input: what the
+/// user wrote.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __assert_bitcast(input: TokenStream) -> TokenStream {
+    bitcast::expand(input.into()).into()
 }

@@ -21,6 +21,7 @@
 #![deny(unsafe_code)]
 
 mod attributes;
+pub mod bitcast;
 mod closed;
 mod code;
 mod divide;

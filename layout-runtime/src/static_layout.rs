@@ -444,6 +444,90 @@ pub trait StaticLayout:
         })
     }
 
+    /// [`Layout::par_pack`] for this layout: [`pack`](Self::pack) on
+    /// rayon's thread pool (feature `rayon`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::pack`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[256,256]{1,0:T(8,128)}");
+    /// let logical: Vec<f32> = (0..l.len()).map(|x| x as f32).collect();
+    /// let (mut a, mut b) = (vec![0.0; l.storage_len()], vec![0.0; l.storage_len()]);
+    /// l.par_pack(&logical, &mut a).unwrap();
+    /// l.pack(&logical, &mut b).unwrap();
+    /// assert_eq!(a, b);
+    /// ```
+    #[cfg(feature = "rayon")]
+    fn par_pack<T: Copy + Default + Send + Sync>(
+        self,
+        logical_row_major: &[T],
+        storage: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        with_layout(self, |l| l.par_pack(logical_row_major, storage))
+    }
+
+    /// [`Layout::par_unpack`] for this layout: [`unpack`](Self::unpack) on
+    /// rayon's thread pool (feature `rayon`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::unpack`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("bf16[64,256]{1,0:T(8,128)(2,1)}");
+    /// let storage: Vec<u16> = (0..l.storage_len() as u16).collect();
+    /// let (mut a, mut b) = (vec![0u16; l.len()], vec![0u16; l.len()]);
+    /// l.par_unpack(&storage, &mut a).unwrap();
+    /// l.unpack(&storage, &mut b).unwrap();
+    /// assert_eq!(a, b);
+    /// ```
+    #[cfg(feature = "rayon")]
+    fn par_unpack<T: Copy + Send + Sync>(
+        self,
+        storage: &[T],
+        logical_row_major: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        with_layout(self, |l| l.par_unpack(storage, logical_row_major))
+    }
+
+    /// [`Layout::par_convert`] from this layout to `to` (another `layout!`
+    /// value or a `&Layout`): [`convert_to`](Self::convert_to) on rayon's
+    /// thread pool (feature `rayon`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::convert_to`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let from = xla_layout::layout!("f32[300,200]{0,1}");
+    /// let to = xla_layout::layout!("f32[300,200]{1,0:T(8,128)}");
+    /// let src: Vec<f32> = (0..from.storage_len()).map(|x| x as f32).collect();
+    /// let (mut a, mut b) = (vec![0.0; to.storage_len()], vec![0.0; to.storage_len()]);
+    /// from.par_convert(&src, to, &mut a).unwrap();
+    /// from.convert_to(&src, to, &mut b).unwrap();
+    /// assert_eq!(a, b);
+    /// ```
+    #[cfg(feature = "rayon")]
+    fn par_convert<T: Copy + Default + Send + Sync, D: crate::AnyLayout>(
+        self,
+        storage: &[T],
+        to: D,
+        to_storage: &mut [T],
+    ) -> Result<(), RelayoutError> {
+        with_layout(self, |l| l.par_convert(storage, to, to_storage))
+    }
+
     /// [`Layout::pack_array`] for this layout (feature `ndarray`).
     ///
     /// # Errors

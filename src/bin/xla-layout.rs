@@ -14,6 +14,8 @@
 //! cargo run --example explain -- 'f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}' --slice 1,3,:,:,0
 //! cargo run --example explain -- --tpu 'bf16[3,1000]'
 //! cargo run --example explain -- --c 'f32[3,5]{1,0:T(2,2)}' > layout.c
+//! cargo run --example explain -- 'f32[8,256]{1,0:T(8,128)}' --reshape 'f32[2,4,256]{2,1,0:T(4,128)}'
+//! cargo run --example explain -- 'f32[2,3]' --transpose 'f32[3,2]{0,1}' --perm 1,0
 //! cargo run --example explain -- --hlo module.txt
 //! cargo run --example explain -- --hlo module.txt --tsv
 //! cargo run --example explain -- --hlo module.txt --tsv --buffers
@@ -27,7 +29,10 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::process::ExitCode;
 
-use xla_layout::render::{CCode, Grid, IndexSteps, Memory, OffsetSteps, Slice, Summary, Svg};
+use xla_layout::bitcast::Mismatch;
+use xla_layout::render::{
+    Bitcast, CCode, Grid, IndexSteps, Memory, OffsetSteps, Slice, Summary, Svg,
+};
 use xla_layout::tpu::{tpu_layout_like, tpu_rule};
 
 // Resolved beside this file, so the example that includes it finds it too.
@@ -57,6 +62,10 @@ options:
   --svg FILE        also write the picture as SVG to FILE
   --tpu             SPEC is a shape such as 'bf16[3,1000]': use the TPU tiling
   --c               print the layout as a C99/CUDA translation unit instead
+  --reshape TO      whether reshaping SPEC into layout TO moves no data (a
+                    bitcast); if it moves some, the first element that moves
+  --transpose TO    the same for XLA's transpose of SPEC into TO (with --perm)
+  --perm I,J,...    the transpose's dims: dim i of TO is dim perm[i] of SPEC
   --hlo FILE        audit the buffers of an HLO module instead of one SPEC
   --tsv             with --hlo: spec, buffers, storage_bytes, padding_bytes
                     (bytes of one array), tab-separated, for scripts
@@ -84,6 +93,9 @@ struct Args {
     audit: audit::Options,
     prefix: Option<String>,
     colour: Option<bool>,
+    reshape: Option<String>,
+    transpose: Option<String>,
+    perm: Option<String>,
 }
 
 /// A failure, already worded for the user, and the exit status it gives.
@@ -116,6 +128,9 @@ fn parse_args() -> Result<Option<Args>, Failure> {
             Long("tsv") => args.audit.tsv = true,
             Long("buffers") => args.audit.buffers = true,
             Long("prefix") => args.prefix = Some(value(&mut parser)?),
+            Long("reshape") => args.reshape = Some(value(&mut parser)?),
+            Long("transpose") => args.transpose = Some(value(&mut parser)?),
+            Long("perm") => args.perm = Some(value(&mut parser)?),
             Long("color" | "colour") => {
                 args.colour = match value(&mut parser)?.as_str() {
                     "always" => Some(true),
@@ -177,6 +192,9 @@ fn run() -> Result<(), Failure> {
     let colour = args.colour.unwrap_or_else(|| {
         std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
     });
+    if args.reshape.is_some() || args.transpose.is_some() || args.perm.is_some() {
+        return run_bitcast(&parsed, &args);
+    }
     // The whole report, written at once; writing to a `String` cannot fail.
     let mut out = String::new();
     let layout = if args.tpu {
@@ -256,6 +274,44 @@ fn run() -> Result<(), Failure> {
     }
     // A closed pipe (`| head`) is not an error worth a message.
     let _ = std::io::stdout().write_all(out.as_bytes());
+    Ok(())
+}
+
+/// `--reshape` and `--transpose`: the verdict, and the first element that
+/// moves stepped through both layouts. Not a bitcast is an answer, not a
+/// failure: the status is 0.
+fn run_bitcast(from: &xla_layout::Layout, args: &Args) -> Result<(), Failure> {
+    let (to, perm) = match (&args.reshape, &args.transpose, &args.perm) {
+        (Some(to), None, None) => (to, None),
+        (None, Some(to), Some(perm)) => (to, Some(numbers(perm, "--perm")?)),
+        (None, Some(_), None) => return Err(usage_error("--transpose needs --perm")),
+        (None, None, Some(_)) => return Err(usage_error("--perm goes with --transpose")),
+        _ => return Err(usage_error("give one of --reshape and --transpose")),
+    };
+    let to = xla_layout::parse(to).map_err(|e| Failure(e.report(to).to_string(), 2))?;
+    let shown = match &perm {
+        None => Bitcast::reshape(from, &to),
+        Some(perm) => Bitcast::transpose(from, &to, perm),
+    };
+    if let Err(
+        e @ (Mismatch::PermLength { .. }
+        | Mismatch::PermEntry { .. }
+        | Mismatch::PermRepeat { .. }
+        | Mismatch::PermutedDim { .. }
+        | Mismatch::Rank { .. }
+        | Mismatch::Irregular { .. }),
+    ) = shown.result()
+    {
+        return Err(usage_error(format!(
+            "--{}: {e}",
+            if perm.is_some() {
+                "transpose"
+            } else {
+                "reshape"
+            }
+        )));
+    }
+    let _ = std::io::stdout().write_all(shown.to_string().as_bytes());
     Ok(())
 }
 

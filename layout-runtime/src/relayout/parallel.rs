@@ -1,7 +1,7 @@
 //! Relayouts on rayon's thread pool (feature `rayon`).
 
 use super::{RelayoutError, RelayoutPlan};
-use crate::Layout;
+use crate::{AnyLayout, Layout};
 
 /// Chunks per thread: enough for the pool to even out uneven chunks.
 const CHUNKS_PER_THREAD: usize = 4;
@@ -57,7 +57,8 @@ impl Layout {
         par_run(&self.unpack_plan()?, storage, logical_row_major)
     }
 
-    /// [`convert_to`](Self::convert_to) on rayon's thread pool (feature `rayon`).
+    /// [`convert_to`](Self::convert_to) on rayon's thread pool (feature
+    /// `rayon`), into a run-time `&Layout` or a `layout!` value.
     ///
     /// # Errors
     ///
@@ -74,13 +75,13 @@ impl Layout {
     /// from.convert_to(&src, &to, &mut b).unwrap();
     /// assert_eq!(a, b);
     /// ```
-    pub fn par_convert<T: Copy + Default + Send + Sync>(
+    pub fn par_convert<T: Copy + Default + Send + Sync, D: AnyLayout>(
         &self,
         storage: &[T],
-        to: &Layout,
+        to: D,
         to_storage: &mut [T],
     ) -> Result<(), RelayoutError> {
-        par_run(&self.convert_plan(to, T::default())?, storage, to_storage)
+        to.with_layout(|to| par_run(&self.convert_plan(to, T::default())?, storage, to_storage))
     }
 }
 

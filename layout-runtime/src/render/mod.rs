@@ -13,6 +13,8 @@
 //!   tiling levels outlined in red, padding white.
 //! - [`Summary`], [`IndexSteps`], [`OffsetSteps`]: the shapes, sizes and
 //!   padding, and the documents' worked example for any index or offset.
+//! - [`Bitcast`]: whether a reshape or transpose moves data, and if it
+//!   does, the first element that moves, stepped through both layouts.
 //! - [`CCode`]: a C99 translation unit (also valid CUDA) with the same
 //!   straight-line index arithmetic `layout!` emits in Rust.
 //!
@@ -29,6 +31,7 @@ use core::fmt;
 
 use crate::{Layout, MAX_RANK};
 
+mod bitcast;
 mod c;
 mod explain;
 mod grid;
@@ -37,6 +40,7 @@ mod summary;
 mod svg;
 mod view;
 
+pub use bitcast::Bitcast;
 pub use c::CCode;
 pub use explain::{IndexSteps, OffsetSteps};
 pub use grid::{Grid, Memory};
