@@ -126,6 +126,7 @@ fn buffers_tsv(bencher: divan::Bencher, mb: usize) {
     let options = audit::Options {
         tsv: true,
         buffers: true,
+        moves: false,
     };
     bencher
         .counter(divan::counter::BytesCount::new(len))

@@ -143,6 +143,7 @@ fn rows_match_the_reference_and_a_hand_count() {
         ("conv_with_clamp.hlo", 10),
         ("dynamic_slices.hlo", 7),
         ("fusion_constant_sinking.hlo", 7),
+        ("layout_moves.hlo", 12),
         ("loop_fusion_dynamic_update_slice.hlo", 4),
         ("while_offload.hlo", 11),
     ];
@@ -441,6 +442,31 @@ fn refused_shapes_files_and_arguments() {
     let out = run(&["--buffers", "f32[2]"], "");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--buffers goes with --hlo"));
+    let out = run(&["--moves", "f32[2]"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--moves goes with --hlo"));
+    let out = run(&["--hlo", "-", "--moves", "--buffers", "--tsv"], module);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--buffers and --moves are two reports"));
+    // Layout changes that cannot be judged say why, and count nowhere.
+    let broken = "HloModule m\nENTRY e {\n  a = f32[2,3]{1,0} parameter(0)\n  \
+                  b = f32[2,3]{0,1} copy(nowhere)\n  c = f32[3,2]{1,0} transpose(a), dimensions={1,x}\n  \
+                  d = f32[3,3]{1,0} copy(a)\n  e = f32[?]{0} bitcast(a)\n}\n";
+    let out = run(&["--hlo", "-", "--moves"], broken);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for note in [
+        "note: line 4: `b` reads `nowhere`, which the computation does not define before it",
+        "note: line 5: `c` has dimensions `{1,x}`, not a list of dims",
+        "note: line 6: `d`: a copy keeps the dims, but `f32[2,3]{1,0}` becomes `f32[3,3]{1,0}`",
+        "note: line 7: `e`: `f32[?]{0}`: unbounded dynamic dim `?`",
+    ] {
+        assert!(text.contains(note), "{note}: {text}");
+    }
+    assert!(text.contains("bytes moved by layout changes: 0 "), "{text}");
+    let out = run(&["--hlo", "-", "--moves", "--tsv"], broken);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "");
+    assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 4);
     let out = run(&["--hlo", "-", "--buffers"], module);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--buffers goes with --tsv"));
@@ -480,4 +506,218 @@ fn large_modules_stream_quietly() {
             n + 1
         )
     );
+}
+
+/// The `--moves --tsv` rows: computation, instruction, opcode, operand
+/// spec, result spec, verdict, bytes moved, tuple index.
+fn moves(path: &Path) -> Vec<[String; 8]> {
+    let out = run(&["--hlo", path.to_str().unwrap(), "--moves", "--tsv"], "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let f: Vec<String> = line.split('\t').map(String::from).collect();
+            f.try_into().unwrap_or_else(|f| panic!("{f:?}"))
+        })
+        .collect()
+}
+
+/// Every element's slot, in row-major order of its index, by the reference.
+fn slots(l: &xla_layout::Layout) -> Vec<usize> {
+    common::check::ref_layout(
+        l.element_type().name(),
+        l.dims(),
+        l.minor_to_major(),
+        &common::check::ref_tiles(l)
+            .iter()
+            .map(Vec::as_slice)
+            .collect::<Vec<_>>(),
+        l.tail_alignment(),
+    )
+    .offsets_row_major()
+}
+
+/// The verdict by brute force over every element: a change keeps the bytes
+/// when the storage, element type and width are the same and each element
+/// sits at the same slot on both sides (for a transpose, the element at
+/// operand index `i` is at result index `j` with `j[k] = i[perm[k]]`).
+fn brute_verdict(opcode: &str, from: &str, to: &str, perm: Option<&[usize]>) -> &'static str {
+    let (f, t) = (parse(from).unwrap(), parse(to).unwrap());
+    let same_bytes = reference_bytes(from).0 == reference_bytes(to).0
+        && f.element_type() == t.element_type()
+        && f.element_bits() == t.element_bits();
+    let (fs, ts) = (slots(&f), slots(&t));
+    let transposed = |perm: &[usize]| {
+        same_bytes
+            && (0..fs.len()).all(|p| {
+                let i = common::reference::unravel(p, f.dims());
+                let j: Vec<usize> = perm.iter().map(|&d| i[d]).collect();
+                ts[common::reference::ravel(&j, t.dims())] == fs[p]
+            })
+    };
+    let reshaped = same_bytes && fs == ts;
+    match opcode {
+        "copy" if f.memory_space() != t.memory_space() => "moves",
+        "copy" if reshaped => "bitcast",
+        "transpose" if transposed(perm.unwrap()) => "bitcast",
+        "copy" | "transpose" => "moves",
+        _ if reshaped => "reshape-bitcast",
+        _ => {
+            // Every permutation of the dims that gives `to`'s dims.
+            let rank = f.rank();
+            let mut perm: Vec<usize> = (0..rank).collect();
+            let mut any = false;
+            loop {
+                if t.rank() == rank
+                    && (0..rank).all(|k| t.dims()[k] == f.dims()[perm[k]])
+                    && transposed(&perm)
+                {
+                    any = true;
+                }
+                // Next permutation in lexicographic order.
+                let Some(k) = (1..rank).rev().find(|&k| perm[k - 1] < perm[k]) else {
+                    break;
+                };
+                let l = (k..rank).rev().find(|&l| perm[l] > perm[k - 1]).unwrap();
+                perm.swap(k - 1, l);
+                perm[k..].reverse();
+            }
+            if any {
+                "transpose-bitcast"
+            } else {
+                "reinterpret"
+            }
+        }
+    }
+}
+
+#[test]
+fn layout_moves_against_brute_force() {
+    let rows = moves(&corpus("layout_moves.hlo"));
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let index = if r[7].is_empty() {
+                String::new()
+            } else {
+                format!(" #{}", r[7])
+            };
+            format!("{}/{}{index} {} {}", r[0], r[1], r[2], r[5])
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "fused_transpose/t transpose bitcast",
+            "fused_copy/qc copy moves",
+            "main/to_fast copy moves",
+            "main/untiled copy moves",
+            "main/same copy bitcast",
+            "main/columns copy moves",
+            "main/split bitcast reshape-bitcast",
+            "main/halves bitcast reinterpret",
+            "main/flipped bitcast transpose-bitcast",
+            "main/moved transpose moves",
+            "main/pair_copy #0 copy bitcast",
+            "main/pair_copy #1 copy bitcast",
+        ]
+    );
+    let mut moved = 0;
+    for r in &rows {
+        let perm: Option<Vec<usize>> = (r[2] == "transpose").then(|| vec![1, 0]);
+        assert_eq!(
+            r[5],
+            brute_verdict(&r[2], &r[3], &r[4], perm.as_deref()),
+            "{r:?}"
+        );
+        let bytes: u64 = r[6].parse().unwrap();
+        let expected = if r[5] == "moves" {
+            reference_bytes(&r[4]).0
+        } else {
+            0
+        };
+        assert_eq!(bytes, expected, "{r:?}");
+        moved += bytes;
+    }
+    // The report totals them and lists the largest first.
+    let text = String::from_utf8(
+        run(
+            &[
+                "--hlo",
+                corpus("layout_moves.hlo").to_str().unwrap(),
+                "--moves",
+            ],
+            "",
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains(&format!("bytes moved by layout changes: {moved} ")),
+        "{text}"
+    );
+    assert!(
+        text.starts_with(
+            "3 bitcasts: 1 reshape-bitcasts, 1 transpose-bitcasts, 1 reinterpret the bytes\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n7 copies: 4 move bytes, 3 could be bitcasts"),
+        "{text}"
+    );
+    let listed: Vec<u64> = text
+        .lines()
+        .skip_while(|l| *l != "largest moves:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 5, "{text}");
+    assert!(listed.windows(2).all(|w| w[0] >= w[1]), "{text}");
+}
+
+#[test]
+fn undecided_moves_and_the_corpus_against_brute_force() {
+    // Tiles that split a dim off its digits are compared element by
+    // element, up to a bound: past it the verdict is left open, not guessed.
+    let irregular =
+        "HloModule m\nENTRY e {\n  a = f32[4096,4096]{1,0:T(3,4)(2,3)} parameter(0)\n  \
+                     b = f32[4096,4096]{1,0:T(3,4)(2,3)} copy(a)\n  \
+                     c = f32[4096,4096]{1,0:T(3,4)(2,3)} bitcast(a)\n  \
+                     d = f32[7,10]{1,0:T(3,4)(2,3)} parameter(1)\n  \
+                     e = f32[7,10]{1,0:T(3,4)(2,3)} copy(d)\n}\n";
+    let out =
+        String::from_utf8(run(&["--hlo", "-", "--moves", "--tsv"], irregular).stdout).unwrap();
+    let verdicts: Vec<&str> = out.lines().map(|l| l.split('\t').nth(5).unwrap()).collect();
+    assert_eq!(verdicts, ["undecided", "undecided", "bitcast"], "{out}");
+    assert_eq!(
+        brute_verdict(
+            "copy",
+            "f32[7,10]{1,0:T(3,4)(2,3)}",
+            "f32[7,10]{1,0:T(3,4)(2,3)}",
+            None
+        ),
+        "bitcast"
+    );
+    let text = String::from_utf8(run(&["--hlo", "-", "--moves"], irregular).stdout).unwrap();
+    assert!(
+        text.contains("2 copies: 0 move bytes, 1 could be bitcasts (no byte moves), 1 undecided\n"),
+        "{text}"
+    );
+
+    // Every layout change of the corpus modules, small enough to enumerate.
+    for path in modules() {
+        for r in moves(&path) {
+            let elements: usize = parse(&r[3]).unwrap().len();
+            if elements <= 1 << 16 && r[2] != "transpose" {
+                assert_eq!(r[5], brute_verdict(&r[2], &r[3], &r[4], None), "{r:?}");
+            }
+        }
+    }
 }

@@ -19,6 +19,7 @@
 //! cargo run --example explain -- --hlo module.txt
 //! cargo run --example explain -- --hlo module.txt --tsv
 //! cargo run --example explain -- --hlo module.txt --tsv --buffers
+//! cargo run --example explain -- --hlo module.txt --moves
 //! ```
 //!
 //! Exit status: 0 on success, 2 for a bad spec or bad arguments (with the
@@ -42,6 +43,7 @@ mod audit;
 const USAGE: &str = "\
 usage: xla-layout [OPTIONS] <SPEC>
        xla-layout --hlo FILE [--tsv [--buffers]]
+       xla-layout --hlo FILE --moves [--tsv]
 
 Shows an XLA layout such as 'f32[3,5]{1,0:T(2,2)}': its shapes, storage and
 padding, and a grid of the offsets of a 2-D slice, tiles outlined.
@@ -73,6 +75,12 @@ options:
                     instruction, tuple index (`1.0` is element 0 of element 1;
                     empty for an array result), spec, storage_bytes,
                     padding_bytes, opcode
+  --moves           with --hlo: every bitcast, copy and transpose, fused or
+                    not, and whether it moves bytes (a bitcast is a reshape's,
+                    a transpose's or reinterprets the bytes; a copy or
+                    transpose moves bytes or could be a bitcast); with --tsv:
+                    computation, instruction, opcode, operand spec, result
+                    spec, verdict, bytes_moved, tuple index
   --prefix NAME     function name prefix for --c (default xla_layout)
   --color WHEN      auto, always or never (auto: on a terminal, unless NO_COLOR is set)
   -h, --help        this text
@@ -127,6 +135,7 @@ fn parse_args() -> Result<Option<Args>, Failure> {
             Long("hlo") => args.hlo = Some(parser.value().map_err(usage_error)?.into()),
             Long("tsv") => args.audit.tsv = true,
             Long("buffers") => args.audit.buffers = true,
+            Long("moves") => args.audit.moves = true,
             Long("prefix") => args.prefix = Some(value(&mut parser)?),
             Long("reshape") => args.reshape = Some(value(&mut parser)?),
             Long("transpose") => args.transpose = Some(value(&mut parser)?),
@@ -178,11 +187,8 @@ fn run() -> Result<(), Failure> {
     if let Some(path) = &args.hlo {
         return run_hlo(path, &args);
     }
-    if args.audit.tsv {
-        return Err(usage_error("--tsv goes with --hlo"));
-    }
-    if args.audit.buffers {
-        return Err(usage_error("--buffers goes with --hlo"));
+    if let Some(option) = audit_option(&args) {
+        return Err(usage_error(format!("{option} goes with --hlo")));
     }
     let Some(spec) = args.spec.as_deref() else {
         return Err(usage_error("no spec given"));
@@ -322,11 +328,27 @@ fn join(dims: &[usize]) -> String {
         .join(",")
 }
 
+/// The first option given that only `--hlo` reads.
+fn audit_option(args: &Args) -> Option<&'static str> {
+    [
+        (args.audit.tsv, "--tsv"),
+        (args.audit.buffers, "--buffers"),
+        (args.audit.moves, "--moves"),
+    ]
+    .into_iter()
+    .find_map(|(given, option)| given.then_some(option))
+}
+
 fn run_hlo(path: &std::path::Path, args: &Args) -> Result<(), Failure> {
     if let Some(spec) = &args.spec {
         return Err(usage_error(format!(
             "`{spec}`: --hlo reads its shapes from the file; give no SPEC"
         )));
+    }
+    if args.audit.buffers && args.audit.moves {
+        return Err(usage_error(
+            "--buffers and --moves are two reports: give one of them",
+        ));
     }
     if args.audit.buffers && !args.audit.tsv {
         return Err(usage_error(

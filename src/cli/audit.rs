@@ -1,5 +1,5 @@
 //! `xla-layout --hlo`: the buffers a module keeps and what their padding
-//! costs.
+//! costs, or with `--moves` the layout changes that move bytes (`moves.rs`).
 //!
 //! A module is read twice, a line at a time, so memory does not grow with
 //! it: the first pass learns which computations run on their own (reached
@@ -21,6 +21,9 @@ use xla_layout::hlo::{self, Instruction, Line};
 use xla_layout::tpu::tpu_layout_like;
 use xla_layout::{Layout, LayoutBuilder, TileDim};
 
+#[path = "moves.rs"]
+mod moves;
+
 /// What `--hlo` prints.
 #[derive(Clone, Copy, Default)]
 pub struct Options {
@@ -28,6 +31,8 @@ pub struct Options {
     pub tsv: bool,
     /// One row per buffer rather than one per distinct shape (`--tsv` only).
     pub buffers: bool,
+    /// The layout changes (`bitcast`, `copy`, `transpose`) rather than the buffers.
+    pub moves: bool,
 }
 
 /// A failure worded for the user, with its exit status.
@@ -84,6 +89,16 @@ pub fn audit(
     let size = file.metadata().map_or(0, |m| m.len());
     let mut progress = Progress::new(size, progress);
     file.rewind()?;
+    if options.moves {
+        // One pass: a layout change is judged where it is read.
+        let mut report = moves::Moves::new(options.tsv);
+        read_lines(file, &mut progress, 0, |number, line| {
+            report.line(number, line, out);
+        })?;
+        progress.clear();
+        let _ = report.finish(out);
+        return Ok(());
+    }
     let mut graph = Graph::default();
     read_lines(file, &mut progress, 1, |_, line| graph.line(line))?;
     file.rewind()?;
@@ -98,7 +113,8 @@ pub fn audit(
 }
 
 /// Calls `each` with the number (from 1) and text of every line, read in
-/// chunks; text that is not UTF-8 is read lossily.
+/// chunks; text that is not UTF-8 is read lossily. `pass` is for the
+/// progress line: 1 or 2 of two, or 0 for a single pass.
 fn read_lines(
     file: &mut File,
     progress: &mut Progress,
@@ -151,8 +167,13 @@ impl Progress {
         }
         self.last = Instant::now();
         self.shown = true;
+        let pass = if pass == 0 {
+            String::new()
+        } else {
+            format!(", pass {pass} of 2")
+        };
         eprint!(
-            "\rreading the module, pass {pass} of 2: {} of {} MiB ({}%)   ",
+            "\rreading the module{pass}: {} of {} MiB ({}%)   ",
             read >> 20,
             self.total >> 20,
             read * 100 / self.total.max(1)
