@@ -2,8 +2,8 @@
 //! fused computations of a few instructions each, operand shapes written
 //! beside the operands and metadata on every line as XLA dumps them, and an
 //! ENTRY and a `while` body that call them. Each bench audits the whole
-//! module (both passes, the report to a sink), so MB/s is divan's bytes
-//! throughput.
+//! module (both passes, the report to a sink; one pass for `moves`, which
+//! judges every bitcast and copy), so MB/s is divan's bytes throughput.
 //!
 //! `cargo bench --bench hlo`. The 100 MB module is also left in the
 //! temporary directory (`xla_layout_bench_100mb.hlo`), for measuring the
@@ -127,6 +127,21 @@ fn buffers_tsv(bencher: divan::Bencher, mb: usize) {
         tsv: true,
         buffers: true,
         moves: false,
+    };
+    bencher
+        .counter(divan::counter::BytesCount::new(len))
+        .bench_local(|| {
+            audit::audit(&mut file, options, false, &mut std::io::sink()).unwrap();
+        });
+}
+
+#[divan::bench(args = [16], sample_count = 3, sample_size = 1)]
+fn moves(bencher: divan::Bencher, mb: usize) {
+    let (mut file, len) = module_file(mb);
+    let options = audit::Options {
+        tsv: false,
+        buffers: false,
+        moves: true,
     };
     bencher
         .counter(divan::counter::BytesCount::new(len))
