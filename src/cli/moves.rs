@@ -66,6 +66,10 @@ struct Move {
     to: String,
 }
 
+/// A layout change as judged: opcode, the layouts' indices, the
+/// transpose's permutation (empty for the other opcodes).
+type Change = (&'static str, usize, usize, Vec<usize>);
+
 /// The state of the `--moves` pass.
 pub struct Moves {
     tsv: bool,
@@ -75,7 +79,11 @@ pub struct Moves {
     names: HashMap<Box<str>, u32>,
     shapes: Vec<Box<str>>,
     by_shape: HashMap<Box<str>, u32>,
-    layouts: HashMap<Box<str>, Result<Layout, String>>,
+    /// Each distinct shape text read as a layout, once, by index.
+    layouts: HashMap<Box<str>, usize>,
+    parsed: Vec<Result<Layout, String>>,
+    /// Each distinct change judged once: opcode, both layouts, permutation.
+    verdicts: HashMap<Change, Result<Verdict, String>>,
     counts: [(&'static str, Verdict, u64); 10],
     moved: u128,
     largest: Vec<Move>,
@@ -84,9 +92,7 @@ pub struct Moves {
 
 impl Moves {
     pub fn new(tsv: bool) -> Self {
-        use Verdict::{
-            Bitcast, Moves as Move, Reinterpret, ReshapeBitcast, TransposeBitcast, Undecided,
-        };
+        use Verdict::{Bitcast, Reinterpret, ReshapeBitcast, TransposeBitcast, Undecided};
         Moves {
             tsv,
             computation: String::new(),
@@ -94,16 +100,18 @@ impl Moves {
             shapes: Vec::new(),
             by_shape: HashMap::new(),
             layouts: HashMap::new(),
+            parsed: Vec::new(),
+            verdicts: HashMap::new(),
             counts: [
                 ("bitcast", ReshapeBitcast, 0),
                 ("bitcast", TransposeBitcast, 0),
                 ("bitcast", Reinterpret, 0),
                 ("bitcast", Undecided, 0),
                 ("copy", Bitcast, 0),
-                ("copy", Move, 0),
+                ("copy", Verdict::Moves, 0),
                 ("copy", Undecided, 0),
                 ("transpose", Bitcast, 0),
-                ("transpose", Move, 0),
+                ("transpose", Verdict::Moves, 0),
                 ("transpose", Undecided, 0),
             ],
             moved: 0,
@@ -140,11 +148,15 @@ impl Moves {
     }
 
     fn remember(&mut self, name: &str, shape: &str) {
-        let next = self.shapes.len() as u32;
-        let index = *self.by_shape.entry(shape.into()).or_insert(next);
-        if index == next {
+        // Shapes repeat: each distinct one is kept once.
+        let index = if let Some(&k) = self.by_shape.get(shape) {
+            k
+        } else {
+            let k = self.shapes.len() as u32;
             self.shapes.push(shape.into());
-        }
+            self.by_shape.insert(shape.into(), k);
+            k
+        };
         self.names.insert(name.into(), index);
     }
 
@@ -170,17 +182,19 @@ impl Moves {
         let tuple = instruction.shape().starts_with('(');
         let pairs = hlo::elements(&from).zip(instruction.elements());
         for (operand, result) in pairs.filter_map(|(a, b)| Some((a.ok()?, b.ok()?))) {
-            let judged = self.layout(operand.shape()).and_then(|from_layout| {
-                let to_layout = self.layout(result.shape())?;
-                let v = verdict(opcode, &from_layout, &to_layout, perm.as_deref())?;
-                Ok((from_layout, to_layout, v))
+            let judged = self.layout(operand.shape()).and_then(|from| {
+                let to = self.layout(result.shape())?;
+                Ok((from, to, self.judge(opcode, from, to, perm.as_deref())?))
             });
-            let (from_layout, to_layout, v) = match judged {
+            let (from, to, v) = match judged {
                 Ok(judged) => judged,
                 Err(why) => {
                     self.unread.push(format!("line {number}: `{name}`: {why}"));
                     continue;
                 }
+            };
+            let (Ok(from_layout), Ok(to_layout)) = (&self.parsed[from], &self.parsed[to]) else {
+                continue;
             };
             let bytes = if v == Verdict::Moves {
                 to_layout.storage_bytes() as u64
@@ -244,13 +258,45 @@ impl Moves {
         self.largest.truncate(LISTED);
     }
 
-    fn layout(&mut self, text: &str) -> Result<Layout, String> {
-        if let Some(known) = self.layouts.get(text) {
+    /// The index of the layout `text` names, or why it names none.
+    fn layout(&mut self, text: &str) -> Result<usize, String> {
+        let index = if let Some(&k) = self.layouts.get(text) {
+            k
+        } else {
+            let parsed = xla_layout::parse(text).map_err(|e| format!("`{text}`: {}", e.first()));
+            self.parsed.push(parsed);
+            self.layouts.insert(text.into(), self.parsed.len() - 1);
+            self.parsed.len() - 1
+        };
+        match &self.parsed[index] {
+            Ok(_) => Ok(index),
+            Err(why) => Err(why.clone()),
+        }
+    }
+
+    /// The verdict on a change between two layouts read by [`Self::layout`].
+    fn judge(
+        &mut self,
+        opcode: &'static str,
+        from: usize,
+        to: usize,
+        perm: Option<&[usize]>,
+    ) -> Result<Verdict, String> {
+        let key = (
+            opcode,
+            from,
+            to,
+            perm.map(<[usize]>::to_vec).unwrap_or_default(),
+        );
+        if let Some(known) = self.verdicts.get(&key) {
             return known.clone();
         }
-        let parsed = xla_layout::parse(text).map_err(|e| format!("`{text}`: {}", e.first()));
-        self.layouts.insert(text.into(), parsed.clone());
-        parsed
+        let (Ok(a), Ok(b)) = (&self.parsed[from], &self.parsed[to]) else {
+            return Err("no layout".into());
+        };
+        let judged = verdict(opcode, a, b, perm);
+        self.verdicts.insert(key, judged.clone());
+        judged
     }
 
     pub fn finish(self, out: &mut impl Write) -> std::io::Result<()> {
