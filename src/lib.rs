@@ -1,6 +1,8 @@
 #![doc = include_str!("../README.md")]
 #![no_std]
 #![forbid(unsafe_code)]
+// docs.rs labels the runtime's feature-gated items (see its `lib.rs`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use layout_runtime::*;
 

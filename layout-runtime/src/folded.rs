@@ -33,9 +33,15 @@ pub const UNROLLED: usize = 64;
 /// The most steps a program may have: four times the folded programs'
 /// limit, for the steps the macro's linear form adds (a quotient, a
 /// scaling and an addition per term of a sum at most).
+///
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
 pub const MAX_STEPS: usize = 4 * crate::MAX_PROGRAM_STEPS;
 
 /// A step's operand: the number of an earlier step.
+///
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
 pub type Arg = u16;
 
 /// One step of a program as `layout!` writes it: each names earlier steps

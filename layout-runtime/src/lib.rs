@@ -19,6 +19,9 @@
 //! ```
 #![no_std]
 #![deny(unsafe_code)]
+// docs.rs builds with every feature and `--cfg docsrs` on nightly, where
+// each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod attributes;
 mod closed;

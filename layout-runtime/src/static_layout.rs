@@ -461,6 +461,7 @@ pub trait StaticLayout:
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     fn pack_array<S, D>(
         self,
         array: &ndarray::ArrayBase<S, D>,
@@ -489,6 +490,7 @@ pub trait StaticLayout:
     /// assert_eq!(a, xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     fn unpack_array<T: Copy>(self, storage: &[T]) -> Result<ndarray::ArrayD<T>, RelayoutError> {
         with_layout(self, |l| l.unpack_array(storage))
     }

@@ -34,6 +34,7 @@ use core::fmt::Debug;
 use crate::{Layout, RelayoutError, StaticLayout};
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use iter::IterMut;
 pub use iter::{IndexedIter, Iter};
 pub use tiles::{__tile_layout, TileAt, TileGrid, TileLayoutError, TiledLayout, Tiles, TilesMut};
@@ -341,6 +342,7 @@ impl<T, const N: usize> StorageMut for &mut [T; N] {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> Storage for alloc::vec::Vec<T> {
     type Elem = T;
     fn as_slice_of_storage(&self) -> &[T] {
@@ -349,6 +351,7 @@ impl<T> Storage for alloc::vec::Vec<T> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> StorageMut for alloc::vec::Vec<T> {
     fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
         self
@@ -356,6 +359,7 @@ impl<T> StorageMut for alloc::vec::Vec<T> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> Storage for alloc::boxed::Box<[T]> {
     type Elem = T;
     fn as_slice_of_storage(&self) -> &[T] {
@@ -364,6 +368,7 @@ impl<T> Storage for alloc::boxed::Box<[T]> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> StorageMut for alloc::boxed::Box<[T]> {
     fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
         self
@@ -531,6 +536,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// assert_eq!(t.to_array().unwrap(), xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0]]).into_dyn());
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn to_array(&self) -> Result<ndarray::ArrayD<S::Elem>, RelayoutError>
     where
         S::Elem: Copy,
@@ -583,6 +589,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// assert_eq!(t.storage(), &[1.0, 3.0, 2.0, 4.0]);
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn from_array<A, D>(
         layout: L,
         array: &ndarray::ArrayBase<A, D>,
