@@ -1,7 +1,5 @@
 //! `ndarray` arrays in and out (feature `ndarray`).
 
-extern crate alloc;
-
 use alloc::vec;
 use alloc::vec::Vec;
 

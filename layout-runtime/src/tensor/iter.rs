@@ -181,8 +181,8 @@ pub use self::iter_mut::IterMut;
 
 #[cfg(feature = "alloc")]
 mod iter_mut {
-    use super::super::alloc::vec::{self, Vec};
     use super::super::{AnyLayout, StorageMut, Tensor};
+    use alloc::vec::{self, Vec};
     use core::slice;
 
     /// The elements of a [`Tensor`] to write, in logical order. Made by

@@ -2,8 +2,8 @@
 //! elements, in logical order, or one tile at a time.
 //!
 //! A [`Tensor`] pairs a layout (a `layout!` value, or a run-time `&Layout`)
-//! with storage (`&[T]`, `&mut [T]`, `[T; N]`, and with the `alloc` feature
-//! `Vec<T>` and `Box<[T]>`). Element access on a `layout!` tensor is the
+//! with storage (`&[T]`, `&mut [T]`, `[T; N]`, and with the `alloc` feature,
+//! on by default through `std`, `Vec<T>` and `Box<[T]>`). Element access on a `layout!` tensor is the
 //! macro's folded `const fn` offset, as cheap as writing `buf[l.offset(i)]`
 //! by hand; walks in logical order go a run of slots a constant stride
 //! apart at a time, and [`tiles`](Tensor::tiles) hands out each
@@ -25,9 +25,6 @@
 mod access;
 mod iter;
 mod tiles;
-
-#[cfg(feature = "alloc")]
-extern crate alloc;
 
 use core::fmt::Debug;
 
@@ -248,6 +245,11 @@ impl AsRef<[usize]> for crate::Index {
 /// use xla_layout::Storage;
 /// assert_eq!([1, 2, 3].as_slice_of_storage(), &[1, 2, 3]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not storage a tensor can read",
+    note = "tensor storage is `&[T]`, `&mut [T]` or `[T; N]`, and `Vec<T>` or `Box<[T]>` \
+            with the `alloc` feature of `xla-layout` (on with its default `std` feature)"
+)]
 pub trait Storage {
     /// The element type.
     type Elem;
@@ -274,6 +276,11 @@ pub trait Storage {
 /// a.as_mut_slice_of_storage()[0] = 9;
 /// assert_eq!(a, [9, 2, 3]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not storage a tensor can write",
+    note = "writable tensor storage is `&mut [T]` or `[T; N]`, and `Vec<T>` or `Box<[T]>` \
+            with the `alloc` feature of `xla-layout` (on with its default `std` feature)"
+)]
 pub trait StorageMut: Storage {
     /// The elements, in storage order.
     ///
