@@ -13,7 +13,7 @@
 //! cargo run --example explain -- 'bf16[4,8]{1,0:T(2,4)(2,1)}' --svg fig2.svg
 //! cargo run --example explain -- 'f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}' --slice 1,3,:,:,0
 //! cargo run --example explain -- --tpu 'bf16[3,1000]'
-//! cargo run --example explain -- --c 'f32[3,5]{1,0:T(2,2)}' > layout.c
+//! cargo run --example explain -- --c 'f32[3,5]{1,0:T(2,2)}' > layout.h
 //! cargo run --example explain -- --hlo module.txt
 //! cargo run --example explain -- --hlo module.txt --tsv
 //! ```
@@ -47,7 +47,7 @@ options:
   --slice A,:,B,:   the 2-D slice to draw: `:` marks the drawn dims
   --svg FILE        also write the picture as SVG to FILE
   --tpu             SPEC is a shape such as 'bf16[3,1000]': use the TPU tiling
-  --c               print the layout as a C99/CUDA translation unit instead
+  --c               print the layout as a C99 header instead (also C++ and CUDA)
   --hlo FILE        tally the array shapes of an HLO module instead of one SPEC
   --tsv             with --hlo: spec, occurrences, storage_bytes, padding_bytes
                     (bytes of one array), tab-separated, for scripts

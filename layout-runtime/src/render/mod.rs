@@ -13,7 +13,7 @@
 //!   tiling levels outlined in red, padding white.
 //! - [`Summary`], [`IndexSteps`], [`OffsetSteps`]: the shapes, sizes and
 //!   padding, and the documents' worked example for any index or offset.
-//! - [`CCode`]: a C99 translation unit (also valid CUDA) with the same
+//! - [`CCode`]: a C99 header (also valid C++ and CUDA) with the same
 //!   straight-line index arithmetic `layout!` emits in Rust.
 //!
 //! # Examples
