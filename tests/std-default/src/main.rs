@@ -1,5 +1,6 @@
 //! What a `std` crate gets from `xla-layout` with no features named:
-//! `Vec` and `Box<[T]>` as tensor storage, and `Tensor::iter_mut`.
+//! `Vec` and `Box<[T]>` as tensor storage, and `Tensor::iter_mut`; and a
+//! tile's extent, as a kernel over ragged tiles uses it.
 #![deny(warnings, missing_docs, unused)]
 
 use xla_layout::{layout, Tensor};
@@ -14,6 +15,20 @@ fn main() {
     // Figure 1's offsets: [2, 3] is the 14th element, at slot 17.
     assert_eq!(t.storage()[17], 13.0);
     assert_eq!(t[[2, 3]], 13.0);
+
+    // Each tile's elements by its extent, ragged edge tiles included: every
+    // element once.
+    let mut seen = vec![0u8; 15];
+    for (at, _) in t.tiles() {
+        let [r0, c0] = at.origin;
+        let [rows, cols] = at.extent.expect("no `*`: every tile is a box");
+        for r in r0..r0 + rows {
+            for c in c0..c0 + cols {
+                seen[r * 5 + c] += 1;
+            }
+        }
+    }
+    assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
 
     let boxed: Box<[f32]> = t.into_storage().into_boxed_slice();
     let b = Tensor::new(l, boxed).expect("24 slots");
