@@ -347,6 +347,12 @@ impl<S: FoldedSpec<N>, const N: usize> Folded<S, N> {
     /// the dims; unchecked in release builds, where the result is
     /// unspecified but never a panic.
     ///
+    /// Unchecked in release builds in `const` evaluation too: stable Rust
+    /// gives a `const fn` no way to check only when evaluated by the
+    /// compiler, so the check would cost every run-time call. For a
+    /// constant, use [`strict_offset`](Self::strict_offset), which checks
+    /// in every build.
+    ///
     /// ```
     /// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
     /// assert_eq!(l.offset([2, 3]), 17);
@@ -370,6 +376,33 @@ impl<S: FoldedSpec<N>, const N: usize> Folded<S, N> {
         } else {
             last(&run_long(S::OFFSET, &index), S::OFFSET.len())
         }
+    }
+
+    /// The storage offset of `index`, checked in every build: outside the
+    /// dims a panic naming the index and the dims, which in `const`
+    /// evaluation is a compile error in release builds as in debug ones.
+    /// The form for constants; a run-time loop that stays inside the dims
+    /// wants [`offset`](Self::offset), whose check debug builds alone pay.
+    ///
+    /// ```
+    /// const OFFSET: usize = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}").strict_offset([2, 3]);
+    /// assert_eq!(OFFSET, 17);
+    /// ```
+    ///
+    /// Outside the dims, the build fails in every profile:
+    ///
+    /// ```compile_fail,E0080
+    /// const PAST: usize = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}").strict_offset([0, 6]);
+    /// let _ = PAST;
+    /// ```
+    #[inline]
+    #[track_caller]
+    #[must_use]
+    pub const fn strict_offset(self, index: [usize; N]) -> usize {
+        if !inside(&index, &S::DIMS) {
+            outside_dims(&index, &S::DIMS)
+        }
+        self.offset(index)
     }
 
     /// The storage offset of `index`, or `None` outside the dims.

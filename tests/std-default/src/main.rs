@@ -5,6 +5,11 @@
 
 use xla_layout::{layout, Tensor};
 
+/// An offset outside the dims, in a constant: a compile error in every
+/// profile.
+#[cfg(feature = "strict-outside")]
+pub const PAST: usize = layout!("f32[3,5]{1,0:T(2,2)}").strict_offset([0, 6]);
+
 fn main() {
     let l = layout!("f32[3,5]{1,0:T(2,2)}");
 
