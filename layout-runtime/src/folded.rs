@@ -244,6 +244,8 @@ pub trait FoldedSpec<const N: usize>: 'static {
     const MEMORY_SPACE: u64 = 0;
     /// Storage slots, padding and `L(n)` included.
     const STORAGE_LEN: usize;
+    /// `[T; STORAGE_LEN]`, written with the number.
+    type Buffer<T>;
     /// What padding slots hold after `pack`.
     const PADDING_VALUE: PaddingValue = PaddingValue::Zero;
     /// The offset's program over the index; the offset is its last step
@@ -603,6 +605,7 @@ where
     const STORAGE_LEN: usize = S::STORAGE_LEN;
     const PADDING_VALUE: PaddingValue = S::PADDING_VALUE;
     type Index = [usize; N];
+    type Buffer<T> = S::Buffer<T>;
 
     #[inline]
     #[cfg_attr(debug_assertions, track_caller)]

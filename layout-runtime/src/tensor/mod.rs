@@ -753,9 +753,14 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
 }
 
 impl<L: StaticLayout, T, const N: usize> Tensor<L, [T; N]> {
-    /// A tensor over an array, checked at compile time: `N` must be the
-    /// layout's `STORAGE_LEN` and `T` as wide as one slot. A `const fn`, so
-    /// tensors can live in `static`s and `const`s (firmware buffers).
+    /// A tensor over an array, checked at compile time: its length must be
+    /// the layout's `STORAGE_LEN` and `T` as wide as one slot. A `const fn`,
+    /// so tensors can live in `static`s and `const`s (firmware buffers).
+    ///
+    /// The array's type is the layout's [`Buffer`](StaticLayout::Buffer),
+    /// `[T; STORAGE_LEN]` with the number written out, so an array of
+    /// another length is a type error at the call, naming both lengths:
+    /// "expected an array with a size of 24, found one with a size of 15".
     ///
     /// # Examples
     ///
@@ -769,17 +774,19 @@ impl<L: StaticLayout, T, const N: usize> Tensor<L, [T; N]> {
     ///
     /// A buffer of the wrong size does not compile:
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0308
     /// use xla_layout::{layout, Tensor};
     /// layout!(pub struct Weights = "f32[3,5]{1,0:T(2,2)}");
-    /// static W: Tensor<Weights, [f32; 15]> = Tensor::from_buffer(Weights, [0.5; 15]);
+    /// let w = Tensor::from_buffer(Weights, [0.5f32; 15]);
     /// ```
-    pub const fn from_buffer(layout: L, storage: [T; N]) -> Self {
+    pub const fn from_buffer(layout: L, storage: L::Buffer<T>) -> Self
+    where
+        // `L::Buffer<T>` is `[T; N]`: the array's length in its type, read
+        // from the layout, rather than a check of `N` inside this function,
+        // which would fail here, in the library, not at the caller.
+        L: StaticLayout<Buffer<T> = [T; N]>,
+    {
         const {
-            assert!(
-                N == L::STORAGE_LEN,
-                "the buffer's length is not the layout's `STORAGE_LEN`"
-            );
             assert!(
                 L::ELEMENT_BITS >= 8 && core::mem::size_of::<T>() * 8 == L::ELEMENT_BITS as usize,
                 "the element type is not as wide as one storage slot"
