@@ -162,7 +162,7 @@ fn run() -> Result<(), Failure> {
     // The whole report, written at once; writing to a `String` cannot fail.
     let mut out = String::new();
     let layout = if args.tpu {
-        let chosen = tpu_layout_like(&parsed).map_err(|e| Failure(e.to_string(), 2))?;
+        let chosen = tpu_layout_like(&parsed).map_err(|e| tpu_failure(&parsed, &e))?;
         let _ = writeln!(
             out,
             "TPU tiling (SPEC.md section 6) for {}[{}]:\n  {chosen}\n  rule: {}",
@@ -173,7 +173,7 @@ fn run() -> Result<(), Failure> {
         let untiled = xla_layout::LayoutBuilder::new(parsed.element_type(), parsed.dims())
             .minor_to_major(parsed.minor_to_major())
             .build()
-            .map_err(|e| Failure(e.to_string(), 2))?;
+            .map_err(|e| tpu_failure(&parsed, &e))?;
         let _ = writeln!(
             out,
             "  cost: {} bytes tiled, {} bytes untiled, {} bytes of padding\n",
@@ -241,6 +241,17 @@ fn run() -> Result<(), Failure> {
     Ok(())
 }
 
+/// A layout the TPU chooser built from `parsed` and refused: the
+/// builder's errors have no place in the text the user gave (a "byte 0"
+/// would point at nothing), so the message names the spec instead.
+fn tpu_failure(parsed: &xla_layout::Layout, e: &xla_layout::ParseError) -> Failure {
+    let why: Vec<String> = e.iter().map(ToString::to_string).collect();
+    Failure(
+        format!("error: the TPU tiling of `{parsed}`: {}", why.join("; ")),
+        2,
+    )
+}
+
 fn join(dims: &[usize]) -> String {
     dims.iter()
         .map(ToString::to_string)
@@ -259,14 +270,33 @@ fn run_hlo(path: &std::path::Path, args: &Args) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The module's text. Bytes that are not UTF-8 (a stray byte in a comment
+/// or a metadata string) become U+FFFD, with a warning, rather than cost
+/// the whole file: shapes are ASCII, so none is lost with them.
 fn read_hlo(path: &std::path::Path) -> Result<String, Failure> {
     let read = if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| bytes)
     } else {
-        std::fs::read_to_string(path)
+        std::fs::read(path)
     };
-    read.map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display()), 1))
+    let bytes =
+        read.map_err(|e| Failure(format!("error: cannot read {}: {e}", path.display()), 1))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let name = if path.as_os_str() == "-" {
+                "standard input".into()
+            } else {
+                path.display().to_string()
+            };
+            eprintln!(
+                "warning: {name} is not valid UTF-8 (first at byte {at}): such bytes are read as U+FFFD"
+            );
+            Ok(String::from_utf8_lossy(e.as_bytes()).into_owned())
+        }
+    }
 }
 
 /// One distinct array shape of a module and what its arrays cost.
