@@ -85,6 +85,12 @@ impl Extents {
         out.fill(1);
         for &(first, last, tile) in &self.runs[..usize::from(self.run_count)] {
             let (first, last) = (usize::from(first), usize::from(last));
+            if first == last {
+                // One dim (no `*`), the common case: no division.
+                let d = usize::from(self.dim[first]);
+                out[d] = tile.min(self.size[first] - origin[d]);
+                continue;
+            }
             let positions = first..=last;
             // The run's dims as one number, row-major: the tile covers
             // `start..end` of it.
