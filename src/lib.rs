@@ -1,6 +1,8 @@
 #![doc = include_str!("../README.md")]
 #![no_std]
 #![forbid(unsafe_code)]
+// docs.rs labels the runtime's feature-gated items (see its `lib.rs`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use layout_runtime::*;
 
@@ -11,7 +13,9 @@ pub use layout_runtime::*;
 /// assert_eq!(l.offset([2, 3]), 17);
 /// assert_eq!(l.index_of(17), Some([2, 3]));
 /// assert_eq!(l.storage_len(), 24);
-/// const OFF: usize = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}").offset([2, 3]);
+/// // In a constant, `strict_offset`: an index outside the dims fails the
+/// // build in every profile (`offset` checks in debug builds only).
+/// const OFF: usize = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}").strict_offset([2, 3]);
 /// assert_eq!(OFF, 17);
 /// ```
 ///
@@ -157,7 +161,8 @@ macro_rules! __layout_named {
             /// The storage offset of `index`. Outside the dims: a panic in debug
             /// builds (a compile error in `const` evaluation), naming the index
             /// and the dims; unchecked in release builds, where the result is
-            /// unspecified but never a panic.
+            /// unspecified but never a panic, also in `const` evaluation: for
+            /// a constant, use `strict_offset`.
             #[inline]
             #[cfg_attr(debug_assertions, track_caller)]
             pub const fn offset(
@@ -165,6 +170,17 @@ macro_rules! __layout_named {
                 index: [::core::primitive::usize; $rank],
             ) -> ::core::primitive::usize {
                 $crate::__private::Folded::<$ty, $rank>::NEW.offset(index)
+            }
+            /// The storage offset of `index`, checked in every build: outside
+            /// the dims a panic naming the index and the dims, in `const`
+            /// evaluation a compile error in release builds too.
+            #[inline]
+            #[track_caller]
+            pub const fn strict_offset(
+                self,
+                index: [::core::primitive::usize; $rank],
+            ) -> ::core::primitive::usize {
+                $crate::__private::Folded::<$ty, $rank>::NEW.strict_offset(index)
             }
             /// The storage offset of `index`, or `None` outside the dims.
             #[inline]
@@ -258,6 +274,9 @@ pub mod __private {
         pub const PADDING_LEN: usize = 0;
 
         pub const fn offset<I: Copy>(self, _index: I) -> usize {
+            0
+        }
+        pub const fn strict_offset<I: Copy>(self, _index: I) -> usize {
             0
         }
         pub const fn try_offset<I: Copy>(self, _index: I) -> Option<usize> {

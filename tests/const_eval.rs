@@ -4,6 +4,8 @@
 //! The values are SPEC.md's golden ones; the run-time test at the end checks
 //! the same constants against the run-time `parse` path.
 
+mod nested;
+
 use static_assertions::{const_assert, const_assert_eq};
 use xla_layout::layout;
 
@@ -24,6 +26,10 @@ const_assert!(figure1!().index_of(9).is_none()); // padding
 const_assert!(figure1!().index_of(23).is_none()); // padding, last slot
 const_assert!(figure1!().index_of(24).is_none()); // past storage
 const_assert!(matches!(figure1!().try_offset([2, 4]), Some(20)));
+// `strict_offset`, the form for constants, inside the dims: the same offsets.
+const_assert_eq!(figure1!().strict_offset([2, 3]), 17);
+const_assert_eq!(figure1!().strict_offset([0, 0]), 0);
+const_assert_eq!(figure1!().strict_offset([2, 4]), 20);
 const_assert!(figure1!().try_offset([3, 0]).is_none());
 const_assert_eq!(figure1!().len(), 15);
 const_assert_eq!(figure1!().storage_len(), 24);
@@ -32,6 +38,7 @@ const_assert_eq!(figure1!().padding_len(), 9);
 
 layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
 const_assert_eq!(Figure1::PADDING_LEN, 9);
+const_assert_eq!(Figure1.strict_offset([1, 4]), 10);
 const_assert_eq!(<Figure1 as xla_layout::StaticLayout>::PADDING_LEN, 9);
 const_assert_eq!(figure1!().rank(), 2);
 const_assert!(matches!(figure1!().dim(-1), Some(5)));
@@ -173,4 +180,43 @@ fn constants_agree_with_the_run_time_path() {
     let combined = xla_layout::parse("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}").unwrap();
     let flat = xla_layout::parse("f32[112,110]{1,0:T(2,3)}").unwrap();
     assert_eq!(combined.offset(&[1, 6, 7, 10, 9]), flat.offset(&[111, 109]));
+}
+
+/// `strict_offset` at run time: the offsets of `offset` inside the dims,
+/// and a panic naming the index and the dims outside them, in every profile.
+#[test]
+fn strict_offset_agrees_inside_the_dims() {
+    let l = layout!("f32[5,7]{0,1:T(2,3)}");
+    for i in 0..5 {
+        for j in 0..7 {
+            assert_eq!(
+                l.strict_offset(std::hint::black_box([i, j])),
+                l.offset([i, j])
+            );
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "index `[0, 7]` is outside the dims `[5, 7]`")]
+fn strict_offset_panics_outside_the_dims_at_run_time() {
+    let l = layout!("f32[5,7]{0,1:T(2,3)}");
+    let _ = l.strict_offset(std::hint::black_box([0, 7]));
+}
+
+/// A user's constant outside the dims fails a release build too:
+/// `tests/std-default` with its `strict-outside` feature, checked with
+/// `--release`, where `offset` would not check.
+#[test]
+fn strict_offset_outside_the_dims_fails_a_release_build() {
+    let report = nested::cargo_with(
+        "check",
+        "std-default",
+        &["--release", "--features", "strict-outside"],
+    )
+    .expect_err("a constant outside the dims built in release");
+    assert!(
+        report.contains("E0080") && report.contains("index `[0, 6]` is outside the dims `[3, 5]`"),
+        "the release build failed, but not on the index:\n{report}"
+    );
 }

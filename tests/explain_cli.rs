@@ -325,3 +325,18 @@ fn bad_bitcast_arguments_give_status_2() {
         format!("{}\n", parse(bad).unwrap_err().report(bad))
     );
 }
+
+/// A TPU tiling the library refuses reads like every other error of the
+/// command: `error:`, the spec, the reason, status 2; no byte position,
+/// which would point into text the user never wrote.
+#[test]
+fn a_refused_tpu_tiling_is_an_error_like_the_others() {
+    let out = run(&["--tpu", "u8[18446744073709551615]"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: the TPU tiling of `u8[18446744073709551615]{0}`: \
+         storage in slots does not fit in `usize`\n"
+    );
+}

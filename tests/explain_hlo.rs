@@ -15,6 +15,10 @@ use common::reference::tiled_shape;
 use xla_layout::parse;
 
 fn run(args: &[&str], stdin: &str) -> Output {
+    run_bytes(args, stdin.as_bytes())
+}
+
+fn run_bytes(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(common::explain())
         .args(args)
         .stdin(Stdio::piped())
@@ -24,7 +28,7 @@ fn run(args: &[&str], stdin: &str) -> Output {
         .unwrap();
     // A command that refuses its arguments exits without reading its input,
     // which closes the pipe: its status and message are what count.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
 }
 
@@ -719,5 +723,58 @@ fn undecided_moves_and_the_corpus_against_brute_force() {
                 assert_eq!(r[5], brute_verdict(&r[2], &r[3], &r[4], None), "{r:?}");
             }
         }
+    }
+}
+
+/// A byte that is not UTF-8, in a comment and in a metadata string, costs
+/// neither the file nor a shape: the table is the one for the same module
+/// with those bytes in ASCII, and a warning says where the first one was.
+#[test]
+fn bytes_that_are_not_utf8_are_read_lossily() {
+    let module = |odd: &[u8]| {
+        let mut m = b"HloModule m\n// written by caf".to_vec();
+        m.extend_from_slice(odd);
+        m.extend_from_slice(
+            b"\nENTRY e {\n  a = bf16[3,1000]{1,0:T(8,128)(2,1)} parameter(0), metadata={op_name=\"",
+        );
+        m.extend_from_slice(odd);
+        m.extend_from_slice(b"\"}\n  ROOT b = bf16[3,1000]{1,0:T(8,128)(2,1)} negate(a)\n}\n");
+        m
+    };
+    let plain = run_bytes(&["--hlo", "-"], &module(b"e"));
+    assert!(plain.status.success());
+    let want = String::from_utf8(plain.stdout).unwrap();
+    assert!(want.contains("bf16[3,1000]{1,0:T(8,128)(2,1)}"), "{want}");
+
+    // Latin-1 `\xe9` and a lone continuation byte.
+    for odd in [&b"\xe9"[..], &b"\x80"[..]] {
+        let bytes = module(odd);
+        let out = run_bytes(&["--hlo", "-"], &bytes);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+        let first = "HloModule m\n// written by caf".len();
+        assert_eq!(
+            stderr,
+            format!(
+                "warning: standard input is not valid UTF-8 (first at byte {first}): \
+                 such bytes are read as U+FFFD\n"
+            )
+        );
+
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("latin1.hlo");
+        std::fs::write(&path, &bytes).unwrap();
+        let out = run(&["--hlo", path.to_str().unwrap(), "--tsv"], "");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        // Two arrays of 8 x 1024 slots of 2 bytes, 3 x 1000 of them elements.
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "bf16[3,1000]{1,0:T(8,128)(2,1)}\t2\t16384\t10384\n"
+        );
+        assert!(
+            stderr.starts_with(&format!("warning: {} is not valid UTF-8", path.display())),
+            "{stderr}"
+        );
     }
 }

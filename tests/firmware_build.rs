@@ -48,7 +48,8 @@ fn the_firmware_builds_without_std() {
     );
 }
 
-/// The guard itself: with `std` linked on purpose, the build must fail on
+/// The guard itself: with the library's `std` feature on (what the firmware
+/// would get without `default-features = false`), the build must fail on
 /// the second panic handler, or the test above would prove nothing.
 #[test]
 fn the_firmware_build_fails_when_std_is_linked() {

@@ -1,8 +1,10 @@
-//! The C emitter, compiled with the system C compiler: for the documents'
+//! The C header, compiled with the system C compiler: for the documents'
 //! layouts and hundreds of random ones, a C driver prints every index's
 //! offset and every slot's index, and the text must equal what the Rust
-//! `Layout` gives. Skipped, with a message, when no C compiler is found; under
-//! `CI=true` a missing compiler fails instead.
+//! `Layout` gives. The header is included from two files of one program, as
+//! C and as C++, and compiled for a GPU by `nvcc` where one is installed.
+//! Skipped, with a message, when no C compiler is found; under `CI=true` a
+//! missing compiler fails instead (a missing `nvcc` is only skipped).
 
 mod common;
 
@@ -217,20 +219,27 @@ fn c_agrees_with_rust_on_every_index_and_slot() {
 }
 
 #[test]
-fn each_unit_stands_alone_and_compiles_as_cuda_style_cpp() {
+fn each_header_stands_alone_and_compiles_as_cuda_style_cpp() {
     let Some(cc) = compiler("CC", "cc") else {
         common::skip("no C compiler (set CC or install cc)");
         return;
     };
     let dir = dir();
     let l = parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
-    let path = dir.join("alone.c");
+    let path = dir.join("alone.h");
     std::fs::write(&path, CCode::new(&l).to_string()).unwrap();
     let obj = dir.join("alone.o");
     compile(
         &cc,
         "-std=c99",
-        &["-c", path.to_str().unwrap(), "-o", obj.to_str().unwrap()],
+        &[
+            "-x",
+            "c",
+            "-c",
+            path.to_str().unwrap(),
+            "-o",
+            obj.to_str().unwrap(),
+        ],
     );
     // CUDA compiles kernels as C++: the unit must be valid C++ too.
     let Some(cxx) = compiler("CXX", "c++") else {
@@ -254,5 +263,194 @@ fn wide_constants_demand_a_64_bit_size_t() {
     let wide = CCode::new(&parse("u8[100000,100000]").unwrap()).to_string();
     assert!(
         wide.contains("typedef char xla_layout_needs_64_bit_size_t[sizeof(size_t) >= 8 ? 1 : -1];")
+    );
+}
+
+/// Two files of one program that both include the same two headers (one
+/// of them twice), each calling the functions: the program must compile
+/// without a warning, link without a duplicate symbol, and compute what
+/// Rust does. `main.c` prints the results of both files.
+fn two_files(dir: &Path, extension: &str) -> (String, Vec<PathBuf>) {
+    let fig1 = parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    let fig2 = parse("bf16[4,8]{1,0:T(2,4)(2,1)}").unwrap();
+    std::fs::write(dir.join("fig1.h"), CCode::new(&fig1).to_string()).unwrap();
+    std::fs::write(
+        dir.join("fig2.h"),
+        CCode::with_prefix(&fig2, "fig2").unwrap().to_string(),
+    )
+    .unwrap();
+    let includes = "#include \"fig1.h\"\n#include \"fig2.h\"\n#include \"fig1.h\"\n";
+    let other = format!(
+        "{includes}\
+         size_t other(void);\n\
+         size_t other(void)\n{{\n\
+         \x20   const size_t index[2] = {{3, 7}};\n\
+         \x20   size_t back[2] = {{0, 0}};\n\
+         \x20   return fig2_offset(index) * 1000u + (size_t)fig2_index_of(27u, back) * 100u + back[0] * 10u + back[1];\n\
+         }}\n"
+    );
+    let main = format!(
+        "#include <stdio.h>\n{includes}\
+         size_t other(void);\n\
+         int main(void)\n{{\n\
+         \x20   const size_t index[2] = {{2, 3}};\n\
+         \x20   size_t back[2] = {{0, 0}};\n\
+         \x20   int found = xla_layout_index_of(17u, back);\n\
+         \x20   printf(\"%lu %d %lu,%lu %lu\\n\", (unsigned long)xla_layout_offset(index), found,\n\
+         \x20          (unsigned long)back[0], (unsigned long)back[1], (unsigned long)other());\n\
+         \x20   return 0;\n}}\n"
+    );
+    let sources = [("other", other), ("main", main)].map(|(name, text)| {
+        let path = dir.join(format!("{name}.{extension}"));
+        std::fs::write(&path, text).unwrap();
+        path
+    });
+    let offset = fig2.offset(&[3, 7]);
+    let back = fig2
+        .index_of(27)
+        .expect("slot 27 of Figure 2 holds an element");
+    let want = format!(
+        "{} 1 2,3 {}\n",
+        fig1.offset(&[2, 3]),
+        offset * 1000 + 100 + back[0] * 10 + back[1]
+    );
+    (want, sources.to_vec())
+}
+
+/// Compiles `sources` into one program with `compiler` and the flags, runs
+/// it and requires it to print `want`.
+fn build_and_run(compiler: &str, flags: &[&str], sources: &[PathBuf], exe: &Path, want: &str) {
+    let out = Command::new(compiler)
+        .args(flags)
+        .args(sources)
+        .arg("-o")
+        .arg(exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{compiler} {flags:?} {sources:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(exe).output().unwrap();
+    assert!(out.status.success(), "{} failed", exe.display());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}
+
+#[test]
+fn the_header_is_included_from_two_c_files() {
+    let Some(cc) = compiler("CC", "cc") else {
+        common::skip("no C compiler (set CC or install cc)");
+        return;
+    };
+    let dir = dir().join("two-c");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (want, sources) = two_files(&dir, "c");
+    let flags = [
+        "-std=c99",
+        "-pedantic",
+        "-Wall",
+        "-Wextra",
+        "-Wmissing-prototypes",
+        "-Werror",
+    ];
+    build_and_run(&cc, &flags, &sources, &dir.join("program"), &want);
+}
+
+#[test]
+fn the_header_is_included_from_two_cpp_files() {
+    let Some(cxx) = compiler("CXX", "c++") else {
+        common::skip("no C++ compiler (set CXX or install c++)");
+        return;
+    };
+    let dir = dir().join("two-cpp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (want, sources) = two_files(&dir, "cpp");
+    // `-Wmissing-prototypes` is C's; C++'s counterpart is `-Wmissing-declarations`.
+    let flags = [
+        "-std=c++11",
+        "-pedantic",
+        "-Wall",
+        "-Wextra",
+        "-Wmissing-declarations",
+        "-Werror",
+    ];
+    build_and_run(&cxx, &flags, &sources, &dir.join("program"), &want);
+}
+
+/// `nvcc` on `PATH`, else the one the `nvidia-cuda-nvcc` Python package
+/// installs (`nvidia/<cuda version>/bin/nvcc` in site-packages).
+fn nvcc() -> Option<PathBuf> {
+    let runs = |nvcc: &Path| {
+        Command::new(nvcc)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if runs(Path::new("nvcc")) {
+        return Some(PathBuf::from("nvcc"));
+    }
+    let found = Command::new("python3")
+        .args([
+            "-c",
+            "import glob, os, nvidia\n\
+             for d in nvidia.__path__:\n\
+             \x20   for p in sorted(glob.glob(os.path.join(d, '*', 'bin', 'nvcc'))):\n\
+             \x20       print(p)",
+        ])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&found.stdout)
+        .lines()
+        .map(PathBuf::from)
+        .find(|p| runs(p))
+}
+
+#[test]
+fn the_header_compiles_for_a_gpu_under_nvcc() {
+    let Some(nvcc) = nvcc() else {
+        // Not a failure under CI=true: a GPU toolkit is not something every
+        // machine that runs the tests can be asked to have.
+        eprintln!("skipped: no nvcc (on PATH, or from `pip install nvidia-cuda-nvcc`)");
+        return;
+    };
+    let dir = dir().join("nvcc");
+    std::fs::create_dir_all(&dir).unwrap();
+    let layouts = layouts();
+    std::fs::write(dir.join("layouts.h"), unit(&layouts)).unwrap();
+    // One kernel calls every layout's functions on the device.
+    let mut kernel = String::from(
+        "#include \"layouts.h\"\n#include \"layouts.h\"\n\n\
+         extern \"C\" __global__ void every_layout(const size_t *index, size_t *out)\n{\n\
+         \x20   size_t back[16];\n",
+    );
+    for i in 0..layouts.len() {
+        writeln!(
+            kernel,
+            "    out[{i}] = l{i}_offset(index) + (size_t)l{i}_index_of(index[0], back);"
+        )
+        .unwrap();
+    }
+    kernel.push_str("}\n");
+    let source = dir.join("kernel.cu");
+    std::fs::write(&source, kernel).unwrap();
+    let ptx = dir.join("kernel.ptx");
+    let out = Command::new(&nvcc)
+        .args(["-ptx", "-Werror", "all-warnings"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} -ptx failed:\n{}",
+        nvcc.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ptx = std::fs::read_to_string(ptx).unwrap();
+    assert!(
+        ptx.contains(".entry every_layout"),
+        "no kernel in the PTX:\n{ptx}"
     );
 }

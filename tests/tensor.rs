@@ -120,6 +120,12 @@ fn check_tiles(c: &Case, t: &Tensor<&Layout, &[u32]>) {
             .as_ref()
             .expect("a tile starts with an element");
         assert_eq!(&*at.origin, &origin[..], "origin {spec}");
+        check_extent(
+            c,
+            at.extent.as_deref(),
+            origin,
+            &c.slots[seen - tile.len()..seen],
+        );
         let tt = Tensor::new(&sub, tile).unwrap();
         for k in 0..tile.len() {
             // The tile's own layout never calls an element padding.
@@ -150,6 +156,67 @@ fn check_tiles(c: &Case, t: &Tensor<&Layout, &[u32]>) {
         c.slots[seen..].iter().all(Option::is_none),
         "only tail padding after the tiles {spec}"
     );
+}
+
+thread_local! {
+    /// Tiles seen by this test's thread: with an extent short of a whole
+    /// tile (a ragged edge), and with none (a `*` run cut inside a row).
+    static EXTENTS_SEEN: std::cell::Cell<[usize; 2]> = const { std::cell::Cell::new([0; 2]) };
+}
+
+/// A tile's extent against the reference: its elements (`slots`, by the
+/// reference) are exactly the box `origin + [0, extent)`, or, for `None`,
+/// form no box at all. No tile is all padding.
+fn check_extent(
+    c: &Case,
+    extent: Option<&[usize]>,
+    origin: &[usize],
+    slots: &[Option<Vec<usize>>],
+) {
+    let spec = &c.spec;
+    let elements: Vec<&Vec<usize>> = slots.iter().flatten().collect();
+    assert!(!elements.is_empty(), "a tile of padding alone {spec}");
+    // The smallest box holding the elements.
+    let rank = origin.len();
+    let low: Vec<usize> = (0..rank)
+        .map(|d| elements.iter().map(|i| i[d]).min().unwrap())
+        .collect();
+    let high: Vec<usize> = (0..rank)
+        .map(|d| elements.iter().map(|i| i[d]).max().unwrap())
+        .collect();
+    let box_len: usize = low.iter().zip(&high).map(|(l, h)| h - l + 1).product();
+    let unique: std::collections::HashSet<&Vec<usize>> = elements.iter().copied().collect();
+    assert_eq!(
+        unique.len(),
+        elements.len(),
+        "an element twice in a tile {spec}"
+    );
+    if let Some(extent) = extent {
+        assert_eq!(low, origin, "the origin is the box's corner {spec}");
+        let high_from_extent: Vec<usize> =
+            origin.iter().zip(extent).map(|(o, e)| o + e - 1).collect();
+        assert_eq!(
+            high, high_from_extent,
+            "extent {extent:?} at {origin:?} {spec}"
+        );
+        assert_eq!(
+            box_len,
+            elements.len(),
+            "extent {extent:?}: a box with holes {spec}"
+        );
+        for (d, (&o, &e)) in origin.iter().zip(extent).enumerate() {
+            assert!(e >= 1 && o + e <= c.layout.dims()[d], "{spec}");
+        }
+        if elements.len() < slots.len() {
+            EXTENTS_SEEN.with(|s| s.set([s.get()[0] + 1, s.get()[1]]));
+        }
+    } else {
+        assert!(
+            box_len > elements.len(),
+            "no extent for a tile at {origin:?} whose elements form a box {spec}"
+        );
+        EXTENTS_SEEN.with(|s| s.set([s.get()[0], s.get()[1] + 1]));
+    }
 }
 
 /// Every mutable path writes where the reference says.
@@ -246,6 +313,12 @@ fn random_layouts_match_the_reference() {
         check_reads(&c);
         check_writes(&c);
     }
+    // Both kinds of tile an extent can get wrong were met.
+    let [ragged, no_box] = EXTENTS_SEEN.with(std::cell::Cell::get);
+    assert!(
+        ragged > 100 && no_box > 10,
+        "{ragged} ragged tiles, {no_box} without a box"
+    );
 }
 
 #[test]
@@ -343,8 +416,18 @@ where
     }
     assert!(s
         .tiles()
-        .map(|(a, t)| (a.offset, a.origin.as_ref().to_vec(), t))
-        .eq(r.tiles().map(|(a, t)| (a.offset, a.origin.to_vec(), t))));
+        .map(|(a, t)| (
+            a.offset,
+            a.origin.as_ref().to_vec(),
+            a.extent.map(|e| e.as_ref().to_vec()),
+            t
+        ))
+        .eq(r.tiles().map(|(a, t)| (
+            a.offset,
+            a.origin.to_vec(),
+            a.extent.map(|e| e.to_vec()),
+            t
+        ))));
     assert_eq!(s.tile_layout(), r.tile_layout());
     let mut w = Tensor::new(l, vec![SENTINEL; L::STORAGE_LEN]).unwrap();
     for (i, x) in r.indexed_iter() {

@@ -344,6 +344,7 @@ fn description(l: &Layout, padding: Option<PaddingValue>, short: bool, dims: &st
         "const SPEC: &'static {str} = {spec:?}; \
          const ELEMENT_TYPE: {p}::ElementType = {p}::ElementType::{element}; \
          {dims} const STORAGE_LEN: {usize} = {storage_len}; \
+         type Buffer<T> = [T; {storage_len}]; \
          {m2m} {tiles} {attributes} {padding}"
     )
 }

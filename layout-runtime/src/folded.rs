@@ -33,9 +33,15 @@ pub const UNROLLED: usize = 64;
 /// The most steps a program may have: four times the folded programs'
 /// limit, for the steps the macro's linear form adds (a quotient, a
 /// scaling and an addition per term of a sum at most).
+///
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
 pub const MAX_STEPS: usize = 4 * crate::MAX_PROGRAM_STEPS;
 
 /// A step's operand: the number of an earlier step.
+///
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
 pub type Arg = u16;
 
 /// One step of a program as `layout!` writes it: each names earlier steps
@@ -238,6 +244,8 @@ pub trait FoldedSpec<const N: usize>: 'static {
     const MEMORY_SPACE: u64 = 0;
     /// Storage slots, padding and `L(n)` included.
     const STORAGE_LEN: usize;
+    /// `[T; STORAGE_LEN]`, written with the number.
+    type Buffer<T>;
     /// What padding slots hold after `pack`.
     const PADDING_VALUE: PaddingValue = PaddingValue::Zero;
     /// The offset's program over the index; the offset is its last step
@@ -341,6 +349,12 @@ impl<S: FoldedSpec<N>, const N: usize> Folded<S, N> {
     /// the dims; unchecked in release builds, where the result is
     /// unspecified but never a panic.
     ///
+    /// Unchecked in release builds in `const` evaluation too: stable Rust
+    /// gives a `const fn` no way to check only when evaluated by the
+    /// compiler, so the check would cost every run-time call. For a
+    /// constant, use [`strict_offset`](Self::strict_offset), which checks
+    /// in every build.
+    ///
     /// ```
     /// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
     /// assert_eq!(l.offset([2, 3]), 17);
@@ -364,6 +378,33 @@ impl<S: FoldedSpec<N>, const N: usize> Folded<S, N> {
         } else {
             last(&run_long(S::OFFSET, &index), S::OFFSET.len())
         }
+    }
+
+    /// The storage offset of `index`, checked in every build: outside the
+    /// dims a panic naming the index and the dims, which in `const`
+    /// evaluation is a compile error in release builds as in debug ones.
+    /// The form for constants; a run-time loop that stays inside the dims
+    /// wants [`offset`](Self::offset), whose check debug builds alone pay.
+    ///
+    /// ```
+    /// const OFFSET: usize = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}").strict_offset([2, 3]);
+    /// assert_eq!(OFFSET, 17);
+    /// ```
+    ///
+    /// Outside the dims, the build fails in every profile:
+    ///
+    /// ```compile_fail,E0080
+    /// const PAST: usize = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}").strict_offset([0, 6]);
+    /// let _ = PAST;
+    /// ```
+    #[inline]
+    #[track_caller]
+    #[must_use]
+    pub const fn strict_offset(self, index: [usize; N]) -> usize {
+        if !inside(&index, &S::DIMS) {
+            outside_dims(&index, &S::DIMS)
+        }
+        self.offset(index)
     }
 
     /// The storage offset of `index`, or `None` outside the dims.
@@ -564,6 +605,7 @@ where
     const STORAGE_LEN: usize = S::STORAGE_LEN;
     const PADDING_VALUE: PaddingValue = S::PADDING_VALUE;
     type Index = [usize; N];
+    type Buffer<T> = S::Buffer<T>;
 
     #[inline]
     #[cfg_attr(debug_assertions, track_caller)]

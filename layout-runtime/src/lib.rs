@@ -9,6 +9,19 @@
 //! It is `no_std` and allocates nothing: every structure has a fixed
 //! capacity, given by the limits below; exceeding one is an error that names it.
 //!
+//! # Features
+//!
+//! As in serde, ndarray and half, `std` is on by default, and a `no_std`
+//! crate depends with `default-features = false` (see `examples/firmware`):
+//!
+//! - `std` (default): links `std`; turns on `alloc`.
+//! - `alloc`: `Vec<T>` and `Box<[T]>` as tensor storage, and
+//!   `Tensor::iter_mut`.
+//! - `half`: `half`'s `bf16` and `f16` as element types.
+//! - `ndarray`: packs from and unpacks into `ndarray` arrays (turns on `alloc`).
+//! - `rayon`: `par_pack`, `par_unpack` and `par_convert` (turns on `std`).
+//! - `portable-atomic`: for targets without compare-and-swap atomics.
+//!
 //! # Examples
 //!
 //! ```
@@ -19,6 +32,15 @@
 //! ```
 #![no_std]
 #![deny(unsafe_code)]
+// docs.rs builds with every feature and `--cfg docsrs` on nightly, where
+// each feature-gated item is labelled with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+// The core needs only `core`; these link what the features ask for.
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
 
 mod attributes;
 pub mod bitcast;

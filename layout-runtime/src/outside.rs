@@ -100,6 +100,9 @@ pub const fn outside_dims(index: &[usize], dims: &[usize]) -> ! {
 /// rather than one comparison per dim in every expansion, whose tokens
 /// each cost compile time; branch-free, so a call on constant lengths
 /// unrolls to the `&` chain those comparisons were.
+///
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
 #[inline]
 pub const fn inside(index: &[usize], dims: &[usize]) -> bool {
     let mut ok = index.len() == dims.len();
@@ -112,6 +115,9 @@ pub const fn inside(index: &[usize], dims: &[usize]) -> bool {
 }
 
 /// One of `dims`, negative `dim` counting from the end: `layout!`'s `dim`.
+///
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
 #[inline]
 pub const fn dim_of(dims: &[usize], dim: isize) -> Option<usize> {
     match crate::resolve_dim(dims.len(), dim) {

@@ -101,7 +101,8 @@ pub trait PadValue: Copy {
 }
 
 macro_rules! pad_numbers {
-    ($($t:ty => $zero:expr, $one:expr, $lowest:expr, $highest:expr;)*) => {$(
+    ($($(#[$attr:meta])* $t:ty => $zero:expr, $one:expr, $lowest:expr, $highest:expr;)*) => {$(
+        $(#[$attr])*
         impl PadValue for $t {
             fn pad(value: PaddingValue) -> Self {
                 match value {
@@ -133,6 +134,8 @@ pad_numbers! {
 
 #[cfg(feature = "half")]
 pad_numbers! {
+    #[cfg_attr(docsrs, doc(cfg(feature = "half")))]
     half::bf16 => half::bf16::ZERO, half::bf16::ONE, half::bf16::NEG_INFINITY, half::bf16::INFINITY;
+    #[cfg_attr(docsrs, doc(cfg(feature = "half")))]
     half::f16 => half::f16::ZERO, half::f16::ONE, half::f16::NEG_INFINITY, half::f16::INFINITY;
 }

@@ -145,6 +145,18 @@ pub trait StaticLayout:
     /// assert_eq!(<Figure1 as StaticLayout>::STORAGE_LEN, 24);
     /// ```
     const STORAGE_LEN: usize;
+    /// An array of exactly the storage slots, `[T; STORAGE_LEN]`: the
+    /// storage of [`Tensor::from_buffer`](crate::Tensor::from_buffer).
+    /// A type with the number written out, so an array of another length
+    /// is a type error at the code that passes it, naming both lengths.
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// xla_layout::layout!(struct Figure1 = "f32[3,5]{1,0:T(2,2)}");
+    /// let storage: <Figure1 as StaticLayout>::Buffer<f32> = [0.0; 24];
+    /// assert_eq!(storage.len(), <Figure1 as StaticLayout>::STORAGE_LEN);
+    /// ```
+    type Buffer<T>;
     /// Storage bytes: `STORAGE_LEN` elements of `ELEMENT_BITS` bits, rounded
     /// up to whole bytes.
     ///
@@ -545,6 +557,7 @@ pub trait StaticLayout:
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     fn pack_array<S, D>(
         self,
         array: &ndarray::ArrayBase<S, D>,
@@ -573,6 +586,7 @@ pub trait StaticLayout:
     /// assert_eq!(a, xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     fn unpack_array<T: Copy>(self, storage: &[T]) -> Result<ndarray::ArrayD<T>, RelayoutError> {
         with_layout(self, |l| l.unpack_array(storage))
     }

@@ -13,7 +13,7 @@
 //! cargo run --example explain -- 'bf16[4,8]{1,0:T(2,4)(2,1)}' --svg fig2.svg
 //! cargo run --example explain -- 'f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}' --slice 1,3,:,:,0
 //! cargo run --example explain -- --tpu 'bf16[3,1000]'
-//! cargo run --example explain -- --c 'f32[3,5]{1,0:T(2,2)}' > layout.c
+//! cargo run --example explain -- --c 'f32[3,5]{1,0:T(2,2)}' > layout.h
 //! cargo run --example explain -- 'f32[8,256]{1,0:T(8,128)}' --reshape 'f32[2,4,256]{2,1,0:T(4,128)}'
 //! cargo run --example explain -- 'f32[2,3]' --transpose 'f32[3,2]{0,1}' --perm 1,0
 //! cargo run --example explain -- --hlo module.txt
@@ -63,7 +63,7 @@ options:
   --slice A,:,B,:   the 2-D slice to draw: `:` marks the drawn dims
   --svg FILE        also write the picture as SVG to FILE
   --tpu             SPEC is a shape such as 'bf16[3,1000]': use the TPU tiling
-  --c               print the layout as a C99/CUDA translation unit instead
+  --c               print the layout as a C99 header instead (also C++ and CUDA)
   --reshape TO      whether reshaping SPEC into layout TO moves no data (a
                     bitcast); if it moves some, the first element that moves
   --transpose TO    the same for XLA's transpose of SPEC into TO (with --perm)
@@ -204,7 +204,7 @@ fn run() -> Result<(), Failure> {
     // The whole report, written at once; writing to a `String` cannot fail.
     let mut out = String::new();
     let layout = if args.tpu {
-        let chosen = tpu_layout_like(&parsed).map_err(|e| Failure(e.to_string(), 2))?;
+        let chosen = tpu_layout_like(&parsed).map_err(|e| tpu_failure(&parsed, &e))?;
         let _ = writeln!(
             out,
             "TPU tiling (SPEC.md section 6) for {}[{}]:\n  {chosen}\n  rule: {}",
@@ -215,7 +215,7 @@ fn run() -> Result<(), Failure> {
         let untiled = xla_layout::LayoutBuilder::new(parsed.element_type(), parsed.dims())
             .minor_to_major(parsed.minor_to_major())
             .build()
-            .map_err(|e| Failure(e.to_string(), 2))?;
+            .map_err(|e| tpu_failure(&parsed, &e))?;
         let _ = writeln!(
             out,
             "  cost: {} bytes tiled, {} bytes untiled, {} bytes of padding\n",
@@ -319,6 +319,17 @@ fn run_bitcast(from: &xla_layout::Layout, args: &Args) -> Result<(), Failure> {
     }
     let _ = std::io::stdout().write_all(shown.to_string().as_bytes());
     Ok(())
+}
+
+/// A layout the TPU chooser built from `parsed` and refused: the
+/// builder's errors have no place in the text the user gave (a "byte 0"
+/// would point at nothing), so the message names the spec instead.
+fn tpu_failure(parsed: &xla_layout::Layout, e: &xla_layout::ParseError) -> Failure {
+    let why: Vec<String> = e.iter().map(ToString::to_string).collect();
+    Failure(
+        format!("error: the TPU tiling of `{parsed}`: {}", why.join("; ")),
+        2,
+    )
 }
 
 fn join(dims: &[usize]) -> String {

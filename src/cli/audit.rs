@@ -70,37 +70,51 @@ pub fn run(path: &Path, options: Options) -> Result<(), Failure> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let progress = std::io::stderr().is_terminal();
-    audit(&mut file, options, progress, &mut out).map_err(cannot_read)?;
+    let not_utf8 = audit(&mut file, options, progress, &mut out).map_err(cannot_read)?;
     // A closed pipe (`| head`) is not an error worth a message.
     let _ = out.flush();
+    if let Some(at) = not_utf8 {
+        // A stray byte in a comment or a metadata string costs no shape
+        // (shapes are ASCII), so it is worth a warning, not the file.
+        let name = if path.as_os_str() == "-" {
+            "standard input".into()
+        } else {
+            path.display().to_string()
+        };
+        eprintln!(
+            "warning: {name} is not valid UTF-8 (first at byte {at}): such bytes are read as U+FFFD"
+        );
+    }
     Ok(())
 }
 
 /// Audits the module in `file` (read from its start, twice) and writes
 /// what `options` asks for to `out`, with a progress line on standard
-/// error if `progress` and the file is large. Errors are the file's; a
-/// failed write to `out` (a closed pipe) ends the output quietly.
+/// error if `progress` and the file is large. Returns where the first byte
+/// that is not UTF-8 is, if any (such bytes are read as U+FFFD). Errors are
+/// the file's; a failed write to `out` (a closed pipe) ends the output
+/// quietly.
 pub fn audit(
     file: &mut File,
     options: Options,
     progress: bool,
     out: &mut impl Write,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<u64>> {
     let size = file.metadata().map_or(0, |m| m.len());
     let mut progress = Progress::new(size, progress);
     file.rewind()?;
     if options.moves {
         // One pass: a layout change is judged where it is read.
         let mut report = moves::Moves::new(options.tsv);
-        read_lines(file, &mut progress, 0, |number, line| {
+        let not_utf8 = read_lines(file, &mut progress, 0, |number, line| {
             report.line(number, line, out);
         })?;
         progress.clear();
         let _ = report.finish(out);
-        return Ok(());
+        return Ok(not_utf8);
     }
     let mut graph = Graph::default();
-    read_lines(file, &mut progress, 1, |_, line| graph.line(line))?;
+    let not_utf8 = read_lines(file, &mut progress, 1, |_, line| graph.line(line))?;
     file.rewind()?;
     let reach = graph.reach();
     let mut audit = Audit::new(reach, options);
@@ -109,32 +123,40 @@ pub fn audit(
     })?;
     progress.clear();
     let _ = audit.finish(&graph, out);
-    Ok(())
+    Ok(not_utf8)
 }
 
 /// Calls `each` with the number (from 1) and text of every line, read in
-/// chunks; text that is not UTF-8 is read lossily. `pass` is for the
-/// progress line: 1 or 2 of two, or 0 for a single pass.
+/// chunks; text that is not UTF-8 is read lossily, and the position of its
+/// first such byte returned. `pass` is for the progress line: 1 or 2 of
+/// two, or 0 for a single pass.
 fn read_lines(
     file: &mut File,
     progress: &mut Progress,
     pass: u8,
     mut each: impl FnMut(u64, &str),
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<u64>> {
     let mut reader = BufReader::with_capacity(1 << 20, file);
     let mut buf = Vec::with_capacity(1 << 12);
     let mut number = 0u64;
     let mut read = 0u64;
+    let mut not_utf8 = None;
     loop {
         buf.clear();
         let n = reader.read_until(b'\n', &mut buf)?;
         if n == 0 {
-            return Ok(());
+            return Ok(not_utf8);
         }
         number += 1;
+        progress.show(pass, read + n as u64);
+        let line = match std::str::from_utf8(&buf) {
+            Ok(line) => std::borrow::Cow::Borrowed(line),
+            Err(e) => {
+                not_utf8 = not_utf8.or(Some(read + e.valid_up_to() as u64));
+                String::from_utf8_lossy(&buf)
+            }
+        };
         read += n as u64;
-        progress.show(pass, read);
-        let line = String::from_utf8_lossy(&buf);
         each(number, line.trim_end_matches(['\n', '\r']));
     }
 }

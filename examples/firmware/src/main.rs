@@ -4,15 +4,14 @@
 //! (`dma.rs`) and sit in read-only memory as descriptor tables.
 //!
 //! `#![no_std]` with its own panic handler: if any dependency pulled in
-//! `std`, the build would fail with a second `panic_impl` (E0152). Build it
-//! with `cargo build --release --manifest-path examples/firmware/Cargo.toml`
-//! (on a desktop, as CI does), or for a microcontroller with `--target`.
+//! `std`, the build would fail with a second `panic_impl` (E0152). `std` is
+//! a default feature of `xla-layout`, so `Cargo.toml` turns the defaults
+//! off. Build it with `cargo build --release --manifest-path
+//! examples/firmware/Cargo.toml` (on a desktop, as CI does), or for a
+//! microcontroller with `--target`.
 
 #![no_std]
 #![no_main]
-
-#[cfg(feature = "link-std")]
-extern crate std;
 
 mod dma;
 

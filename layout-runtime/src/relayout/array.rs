@@ -1,7 +1,5 @@
 //! `ndarray` arrays in and out (feature `ndarray`).
 
-extern crate alloc;
-
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -34,6 +32,7 @@ impl Layout {
     /// l.pack_array(&a, &mut storage).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn pack_array<S, D>(
         &self,
         array: &ArrayBase<S, D>,
@@ -62,6 +61,7 @@ impl Layout {
     /// l.pack_array_with_fill(&a.t(), &mut storage, 9).unwrap();
     /// assert_eq!(storage, [1, 3, 9, 9, 2, 4, 9, 9]);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn pack_array_with_fill<S, D>(
         &self,
         array: &ArrayBase<S, D>,
@@ -141,6 +141,7 @@ impl Layout {
     /// let a = l.unpack_array(&[1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]).unwrap();
     /// assert_eq!(a, ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn unpack_array<T: Copy>(&self, storage: &[T]) -> Result<ArrayD<T>, RelayoutError> {
         self.check_slots::<T>()?;
         check_len(storage.len(), self.storage_len())?;

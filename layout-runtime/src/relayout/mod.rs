@@ -104,8 +104,10 @@ pub use plan::{Chunk, Chunks, ChunksMut, RelayoutPlan};
 /// The `half` crate, whose `bf16` and `f16` are element types like any other
 /// (feature `half`).
 #[cfg(feature = "half")]
+#[cfg_attr(docsrs, doc(cfg(feature = "half")))]
 pub use half;
 /// The `ndarray` crate, for [`Layout::pack_array`](crate::Layout::pack_array)
 /// and [`Layout::unpack_array`](crate::Layout::unpack_array) (feature `ndarray`).
 #[cfg(feature = "ndarray")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
 pub use ndarray;

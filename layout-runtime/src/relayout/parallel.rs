@@ -25,6 +25,7 @@ impl Layout {
     /// l.pack(&logical, &mut b).unwrap();
     /// assert_eq!(a, b);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn par_pack<T: Copy + Default + Send + Sync>(
         &self,
         logical_row_major: &[T],
@@ -49,6 +50,7 @@ impl Layout {
     /// l.unpack(&storage, &mut b).unwrap();
     /// assert_eq!(a, b);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn par_unpack<T: Copy + Send + Sync>(
         &self,
         storage: &[T],
@@ -75,6 +77,7 @@ impl Layout {
     /// from.convert_to(&src, &to, &mut b).unwrap();
     /// assert_eq!(a, b);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     pub fn par_convert<T: Copy + Default + Send + Sync, D: AnyLayout>(
         &self,
         storage: &[T],

@@ -15,7 +15,7 @@
 //!   padding, and the documents' worked example for any index or offset.
 //! - [`Bitcast`]: whether a reshape or transpose moves data, and if it
 //!   does, the first element that moves, stepped through both layouts.
-//! - [`CCode`]: a C99 translation unit (also valid CUDA) with the same
+//! - [`CCode`]: a C99 header (also valid C++ and CUDA) with the same
 //!   straight-line index arithmetic `layout!` emits in Rust.
 //!
 //! # Examples

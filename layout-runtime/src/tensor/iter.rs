@@ -181,8 +181,8 @@ pub use self::iter_mut::IterMut;
 
 #[cfg(feature = "alloc")]
 mod iter_mut {
-    use super::super::alloc::vec::{self, Vec};
     use super::super::{AnyLayout, StorageMut, Tensor};
+    use alloc::vec::{self, Vec};
     use core::slice;
 
     /// The elements of a [`Tensor`] to write, in logical order. Made by
@@ -203,6 +203,7 @@ mod iter_mut {
     /// }
     /// assert_eq!(t.storage(), &[1.0, 3.0, 2.0, 4.0]);
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     #[derive(Debug)]
     pub struct IterMut<'a, T> {
         runs: vec::IntoIter<&'a mut [T]>,
@@ -232,6 +233,7 @@ mod iter_mut {
     impl<T> ExactSizeIterator for IterMut<'_, T> {}
     impl<T> core::iter::FusedIterator for IterMut<'_, T> {}
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     impl<'a, L: AnyLayout, S: StorageMut> IntoIterator for &'a mut Tensor<L, S> {
         type Item = &'a mut S::Elem;
         type IntoIter = IterMut<'a, S::Elem>;
@@ -253,6 +255,7 @@ mod iter_mut {
         /// t.iter_mut().for_each(|x| *x += 1.0);
         /// assert_eq!(t.storage(), &[1.0, 1.0, 1.0, 0.0]);
         /// ```
+        #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
         pub fn iter_mut(&mut self) -> IterMut<'_, S::Elem> {
             let layout = self.layout;
             let mut starts: Vec<(usize, usize)> = Vec::new();

@@ -2,8 +2,8 @@
 //! elements, in logical order, or one tile at a time.
 //!
 //! A [`Tensor`] pairs a layout (a `layout!` value, or a run-time `&Layout`)
-//! with storage (`&[T]`, `&mut [T]`, `[T; N]`, and with the `alloc` feature
-//! `Vec<T>` and `Box<[T]>`). Element access on a `layout!` tensor is the
+//! with storage (`&[T]`, `&mut [T]`, `[T; N]`, and with the `alloc` feature,
+//! on by default through `std`, `Vec<T>` and `Box<[T]>`). Element access on a `layout!` tensor is the
 //! macro's folded `const fn` offset, as cheap as writing `buf[l.offset(i)]`
 //! by hand; walks in logical order go a run of slots a constant stride
 //! apart at a time, and [`tiles`](Tensor::tiles) hands out each
@@ -26,14 +26,12 @@ mod access;
 mod iter;
 mod tiles;
 
-#[cfg(feature = "alloc")]
-extern crate alloc;
-
 use core::fmt::Debug;
 
 use crate::{Layout, RelayoutError, StaticLayout};
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use iter::IterMut;
 pub use iter::{IndexedIter, Iter};
 pub use tiles::{__tile_layout, TileAt, TileGrid, TileLayoutError, TiledLayout, Tiles, TilesMut};
@@ -247,6 +245,11 @@ impl AsRef<[usize]> for crate::Index {
 /// use xla_layout::Storage;
 /// assert_eq!([1, 2, 3].as_slice_of_storage(), &[1, 2, 3]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not storage a tensor can read",
+    note = "tensor storage is `&[T]`, `&mut [T]` or `[T; N]`, and `Vec<T>` or `Box<[T]>` \
+            with the `alloc` feature of `xla-layout` (on with its default `std` feature)"
+)]
 pub trait Storage {
     /// The element type.
     type Elem;
@@ -273,6 +276,11 @@ pub trait Storage {
 /// a.as_mut_slice_of_storage()[0] = 9;
 /// assert_eq!(a, [9, 2, 3]);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not storage a tensor can write",
+    note = "writable tensor storage is `&mut [T]` or `[T; N]`, and `Vec<T>` or `Box<[T]>` \
+            with the `alloc` feature of `xla-layout` (on with its default `std` feature)"
+)]
 pub trait StorageMut: Storage {
     /// The elements, in storage order.
     ///
@@ -341,6 +349,7 @@ impl<T, const N: usize> StorageMut for &mut [T; N] {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> Storage for alloc::vec::Vec<T> {
     type Elem = T;
     fn as_slice_of_storage(&self) -> &[T] {
@@ -349,6 +358,7 @@ impl<T> Storage for alloc::vec::Vec<T> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> StorageMut for alloc::vec::Vec<T> {
     fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
         self
@@ -356,6 +366,7 @@ impl<T> StorageMut for alloc::vec::Vec<T> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> Storage for alloc::boxed::Box<[T]> {
     type Elem = T;
     fn as_slice_of_storage(&self) -> &[T] {
@@ -364,6 +375,7 @@ impl<T> Storage for alloc::boxed::Box<[T]> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<T> StorageMut for alloc::boxed::Box<[T]> {
     fn as_mut_slice_of_storage(&mut self) -> &mut [T] {
         self
@@ -531,6 +543,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// assert_eq!(t.to_array().unwrap(), xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0]]).into_dyn());
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn to_array(&self) -> Result<ndarray::ArrayD<S::Elem>, RelayoutError>
     where
         S::Elem: Copy,
@@ -583,6 +596,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// assert_eq!(t.storage(), &[1.0, 3.0, 2.0, 4.0]);
     /// ```
     #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn from_array<A, D>(
         layout: L,
         array: &ndarray::ArrayBase<A, D>,
@@ -739,9 +753,14 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
 }
 
 impl<L: StaticLayout, T, const N: usize> Tensor<L, [T; N]> {
-    /// A tensor over an array, checked at compile time: `N` must be the
-    /// layout's `STORAGE_LEN` and `T` as wide as one slot. A `const fn`, so
-    /// tensors can live in `static`s and `const`s (firmware buffers).
+    /// A tensor over an array, checked at compile time: its length must be
+    /// the layout's `STORAGE_LEN` and `T` as wide as one slot. A `const fn`,
+    /// so tensors can live in `static`s and `const`s (firmware buffers).
+    ///
+    /// The array's type is the layout's [`Buffer`](StaticLayout::Buffer),
+    /// `[T; STORAGE_LEN]` with the number written out, so an array of
+    /// another length is a type error at the call, naming both lengths:
+    /// "expected an array with a size of 24, found one with a size of 15".
     ///
     /// # Examples
     ///
@@ -755,17 +774,19 @@ impl<L: StaticLayout, T, const N: usize> Tensor<L, [T; N]> {
     ///
     /// A buffer of the wrong size does not compile:
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0308
     /// use xla_layout::{layout, Tensor};
     /// layout!(pub struct Weights = "f32[3,5]{1,0:T(2,2)}");
-    /// static W: Tensor<Weights, [f32; 15]> = Tensor::from_buffer(Weights, [0.5; 15]);
+    /// let w = Tensor::from_buffer(Weights, [0.5f32; 15]);
     /// ```
-    pub const fn from_buffer(layout: L, storage: [T; N]) -> Self {
+    pub const fn from_buffer(layout: L, storage: L::Buffer<T>) -> Self
+    where
+        // `L::Buffer<T>` is `[T; N]`: the array's length in its type, read
+        // from the layout, rather than a check of `N` inside this function,
+        // which would fail here, in the library, not at the caller.
+        L: StaticLayout<Buffer<T> = [T; N]>,
+    {
         const {
-            assert!(
-                N == L::STORAGE_LEN,
-                "the buffer's length is not the layout's `STORAGE_LEN`"
-            );
             assert!(
                 L::ELEMENT_BITS >= 8 && core::mem::size_of::<T>() * 8 == L::ELEMENT_BITS as usize,
                 "the element type is not as wide as one storage slot"

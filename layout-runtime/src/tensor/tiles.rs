@@ -3,7 +3,7 @@
 use core::slice;
 
 use super::{AnyLayout, Storage, StorageMut, Tensor};
-use crate::{Layout, LayoutBuilder, StaticLayout, TileDim};
+use crate::{Layout, LayoutBuilder, StaticLayout, TileDim, MAX_RANK, MAX_TILE_RANK};
 
 /// How a layout's storage splits into first-level tiles.
 #[derive(Clone, Copy, Debug)]
@@ -12,6 +12,122 @@ struct Split {
     len: usize,
     /// Tiles, in storage order.
     count: usize,
+    /// How each tile's in-bounds extent follows from its origin.
+    extents: Extents,
+}
+
+/// The first tiling level as it bounds a tile: the physical dims (most
+/// major first), and the runs of them each tile dim covers, a `*` run
+/// merged with the next dim. Worked out once per walk over the tiles, so a
+/// tile's extent is a few divisions.
+#[derive(Clone, Copy, Debug)]
+struct Extents {
+    /// The logical dim at each physical position, and its size.
+    dim: [u8; MAX_RANK],
+    size: [usize; MAX_RANK],
+    rank: u8,
+    /// Each tile dim's run of physical positions (`first..=last`) and its
+    /// tile size; positions outside every run are one value per tile.
+    runs: [(u8, u8, usize); MAX_TILE_RANK],
+    run_count: u8,
+    /// The layout is one tile: its extent is the dims.
+    whole: bool,
+}
+
+impl Extents {
+    fn new(l: &Layout, tiled: bool) -> Extents {
+        let mut e = Extents {
+            dim: [0; MAX_RANK],
+            size: [0; MAX_RANK],
+            rank: l.rank() as u8,
+            runs: [(0, 0, 0); MAX_TILE_RANK],
+            run_count: 0,
+            whole: !tiled,
+        };
+        // `minor_to_major` names the most minor dim first.
+        for (p, &d) in l.minor_to_major().iter().rev().enumerate() {
+            e.dim[p] = d as u8;
+            e.size[p] = l.dims()[d];
+        }
+        let Some(first) = l.tiles().first().filter(|_| tiled) else {
+            return e;
+        };
+        // The tile's dims cover the most minor physical dims; dims a tile
+        // has beyond the rank cover size-1 dims, bounding nothing.
+        let rank = l.rank();
+        let dims = first.dims();
+        let mut start: Option<usize> = None;
+        for (i, t) in dims.iter().enumerate() {
+            let Some(p) = (rank + i).checked_sub(dims.len()) else {
+                continue;
+            };
+            let run_start = *start.get_or_insert(p);
+            if let TileDim::Size(t) = *t {
+                e.runs[usize::from(e.run_count)] = (run_start as u8, p as u8, t);
+                e.run_count += 1;
+                start = None;
+            }
+        }
+        e
+    }
+
+    /// Writes the tile's in-bounds extent per logical dim, from its
+    /// origin, to `out`; `false` if its elements form no box (a `*` run
+    /// the tile starts or ends inside a row of).
+    fn of(&self, origin: &[usize], out: &mut [usize]) -> bool {
+        let rank = usize::from(self.rank);
+        if self.whole {
+            for p in 0..rank {
+                out[usize::from(self.dim[p])] = self.size[p];
+            }
+            return true;
+        }
+        out.fill(1);
+        for &(first, last, tile) in &self.runs[..usize::from(self.run_count)] {
+            let (first, last) = (usize::from(first), usize::from(last));
+            if first == last {
+                // One dim (no `*`), the common case: no division.
+                let d = usize::from(self.dim[first]);
+                out[d] = tile.min(self.size[first] - origin[d]);
+                continue;
+            }
+            let positions = first..=last;
+            // The run's dims as one number, row-major: the tile covers
+            // `start..end` of it.
+            let (start, len) = positions.clone().fold((0, 1), |(at, len), p| {
+                (
+                    at * self.size[p] + origin[usize::from(self.dim[p])],
+                    len * self.size[p],
+                )
+            });
+            let end = start.saturating_add(tile).min(len);
+            // The most major position where the first and last element
+            // differ: a box spans it, and every position more minor whole.
+            let (mut a, mut b, mut below, mut split) = (start, end - 1, 1, None);
+            let mut whole_below = 1;
+            for p in positions.rev() {
+                let size = self.size[p];
+                if a % size != b % size {
+                    split = Some((p, a % size, b % size));
+                    whole_below = below;
+                }
+                a /= size;
+                b /= size;
+                below *= size;
+            }
+            let Some((p, from, to)) = split else {
+                continue; // one element of the run
+            };
+            if start % whole_below != 0 || end % whole_below != 0 {
+                return false;
+            }
+            out[usize::from(self.dim[p])] = to - from + 1;
+            for q in p + 1..=last {
+                out[usize::from(self.dim[q])] = self.size[q];
+            }
+        }
+        true
+    }
 }
 
 /// A tile's own layout: the tile's extents laid out by the remaining tiling
@@ -51,19 +167,25 @@ fn split(l: &Layout) -> Split {
         Some((sub, count)) => Split {
             len: sub.storage_len(),
             count,
+            extents: Extents::new(l, true),
         },
         None => Split {
             len: l.storage_len(),
             count: usize::from(l.storage_len() > 0),
+            extents: Extents::new(l, false),
         },
     }
 }
 
 /// Where a tile sits: its number in storage order, the storage offset of its
-/// first slot, and its origin, the logical index of its first element.
+/// first slot, its origin, the logical index of its first element, and its
+/// extent, how many values of each dim its elements take.
 ///
 /// Slot `k` of the tile's slice is storage slot `offset + k`: ask
 /// [`Tensor::is_padding`] which of a partial edge tile's slots are padding.
+/// A tile at the edge of a dim that is no multiple of the tile holds fewer
+/// elements than a whole tile, which its extent counts: loop to
+/// `origin[d] + extent[d]` rather than work out `tile.min(dim - origin)`.
 ///
 /// # Examples
 ///
@@ -72,6 +194,8 @@ fn split(l: &Layout) -> Split {
 /// let t = Tensor::new(layout!("f32[3,5]{1,0:T(2,2)}"), [0.0f32; 24]).unwrap();
 /// let (at, tile) = t.tiles().last().unwrap();
 /// assert_eq!((at.number, at.offset, at.origin), (5, 20, [2, 4]));
+/// // Row 2 and column 4 alone: the other three slots are padding.
+/// assert_eq!(at.extent, Some([1, 1]));
 /// let padding: Vec<bool> = (0..tile.len()).map(|k| t.is_padding(at.offset + k)).collect();
 /// assert_eq!(padding, [false, true, true, true]);
 /// ```
@@ -83,18 +207,42 @@ pub struct TileAt<I> {
     pub offset: usize,
     /// The logical index of its first element.
     pub origin: I,
+    /// The tile's in-bounds extent per dim: its elements are exactly the
+    /// indices with `origin[d] <= i[d] < origin[d] + extent[d]` for every
+    /// dim `d`. Every entry is at least 1 (no tile is all padding); a dim
+    /// the tile does not split has 1, and a layout that is one tile (see
+    /// [`Tensor::tiles`]) has its dims.
+    ///
+    /// `None` only where a `*` in the first tiling level merges dims and
+    /// the tile starts or ends inside a row of them, so its elements form
+    /// no such box: in `f32[3,5]{1,0:T(*,4)}`, the second tile holds
+    /// `[0, 4]` and `[1, 0]` to `[1, 2]`.
+    ///
+    /// ```
+    /// use xla_layout::{layout, Tensor};
+    /// let t = Tensor::new(layout!("f32[3,5]{1,0:T(*,4)}"), [0.0f32; 16]).unwrap();
+    /// let extents: Vec<Option<[usize; 2]>> = t.tiles().map(|(at, _)| at.extent).collect();
+    /// assert_eq!(extents, [Some([1, 4]), None, None, Some([1, 3])]);
+    /// ```
+    pub extent: Option<I>,
 }
 
-fn at<L: AnyLayout>(layout: L, number: usize, len: usize) -> TileAt<L::Index> {
+fn at<L: AnyLayout>(layout: L, extents: &Extents, number: usize, len: usize) -> TileAt<L::Index> {
     let offset = number * len;
+    let rank = layout.shape().len();
     // A tile's first slot is always an element: tile origins lie inside the dims.
     let origin = layout
         .index_at(offset)
-        .unwrap_or_else(|| layout.index_from(&[0; crate::MAX_RANK][..layout.shape().len()]));
+        .unwrap_or_else(|| layout.index_from(&[0; MAX_RANK][..rank]));
+    let mut extent = [0; MAX_RANK];
+    let extent = extents
+        .of(origin.as_ref(), &mut extent[..rank])
+        .then(|| layout.index_from(&extent[..rank]));
     TileAt {
         number,
         offset,
         origin,
+        extent,
     }
 }
 
@@ -111,6 +259,7 @@ fn at<L: AnyLayout>(layout: L, number: usize, len: usize) -> TileAt<L::Index> {
 #[derive(Clone, Debug)]
 pub struct Tiles<'a, L, T> {
     layout: L,
+    extents: Extents,
     chunks: core::iter::Enumerate<slice::ChunksExact<'a, T>>,
     len: usize,
 }
@@ -121,7 +270,7 @@ impl<'a, L: AnyLayout, T> Iterator for Tiles<'a, L, T> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (k, tile) = self.chunks.next()?;
-        Some((at(self.layout, k, self.len), tile))
+        Some((at(self.layout, &self.extents, k, self.len), tile))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -133,7 +282,7 @@ impl<L: AnyLayout, T> ExactSizeIterator for Tiles<'_, L, T> {}
 impl<L: AnyLayout, T> DoubleEndedIterator for Tiles<'_, L, T> {
     fn next_back(&mut self) -> Option<Self::Item> {
         let (k, tile) = self.chunks.next_back()?;
-        Some((at(self.layout, k, self.len), tile))
+        Some((at(self.layout, &self.extents, k, self.len), tile))
     }
 }
 
@@ -153,6 +302,7 @@ impl<L: AnyLayout, T> DoubleEndedIterator for Tiles<'_, L, T> {
 #[derive(Debug)]
 pub struct TilesMut<'a, L, T> {
     layout: L,
+    extents: Extents,
     chunks: core::iter::Enumerate<slice::ChunksExactMut<'a, T>>,
     len: usize,
 }
@@ -163,7 +313,7 @@ impl<'a, L: AnyLayout, T> Iterator for TilesMut<'a, L, T> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let (k, tile) = self.chunks.next()?;
-        Some((at(self.layout, k, self.len), tile))
+        Some((at(self.layout, &self.extents, k, self.len), tile))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -175,7 +325,7 @@ impl<L: AnyLayout, T> ExactSizeIterator for TilesMut<'_, L, T> {}
 impl<L: AnyLayout, T> DoubleEndedIterator for TilesMut<'_, L, T> {
     fn next_back(&mut self) -> Option<Self::Item> {
         let (k, tile) = self.chunks.next_back()?;
-        Some((at(self.layout, k, self.len), tile))
+        Some((at(self.layout, &self.extents, k, self.len), tile))
     }
 }
 
@@ -239,6 +389,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
 #[derive(Clone, Copy, Debug)]
 pub struct TileGrid<'a, L, T> {
     layout: L,
+    extents: Extents,
     storage: &'a [T],
     slots: usize,
     count: usize,
@@ -300,7 +451,7 @@ impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
         }
         let start = number * self.slots;
         let tile = self.storage.get(start..start + self.slots)?;
-        Some((at(self.layout, number, self.slots), tile))
+        Some((at(self.layout, &self.extents, number, self.slots), tile))
     }
 
     /// The tile holding the element at `index`, or `None` outside the dims.
@@ -339,6 +490,7 @@ impl<'a, L: AnyLayout, T> IntoIterator for &TileGrid<'a, L, T> {
     fn into_iter(self) -> Tiles<'a, L, T> {
         Tiles {
             layout: self.layout,
+            extents: self.extents,
             chunks: self.storage[..self.slots * self.count]
                 .chunks_exact(self.slots.max(1))
                 .enumerate(),
@@ -364,6 +516,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
         let s = self.layout.with_layout(split);
         TileGrid {
             layout: self.layout,
+            extents: s.extents,
             storage: self.storage(),
             slots: s.len,
             count: s.count,
@@ -390,6 +543,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
         let storage = self.storage.as_mut_slice_of_storage();
         TilesMut {
             layout,
+            extents: s.extents,
             chunks: storage[..s.len * s.count]
                 .chunks_exact_mut(s.len.max(1))
                 .enumerate(),

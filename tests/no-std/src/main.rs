@@ -46,6 +46,16 @@ fn canonical_len() -> usize {
     c.0
 }
 
+/// A `Vec` is tensor storage only with the `alloc` feature, which this
+/// crate leaves off: the error must say so.
+#[cfg(feature = "vec-storage")]
+pub fn vec_storage() -> usize {
+    extern crate alloc;
+    let l = xla_layout::layout!("f32[3]{0:T(2)}");
+    let t = xla_layout::Tensor::new(l, alloc::vec![0.0f32; 4]).ok();
+    t.map_or(0, |t| t.storage().len())
+}
+
 #[panic_handler]
 fn panic(_: &PanicInfo<'_>) -> ! {
     loop {}

@@ -1,4 +1,5 @@
-// A static buffer of 15 slots for a layout of 24.
+// A static buffer of 15 slots for a layout of 24: a type error at this
+// line, naming both lengths.
 use xla_layout::{layout, Tensor};
 
 layout!(struct Grid = "f32[3,5]{1,0:T(2,2)}");
@@ -6,5 +7,7 @@ layout!(struct Grid = "f32[3,5]{1,0:T(2,2)}");
 static BUF: Tensor<Grid, [f32; 15]> = Tensor::from_buffer(Grid, [0.0; 15]);
 
 fn main() {
-    let _ = BUF[[0, 0]];
+    // The same on the stack, the type left to inference.
+    let local = Tensor::from_buffer(Grid, [0.0f32; 15]);
+    let _ = (BUF[[0, 0]], local[[0, 0]]);
 }
