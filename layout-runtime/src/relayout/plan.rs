@@ -26,19 +26,37 @@ enum Kind {
     Convert,
 }
 
-/// How a chunk finds its part of the work.
+/// How a chunk runs its range of the destination.
 // No allocator: the walks live inline.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum Split {
-    /// Walk the destination in memory order: each value of its first steps
-    /// is one contiguous run of destination slots.
-    Destination(Walk),
-    /// Walk the source with the step first whose values send elements to
-    /// disjoint runs of the destination, `stride` apart.
-    Source(Walk, usize),
-    /// The destination slot by slot, through the index programs.
-    Slots,
+    /// The destination along its route ([`RelayoutPlan::along`]), from the
+    /// range's first slot to its last.
+    Destination(Route),
+    /// The source walked with the step first whose values send elements to
+    /// disjoint runs of the destination, `stride` apart: the values whose
+    /// runs lie inside the range, and the rest of the range (its ends, where
+    /// they cut a run) along the destination's route.
+    Source(Walk, usize, Route),
+}
+
+impl Split {
+    /// Slots a chunk boundary is a multiple of (see [`grain`]).
+    fn grain(&self) -> usize {
+        match self {
+            Split::Destination(along) | Split::Source(_, _, along) => grain(along),
+        }
+    }
+}
+
+/// The elements a folded walk of the destination moves as one unit, which
+/// a range along it may not cut; 1 slot by slot.
+fn grain(along: &Route) -> usize {
+    match along {
+        Route::Walk(w) => w.fold,
+        Route::Slots => 1,
+    }
 }
 
 /// A relayout checked once and run on any buffers of the right lengths:
@@ -202,17 +220,6 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         } else {
             Route::over(&from, &into)
         };
-        let split = match &walk {
-            Route::Walk(w) if !gather => match w.partitioning_step() {
-                Some((q, stride)) => Split::Source(w.with_first(q), stride),
-                None => match Route::over(&into, &from) {
-                    Route::Walk(w) => Split::Destination(w),
-                    Route::Slots => Split::Slots,
-                },
-            },
-            Route::Walk(w) => Split::Destination(w.clone()),
-            Route::Slots => Split::Slots,
-        };
         // Elements per 4-byte unit: folding a walk's innermost step of that
         // many elements lets the vector transposes move them (two `bf16`
         // of a `(2,1)` tile as one unit, for one).
@@ -224,15 +231,36 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                 w.clone()
             }
         };
-        let walk = match walk {
+        let fold_route = |r: Route| match r {
             Route::Walk(w) => Route::Walk(fold(&w)),
             Route::Slots => Route::Slots,
         };
-        let split = match split {
-            Split::Destination(w) => Split::Destination(fold(&w)),
-            Split::Source(w, stride) => Split::Source(fold(&w), stride),
-            Split::Slots => Split::Slots,
+        // Chunks cut the destination anywhere, so they walk it in memory
+        // order; a scatter walk of the source runs the whole runs it sends
+        // to the destination in between.
+        let destination = if empty {
+            Route::Slots
+        } else if gather {
+            fold_route(walk.clone())
+        } else {
+            fold_route(Route::over(&into, &from))
         };
+        // Walks that do not visit the destination in memory order cannot
+        // start and stop at any slot; the index programs can.
+        let along = match destination {
+            Route::Walk(w) if w.in_order() => Route::Walk(w),
+            Route::Walk(_) | Route::Slots => Route::Slots,
+        };
+        let split = match &walk {
+            Route::Walk(w) if !gather && !empty => match w.partitioning_step() {
+                Some((q, stride)) if stride % grain(&along) == 0 => {
+                    Split::Source(fold(&w.with_first(q)), stride, along)
+                }
+                _ => Split::Destination(along),
+            },
+            _ => Split::Destination(along),
+        };
+        let walk = fold_route(walk);
         RelayoutPlan {
             kind,
             from,
@@ -328,44 +356,40 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         Ok(())
     }
 
-    /// The relayout cut into `n` chunks (at least one) of about equal work,
-    /// in order of their destination ranges, which are disjoint and together
-    /// cover the destination. Some may be empty when the array is small.
+    /// The relayout cut into chunks of equal work, in order of their
+    /// destination ranges, which are disjoint, consecutive and together
+    /// cover the destination.
+    ///
+    /// There are `n` chunks, or as many as the destination has places to
+    /// cut when that is fewer (see [`Chunks::len`](ExactSizeIterator::len)):
+    /// one a slot, or one every 2 or 4 slots where 16- or 8-bit elements
+    /// move in 4-byte units, which no cut splits. Always at least one,
+    /// empty only when the destination is. Their ranges differ in length
+    /// by at most one unit, the last also taking the slots past the last
+    /// whole unit, so the work is shared evenly however the layouts tile:
+    /// a chunk may start inside a tile or a row.
     ///
     /// # Examples
     ///
     /// ```
     /// let l = xla_layout::parse("f32[64,256]{1,0:T(8,128)}").unwrap();
     /// let plan = l.unpack_plan::<f32>().unwrap();
-    /// let ranges: Vec<_> = plan.chunks(4).map(|c| c.range()).collect();
-    /// assert_eq!(ranges, [0..4096, 4096..8192, 8192..12288, 12288..16384]);
+    /// let ranges: Vec<_> = plan.chunks(3).map(|c| c.range()).collect();
+    /// assert_eq!(ranges, [0..5461, 5461..10922, 10922..16384]);
+    /// // No more chunks than slots, and never none.
+    /// let small = xla_layout::parse("f32[2,3]").unwrap();
+    /// let plan = small.pack_plan(0.0f32).unwrap();
+    /// assert_eq!(plan.chunks(usize::MAX).len(), 6);
+    /// assert_eq!(plan.chunks(0).len(), 1);
     /// ```
     pub fn chunks(&self, n: usize) -> Chunks<'_, 'a, T> {
-        let n = n.max(1);
-        let (k, unit, units) = match &self.split {
-            _ if self.empty => (0, self.dst_len, 1),
-            Split::Destination(w) => {
-                // Enough values to share out evenly, keeping the two innermost
-                // steps whole as blocks; one step if it has enough values,
-                // since a range of one step runs as fast as the whole walk.
-                let mut k = usize::from(n > 1 && w.n > 2);
-                while k + 2 < w.n && w.units(k) < if k == 1 { 2 * n } else { 8 * n } {
-                    k += 1;
-                }
-                match w.unit(k) {
-                    Some(unit) => (k, unit, w.units(k)),
-                    None => (0, self.dst_len, 1),
-                }
-            }
-            Split::Source(w, stride) => (1, *stride, w.units(1)),
-            Split::Slots => (0, 1, self.dst_len),
-        };
+        let grain = self.split.grain();
+        let units = self.dst_len / grain;
         Chunks {
             plan: self,
-            n,
+            n: n.clamp(1, units.max(1)),
             next: 0,
-            k,
-            unit,
+            grain,
             units,
         }
     }
@@ -453,15 +477,32 @@ fn check_logical(actual: usize, expected: usize) -> Result<(), RelayoutError> {
 /// let l = xla_layout::parse("f32[3,5]").unwrap();
 /// let plan = l.pack_plan(0.0f32).unwrap();
 /// assert_eq!(plan.chunks(7).len(), 7);
+/// // 15 slots: at most 15 chunks.
+/// assert_eq!(plan.chunks(20).len(), 15);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Chunks<'p, 'a, T> {
     plan: &'p RelayoutPlan<'a, T>,
+    /// Chunks in all, from 1 to `units` (or 1).
     n: usize,
     next: usize,
-    k: usize,
-    unit: usize,
+    /// Slots a unit holds: chunk `i` starts at unit `i * units / n`.
+    grain: usize,
     units: usize,
+}
+
+impl<T: Copy> Chunks<'_, '_, T> {
+    /// Where chunk `i` starts, `i <= n`: the last ends at the destination's
+    /// end, past the last whole unit.
+    fn start(&self, i: usize) -> usize {
+        if i == self.n {
+            return self.plan.dst_len;
+        }
+        // `i * units / n` in 128 bits, which cannot overflow; it is at most
+        // `units`, so it fits back.
+        let unit = (i as u128 * self.units as u128 / self.n as u128) as usize;
+        unit * self.grain
+    }
 }
 
 impl<'p, 'a, T: Copy> Iterator for Chunks<'p, 'a, T> {
@@ -473,23 +514,9 @@ impl<'p, 'a, T: Copy> Iterator for Chunks<'p, 'a, T> {
         }
         let i = self.next;
         self.next += 1;
-        let start = |i: usize| {
-            // i * units / n without overflow.
-            let (q, r) = (self.units / self.n, self.units % self.n);
-            q * i + r * i / self.n
-        };
-        let (lo, hi) = (start(i), start(i + 1));
-        let last = i + 1 == self.n;
-        let len = self.plan.dst_len;
-        let at = |u: usize| u.saturating_mul(self.unit).min(len);
-        let range = if last { at(lo)..len } else { at(lo)..at(hi) };
         Some(Chunk {
             plan: self.plan,
-            k: self.k,
-            unit: self.unit,
-            units: (lo, hi),
-            range,
-            last,
+            range: self.start(i)..self.start(i + 1),
         })
     }
 
@@ -497,9 +524,26 @@ impl<'p, 'a, T: Copy> Iterator for Chunks<'p, 'a, T> {
         let left = self.n - self.next;
         (left, Some(left))
     }
+
+    /// Straight to chunk `next + k`, as each chunk's range is worked out
+    /// from its number alone.
+    fn nth(&mut self, k: usize) -> Option<Chunk<'p, 'a, T>> {
+        self.next = self.next.saturating_add(k).min(self.n);
+        self.next()
+    }
+
+    fn last(mut self) -> Option<Chunk<'p, 'a, T>> {
+        self.next = self.next.max(self.n.saturating_sub(1));
+        self.next()
+    }
+
+    fn count(self) -> usize {
+        self.n - self.next
+    }
 }
 
 impl<T: Copy> ExactSizeIterator for Chunks<'_, '_, T> {}
+impl<T: Copy> core::iter::FusedIterator for Chunks<'_, '_, T> {}
 
 /// [`Chunks`] with their parts of the destination, made by
 /// [`RelayoutPlan::chunks_mut`].
@@ -555,11 +599,7 @@ impl<T: Copy> ExactSizeIterator for ChunksMut<'_, '_, '_, T> {}
 #[derive(Clone, Debug)]
 pub struct Chunk<'p, 'a, T> {
     plan: &'p RelayoutPlan<'a, T>,
-    k: usize,
-    unit: usize,
-    units: (usize, usize),
     range: Range<usize>,
-    last: bool,
 }
 
 impl<T: Copy> Chunk<'_, '_, T> {
@@ -618,39 +658,82 @@ impl<T: Copy> Chunk<'_, '_, T> {
             }
             return Ok(());
         }
-        let base = self.range.start;
         plan.staged(src, |stage| match &plan.split {
-            Split::Destination(w) => {
-                let mut v = Gather {
-                    dst,
-                    base,
-                    src,
-                    padding: plan.fill,
-                    stage,
-                    unit: w.fold,
-                    end: 0,
+            Split::Destination(along) => plan.along(along, dst, self.range.clone(), src, stage),
+            Split::Source(w, stride, along) => {
+                let Range { start, end } = self.range;
+                // The values whose runs lie inside the range: all from the
+                // first run that starts in it, to the last that ends in it
+                // (to the end for the last chunk, whose runs past the last
+                // element hold none).
+                let first = start.div_ceil(*stride);
+                let last = if end == plan.dst_len {
+                    w.steps[0].axis.count
+                } else {
+                    end / stride
                 };
-                w.run_units(&mut v, self.k, self.unit, self.units, self.last);
-            }
-            Split::Source(w, _) => {
-                Scatter::run((src, dst, base), stage, w.fold, |v| {
-                    w.run_units(v, self.k, self.unit, self.units, false);
-                });
-            }
-            Split::Slots => {
-                let mut v = Gather {
-                    dst,
-                    base,
-                    src,
-                    padding: plan.fill,
-                    stage,
-                    unit: 1,
-                    end: 0,
+                let (head, tail) = if first < last {
+                    (
+                        first.saturating_mul(*stride).min(end),
+                        last.saturating_mul(*stride).min(end),
+                    )
+                } else {
+                    (end, end)
                 };
-                run_slot_range(&plan.into, &plan.from, &mut v, self.range.clone());
+                let (before, rest) = dst.split_at_mut(head - start);
+                let (runs, after) = rest.split_at_mut(tail - head);
+                plan.along(along, before, start..head, src, stage);
+                if head < tail {
+                    Scatter::run((src, runs, head), stage, w.fold, |v| {
+                        w.run_values(v, first, last);
+                    });
+                }
+                plan.along(along, after, tail..end, src, stage);
             }
         });
         Ok(())
+    }
+}
+
+impl<T: Copy> RelayoutPlan<'_, T> {
+    /// A visitor that writes the destination from slot `base` on into `dst`,
+    /// walking it.
+    fn gather<'v>(
+        &self,
+        dst: &'v mut [T],
+        base: usize,
+        src: &'v [T],
+        stage: &'v mut [T],
+        unit: usize,
+    ) -> Gather<'v, T> {
+        Gather {
+            dst,
+            base,
+            src,
+            padding: self.fill,
+            stage,
+            unit,
+            end: 0,
+        }
+    }
+
+    /// Destination slots `range` into `dst` along `route`, the
+    /// destination's: a walk of it in memory order, or its slots one by
+    /// one.
+    fn along(&self, route: &Route, dst: &mut [T], range: Range<usize>, src: &[T], stage: &mut [T]) {
+        if range.is_empty() {
+            return;
+        }
+        match route {
+            Route::Walk(w) => {
+                let mut v = self.gather(dst, range.start, src, stage, w.fold);
+                w.run_range(&mut v, range);
+            }
+            Route::Slots => {
+                let mut v = self.gather(dst, range.start, src, stage, 1);
+                run_slot_range(&self.into, &self.from, &mut v, range);
+            }
+        }
     }
 }
 
