@@ -33,8 +33,8 @@ fn counts(len: usize) -> Vec<usize> {
 /// a chunk boundary respects, four 8-bit elements), one a slot for
 /// elements of 32 bits and more; disjoint, consecutive ranges that cover
 /// the destination, none empty unless the destination is; lengths that
-/// differ by less than two units, so that with 64 units (256 slots) a
-/// chunk on average none is more than 1.1 times the mean. Chunks far into
+/// differ by less than two units, so that with 64 units a chunk on
+/// average none is more than 1.1 times the mean. Chunks far into
 /// a long iterator are reached by `nth` and agree with their neighbours.
 fn check_ranges<T: Value>(plan: &RelayoutPlan<'_, T>, n: usize, what: &str) {
     let len = plan.dst_len();
@@ -89,11 +89,13 @@ fn check_ranges<T: Value>(plan: &RelayoutPlan<'_, T>, n: usize, what: &str) {
         shortest = shortest.min(r.len());
         longest = longest.max(r.len());
     }
+    // One slot a unit for elements of 32 bits and more.
+    let unit = if std::mem::size_of::<T>() >= 4 { 1 } else { 4 };
     assert!(
-        longest - shortest <= 7,
+        longest - shortest < 2 * unit,
         "{what}: {n} chunks from {shortest} to {longest} slots"
     );
-    if len >= 256 * count {
+    if len >= 64 * unit * count {
         let mean = len as f64 / count as f64;
         assert!(
             longest as f64 <= 1.1 * mean,
