@@ -26,27 +26,49 @@ enum Kind {
     Convert,
 }
 
-/// How a chunk runs its range of the destination.
+/// How a chunk runs its range of the destination. A plan keeps at most one
+/// walk besides its own, and none that repeats it: every call of `pack`,
+/// `unpack` and `convert_to` makes a plan, and a walk is kilobytes to move.
 // No allocator: the walks live inline.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum Split {
-    /// The destination along its route ([`RelayoutPlan::along`]), from the
-    /// range's first slot to its last.
+    /// Along the plan's own route, which walks the destination in memory
+    /// order or slot by slot (see [`RelayoutPlan::along`]).
+    Walked,
+    /// Along this route of the destination, for a plan that walks the
+    /// source but has no step to split it by.
     Destination(Route),
     /// The source walked with the step first whose values send elements to
-    /// disjoint runs of the destination, `stride` apart: the values whose
-    /// runs lie inside the range, and the rest of the range (its ends, where
-    /// they cut a run) along the destination's route.
-    Source(Walk, usize, Route),
+    /// disjoint runs of the destination, `stride` apart (a multiple of the
+    /// elements per 4-byte unit): the values whose runs lie inside the
+    /// range, and the rest of the range (its ends, where they cut a run)
+    /// along [`RelayoutPlan::destination`].
+    Source(Walk, usize),
 }
 
-impl Split {
-    /// Slots a chunk boundary is a multiple of (see [`grain`]).
-    fn grain(&self) -> usize {
-        match self {
-            Split::Destination(along) | Split::Source(_, _, along) => grain(along),
+/// Elements of `T` per 4-byte unit: folding a walk's innermost step of that
+/// many elements lets the vector transposes move them (two `bf16` of a
+/// `(2,1)` tile as one unit, for one); 1 for elements of 4 bytes and more.
+fn unit_of<T>() -> usize {
+    (4 / core::mem::size_of::<T>().max(1)).max(1)
+}
+
+/// `route` with its walk's innermost `unit` elements folded into one where
+/// they can be, and slot by slot where the walk does not visit the
+/// destination in memory order: such a walk cannot start and stop at any
+/// slot, the index programs can.
+fn along_destination(route: Route, unit: usize) -> Route {
+    match route {
+        Route::Walk(mut w) => {
+            w.fold(unit);
+            if w.in_order() {
+                Route::Walk(w)
+            } else {
+                Route::Slots
+            }
         }
+        Route::Slots => Route::Slots,
     }
 }
 
@@ -213,54 +235,39 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         fill: Option<T>,
         empty: bool,
     ) -> Self {
-        let walk = if empty {
+        let mut walk = if empty {
             Route::Slots
         } else if gather {
             Route::over(&into, &from)
         } else {
             Route::over(&from, &into)
         };
-        // Elements per 4-byte unit: folding a walk's innermost step of that
-        // many elements lets the vector transposes move them (two `bf16`
-        // of a `(2,1)` tile as one unit, for one).
-        let unit = 4 / core::mem::size_of::<T>().clamp(1, 8);
-        let fold = |w: &Walk| {
-            if unit > 1 {
-                w.folded(unit).unwrap_or_else(|| w.clone())
-            } else {
-                w.clone()
-            }
-        };
-        let fold_route = |r: Route| match r {
-            Route::Walk(w) => Route::Walk(fold(&w)),
-            Route::Slots => Route::Slots,
-        };
-        // Chunks cut the destination anywhere, so they walk it in memory
-        // order; a scatter walk of the source runs the whole runs it sends
-        // to the destination in between.
-        let destination = if empty {
-            Route::Slots
-        } else if gather {
-            fold_route(walk.clone())
-        } else {
-            fold_route(Route::over(&into, &from))
-        };
-        // Walks that do not visit the destination in memory order cannot
-        // start and stop at any slot; the index programs can.
-        let along = match destination {
-            Route::Walk(w) if w.in_order() => Route::Walk(w),
-            Route::Walk(_) | Route::Slots => Route::Slots,
-        };
+        let unit = unit_of::<T>();
+        // Chunks cut the destination at any slot (or unit), so they go along
+        // it in memory order; a scatter walk of the source runs the whole
+        // runs it sends to the destination in between (found before the
+        // walk folds, as a folded step's reach hides its unit's elements).
         let split = match &walk {
-            Route::Walk(w) if !gather && !empty => match w.partitioning_step() {
-                Some((q, stride)) if stride % grain(&along) == 0 => {
-                    Split::Source(fold(&w.with_first(q)), stride, along)
+            _ if gather || empty => Split::Walked,
+            Route::Walk(w) => match w.partitioning_step() {
+                Some((q, stride)) if stride % unit == 0 => {
+                    let mut source = w.with_first(q);
+                    source.fold(unit);
+                    Split::Source(source, stride)
                 }
-                _ => Split::Destination(along),
+                _ => Split::Destination(along_destination(Route::over(&into, &from), unit)),
             },
-            _ => Split::Destination(along),
+            Route::Slots => Split::Destination(along_destination(Route::over(&into, &from), unit)),
         };
-        let walk = fold_route(walk);
+        if let Route::Walk(w) = &mut walk {
+            w.fold(unit);
+        }
+        let split = match &walk {
+            Route::Walk(w) if matches!(split, Split::Walked) && !w.in_order() => {
+                Split::Destination(Route::Slots)
+            }
+            _ => split,
+        };
         RelayoutPlan {
             kind,
             from,
@@ -383,7 +390,12 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
     /// assert_eq!(plan.chunks(0).len(), 1);
     /// ```
     pub fn chunks(&self, n: usize) -> Chunks<'_, 'a, T> {
-        let grain = self.split.grain();
+        let grain = match &self.split {
+            Split::Walked => grain(&self.walk),
+            Split::Destination(along) => grain(along),
+            // Ends along a walk folded by the unit, or none.
+            Split::Source(..) => unit_of::<T>(),
+        };
         let units = self.dst_len / grain;
         Chunks {
             plan: self,
@@ -659,8 +671,9 @@ impl<T: Copy> Chunk<'_, '_, T> {
             return Ok(());
         }
         plan.staged(src, |stage| match &plan.split {
+            Split::Walked => plan.along(&plan.walk, dst, self.range.clone(), src, stage),
             Split::Destination(along) => plan.along(along, dst, self.range.clone(), src, stage),
-            Split::Source(w, stride, along) => {
+            Split::Source(w, stride) => {
                 let Range { start, end } = self.range;
                 // The values whose runs lie inside the range: all from the
                 // first run that starts in it, to the last that ends in it
@@ -682,13 +695,16 @@ impl<T: Copy> Chunk<'_, '_, T> {
                 };
                 let (before, rest) = dst.split_at_mut(head - start);
                 let (runs, after) = rest.split_at_mut(tail - head);
-                plan.along(along, before, start..head, src, stage);
                 if head < tail {
                     Scatter::run((src, runs, head), stage, w.fold, |v| {
                         w.run_values(v, first, last);
                     });
                 }
-                plan.along(along, after, tail..end, src, stage);
+                if start < head || tail < end {
+                    let along = plan.destination();
+                    plan.along(&along, before, start..head, src, stage);
+                    plan.along(&along, after, tail..end, src, stage);
+                }
             }
         });
         Ok(())
@@ -715,6 +731,13 @@ impl<T: Copy> RelayoutPlan<'_, T> {
             unit,
             end: 0,
         }
+    }
+
+    /// The destination's route, for the ends of a chunk of a plan that
+    /// walks the source: worked out when a chunk cuts a run, rather than
+    /// kept in every plan.
+    fn destination(&self) -> Route {
+        along_destination(Route::over(&self.into, &self.from), unit_of::<T>())
     }
 
     /// Destination slots `range` into `dst` along `route`, the

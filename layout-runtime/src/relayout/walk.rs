@@ -112,14 +112,19 @@ impl Walk {
         }
     }
 
-    /// The walk without its innermost step when that step is `c` elements
-    /// contiguous on both sides and every other stride is a multiple of
-    /// `c`: each position it names then starts a unit of `c` elements, which
-    /// kernels move as one wider element (two `bf16` as one 4-byte unit).
-    pub(crate) fn folded(&self, c: usize) -> Option<Walk> {
-        let last = self.steps[..self.n].last()?;
+    /// Drops the innermost step when that step is `c` elements contiguous
+    /// on both sides and every other stride is a multiple of `c` (leaves
+    /// the walk as it is otherwise): each position it names then starts a
+    /// unit of `c` elements, which kernels move as one wider element (two
+    /// `bf16` as one 4-byte unit). In place, since a walk is kilobytes to
+    /// copy and every relayout call folds one.
+    pub(crate) fn fold(&mut self, c: usize) {
+        let Some(last) = self.steps[..self.n].last() else {
+            return;
+        };
         let whole = |st: &Step| st.axis.walk % c == 0 && st.axis.other % c == 0;
-        if self.n < 2
+        if c < 2
+            || self.n < 2
             || self.fold != 1
             || last.axis
                 != (Axis {
@@ -130,14 +135,12 @@ impl Walk {
             || last.source != ALWAYS
             || !self.steps[..self.n - 1].iter().all(whole)
         {
-            return None;
+            return;
         }
-        let mut w = self.clone();
-        w.n -= 1;
-        w.steps[w.n] = NO_STEP;
-        w.fold = c;
-        w.bookkeeping();
-        Some(w)
+        self.n -= 1;
+        self.steps[self.n] = NO_STEP;
+        self.fold = c;
+        self.bookkeeping();
     }
 
     /// Walks `walked`, addressing an array whose offsets are `Σ index[d] * strides[d]`.
