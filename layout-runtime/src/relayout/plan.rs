@@ -369,8 +369,8 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
     ///
     /// There are `n` chunks, or as many as the destination has places to
     /// cut when that is fewer (see [`Chunks::len`](ExactSizeIterator::len)):
-    /// one a slot, or one every 2 or 4 slots where 16- or 8-bit elements
-    /// move in 4-byte units, which no cut splits. Always at least one,
+    /// one a slot, or for 16- and 8-bit elements, which may move in 4-byte
+    /// units that no cut splits, one every 2 or 4 slots. Always at least one,
     /// empty only when the destination is. Their ranges differ in length
     /// by at most one unit, the last also taking the slots past the last
     /// whole unit, so the work is shared evenly however the layouts tile:
