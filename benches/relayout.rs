@@ -575,6 +575,24 @@ fn threads(rows: &mut Vec<Row>) {
             }),
         ],
     );
+    // Into an untiled destination, whose walk has two steps to cut.
+    let pack_col = col.pack_plan(0.0f32).unwrap();
+    let col_out = RefCell::new(vec![0.0f32; col.storage_len()]);
+    let col_out = || col_out.borrow_mut();
+    measure(
+        rows,
+        "threads_f32_column_major",
+        f64::NAN,
+        col.len() * 4,
+        &mut [
+            ("pack_1", &mut || {
+                on_threads(&pack_col, 1, black_box(&src), &mut col_out());
+            }),
+            ("pack_2", &mut || {
+                on_threads(&pack_col, 2, black_box(&src), &mut col_out());
+            }),
+        ],
+    );
     drop((src, storage));
     let (from, to) = (
         parse("bf16[64,64,64,128]{3,2,1,0}").unwrap(),

@@ -11,7 +11,8 @@ use crate::{InverseProgram, Layout, MAX_RANK, MAX_TILED_RANK};
 /// `fold` (and `sum`, `for_each`, `count`) goes a run of slots at a time
 /// (a `T(8,128)` tile's 8 rows of 128, a `(2,1)` tile's pairs across its
 /// row): rows of elements a constant stride apart in logical order, each
-/// followed by its padding.
+/// followed by its padding. `nth` (and so `skip`) goes straight to its
+/// slot.
 ///
 /// # Examples
 ///
@@ -21,6 +22,7 @@ use crate::{InverseProgram, Layout, MAX_RANK, MAX_TILED_RANK};
 /// assert_eq!(slots.len(), 24);
 /// assert_eq!(&slots[..4], &[Some(0), Some(1), Some(5), Some(6)]);
 /// assert_eq!(slots[9], None); // padding
+/// assert_eq!(l.slots().nth(17), Some(slots[17]));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Slots {
@@ -129,6 +131,18 @@ impl Iterator for Slots {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.storage_len - self.next;
         (n, Some(n))
+    }
+
+    /// Straight to slot `next + k`: the walk's step values are the slot's
+    /// digits, so it is set there rather than stepped `k` times.
+    fn nth(&mut self, k: usize) -> Option<Option<usize>> {
+        let target = self.next.saturating_add(k);
+        if target >= self.storage_len {
+            self.next = self.storage_len;
+            return None;
+        }
+        self.seek(target);
+        self.next()
     }
 
     /// A run of slots at a time: the walk steps once a run, and each run's
@@ -316,6 +330,49 @@ impl Slots {
         Some(run)
     }
 
+    /// Moves to slot `k`, below the storage's end: the walk's step values
+    /// (innermost last) are `k`'s digits, and the position and each
+    /// source's index their sums, as `next` would leave them.
+    fn seek(&mut self, k: usize) {
+        self.next = k;
+        let SlotsInner::Walk {
+            walk,
+            values,
+            position,
+            partial,
+            outside,
+        } = &mut self.inner
+        else {
+            // The index programs work each slot out from its number.
+            return;
+        };
+        if k >= walk.body {
+            // Past the body, `next` reads nothing else.
+            return;
+        }
+        let mut rest = k;
+        *position = 0;
+        partial.fill(0);
+        for j in (0..walk.n).rev() {
+            let st = walk.steps[j];
+            values[j] = rest % st.axis.count;
+            rest /= st.axis.count;
+            *position += values[j] * st.axis.other;
+            if st.source != ALWAYS {
+                partial[usize::from(st.source)] += values[j] * st.weight;
+            }
+        }
+        // Each source once: those with a step, at or past their bound.
+        *outside = (0..MAX_SOURCES)
+            .filter(|&s| {
+                walk.steps[..walk.n]
+                    .iter()
+                    .any(|st| st.source != ALWAYS && usize::from(st.source) == s)
+                    && partial[s] >= walk.bounds[s]
+            })
+            .count();
+    }
+
     /// Whether runs are too short to pay for working them out: shorter
     /// than [`SHORT_RUN`] slots, or no runs at all (no walk, or no steps).
     fn short_runs(&self) -> bool {
@@ -395,7 +452,8 @@ impl core::iter::FusedIterator for Slots {}
 /// It counts the layout's digits a block at a time: rows of offsets a
 /// constant stride apart (a `T(8,128)` tile's row of 128, a `(2,1)` tile's
 /// pairs two apart), so `fold` (and `sum`, `for_each`, `count`) runs each
-/// row as one loop and `next` costs a test and an addition.
+/// row as one loop and `next` costs a test and an addition; `nth` (and so
+/// `skip`) sets the digits of the element it goes to.
 ///
 /// # Examples
 ///
@@ -403,10 +461,13 @@ impl core::iter::FusedIterator for Slots {}
 /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let offsets: Vec<usize> = l.offsets().collect();
 /// assert_eq!(offsets, [0, 1, 4, 5, 8, 2, 3, 6, 7, 10, 12, 13, 16, 17, 20]);
+/// assert_eq!(l.offsets().nth(11), Some(13));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Offsets {
     inner: OffsetsInner,
+    /// Elements in all.
+    len: usize,
     /// Elements the odometer has not handed out yet, `cursor` excluded.
     remaining: usize,
     /// What is left of the block `next` is in: a test and an addition a
@@ -459,6 +520,25 @@ impl Cursor {
     /// Elements left in the block.
     fn left(&self) -> usize {
         self.in_row + self.rest
+    }
+
+    /// Past the next `k` elements, fewer than [`left`](Self::left).
+    fn skip(&mut self, k: usize) {
+        if k < self.in_row {
+            self.in_row -= k;
+            self.at = self.at.wrapping_add(k.wrapping_mul(self.inner_stride));
+            return;
+        }
+        // Row `r` after the current one, element `t` of it.
+        let k = k - self.in_row;
+        let (r, t) = (k / self.inner_count, k % self.inner_count);
+        self.row = self
+            .row
+            .wrapping_add((r + 1).wrapping_mul(self.outer_stride));
+        let len = self.inner_count.min(self.rest - r * self.inner_count);
+        self.rest -= r * self.inner_count + len;
+        self.in_row = len - t;
+        self.at = self.row.wrapping_add(t.wrapping_mul(self.inner_stride));
     }
 
     /// Onto the next row once the current one is done; `false` at the
@@ -684,6 +764,7 @@ impl Offsets {
         };
         Offsets {
             inner,
+            len: layout.len(),
             remaining: layout.len(),
             cursor: Cursor::EMPTY,
         }
@@ -766,6 +847,24 @@ impl Iterator for Offsets {
         (n, Some(n))
     }
 
+    /// Straight to the element `k` on: along the cursor's block, else the
+    /// odometer set to that logical position's digits, rather than `k`
+    /// steps.
+    fn nth(&mut self, k: usize) -> Option<usize> {
+        if k < self.cursor.left() {
+            self.cursor.skip(k);
+            return self.next();
+        }
+        let k = k - self.cursor.left();
+        self.cursor = Cursor::EMPTY;
+        if k >= self.remaining {
+            self.remaining = 0;
+            return None;
+        }
+        self.seek(self.len - self.remaining + k);
+        self.next()
+    }
+
     /// A block at a time: the odometer carries once a block, and each of
     /// its rows is one loop over `start + k * stride`, which the compiler
     /// can vectorize.
@@ -784,6 +883,40 @@ impl ExactSizeIterator for Offsets {}
 impl core::iter::FusedIterator for Offsets {}
 
 impl Offsets {
+    /// Sets the odometer to row-major position `p`, below `len`, with the
+    /// cursor empty: each index (outermost first) is `p`'s digit in the
+    /// dims' bounds, each digit of an index the index's own digit in its
+    /// counts, and the offset their sum, as stepping there would leave
+    /// them.
+    fn seek(&mut self, p: usize) {
+        self.remaining = self.len - p;
+        match &mut self.inner {
+            OffsetsInner::Digits(o) => {
+                let mut rest = p;
+                o.offset = 0;
+                for c in (0..o.n_chains).rev() {
+                    let ch = o.chains[c];
+                    o.index[c] = rest % ch.bound;
+                    rest /= ch.bound;
+                    let mut digits = o.index[c];
+                    for l in ch.first..ch.first + ch.len {
+                        let link = o.links[l];
+                        o.values[l] = digits % link.count;
+                        digits /= link.count;
+                        o.offset += o.values[l] * link.stride;
+                    }
+                }
+            }
+            OffsetsInner::Programs { layout, index } => {
+                let mut rest = p;
+                for (i, &d) in index[..layout.rank()].iter_mut().zip(layout.dims()).rev() {
+                    *i = rest % d;
+                    rest /= d;
+                }
+            }
+        }
+    }
+
     /// One odometer step: the offset it stood at, then the next index's.
     fn step(&mut self) -> Option<usize> {
         if self.remaining == 0 {
@@ -866,6 +999,107 @@ mod tests {
         (0..l.len())
             .map(|p| l.offset(&crate::Index::unravel(p, l.dims())))
             .collect()
+    }
+
+    /// Every slot of `l` through `index_into`, which shares nothing with
+    /// the slot iterator: the row-major position of its element, or `None`.
+    fn by_slot(l: &crate::Layout) -> Vec<Option<usize>> {
+        (0..l.storage_len())
+            .map(|k| {
+                let mut index = [0; crate::MAX_RANK];
+                l.index_into(k, &mut index[..l.rank()]).then(|| {
+                    index[..l.rank()]
+                        .iter()
+                        .zip(l.dims())
+                        .fold(0, |p, (&i, &d)| p * d + i)
+                })
+            })
+            .collect()
+    }
+
+    /// `nth` of `Offsets` and `Slots` lands where stepping does, from the
+    /// start and from inside a block or a run (reached by `next`), by
+    /// distances short and long, up to past the end: the same item, then
+    /// the same rest and the same length left.
+    #[test]
+    fn nth_lands_where_stepping_does() {
+        let mut specs: Vec<std::string::String> = [
+            "f32[3,5]{1,0:T(2,2)}",
+            "bf16[5,6]{1,0:T(2,4)(2,1)}",
+            "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}",
+            "u8[9,17]{1,0:T(4,8)(4,1)}",
+            "f32[0,4]",
+            "f32[6]{0:T(4)}",
+            "f32[3,5]{1,0:T(2,2)L(64)}",
+            "f32[20,19]{0,1:T(8,8)}",
+            "f32[5]{0:T(2)(4)}",
+            "f32[11,10]{1,0:T(2,2)(*,3)}",
+            "f32[67,30]{1,0:T(8,128)}",
+            "bf16[9,130]{0,1:T(8,128)(2,1)}",
+        ]
+        .map(std::string::String::from)
+        .to_vec();
+        let mut rng = crate::closed::tests::Rng(0x6a09_e667_f3bc_c908);
+        while specs.len() < 120 {
+            let spec = crate::closed::tests::spec(&mut rng);
+            if crate::parse(&spec).is_ok_and(|l| l.storage_len() <= 600) {
+                specs.push(spec);
+            }
+        }
+        for spec in &specs {
+            let l = crate::parse(spec).unwrap();
+            let (offsets, slots) = (by_index(&l), by_slot(&l));
+            for start in (0..=offsets.len().min(30)).chain([offsets.len() / 2]) {
+                for k in far(offsets.len(), start) {
+                    let mut it = l.offsets();
+                    for _ in 0..start {
+                        it.next();
+                    }
+                    let at = start.saturating_add(k);
+                    assert_eq!(it.nth(k), offsets.get(at).copied(), "{spec} {start}+{k}");
+                    let rest = offsets.get(at.saturating_add(1)..).unwrap_or(&[]);
+                    assert_eq!(it.len(), rest.len(), "{spec} {start}+{k}");
+                    assert_eq!(it.collect::<Vec<_>>(), rest, "{spec} {start}+{k}");
+                }
+            }
+            for start in (0..=slots.len().min(30)).chain([slots.len() / 2]) {
+                for k in far(slots.len(), start) {
+                    let mut it = l.slots();
+                    for _ in 0..start {
+                        it.next();
+                    }
+                    let at = start.saturating_add(k);
+                    assert_eq!(it.nth(k), slots.get(at).copied(), "{spec} {start}+{k}");
+                    let rest = slots.get(at.saturating_add(1)..).unwrap_or(&[]);
+                    assert_eq!(it.len(), rest.len(), "{spec} {start}+{k}");
+                    // By runs too, which read the walk's state directly.
+                    let mut got = Vec::new();
+                    while let Some(run) = it.next_run() {
+                        for (row, padding) in run.rows() {
+                            got.extend((0..row.len).map(|b| Some(row.start + b * row.stride)));
+                            got.extend((0..padding).map(|_| None));
+                        }
+                    }
+                    assert_eq!(got, rest, "{spec} {start}+{k}");
+                }
+            }
+        }
+    }
+
+    /// Distances to jump from `start` in `len` items: short, halfway, to
+    /// the last, to the end and past it.
+    fn far(len: usize, start: usize) -> [usize; 8] {
+        let left = len.saturating_sub(start);
+        [
+            0,
+            1,
+            2,
+            7,
+            left / 2,
+            left.saturating_sub(1),
+            left,
+            usize::MAX,
+        ]
     }
 
     /// Runs of slots and single slots, in many mixes, hand out every slot

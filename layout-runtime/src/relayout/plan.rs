@@ -26,19 +26,59 @@ enum Kind {
     Convert,
 }
 
-/// How a chunk finds its part of the work.
+/// How a chunk runs its range of the destination. A plan keeps at most one
+/// walk besides its own, and none that repeats it: every call of `pack`,
+/// `unpack` and `convert_to` makes a plan, and a walk is kilobytes to move.
 // No allocator: the walks live inline.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum Split {
-    /// Walk the destination in memory order: each value of its first steps
-    /// is one contiguous run of destination slots.
-    Destination(Walk),
-    /// Walk the source with the step first whose values send elements to
-    /// disjoint runs of the destination, `stride` apart.
+    /// Along the plan's own route, which walks the destination in memory
+    /// order or slot by slot (see [`RelayoutPlan::along`]).
+    Walked,
+    /// Along this route of the destination, for a plan that walks the
+    /// source but has no step to split it by.
+    Destination(Route),
+    /// The source walked with the step first whose values send elements to
+    /// disjoint runs of the destination, `stride` apart (a multiple of the
+    /// elements per 4-byte unit): the values whose runs lie inside the
+    /// range, and the rest of the range (its ends, where they cut a run)
+    /// along [`RelayoutPlan::destination`].
     Source(Walk, usize),
-    /// The destination slot by slot, through the index programs.
-    Slots,
+}
+
+/// Elements of `T` per 4-byte unit: folding a walk's innermost step of that
+/// many elements lets the vector transposes move them (two `bf16` of a
+/// `(2,1)` tile as one unit, for one); 1 for elements of 4 bytes and more.
+fn unit_of<T>() -> usize {
+    (4 / core::mem::size_of::<T>().max(1)).max(1)
+}
+
+/// `route` with its walk's innermost `unit` elements folded into one where
+/// they can be, and slot by slot where the walk does not visit the
+/// destination in memory order: such a walk cannot start and stop at any
+/// slot, the index programs can.
+fn along_destination(route: Route, unit: usize) -> Route {
+    match route {
+        Route::Walk(mut w) => {
+            w.fold(unit);
+            if w.in_order() {
+                Route::Walk(w)
+            } else {
+                Route::Slots
+            }
+        }
+        Route::Slots => Route::Slots,
+    }
+}
+
+/// The elements a folded walk of the destination moves as one unit, which
+/// a range along it may not cut; 1 slot by slot.
+fn grain(along: &Route) -> usize {
+    match along {
+        Route::Walk(w) => w.fold,
+        Route::Slots => 1,
+    }
 }
 
 /// A relayout checked once and run on any buffers of the right lengths:
@@ -195,43 +235,38 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         fill: Option<T>,
         empty: bool,
     ) -> Self {
-        let walk = if empty {
+        let mut walk = if empty {
             Route::Slots
         } else if gather {
             Route::over(&into, &from)
         } else {
             Route::over(&from, &into)
         };
+        let unit = unit_of::<T>();
+        // Chunks cut the destination at any slot (or unit), so they go along
+        // it in memory order; a scatter walk of the source runs the whole
+        // runs it sends to the destination in between (found before the
+        // walk folds, as a folded step's reach hides its unit's elements).
         let split = match &walk {
-            Route::Walk(w) if !gather => match w.partitioning_step() {
-                Some((q, stride)) => Split::Source(w.with_first(q), stride),
-                None => match Route::over(&into, &from) {
-                    Route::Walk(w) => Split::Destination(w),
-                    Route::Slots => Split::Slots,
-                },
+            _ if gather || empty => Split::Walked,
+            Route::Walk(w) => match w.partitioning_step() {
+                Some((q, stride)) if stride % unit == 0 => {
+                    let mut source = w.with_first(q);
+                    source.fold(unit);
+                    Split::Source(source, stride)
+                }
+                _ => Split::Destination(along_destination(Route::over(&into, &from), unit)),
             },
-            Route::Walk(w) => Split::Destination(w.clone()),
-            Route::Slots => Split::Slots,
+            Route::Slots => Split::Destination(along_destination(Route::over(&into, &from), unit)),
         };
-        // Elements per 4-byte unit: folding a walk's innermost step of that
-        // many elements lets the vector transposes move them (two `bf16`
-        // of a `(2,1)` tile as one unit, for one).
-        let unit = 4 / core::mem::size_of::<T>().clamp(1, 8);
-        let fold = |w: &Walk| {
-            if unit > 1 {
-                w.folded(unit).unwrap_or_else(|| w.clone())
-            } else {
-                w.clone()
+        if let Route::Walk(w) = &mut walk {
+            w.fold(unit);
+        }
+        let split = match &walk {
+            Route::Walk(w) if matches!(split, Split::Walked) && !w.in_order() => {
+                Split::Destination(Route::Slots)
             }
-        };
-        let walk = match walk {
-            Route::Walk(w) => Route::Walk(fold(&w)),
-            Route::Slots => Route::Slots,
-        };
-        let split = match split {
-            Split::Destination(w) => Split::Destination(fold(&w)),
-            Split::Source(w, stride) => Split::Source(fold(&w), stride),
-            Split::Slots => Split::Slots,
+            _ => split,
         };
         RelayoutPlan {
             kind,
@@ -328,44 +363,45 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         Ok(())
     }
 
-    /// The relayout cut into `n` chunks (at least one) of about equal work,
-    /// in order of their destination ranges, which are disjoint and together
-    /// cover the destination. Some may be empty when the array is small.
+    /// The relayout cut into chunks of equal work, in order of their
+    /// destination ranges, which are disjoint, consecutive and together
+    /// cover the destination.
+    ///
+    /// There are `n` chunks, or as many as the destination has places to
+    /// cut when that is fewer (see [`Chunks::len`](ExactSizeIterator::len)):
+    /// one a slot, or for 16- and 8-bit elements, which may move in 4-byte
+    /// units that no cut splits, one every 2 or 4 slots. Always at least one,
+    /// empty only when the destination is. Their ranges differ in length
+    /// by at most one unit, the last also taking the slots past the last
+    /// whole unit, so the work is shared evenly however the layouts tile:
+    /// a chunk may start inside a tile or a row.
     ///
     /// # Examples
     ///
     /// ```
     /// let l = xla_layout::parse("f32[64,256]{1,0:T(8,128)}").unwrap();
     /// let plan = l.unpack_plan::<f32>().unwrap();
-    /// let ranges: Vec<_> = plan.chunks(4).map(|c| c.range()).collect();
-    /// assert_eq!(ranges, [0..4096, 4096..8192, 8192..12288, 12288..16384]);
+    /// let ranges: Vec<_> = plan.chunks(3).map(|c| c.range()).collect();
+    /// assert_eq!(ranges, [0..5461, 5461..10922, 10922..16384]);
+    /// // No more chunks than slots, and never none.
+    /// let small = xla_layout::parse("f32[2,3]").unwrap();
+    /// let plan = small.pack_plan(0.0f32).unwrap();
+    /// assert_eq!(plan.chunks(usize::MAX).len(), 6);
+    /// assert_eq!(plan.chunks(0).len(), 1);
     /// ```
     pub fn chunks(&self, n: usize) -> Chunks<'_, 'a, T> {
-        let n = n.max(1);
-        let (k, unit, units) = match &self.split {
-            _ if self.empty => (0, self.dst_len, 1),
-            Split::Destination(w) => {
-                // Enough values to share out evenly, keeping the two innermost
-                // steps whole as blocks; one step if it has enough values,
-                // since a range of one step runs as fast as the whole walk.
-                let mut k = usize::from(n > 1 && w.n > 2);
-                while k + 2 < w.n && w.units(k) < if k == 1 { 2 * n } else { 8 * n } {
-                    k += 1;
-                }
-                match w.unit(k) {
-                    Some(unit) => (k, unit, w.units(k)),
-                    None => (0, self.dst_len, 1),
-                }
-            }
-            Split::Source(w, stride) => (1, *stride, w.units(1)),
-            Split::Slots => (0, 1, self.dst_len),
+        let grain = match &self.split {
+            Split::Walked => grain(&self.walk),
+            Split::Destination(along) => grain(along),
+            // Ends along a walk folded by the unit, or none.
+            Split::Source(..) => unit_of::<T>(),
         };
+        let units = self.dst_len / grain;
         Chunks {
             plan: self,
-            n,
+            n: n.clamp(1, units.max(1)),
             next: 0,
-            k,
-            unit,
+            grain,
             units,
         }
     }
@@ -453,15 +489,32 @@ fn check_logical(actual: usize, expected: usize) -> Result<(), RelayoutError> {
 /// let l = xla_layout::parse("f32[3,5]").unwrap();
 /// let plan = l.pack_plan(0.0f32).unwrap();
 /// assert_eq!(plan.chunks(7).len(), 7);
+/// // 15 slots: at most 15 chunks.
+/// assert_eq!(plan.chunks(20).len(), 15);
 /// ```
 #[derive(Clone, Debug)]
 pub struct Chunks<'p, 'a, T> {
     plan: &'p RelayoutPlan<'a, T>,
+    /// Chunks in all, from 1 to `units` (or 1).
     n: usize,
     next: usize,
-    k: usize,
-    unit: usize,
+    /// Slots a unit holds: chunk `i` starts at unit `i * units / n`.
+    grain: usize,
     units: usize,
+}
+
+impl<T: Copy> Chunks<'_, '_, T> {
+    /// Where chunk `i` starts, `i <= n`: the last ends at the destination's
+    /// end, past the last whole unit.
+    fn start(&self, i: usize) -> usize {
+        if i == self.n {
+            return self.plan.dst_len;
+        }
+        // `i * units / n` in 128 bits, which cannot overflow; it is at most
+        // `units`, so it fits back.
+        let unit = (i as u128 * self.units as u128 / self.n as u128) as usize;
+        unit * self.grain
+    }
 }
 
 impl<'p, 'a, T: Copy> Iterator for Chunks<'p, 'a, T> {
@@ -473,23 +526,9 @@ impl<'p, 'a, T: Copy> Iterator for Chunks<'p, 'a, T> {
         }
         let i = self.next;
         self.next += 1;
-        let start = |i: usize| {
-            // i * units / n without overflow.
-            let (q, r) = (self.units / self.n, self.units % self.n);
-            q * i + r * i / self.n
-        };
-        let (lo, hi) = (start(i), start(i + 1));
-        let last = i + 1 == self.n;
-        let len = self.plan.dst_len;
-        let at = |u: usize| u.saturating_mul(self.unit).min(len);
-        let range = if last { at(lo)..len } else { at(lo)..at(hi) };
         Some(Chunk {
             plan: self.plan,
-            k: self.k,
-            unit: self.unit,
-            units: (lo, hi),
-            range,
-            last,
+            range: self.start(i)..self.start(i + 1),
         })
     }
 
@@ -497,9 +536,26 @@ impl<'p, 'a, T: Copy> Iterator for Chunks<'p, 'a, T> {
         let left = self.n - self.next;
         (left, Some(left))
     }
+
+    /// Straight to chunk `next + k`, as each chunk's range is worked out
+    /// from its number alone.
+    fn nth(&mut self, k: usize) -> Option<Chunk<'p, 'a, T>> {
+        self.next = self.next.saturating_add(k).min(self.n);
+        self.next()
+    }
+
+    fn last(mut self) -> Option<Chunk<'p, 'a, T>> {
+        self.next = self.next.max(self.n.saturating_sub(1));
+        self.next()
+    }
+
+    fn count(self) -> usize {
+        self.n - self.next
+    }
 }
 
 impl<T: Copy> ExactSizeIterator for Chunks<'_, '_, T> {}
+impl<T: Copy> core::iter::FusedIterator for Chunks<'_, '_, T> {}
 
 /// [`Chunks`] with their parts of the destination, made by
 /// [`RelayoutPlan::chunks_mut`].
@@ -555,11 +611,7 @@ impl<T: Copy> ExactSizeIterator for ChunksMut<'_, '_, '_, T> {}
 #[derive(Clone, Debug)]
 pub struct Chunk<'p, 'a, T> {
     plan: &'p RelayoutPlan<'a, T>,
-    k: usize,
-    unit: usize,
-    units: (usize, usize),
     range: Range<usize>,
-    last: bool,
 }
 
 impl<T: Copy> Chunk<'_, '_, T> {
@@ -618,39 +670,93 @@ impl<T: Copy> Chunk<'_, '_, T> {
             }
             return Ok(());
         }
-        let base = self.range.start;
         plan.staged(src, |stage| match &plan.split {
-            Split::Destination(w) => {
-                let mut v = Gather {
-                    dst,
-                    base,
-                    src,
-                    padding: plan.fill,
-                    stage,
-                    unit: w.fold,
-                    end: 0,
+            Split::Walked => plan.along(&plan.walk, dst, self.range.clone(), src, stage),
+            Split::Destination(along) => plan.along(along, dst, self.range.clone(), src, stage),
+            Split::Source(w, stride) => {
+                let Range { start, end } = self.range;
+                // The values whose runs lie inside the range: all from the
+                // first run that starts in it, to the last that ends in it
+                // (to the end for the last chunk, whose runs past the last
+                // element hold none).
+                let first = start.div_ceil(*stride);
+                let last = if end == plan.dst_len {
+                    w.steps[0].axis.count
+                } else {
+                    end / stride
                 };
-                w.run_units(&mut v, self.k, self.unit, self.units, self.last);
-            }
-            Split::Source(w, _) => {
-                Scatter::run((src, dst, base), stage, w.fold, |v| {
-                    w.run_units(v, self.k, self.unit, self.units, false);
-                });
-            }
-            Split::Slots => {
-                let mut v = Gather {
-                    dst,
-                    base,
-                    src,
-                    padding: plan.fill,
-                    stage,
-                    unit: 1,
-                    end: 0,
+                let (head, tail) = if first < last {
+                    (
+                        first.saturating_mul(*stride).min(end),
+                        last.saturating_mul(*stride).min(end),
+                    )
+                } else {
+                    (end, end)
                 };
-                run_slot_range(&plan.into, &plan.from, &mut v, self.range.clone());
+                let (before, rest) = dst.split_at_mut(head - start);
+                let (runs, after) = rest.split_at_mut(tail - head);
+                if head < tail {
+                    Scatter::run((src, runs, head), stage, w.fold, |v| {
+                        w.run_values(v, first, last);
+                    });
+                }
+                if start < head || tail < end {
+                    let along = plan.destination();
+                    plan.along(&along, before, start..head, src, stage);
+                    plan.along(&along, after, tail..end, src, stage);
+                }
             }
         });
         Ok(())
+    }
+}
+
+impl<T: Copy> RelayoutPlan<'_, T> {
+    /// A visitor that writes the destination from slot `base` on into `dst`,
+    /// walking it.
+    fn gather<'v>(
+        &self,
+        dst: &'v mut [T],
+        base: usize,
+        src: &'v [T],
+        stage: &'v mut [T],
+        unit: usize,
+    ) -> Gather<'v, T> {
+        Gather {
+            dst,
+            base,
+            src,
+            padding: self.fill,
+            stage,
+            unit,
+            end: 0,
+        }
+    }
+
+    /// The destination's route, for the ends of a chunk of a plan that
+    /// walks the source: worked out when a chunk cuts a run, rather than
+    /// kept in every plan.
+    fn destination(&self) -> Route {
+        along_destination(Route::over(&self.into, &self.from), unit_of::<T>())
+    }
+
+    /// Destination slots `range` into `dst` along `route`, the
+    /// destination's: a walk of it in memory order, or its slots one by
+    /// one.
+    fn along(&self, route: &Route, dst: &mut [T], range: Range<usize>, src: &[T], stage: &mut [T]) {
+        if range.is_empty() {
+            return;
+        }
+        match route {
+            Route::Walk(w) => {
+                let mut v = self.gather(dst, range.start, src, stage, w.fold);
+                w.run_range(&mut v, range);
+            }
+            Route::Slots => {
+                let mut v = self.gather(dst, range.start, src, stage, 1);
+                run_slot_range(&self.into, &self.from, &mut v, range);
+            }
+        }
     }
 }
 

@@ -112,14 +112,19 @@ impl Walk {
         }
     }
 
-    /// The walk without its innermost step when that step is `c` elements
-    /// contiguous on both sides and every other stride is a multiple of
-    /// `c`: each position it names then starts a unit of `c` elements, which
-    /// kernels move as one wider element (two `bf16` as one 4-byte unit).
-    pub(crate) fn folded(&self, c: usize) -> Option<Walk> {
-        let last = self.steps[..self.n].last()?;
+    /// Drops the innermost step when that step is `c` elements contiguous
+    /// on both sides and every other stride is a multiple of `c` (leaves
+    /// the walk as it is otherwise): each position it names then starts a
+    /// unit of `c` elements, which kernels move as one wider element (two
+    /// `bf16` as one 4-byte unit). In place, since a walk is kilobytes to
+    /// copy and every relayout call folds one.
+    pub(crate) fn fold(&mut self, c: usize) {
+        let Some(last) = self.steps[..self.n].last() else {
+            return;
+        };
         let whole = |st: &Step| st.axis.walk % c == 0 && st.axis.other % c == 0;
-        if self.n < 2
+        if c < 2
+            || self.n < 2
             || self.fold != 1
             || last.axis
                 != (Axis {
@@ -130,14 +135,12 @@ impl Walk {
             || last.source != ALWAYS
             || !self.steps[..self.n - 1].iter().all(whole)
         {
-            return None;
+            return;
         }
-        let mut w = self.clone();
-        w.n -= 1;
-        w.steps[w.n] = NO_STEP;
-        w.fold = c;
-        w.bookkeeping();
-        Some(w)
+        self.n -= 1;
+        self.steps[self.n] = NO_STEP;
+        self.fold = c;
+        self.bookkeeping();
     }
 
     /// Walks `walked`, addressing an array whose offsets are `Σ index[d] * strides[d]`.
@@ -317,33 +320,22 @@ impl Walk {
         }
     }
 
-    /// Slots of the walked storage one value of step `k - 1` spans (all of
-    /// the body for `k == 0`), if every step spans exactly `count` values of
-    /// the next one, so that each value of the first `k` steps together
-    /// covers one contiguous run of that many slots.
-    pub(crate) fn unit(&self, k: usize) -> Option<usize> {
+    /// Whether the steps visit the walked storage in memory order: each
+    /// spans exactly `count` values of the next, the innermost `fold`
+    /// slots, so that a run of slots is a run of the steps' values read as
+    /// one mixed-radix number ([`run_range`](Self::run_range) relies on it).
+    pub(crate) fn in_order(&self) -> bool {
         let mut span = self.fold;
         for st in self.steps[..self.n].iter().rev() {
             if st.axis.walk != span {
-                return None;
+                return false;
             }
-            span = span.checked_mul(st.axis.count)?;
+            match span.checked_mul(st.axis.count) {
+                Some(s) => span = s,
+                None => return false,
+            }
         }
-        if span != self.body {
-            return None;
-        }
-        Some(if k == 0 {
-            self.body
-        } else {
-            self.steps[k - 1].axis.walk
-        })
-    }
-
-    /// The number of values the first `k` steps take together.
-    pub(crate) fn units(&self, k: usize) -> usize {
-        self.steps[..k]
-            .iter()
-            .fold(1usize, |acc, st| acc.saturating_mul(st.axis.count))
+        span == self.body
     }
 
     /// The step whose values send elements to disjoint runs of the other
@@ -372,67 +364,137 @@ impl Walk {
         w
     }
 
-    /// Runs values `lo..hi` of the first `k` steps (read as one mixed-radix
-    /// number, step 0 most significant), each covering `unit` walked slots
-    /// from `value * unit`, and the `L(n)` tail padding if `tail`.
-    pub(crate) fn run_units<V: Visitor>(
+    /// Runs values `lo..hi` of the first step with all of the steps below
+    /// (elements only: padding past a bound comes out at slots out of
+    /// storage order when the steps are not in memory order).
+    pub(crate) fn run_values<V: Visitor>(&self, v: &mut V, lo: usize, hi: usize) {
+        if self.body > 0 && lo < hi {
+            let mut partial = [0usize; MAX_SOURCES];
+            self.values(v, 0, (lo, hi), 0, 0, &mut partial);
+        }
+    }
+
+    /// Runs walked slots `range` of a walk [`in_order`](Self::in_order),
+    /// whose ends below the body are multiples of `fold`: whole values of
+    /// a step as one shorter walk, and only the values the ends cut into
+    /// one step further down, so that a range costs at most two partial
+    /// values a step more than the whole walk.
+    pub(crate) fn run_range<V: Visitor>(&self, v: &mut V, range: core::ops::Range<usize>) {
+        let (lo, hi) = (range.start, range.end);
+        let in_body = hi.min(self.body);
+        if lo < in_body {
+            let mut partial = [0usize; MAX_SOURCES];
+            self.range_from(v, 0, (lo, in_body), 0, 0, &mut partial);
+        }
+        let tail = lo.max(self.body);
+        if hi > tail {
+            v.padding(tail, hi - tail);
+        }
+    }
+
+    /// Slots `lo..hi` counted from `off`, the first slot of the value the
+    /// steps before `j` stand at (`other` and `partial` theirs).
+    fn range_from<V: Visitor>(
         &self,
         v: &mut V,
-        k: usize,
-        unit: usize,
+        j: usize,
         (lo, hi): (usize, usize),
-        tail: bool,
+        off: usize,
+        other: usize,
+        partial: &mut [usize; MAX_SOURCES],
     ) {
-        if self.body > 0 && k == 1 && lo < hi {
-            // One step: run its values as a range of a shorter walk, so
-            // that the steps below keep the order `blocks` picks for them.
-            let st = self.steps[0];
-            let end = if st.source == ALWAYS {
-                hi
-            } else {
-                // Values from here on are past the bound: padding.
-                hi.min(self.bounds[usize::from(st.source)].div_ceil(st.weight))
-                    .max(lo)
-            };
-            if end > lo {
-                let mut w = self.clone();
-                w.steps[0].axis.count = end - lo;
-                w.bookkeeping();
-                let mut partial = [0usize; MAX_SOURCES];
-                if st.source != ALWAYS {
-                    partial[usize::from(st.source)] = lo * st.weight;
-                }
-                w.descend(v, 0, lo * st.axis.walk, lo * st.axis.other, &mut partial);
-            }
-            if hi > end {
-                v.padding(end * unit, (hi - end) * unit);
-            }
-        } else if self.body > 0 {
-            let mut partial = [0usize; MAX_SOURCES];
-            for u in lo..hi {
-                let (mut rest, mut off, mut other, mut inside) = (u, 0, 0, true);
-                partial.fill(0);
-                for st in self.steps[..k].iter().rev() {
-                    let x = rest % st.axis.count;
-                    rest /= st.axis.count;
-                    off += x * st.axis.walk;
-                    other += x * st.axis.other;
-                    if st.source != ALWAYS {
-                        let p = &mut partial[usize::from(st.source)];
-                        *p += x * st.weight;
-                        inside &= *p < self.bounds[usize::from(st.source)];
-                    }
-                }
-                if inside {
-                    self.descend(v, k, off, other, &mut partial);
-                } else {
-                    v.padding(off, unit);
-                }
-            }
+        let w = match self.steps[..self.n].get(j) {
+            Some(st) if lo > 0 || hi < st.axis.count * st.axis.walk => st.axis.walk,
+            // All of the values the steps before stand at (or the innermost
+            // `fold` slots, which the ends never cut).
+            _ => return self.descend(v, j, off, other, partial),
+        };
+        let (first, end) = (lo.div_ceil(w), hi / w);
+        if first > end {
+            // Both ends inside one value.
+            let x = lo / w;
+            self.fixed(v, j, x, (lo - x * w, hi - x * w), off, other, partial);
+            return;
         }
-        if tail && self.storage_len > self.body {
-            v.padding(self.body, self.storage_len - self.body);
+        if lo % w != 0 {
+            let x = lo / w;
+            self.fixed(v, j, x, (lo - x * w, w), off, other, partial);
         }
+        if end > first {
+            self.values(v, j, (first, end), off, other, partial);
+        }
+        if hi % w != 0 {
+            self.fixed(v, j, end, (0, hi - end * w), off, other, partial);
+        }
+    }
+
+    /// Slots `lo..hi` of value `value` of step `j`.
+    #[allow(clippy::too_many_arguments)]
+    fn fixed<V: Visitor>(
+        &self,
+        v: &mut V,
+        j: usize,
+        value: usize,
+        (lo, hi): (usize, usize),
+        off: usize,
+        other: usize,
+        partial: &mut [usize; MAX_SOURCES],
+    ) {
+        let st = self.steps[j];
+        let off = off + value * st.axis.walk;
+        let other = other + value * st.axis.other;
+        if st.source == ALWAYS {
+            self.range_from(v, j + 1, (lo, hi), off, other, partial);
+            return;
+        }
+        let source = usize::from(st.source);
+        let base = partial[source];
+        let index = base + value * st.weight;
+        if index >= self.bounds[source] {
+            // Lower steps only add to the index: all padding.
+            v.padding(off + lo, hi - lo);
+            return;
+        }
+        partial[source] = index;
+        self.range_from(v, j + 1, (lo, hi), off, other, partial);
+        partial[source] = base;
+    }
+
+    /// Values `lo..hi` of step `j`, each with all of the steps below: the
+    /// steps from `j` on as a walk of their own, step `j` shortened to
+    /// those values, so that the steps below keep the blocks and order
+    /// [`blocks`](Self::blocks) picks for the whole walk.
+    fn values<V: Visitor>(
+        &self,
+        v: &mut V,
+        j: usize,
+        (lo, hi): (usize, usize),
+        off: usize,
+        other: usize,
+        partial: &mut [usize; MAX_SOURCES],
+    ) {
+        let st = self.steps[j];
+        let off = off + lo * st.axis.walk;
+        let other = other + lo * st.axis.other;
+        let mut rest = self.clone();
+        rest.steps.copy_within(j..self.n, 0);
+        rest.n = self.n - j;
+        rest.steps[0].axis.count = hi - lo;
+        rest.bookkeeping();
+        if st.source == ALWAYS {
+            rest.descend(v, 0, off, other, partial);
+            return;
+        }
+        let source = usize::from(st.source);
+        let base = partial[source];
+        let index = base + lo * st.weight;
+        if index >= self.bounds[source] {
+            v.padding(off, (hi - lo) * st.axis.walk);
+            return;
+        }
+        partial[source] = index;
+        rest.descend(v, 0, off, other, partial);
+        partial[source] = base;
     }
 
     /// Runs the walk: every walked slot is reported once, as an element or padding.
