@@ -759,6 +759,18 @@ fn irregular_tiles_on_large_dims() {
             "bf16[4096,4096]{0,1:T(*,4)(3)}",
             true,
         ),
+        // Dims that cross (4000 and 10000 share only 2000), and rows of
+        // 3001 and 4001 that cross at no common divisor, stepped in cells.
+        (
+            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+            "f32[1200,10000]{1,0:T(3,4)(2,3)}",
+            true,
+        ),
+        (
+            "f32[3001,4001]{1,0:T(3,4)(2,3)}",
+            "f32[4001,3001]{1,0:T(3,4)(2,3)L(24048024)}",
+            true,
+        ),
         // A third level that changes nothing.
         (
             "f32[3001,4001]{1,0:T(3,4)(2,3)}",

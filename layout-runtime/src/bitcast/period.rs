@@ -22,35 +22,46 @@
 //! Two maps of the same row-major positions `L` (a reshape's two sides have
 //! different dims) are read on a chain of coordinates
 //! `u_i = floor(L / c_i) mod (c_{i+1} / c_i)` whose bounds `c_i` sit on both
-//! sides' dim boundaries, splitting a dim only where its period is whole
-//! ([`Side::fits`]). Stepping `u_i` by `m_i` (the least common multiple of
-//! both sides' steps for it, [`Side::step`]) then moves one dim of each
-//! side by a multiple of its period, so the difference of the maps is
+//! sides' dim boundaries, splitting a dim only where the pieces are its
+//! digits ([`Side::fits`]). Stepping `u_i` by `m_i` (the least common
+//! multiple of both sides' steps for it, [`Side::steps`]) moves one dim of
+//! each side by a multiple of its period, and nothing else, as long as that
+//! dim does not wrap: within a *cell*, the values of `u_i` between two
+//! wraps (the whole coordinate when each side steps the top dim it
+//! reaches). So the difference of the maps is
 //!
 //! ```text
-//! diff(u) = sum_i floor(u_i / m_i) * g_i + diff(u mod m)
+//! diff(u) = sum_i floor((u_i - z_i) / m_i) * g_i + diff(rep(u))
 //! ```
 //!
-//! with `g_i = diff(m_i * c_i)`. The first `L` where the maps differ is
-//! therefore exactly the smaller of the first point of the box `u < m`
-//! (in row-major order, which is the order of `L`) where they differ, and
-//! the least `m_i * c_i` with `g_i != 0`: below both, every point's box
-//! point `u mod m` lies at or before it, so `diff` is the sum of the
-//! `floor(u_i / m_i) * g_i`, and one of those is nonzero only at or past
-//! `m_i * c_i`. The comparison reads values, not the terms' spelling, so
-//! two maps that are the same function always compare equal, whatever
-//! their tiles; nothing needs a normal form.
+//! where `z_i` starts the cell of `u_i`, `rep(u)` takes each `u_i` to
+//! `z_i + (u_i - z_i) mod m_i`, and `g_i` is the constant a step adds. The
+//! box is the set of such representatives: in each cell, its first `m_i`
+//! values. The first `L` where the maps differ is therefore exactly the
+//! smaller of the first point of the box (in row-major order, which is the
+//! order of `L`) where they differ, and the least `(z_i + m_i) * c_i` (the
+//! first cell longer than `m_i`) where they differ: below both, every
+//! point's representative lies at or before it, so `diff` is the sum of
+//! the `g_i` terms, and one of those is nonzero only at or past such a
+//! point. The comparison reads values, not the terms' spelling, so two maps
+//! that are the same function always compare equal, whatever their tiles;
+//! nothing needs a normal form.
 //!
-//! The work is the box, `prod_i min(m_i, c_{i+1} / c_i)` evaluations of
-//! each side, and one more per coordinate. Where both sides' dims refine
-//! one another (the same dims, splits and merges, size-1 dims, transposes),
-//! each `m_i` divides a period of each side, and the box is at most the
-//! product over both sides' dims of `M_d`, squared where a coordinate
-//! straddles `P_d * M_d`: tile-sized. Where a reshape's dims cross (`[4, 6]`
-//! read as `[6, 4]`, one side's boundary inside the other's dim at a place
-//! that divides neither), the coordinate spanning the crossing steps only
-//! by whole rows of the lower dims, so its box also takes the crossing
-//! dims' sizes.
+//! The work is the box, `prod_i` of the values it takes along `u_i`, and
+//! one more point per coordinate; each coordinate takes the dims to step
+//! that give the fewest. Where both sides' dims refine one another (the
+//! same dims, splits and merges, size-1 dims, transposes), one cell spans
+//! each coordinate and `m_i` divides a period of each side: the box is at
+//! most the product over both sides' dims of `M_d`, squared where a
+//! coordinate straddles `P_d * M_d`, which is tile-sized. Where a reshape's
+//! dims cross (`[4, 6]` read as `[6, 4]`: one side's boundary inside the
+//! other's dim at a place that divides neither), the coordinate spanning
+//! the crossing takes either the cells of a lower crossing dim, a tile's
+//! step in each, or one cell stepped by whole rows of the lower dims: for
+//! `[2, 10^6]` read as `[10^6, 2]` that is two cells of a tile's step, but
+//! for `[3001, 4001]` read as `[4001, 3001]` about 7000 cells of 4 points.
+//! That case grows with the crossing dims' sizes (below the elements they
+//! span), not with the other dims.
 
 use crate::fold::offset_of;
 use crate::{Tile, MAX_RANK, MAX_TILED_RANK};
@@ -117,17 +128,23 @@ impl<'a> Side<'a> {
             .is_some_and(|(p, size, _)| c % p == 0 && (p * size) % c == 0)
     }
 
-    /// The least step of the coordinate over `c .. hi` that moves this side
-    /// by a constant: the top dim it reaches, `t`, must move by a multiple
-    /// of `M_t`, and the dims below `t` inside the coordinate not at all, so
-    /// the step is the least multiple of `c` that is a multiple of
-    /// `M_t * P_t`. `None` when `t` has no period.
-    fn step(&self, c: usize, hi: usize) -> Option<usize> {
-        let (p, _, period) = self
-            .spans()
-            .find(|&(p, size, _)| p < hi && hi <= p * size)?;
-        let whole = period?.checked_mul(p)?;
-        Some(whole / gcd(whole, c))
+    /// The steps of the coordinate over `c .. hi` that move this side by a
+    /// constant, one per dim `j` it reaches, each with the width of the
+    /// cells it holds in (the coordinate's values between two wraps of
+    /// `j`; the whole coordinate for the top dim). Stepping by a multiple
+    /// of `M_j * P_j / c` leaves the dims below `j` as they are and moves
+    /// `j` by a multiple of `M_j`, while `j` does not wrap. The step is
+    /// `None` when `j` has no period.
+    fn steps(&self, c: usize, hi: usize) -> impl Iterator<Item = (Option<usize>, usize)> + '_ {
+        self.spans()
+            .filter(move |&(p, size, _)| p < hi && c < p * size)
+            .map(move |(p, size, period)| {
+                let step = period
+                    .and_then(|m| m.checked_mul(p))
+                    .map(|whole| whole / gcd(whole, c));
+                let width = if p * size < hi { p * size / c } else { hi / c };
+                (step, width)
+            })
     }
 }
 
@@ -238,52 +255,131 @@ pub(crate) fn first_difference(a: &Side<'_>, b: &Side<'_>, n: usize) -> Option<u
         }
     }
     debug_assert_eq!(chain[len - 1], n);
-    // Each coordinate's step `m_i` (none when the box spans it) and box side.
+    // Each coordinate's step `m_i` and the widths of both sides' cells,
+    // chosen for the fewest points: `None` when the box spans it.
     let coords = len - 1;
-    let mut steps = [None::<usize>; MAX_BOUNDS];
-    let mut sides = [1usize; MAX_BOUNDS];
-    for i in 0..coords {
+    let mut axes = [Axis::WHOLE; MAX_BOUNDS];
+    for (i, axis) in axes.iter_mut().enumerate().take(coords) {
         let (c, hi) = (chain[i], chain[i + 1]);
-        let s = hi / c;
-        let m = match (a.step(c, hi), b.step(c, hi)) {
-            (Some(x), Some(y)) => (x / gcd(x, y)).checked_mul(y).filter(|&m| m < s),
-            _ => None,
+        let size = hi / c;
+        *axis = Axis {
+            size,
+            ..Axis::WHOLE
         };
-        steps[i] = m;
-        sides[i] = m.unwrap_or(s);
+        let mut best = size;
+        for (x, wa) in a.steps(c, hi) {
+            for (y, wb) in b.steps(c, hi) {
+                let (Some(x), Some(y)) = (x, y) else {
+                    continue;
+                };
+                let Some(m) = (x / gcd(x, y)).checked_mul(y) else {
+                    continue;
+                };
+                let cells = 1 + (size - 1) / wa + (size - 1) / wb;
+                let points = cells.saturating_mul(m.saturating_add(1));
+                if m < size && points < best {
+                    best = points;
+                    *axis = Axis {
+                        size,
+                        step: Some(m),
+                        widths: (wa, wb),
+                    };
+                }
+            }
+        }
     }
     // The box in row-major order, which is the order of `L`: the lowest
     // coordinate steps fastest.
     let mut first = None;
     let mut u = [0usize; MAX_BOUNDS];
     let mut l = 0usize;
-    loop {
+    'scan: loop {
         if a.slot(l) != b.slot(l) {
             first = Some(l);
             break;
         }
         let mut i = 0;
-        while i < coords && u[i] + 1 == sides[i] {
+        loop {
+            if i == coords {
+                break 'scan;
+            }
             l -= u[i] * chain[i];
+            if let Some(v) = axes[i].next(u[i]) {
+                u[i] = v;
+                l += v * chain[i];
+                break;
+            }
             u[i] = 0;
             i += 1;
         }
-        if i == coords {
-            break;
-        }
-        u[i] += 1;
-        l += chain[i];
     }
-    // One step past the box along each coordinate.
-    for i in 0..coords {
-        if let Some(m) = steps[i] {
-            let l = m * chain[i];
+    // One step past the box along each coordinate, in the first cell that
+    // holds one.
+    for (i, axis) in axes.iter().enumerate().take(coords) {
+        if let Some(v) = axis.past() {
+            let l = v * chain[i];
             if first.is_none_or(|f| l < f) && a.slot(l) != b.slot(l) {
                 first = Some(l);
             }
         }
     }
     first
+}
+
+/// How the box runs along one coordinate: all of its `size` values, or in
+/// each cell (between two wraps of either side's stepped dim, at multiples
+/// of its width) the first `step` values.
+#[derive(Clone, Copy)]
+struct Axis {
+    size: usize,
+    step: Option<usize>,
+    widths: (usize, usize),
+}
+
+impl Axis {
+    const WHOLE: Axis = Axis {
+        size: 1,
+        step: None,
+        widths: (1, 1),
+    };
+
+    /// The cell holding `v`: its start and end.
+    fn cell(&self, v: usize) -> (usize, usize) {
+        let (wa, wb) = self.widths;
+        let start = (v / wa * wa).max(v / wb * wb);
+        let end = ((v / wa + 1).saturating_mul(wa))
+            .min((v / wb + 1).saturating_mul(wb))
+            .min(self.size);
+        (start, end)
+    }
+
+    /// The box's next value after `v` along this coordinate.
+    fn next(&self, v: usize) -> Option<usize> {
+        let Some(step) = self.step else {
+            return (v + 1 < self.size).then_some(v + 1);
+        };
+        let (start, end) = self.cell(v);
+        if v + 1 < end.min(start + step) {
+            Some(v + 1)
+        } else {
+            (end < self.size).then_some(end)
+        }
+    }
+
+    /// The least value a step past a box value: `start + step` in the first
+    /// cell longer than the step.
+    fn past(&self) -> Option<usize> {
+        let step = self.step?;
+        let mut start = 0;
+        while start < self.size {
+            let (_, end) = self.cell(start);
+            if end - start > step {
+                return Some(start + step);
+            }
+            start = end;
+        }
+        None
+    }
 }
 
 fn gcd(mut a: usize, mut b: usize) -> usize {
@@ -400,6 +496,46 @@ mod tests {
             }
         }
         assert!(pairs > 50_000 && same > 1000, "{same} of {pairs}");
+    }
+
+    /// Reshapes whose dims cross, on dims large enough that the cells
+    /// matter (a side's lower dim stepped within its rows): the first
+    /// difference by periods is the first by brute force.
+    #[test]
+    fn crossing_reshapes() {
+        let tiles = ["", "T(3,4)(2,3)", "T(4)(3)", "T(*,4)(3)", "T(2,3)(3,2)"];
+        let dims: [&[usize]; 6] = [
+            &[2, 600],
+            &[600, 2],
+            &[30, 40],
+            &[40, 30],
+            &[8, 150],
+            &[3, 400],
+        ];
+        let mut all = Vec::new();
+        for d in dims {
+            for m2m in ["1,0", "0,1"] {
+                for t in tiles {
+                    let sep = if t.is_empty() { "" } else { ":" };
+                    let spec = format!("f32[{},{}]{{{m2m}{sep}{t}}}", d[0], d[1]);
+                    all.push(crate::parse(&spec).unwrap());
+                }
+            }
+        }
+        let slots: Vec<Vec<usize>> = all.iter().map(offsets).collect();
+        let mut same = 0;
+        for (a, sa) in all.iter().zip(&slots) {
+            for (b, sb) in all.iter().zip(&slots) {
+                let want = (0..a.len()).find(|&l| sa[l] != sb[l]);
+                assert_eq!(
+                    first_difference(&side(a), &side(b), a.len()),
+                    want,
+                    "{a} and {b}"
+                );
+                same += usize::from(want.is_none());
+            }
+        }
+        assert!(same > all.len(), "{same}");
     }
 
     /// The periods of a few tilings, each the product of the tile dims on
