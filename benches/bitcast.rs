@@ -86,3 +86,16 @@ fn reshape_irregular(bencher: Bencher, k: usize) {
     assert_eq!(bitcast::reshape(&from, &to), Ok(()));
     bencher.bench(|| bitcast::reshape(black_box(&from), black_box(&to)));
 }
+
+/// Untiled rows of 3001 and 4001 read as 4001 and 3001 (dims that cross
+/// at no common divisor) over irregular minor tiles: the crossing dims
+/// step as one digit, so this bitcast too is a tile-sized box.
+#[divan::bench]
+fn reshape_irregular_crossing(bencher: Bencher) {
+    let (from, to) = pair(
+        "f32[3001,4001,7,10]{3,2,1,0:T(3,4)(2,3)}",
+        "f32[4001,3001,7,10]{3,2,1,0:T(3,4)(2,3)}",
+    );
+    assert_eq!(bitcast::reshape(&from, &to), Ok(()));
+    bencher.bench(|| bitcast::reshape(black_box(&from), black_box(&to)));
+}

@@ -706,6 +706,78 @@ fn first_by_offsets(from: &Layout, to: &Layout, limit: usize) -> Option<usize> {
         .find(|&l| from.offset(&unravel(l, from.dims())) != to.offset(&unravel(l, to.dims())))
 }
 
+/// Irregular tiles on large dims: `(from, to, whether an element moves)`.
+const LARGE_IRREGULAR: [(&str, &str, bool); 12] = [
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[1000,3,4000]{2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[1,3000,4000]{2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "f32[3001,4001]{1,0:T(3,4)(2,3)}",
+        "f32[1,3001,4001]{2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "bf16[4096,4096]{1,0:T(*,4)(3)}",
+        "bf16[4,1024,4096]{2,1,0:T(*,4)(3)}",
+        false,
+    ),
+    // Same storage, the remainder of the rows tiled by 4 instead of 2.
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[3000,4000]{1,0:T(3,4)(4,3)}",
+        true,
+    ),
+    // The major dim split, its rows tiled from the other factor.
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[3,1000,4000]{2,0,1:T(3,4)(2,3)}",
+        true,
+    ),
+    // `*` before an irregular split, the dims in the other order.
+    (
+        "bf16[4096,4096]{1,0:T(*,4)(3)}",
+        "bf16[4096,4096]{0,1:T(*,4)(3)}",
+        true,
+    ),
+    // Dims that cross (4000 and 10000 share only 2000), and rows of
+    // 3001 and 4001 that cross at no common divisor, stepped in cells.
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[1200,10000]{1,0:T(3,4)(2,3)}",
+        true,
+    ),
+    (
+        "f32[3001,4001]{1,0:T(3,4)(2,3)}",
+        "f32[4001,3001]{1,0:T(3,4)(2,3)L(24048024)}",
+        true,
+    ),
+    // Untiled major dims that cross over irregular minor tiles: they
+    // step as one digit, so a bitcast.
+    (
+        "f32[3001,4001,7,10]{3,2,1,0:T(3,4)(2,3)}",
+        "f32[4001,3001,7,10]{3,2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    // A third level that changes nothing.
+    (
+        "f32[3001,4001]{1,0:T(3,4)(2,3)}",
+        "f32[3001,4001]{1,0:T(3,4)(2,3)(1,3)}",
+        false,
+    ),
+];
+
 /// Irregular tiles on large dims, decided without enumerating: against
 /// itself, a split of the major dim, ragged dims, and a retiling that moves
 /// an element. Each large pair's verdict is checked by `Layout::offset` on
@@ -714,70 +786,7 @@ fn first_by_offsets(from: &Layout, to: &Layout, limit: usize) -> Option<usize> {
 #[test]
 fn irregular_tiles_on_large_dims() {
     let p = |s: &str| xla_layout::parse(s).unwrap();
-    // `(from, to, whether an element moves)`.
-    let cases = [
-        (
-            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
-            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
-            false,
-        ),
-        (
-            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
-            "f32[1000,3,4000]{2,1,0:T(3,4)(2,3)}",
-            false,
-        ),
-        (
-            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
-            "f32[1,3000,4000]{2,1,0:T(3,4)(2,3)}",
-            false,
-        ),
-        (
-            "f32[3001,4001]{1,0:T(3,4)(2,3)}",
-            "f32[1,3001,4001]{2,1,0:T(3,4)(2,3)}",
-            false,
-        ),
-        (
-            "bf16[4096,4096]{1,0:T(*,4)(3)}",
-            "bf16[4,1024,4096]{2,1,0:T(*,4)(3)}",
-            false,
-        ),
-        // Same storage, the remainder of the rows tiled by 4 instead of 2.
-        (
-            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
-            "f32[3000,4000]{1,0:T(3,4)(4,3)}",
-            true,
-        ),
-        // The major dim split, its rows tiled from the other factor.
-        (
-            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
-            "f32[3,1000,4000]{2,0,1:T(3,4)(2,3)}",
-            true,
-        ),
-        // `*` before an irregular split, the dims in the other order.
-        (
-            "bf16[4096,4096]{1,0:T(*,4)(3)}",
-            "bf16[4096,4096]{0,1:T(*,4)(3)}",
-            true,
-        ),
-        // Dims that cross (4000 and 10000 share only 2000), and rows of
-        // 3001 and 4001 that cross at no common divisor, stepped in cells.
-        (
-            "f32[3000,4000]{1,0:T(3,4)(2,3)}",
-            "f32[1200,10000]{1,0:T(3,4)(2,3)}",
-            true,
-        ),
-        (
-            "f32[3001,4001]{1,0:T(3,4)(2,3)}",
-            "f32[4001,3001]{1,0:T(3,4)(2,3)L(24048024)}",
-            true,
-        ),
-        // A third level that changes nothing.
-        (
-            "f32[3001,4001]{1,0:T(3,4)(2,3)}",
-            "f32[3001,4001]{1,0:T(3,4)(2,3)(1,3)}",
-            false,
-        ),
-    ];
+    let cases = LARGE_IRREGULAR;
     let mut rng = Rng::new(0x0B16_7113);
     for (from, to, moves) in cases {
         let (from, to) = (p(from), p(to));

@@ -20,9 +20,10 @@
 //! positions below the periods; two maps are compared on that box and one
 //! period past it along each coordinate (see `period.rs`). That is
 //! tile-sized work, independent of the array's dims, except where a
-//! reshape's dims cross (`[4, 6]` read as `[6, 4]`): there the box also
-//! counts the rows of a crossing dim (about 7000 points for irregular
-//! `[3001, 4001]` read as `[4001, 3001]`), still far below their elements.
+//! reshape's dims cross (`[4, 6]` read as `[6, 4]`) and are themselves
+//! tiled off their boundaries: there the box also counts the rows of a
+//! crossing dim (about 28000 points for `T(3,4)(2,3)` on `[3001, 4001]`
+//! read as `[4001, 3001]`), still far below their elements.
 //! [`reshape_layout`] finds a layout under which a reshape is a bitcast, and
 //! `xla_layout::assert_bitcast!` asks the same question at compile time.
 //!

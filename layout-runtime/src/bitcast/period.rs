@@ -56,12 +56,15 @@
 //! coordinate straddles `P_d * M_d`, which is tile-sized. Where a reshape's
 //! dims cross (`[4, 6]` read as `[6, 4]`: one side's boundary inside the
 //! other's dim at a place that divides neither), the coordinate spanning
-//! the crossing takes either the cells of a lower crossing dim, a tile's
-//! step in each, or one cell stepped by whole rows of the lower dims: for
-//! `[2, 10^6]` read as `[10^6, 2]` that is two cells of a tile's step, but
-//! for `[3001, 4001]` read as `[4001, 3001]` about 7000 cells of 4 points.
-//! That case grows with the crossing dims' sizes (below the elements they
-//! span), not with the other dims.
+//! the crossing steps each side by a dim it reaches, within the cells
+//! between that dim's wraps. Dims that wrap as one ([`Side::merges`]: the
+//! untiled major dims of most layouts, in row-major order) make one cell,
+//! so `[3001, 4001, 7, 10]` read as `[4001, 3001, 7, 10]` over a
+//! `T(3,4)(2,3)` costs what the tile does. Only crossing dims that are
+//! themselves tiled off their boundaries, or laid out apart, leave many
+//! cells: `[3001, 4001]` read as `[4001, 3001]`, both `T(3,4)(2,3)`, is
+//! about 7000 cells of 4 points, a number that grows with the crossing
+//! dims' rows (never with their elements, nor with the other dims).
 
 use crate::fold::offset_of;
 use crate::{Tile, MAX_RANK, MAX_TILED_RANK};
@@ -76,6 +79,9 @@ pub(crate) struct Side<'a> {
     /// `M_d`, or `None` when no step inside the dim keeps every split whole
     /// (or the numbers overflow): then the box spans the dim.
     period: [Option<usize>; MAX_RANK],
+    /// `S_d`: the slot of the element `M_d` along dim `d`, and what each
+    /// step of `M_d` adds.
+    delta: [usize; MAX_RANK],
 }
 
 impl<'a> Side<'a> {
@@ -87,11 +93,17 @@ impl<'a> Side<'a> {
             tiles,
             after: [1; MAX_RANK],
             period: [None; MAX_RANK],
+            delta: [0; MAX_RANK],
         };
         let mut after = 1usize;
         for d in (0..dims.len()).rev() {
             side.after[d] = after;
             side.period[d] = period(dims, m2m, tiles, d);
+            if let Some(m) = side.period[d] {
+                let mut index = [0usize; MAX_RANK];
+                index[d] = m;
+                side.delta[d] = offset_of(dims, m2m, tiles, &index[..dims.len()]);
+            }
             after = after.saturating_mul(dims[d]);
         }
         side
@@ -129,22 +141,87 @@ impl<'a> Side<'a> {
     }
 
     /// The steps of the coordinate over `c .. hi` that move this side by a
-    /// constant, one per dim `j` it reaches, each with the width of the
-    /// cells it holds in (the coordinate's values between two wraps of
-    /// `j`; the whole coordinate for the top dim). Stepping by a multiple
-    /// of `M_j * P_j / c` leaves the dims below `j` as they are and moves
-    /// `j` by a multiple of `M_j`, while `j` does not wrap. The step is
-    /// `None` when `j` has no period.
-    fn steps(&self, c: usize, hi: usize) -> impl Iterator<Item = (Option<usize>, usize)> + '_ {
-        self.spans()
-            .filter(move |&(p, size, _)| p < hi && c < p * size)
-            .map(move |(p, size, period)| {
-                let step = period
+    /// constant, one per dim `j` it reaches and run of dims from `j` up
+    /// that wrap as one ([`Side::merges`]), each with the width of the
+    /// cells it holds in (the coordinate's values between two wraps of the
+    /// run's top dim; the whole coordinate past its end). Stepping by a
+    /// multiple of `M_j * P_j / c` leaves the dims below `j` as they are and
+    /// moves `j` by a multiple of `M_j`. The step is `None` when `j` has no
+    /// period.
+    fn steps(&self, c: usize, hi: usize) -> Steps<'_> {
+        // The dims that take more than one value, from the minor end.
+        let mut up = [0usize; MAX_RANK];
+        let mut n = 0;
+        for d in (0..self.dims.len()).rev().filter(|&d| self.dims[d] > 1) {
+            up[n] = d;
+            n += 1;
+        }
+        Steps {
+            side: self,
+            c,
+            hi,
+            up,
+            n,
+            j: 0,
+            k: None,
+        }
+    }
+
+    /// Whether stepping dim `d` by its period across a wrap into the next
+    /// dim `e` moves the slot as a step inside `d` does: `M_d` divides
+    /// `D_d`, a step of `e` is one value (`M_e = 1`), and moves the slot by
+    /// `D_d / M_d` of `d`'s steps. A run of such dims is one digit of
+    /// `d`'s steps.
+    fn merges(&self, d: usize, e: usize) -> bool {
+        match (self.period[d], self.period[e]) {
+            (Some(m), Some(1)) if self.dims[d] % m == 0 => {
+                (self.dims[d] / m).checked_mul(self.delta[d]) == Some(self.delta[e])
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The steps of [`Side::steps`]: for each dim `j` the coordinate reaches,
+/// the runs from `j` up.
+struct Steps<'a> {
+    side: &'a Side<'a>,
+    c: usize,
+    hi: usize,
+    up: [usize; MAX_RANK],
+    n: usize,
+    j: usize,
+    /// The top of the run last given, and `j`'s step.
+    k: Option<(usize, Option<usize>)>,
+}
+
+impl Iterator for Steps<'_> {
+    type Item = (Option<usize>, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (side, dims_up) = (self.side, &self.up);
+        // Grow the last run by one dim if it wraps as one with the next.
+        if let Some((k, step)) = self.k {
+            let end = side.after[dims_up[k]] * side.dims[dims_up[k]];
+            if end < self.hi && k + 1 < self.n && side.merges(dims_up[k], dims_up[k + 1]) {
+                let top = side.after[dims_up[k + 1]] * side.dims[dims_up[k + 1]];
+                self.k = Some((k + 1, step));
+                return Some((step, top.min(self.hi) / self.c));
+            }
+            self.j += 1;
+        }
+        while self.j < self.n {
+            let (p, extent) = (side.after[dims_up[self.j]], side.dims[dims_up[self.j]]);
+            if p < self.hi && self.c < p * extent {
+                let step = side.period[dims_up[self.j]]
                     .and_then(|m| m.checked_mul(p))
-                    .map(|whole| whole / gcd(whole, c));
-                let width = if p * size < hi { p * size / c } else { hi / c };
-                (step, width)
-            })
+                    .map(|whole| whole / gcd(whole, self.c));
+                self.k = Some((self.j, step));
+                return Some((step, (p * extent).min(self.hi) / self.c));
+            }
+            self.j += 1;
+        }
+        None
     }
 }
 
