@@ -595,3 +595,238 @@ fn large_layouts_decide_without_enumerating() {
         "{err}"
     );
 }
+
+/// Tilings whose maps are no sums of digits: a later tile that does not
+/// divide the remainder it splits, or a `*` that mixes dims before a split
+/// off their boundaries.
+const IRREGULAR: [&str; 14] = [
+    "(3,4)(2,3)",
+    "(2,3)(3,2)",
+    "(4)(3)",
+    "(6)(4)",
+    "(3)(2)",
+    "(*,4)(3)",
+    "(*,3)(2,1)",
+    "(4,3)(3,2)",
+    "(5,2)(2,3)",
+    "(2,*,3)(2)",
+    "(3,3)(2,2)",
+    "(4,6)(3,4)",
+    "(*,5)(2)",
+    "(2,3)(3)(2)",
+];
+
+/// `"(3,4)(2,3)"` as tiles.
+fn tiles_of(text: &str) -> Vec<Vec<RefTileDim>> {
+    text.trim_start_matches('(')
+        .trim_end_matches(')')
+        .split(")(")
+        .map(|t| {
+            t.split(',')
+                .map(|d| {
+                    if d == "*" {
+                        None
+                    } else {
+                        Some(d.parse().unwrap())
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A small layout under one of the [`IRREGULAR`] tilings.
+fn irregular_layout(rng: &mut Rng) -> RefLayout {
+    loop {
+        let rank = 1 + rng.pick(3);
+        let dims: Vec<usize> = (0..rank).map(|_| 1 + rng.pick(9)).collect();
+        let r = RefLayout {
+            type_name: ["f32", "bf16", "s8"][rng.pick(3)],
+            minor_to_major: shuffled(rng, rank),
+            tiles: tiles_of(IRREGULAR[rng.pick(IRREGULAR.len())]),
+            tail_alignment: 1,
+            dims,
+        };
+        if r.slots().len() <= 4096 {
+            return r;
+        }
+    }
+}
+
+/// Hundreds of pairs with an irregular side, reshaped (dims crossing
+/// included), transposed and retiled, against the brute force: the verdict
+/// and the first moving element.
+#[test]
+fn irregular_pairs_against_brute_force() {
+    let mut rng = Rng::new(0x1BB3_6A11);
+    let (mut pairs, mut same, mut moved) = (0, 0, 0);
+    while pairs < 1200 {
+        let from = irregular_layout(&mut rng);
+        let from_l = build(&from, None);
+        let (to, perm) = match rng.pick(4) {
+            0 => (reshape_target(&mut rng, &from, &from_l), None),
+            1 => {
+                let (to, perm) = transpose_target(&mut rng, &from);
+                (to, Some(perm))
+            }
+            2 => (retile_target(&mut rng, &from), None),
+            // Another irregular tiling, on reshaped dims or the same ones.
+            _ => {
+                let mut to = from.clone();
+                if rng.one_in(2) {
+                    to.dims = reshaped_dims(&mut rng, &from.dims);
+                    to.minor_to_major = shuffled(&mut rng, to.dims.len());
+                }
+                to.tiles = tiles_of(IRREGULAR[rng.pick(IRREGULAR.len())]);
+                (to, None)
+            }
+        };
+        let Ok(to_l) = std::panic::catch_unwind(|| build(&to, None)) else {
+            continue;
+        };
+        let bits = from_l.element_bits();
+        let want = brute_force((&from, bits), (&to, to_l.element_bits()), perm.as_deref());
+        let got = match &perm {
+            None => bitcast::reshape(&from_l, &to_l),
+            Some(p) => bitcast::transpose(&from_l, &to_l, p),
+        };
+        agree(&got, want, &from_l, &to_l, perm.as_deref());
+        pairs += 1;
+        same += usize::from(got.is_ok());
+        moved += usize::from(matches!(got, Err(Mismatch::Moved(_))));
+    }
+    eprintln!("{pairs} irregular pairs: {same} bitcasts, {moved} with a moving element");
+    assert!(same > 200 && moved > 50, "{same} bitcasts, {moved} moved");
+}
+
+/// The first position where the slots of `from` and `to` (a reshape)
+/// differ, by `Layout::offset` over every position before `limit`.
+fn first_by_offsets(from: &Layout, to: &Layout, limit: usize) -> Option<usize> {
+    (0..limit.min(from.len()))
+        .find(|&l| from.offset(&unravel(l, from.dims())) != to.offset(&unravel(l, to.dims())))
+}
+
+/// Irregular tiles on large dims: `(from, to, whether an element moves)`.
+const LARGE_IRREGULAR: [(&str, &str, bool); 12] = [
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[1000,3,4000]{2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[1,3000,4000]{2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "f32[3001,4001]{1,0:T(3,4)(2,3)}",
+        "f32[1,3001,4001]{2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    (
+        "bf16[4096,4096]{1,0:T(*,4)(3)}",
+        "bf16[4,1024,4096]{2,1,0:T(*,4)(3)}",
+        false,
+    ),
+    // Same storage, the remainder of the rows tiled by 4 instead of 2.
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[3000,4000]{1,0:T(3,4)(4,3)}",
+        true,
+    ),
+    // The major dim split, its rows tiled from the other factor.
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[3,1000,4000]{2,0,1:T(3,4)(2,3)}",
+        true,
+    ),
+    // `*` before an irregular split, the dims in the other order.
+    (
+        "bf16[4096,4096]{1,0:T(*,4)(3)}",
+        "bf16[4096,4096]{0,1:T(*,4)(3)}",
+        true,
+    ),
+    // Dims that cross (4000 and 10000 share only 2000), and rows of
+    // 3001 and 4001 that cross at no common divisor, stepped in cells.
+    (
+        "f32[3000,4000]{1,0:T(3,4)(2,3)}",
+        "f32[1200,10000]{1,0:T(3,4)(2,3)}",
+        true,
+    ),
+    (
+        "f32[3001,4001]{1,0:T(3,4)(2,3)}",
+        "f32[4001,3001]{1,0:T(3,4)(2,3)L(24048024)}",
+        true,
+    ),
+    // Untiled major dims that cross over irregular minor tiles: they
+    // step as one digit, so a bitcast.
+    (
+        "f32[3001,4001,7,10]{3,2,1,0:T(3,4)(2,3)}",
+        "f32[4001,3001,7,10]{3,2,1,0:T(3,4)(2,3)}",
+        false,
+    ),
+    // A third level that changes nothing.
+    (
+        "f32[3001,4001]{1,0:T(3,4)(2,3)}",
+        "f32[3001,4001]{1,0:T(3,4)(2,3)(1,3)}",
+        false,
+    ),
+];
+
+/// Irregular tiles on large dims, decided without enumerating: against
+/// itself, a split of the major dim, ragged dims, and a retiling that moves
+/// an element. Each large pair's verdict is checked by `Layout::offset` on
+/// random positions (and every position up to its first moving element),
+/// and a small analogue of each by the plain reference on every position.
+#[test]
+fn irregular_tiles_on_large_dims() {
+    let p = |s: &str| xla_layout::parse(s).unwrap();
+    let cases = LARGE_IRREGULAR;
+    let mut rng = Rng::new(0x0B16_7113);
+    for (from, to, moves) in cases {
+        let (from, to) = (p(from), p(to));
+        let got = bitcast::reshape(&from, &to);
+        if moves {
+            let Err(Mismatch::Moved(m)) = got else {
+                panic!("{from} -> {to}: {got:?}")
+            };
+            let want = first_by_offsets(&from, &to, 1 << 20);
+            assert_eq!(Some(m.position), want, "{from} -> {to}");
+            assert_eq!(m.from_slot, from.offset(&m.from_index));
+            assert_eq!(m.to_slot, to.offset(&m.to_index));
+        } else {
+            assert_eq!(got, Ok(()), "{from} -> {to}");
+        }
+        if !moves {
+            for _ in 0..20_000 {
+                let l = rng.pick(from.len());
+                assert_eq!(
+                    from.offset(&unravel(l, from.dims())),
+                    to.offset(&unravel(l, to.dims())),
+                    "{from} -> {to} at {l}"
+                );
+            }
+        }
+        // The analogue: every dim over 100 divided by 100, against the
+        // reference on every position.
+        let small = |l: &Layout| {
+            let mut r = reference_of(l);
+            for d in &mut r.dims {
+                if *d > 100 {
+                    *d /= 100;
+                }
+            }
+            r
+        };
+        let (fr, tr) = (small(&from), small(&to));
+        let (fl, tl) = (build(&fr, None), build(&tr, None));
+        let bits = fl.element_bits();
+        let want = brute_force((&fr, bits), (&tr, bits), None);
+        agree(&bitcast::reshape(&fl, &tl), want, &fl, &tl, None);
+    }
+}

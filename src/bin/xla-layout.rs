@@ -304,8 +304,7 @@ fn run_bitcast(from: &xla_layout::Layout, args: &Args) -> Result<(), Failure> {
         | Mismatch::PermEntry { .. }
         | Mismatch::PermRepeat { .. }
         | Mismatch::PermutedDim { .. }
-        | Mismatch::Rank { .. }
-        | Mismatch::Irregular { .. }),
+        | Mismatch::Rank { .. }),
     ) = shown.result()
     {
         return Err(usage_error(format!(

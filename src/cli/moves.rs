@@ -84,7 +84,7 @@ pub struct Moves {
     parsed: Vec<Result<Layout, String>>,
     /// Each distinct change judged once: opcode, both layouts, permutation.
     verdicts: HashMap<Change, Result<Verdict, String>>,
-    counts: [(&'static str, Verdict, u64); 10],
+    counts: [(&'static str, Verdict, u64); 8],
     moved: u128,
     largest: Vec<Move>,
     unread: Vec<String>,
@@ -109,10 +109,8 @@ impl Moves {
                 ("bitcast", Undecided, 0),
                 ("copy", Bitcast, 0),
                 ("copy", Verdict::Moves, 0),
-                ("copy", Undecided, 0),
                 ("transpose", Bitcast, 0),
                 ("transpose", Verdict::Moves, 0),
-                ("transpose", Undecided, 0),
             ],
             moved: 0,
             largest: Vec::new(),
@@ -319,27 +317,25 @@ impl Moves {
                 .map(|c| c.2)
                 .sum()
         };
-        let undecided = |opcode: &str| match count(opcode, Verdict::Undecided) {
+        let undecided = match count("bitcast", Verdict::Undecided) {
             0 => String::new(),
             n => format!(", {n} undecided"),
         };
         writeln!(
             out,
-            "{} bitcasts: {} reshape-bitcasts, {} transpose-bitcasts, {} reinterpret the bytes{}",
+            "bitcasts: {} ({} of a reshape, {} of a transpose, {} reinterpreting the bytes{undecided})",
             all("bitcast"),
             count("bitcast", Verdict::ReshapeBitcast),
             count("bitcast", Verdict::TransposeBitcast),
             count("bitcast", Verdict::Reinterpret),
-            undecided("bitcast")
         )?;
         for (opcode, plural) in [("copy", "copies"), ("transpose", "transposes")] {
             writeln!(
                 out,
-                "{} {plural}: {} move bytes, {} could be bitcasts (no byte moves){}",
+                "{plural}: {} ({} moving bytes, {} that could be bitcasts: no byte moves)",
                 all(opcode),
                 count(opcode, Verdict::Moves),
                 count(opcode, Verdict::Bitcast),
-                undecided(opcode)
             )?;
         }
         if self
@@ -349,9 +345,8 @@ impl Moves {
         {
             writeln!(
                 out,
-                "undecided: tiles that leave the layouts no digits to compare, on more than \
-                 {} elements, or more than {MAX_PERMUTATIONS} permutations of equal dims",
-                xla_layout::bitcast::MAX_IRREGULAR_ELEMENTS
+                "undecided: a bitcast whose equal dims give more than {MAX_PERMUTATIONS} \
+                 transposes to try"
             )?;
         }
         writeln!(
@@ -407,7 +402,6 @@ fn verdict(
     // a moved element, or storage of another size, type or width, moves bytes.
     let moves = |checked: Result<(), Mismatch>| match checked {
         Ok(()) => Ok(Verdict::Bitcast),
-        Err(Mismatch::Irregular { .. }) => Ok(Verdict::Undecided),
         Err(
             Mismatch::Moved(_)
             | Mismatch::StorageBytes { .. }
@@ -425,26 +419,19 @@ fn verdict(
         "copy" => moves(bitcast::reshape(from, to)),
         "transpose" => moves(bitcast::transpose(from, to, perm.unwrap_or(&[]))),
         _ => {
-            let mut undecided = false;
-            match bitcast::reshape(from, to) {
-                Ok(()) => return Ok(Verdict::ReshapeBitcast),
-                Err(Mismatch::Irregular { .. }) => undecided = true,
-                Err(_) => {}
+            if bitcast::reshape(from, to).is_ok() {
+                return Ok(Verdict::ReshapeBitcast);
             }
             let mut tried = 0;
             let mut found = false;
             permutations(from.dims(), to.dims(), &mut |perm| {
                 tried += 1;
-                match bitcast::transpose(from, to, perm) {
-                    Ok(()) => found = true,
-                    Err(Mismatch::Irregular { .. }) => undecided = true,
-                    Err(_) => {}
-                }
+                found = bitcast::transpose(from, to, perm).is_ok();
                 !found && tried < MAX_PERMUTATIONS
             });
             Ok(if found {
                 Verdict::TransposeBitcast
-            } else if undecided || tried >= MAX_PERMUTATIONS {
+            } else if tried >= MAX_PERMUTATIONS {
                 Verdict::Undecided
             } else {
                 Verdict::Reinterpret

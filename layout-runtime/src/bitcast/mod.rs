@@ -9,10 +9,21 @@
 //! same number of bytes, and the element type and size stay the same.
 //! `S(n)`, the memory space, is metadata and not compared.
 //!
-//! The answer comes from the layouts' digits, not from their elements:
-//! each side's map is written as terms `floor(L / A) mod B * S` of the
+//! Every pair is answered exactly, from the layouts' digits, not from their
+//! elements, so a pair of `bf16[8192,8192]` layouts takes microseconds.
+//! Each side's map is written as terms `floor(L / A) mod B * S` of the
 //! row-major position `L`, normalised, and compared term by term (see
-//! `terms.rs`), so a pair of `bf16[8192,8192]` layouts takes microseconds.
+//! `terms.rs`). Where the tiles cut a dim's digits off its boundaries
+//! (`T(3,4)(2,3)` splits `e mod 4` by 3, or a `*` mixes two dims before a
+//! split), the map is regular terms above each dim's period (the product
+//! of the tile dims that split it) plus an atom, a function on the box of
+//! positions below the periods; two maps are compared on that box and one
+//! period past it along each coordinate (see `period.rs`). That is
+//! tile-sized work, independent of the array's dims, except where a
+//! reshape's dims cross (`[4, 6]` read as `[6, 4]`) and are themselves
+//! tiled off their boundaries: there the box also counts the rows of a
+//! crossing dim (about 28000 points for `T(3,4)(2,3)` on `[3001, 4001]`
+//! read as `[4001, 3001]`), still far below their elements.
 //! [`reshape_layout`] finds a layout under which a reshape is a bitcast, and
 //! `xla_layout::assert_bitcast!` asks the same question at compile time.
 //!
@@ -34,12 +45,13 @@
 //! );
 //! ```
 
+mod period;
 mod terms;
 
 use core::fmt;
 
-use crate::fold::offset_of;
 use crate::{ElementType, Index, Layout, LayoutBuilder, Tile, MAX_RANK};
+use period::Side;
 use terms::{Compared, Form};
 
 /// The first element a reshape or transpose moves, named on both sides.
@@ -70,6 +82,9 @@ pub struct Moved {
 }
 
 /// Why a reshape or transpose is not a bitcast, or cannot be one.
+///
+/// Every pair gets an exact answer: a bitcast, or one of these, with the
+/// first moving element found exactly whatever the tiles.
 ///
 /// # Examples
 ///
@@ -143,14 +158,6 @@ pub enum Mismatch {
         /// The dim it repeats.
         dim: usize,
     },
-    /// A layout's tiles cut a dim's digits where none of its digits end
-    /// (`T(3,4)(2,3)` splits `e mod 4` by 3), so the maps are no sums of
-    /// digits and are compared element by element, up to
-    /// [`MAX_IRREGULAR_ELEMENTS`]; these have more.
-    Irregular {
-        /// Elements of each side.
-        elements: usize,
-    },
     /// A dim of `to` is not the dim of `from` that `perm` names.
     PermutedDim {
         /// The dim of `to`.
@@ -188,12 +195,6 @@ impl fmt::Display for Mismatch {
                 "element `{:?}` (row-major position `{}`) moves: it is at slot `{}` in `from` and at slot `{}` as `{:?}` in `to`",
                 m.from_index, m.position, m.from_slot, m.to_slot, m.to_index
             ),
-            Mismatch::Irregular { elements } => write!(
-                f,
-                "cannot decide: the tiles split a dim's digits off their boundaries, so the \
-                 `{elements}` elements would be compared one by one, more than the \
-                 `{MAX_IRREGULAR_ELEMENTS}` this compares"
-            ),
             Mismatch::Rank { from, to } => write!(
                 f,
                 "`from` has rank `{from}` and `to` has rank `{to}`; a transpose keeps the rank"
@@ -222,26 +223,6 @@ impl fmt::Display for Mismatch {
         }
     }
 }
-
-/// The most elements compared one by one, for layouts whose tiles leave no
-/// digits to compare (see [`Mismatch::Irregular`]): about a second in a
-/// debug build, so that `assert_bitcast!` never holds a build up for long.
-///
-/// # Examples
-///
-/// ```
-/// use xla_layout::{bitcast::{self, Mismatch, MAX_IRREGULAR_ELEMENTS}, parse};
-/// // `e mod 4` split by 3: no digit of the dim ends there.
-/// let from = parse("f32[7,10]{1,0:T(3,4)(2,3)}").unwrap();
-/// assert!(bitcast::reshape(&from, &from).is_ok());
-/// let big = parse("f32[4096,4096]{1,0:T(3,4)(2,3)}").unwrap();
-/// assert!(big.len() > MAX_IRREGULAR_ELEMENTS);
-/// assert_eq!(
-///     bitcast::reshape(&big, &big),
-///     Err(Mismatch::Irregular { elements: 4096 * 4096 })
-/// );
-/// ```
-pub const MAX_IRREGULAR_ELEMENTS: usize = 1 << 22;
 
 /// A laid-out shape as the comparison reads it: `to` of a transpose is
 /// read on `from`'s dims.
@@ -305,10 +286,11 @@ fn same_storage(from: &Layout, to: &Layout) -> Result<(), Mismatch> {
 }
 
 /// The first row-major position of `from` whose slot differs in `to`
-/// (read on `from`'s dims), or `None`.
-fn first_moved(from: &Layout, to: &Desc<'_>) -> Result<Option<usize>, Mismatch> {
+/// (read on `from`'s dims), or `None`: from the terms where both maps are
+/// sums of digits and they tell where they part, else from the periods.
+fn first_moved(from: &Layout, to: &Desc<'_>) -> Option<usize> {
     if from.is_empty() {
-        return Ok(None);
+        return None;
     }
     let from_desc = Desc::of(from);
     let forms = (
@@ -316,34 +298,17 @@ fn first_moved(from: &Layout, to: &Desc<'_>) -> Result<Option<usize>, Mismatch> 
         Form::new(to.dims(), to.m2m(), to.tiles),
     );
     if let (Some(a), Some(b)) = forms {
-        return match a.first_difference(&b) {
-            Compared::Same => Ok(None),
-            Compared::Differ(l) => Ok(Some(l)),
-            Compared::Undecided => Err(Mismatch::Irregular {
-                elements: from.len(),
-            }),
-        };
-    }
-    // A tile that cuts a digit off its dim's boundaries leaves no digits to
-    // compare (see `terms::atoms`); such layouts are compared element by
-    // element, when there are few enough.
-    if from.len() > MAX_IRREGULAR_ELEMENTS {
-        return Err(Mismatch::Irregular {
-            elements: from.len(),
-        });
-    }
-    let (mut a, mut b) = ([0usize; MAX_RANK], [0usize; MAX_RANK]);
-    let (ia, ib) = (&mut a[..from.rank()], &mut b[..to.rank]);
-    for l in 0..from.len() {
-        let x = from.offset(ia);
-        let y = offset_of(to.dims(), to.m2m(), to.tiles, ib);
-        if x != y {
-            return Ok(Some(l));
+        match a.first_difference(&b) {
+            Compared::Same => return None,
+            Compared::Differ(l) => return Some(l),
+            Compared::Unknown => {}
         }
-        crate::layout::advance(ia, from.dims());
-        crate::layout::advance(ib, to.dims());
     }
-    Ok(None)
+    period::first_difference(
+        &Side::new(from_desc.dims(), from_desc.m2m(), from_desc.tiles),
+        &Side::new(to.dims(), to.m2m(), to.tiles),
+        from.len(),
+    )
 }
 
 /// Whether reshaping `from` into `to` is a bitcast: the element at each
@@ -351,18 +316,17 @@ fn first_moved(from: &Layout, to: &Desc<'_>) -> Result<Option<usize>, Mismatch> 
 /// storages take the same number of bytes, and the element type and size
 /// (`E(n)`) are the same.
 ///
-/// Decided from the layouts' digits: the time does not grow with the
-/// number of elements, except for layouts whose tiles cut a dim's digit
-/// where none of its digits end (`f32[7,10]{1,0:T(3,4)(2,3)}` splits
-/// `e mod 4` by 3), which are compared element by element, up to
-/// [`MAX_IRREGULAR_ELEMENTS`].
+/// Every pair is decided exactly, from the layouts' digits and periods
+/// (see the [module docs](self)): the time does not grow with the number
+/// of elements. Tiles that cut a dim's digits off its boundaries
+/// (`f32[3000,4000]{1,0:T(3,4)(2,3)}` splits `e mod 4` by 3) cost the
+/// evaluation of a tile-sized box of positions, here 3 by 4.
 ///
 /// # Errors
 ///
 /// The [`Mismatch`]: different element types or sizes, element counts or
 /// storage sizes, or else the first element (in `from`'s row-major order)
-/// that moves, with its index and slot on both sides; for irregular tiles
-/// past [`MAX_IRREGULAR_ELEMENTS`], [`Mismatch::Irregular`].
+/// that moves, with its index and slot on both sides.
 ///
 /// # Examples
 ///
@@ -371,6 +335,10 @@ fn first_moved(from: &Layout, to: &Desc<'_>) -> Result<Option<usize>, Mismatch> 
 /// // The TPU's bf16 layout: dropping the size-1 dim moves nothing.
 /// let from = parse("bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)}").unwrap();
 /// let to = parse("bf16[8,1280,16384]{2,1,0:T(8,128)(2,1)}").unwrap();
+/// assert_eq!(bitcast::reshape(&from, &to), Ok(()));
+/// // Tiles that split `e mod 4` by 3: decided on a 3 by 4 box.
+/// let from = parse("f32[3000,4000]{1,0:T(3,4)(2,3)}").unwrap();
+/// let to = parse("f32[1000,3,4000]{2,1,0:T(3,4)(2,3)}").unwrap();
 /// assert_eq!(bitcast::reshape(&from, &to), Ok(()));
 /// // Read by `minor_to_major` alone, this is a bitcast too, but the
 /// // tiles hold 4 rows instead of 8.
@@ -384,7 +352,7 @@ fn first_moved(from: &Layout, to: &Desc<'_>) -> Result<Option<usize>, Mismatch> 
 /// ```
 pub fn reshape(from: &Layout, to: &Layout) -> Result<(), Mismatch> {
     same_storage(from, to)?;
-    match first_moved(from, &Desc::of(to))? {
+    match first_moved(from, &Desc::of(to)) {
         None => Ok(()),
         Some(position) => {
             let from_index = Index::unravel(position, from.dims());
@@ -468,7 +436,7 @@ pub fn transpose(from: &Layout, to: &Layout, perm: &[usize]) -> Result<(), Misma
     for (slot, &i) in desc.m2m.iter_mut().zip(to.minor_to_major()) {
         *slot = perm[i];
     }
-    match first_moved(from, &desc)? {
+    match first_moved(from, &desc) {
         None => Ok(()),
         Some(position) => {
             let from_index = Index::unravel(position, from.dims());

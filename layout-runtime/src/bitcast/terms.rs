@@ -292,9 +292,9 @@ pub(crate) enum Compared {
     Same,
     /// The first row-major position whose slots differ.
     Differ(usize),
-    /// The terms differ, and finding where would take more steps than
-    /// [`MAX_IRREGULAR_ELEMENTS`](super::MAX_IRREGULAR_ELEMENTS).
-    Undecided,
+    /// The terms differ, but not where they first part: the periods decide
+    /// (`period.rs`).
+    Unknown,
 }
 
 impl Form {
@@ -514,23 +514,22 @@ impl Form {
                 }
             }
             // Both cover every digit of `L`, so this is never reached; the
-            // walk below still answers exactly.
+            // check below still answers exactly, or leaves it to the periods.
             (Some(x), None) | (None, Some(x)) => (x.start, 1),
         };
-        // From `h` on (past the first digits' common range, or to confirm
-        // the found place), compare position by position: a ragged dim meets
-        // a different split only here, and they part within a few of its steps.
+        // The terms agree below `start * from`: there, unless the slots
+        // happen to agree (a ragged dim's block meeting another split can
+        // spell the same values differently), is the first difference.
         let steps = self.len.div_ceil(start);
-        if steps - from.min(steps) > super::MAX_IRREGULAR_ELEMENTS {
-            return Compared::Undecided;
+        if from >= steps {
+            return Compared::Same;
         }
-        for step in from..steps {
-            let position = start * step;
-            if self.slot(position) != other.slot(position) {
-                return Compared::Differ(position);
-            }
+        let position = start * from;
+        if self.slot(position) == other.slot(position) {
+            Compared::Unknown
+        } else {
+            Compared::Differ(position)
         }
-        Compared::Same
     }
 }
 
@@ -609,6 +608,7 @@ fn gcd(mut a: usize, mut b: usize) -> usize {
 mod tests {
     extern crate std;
 
+    use super::super::period::Side;
     use super::{Compared, Form};
     use crate::layout::advance;
     use std::format;
@@ -720,7 +720,22 @@ mod tests {
                 match fa.first_difference(&fb) {
                     Compared::Same => assert_eq!(first, None, "{a} and {b}"),
                     Compared::Differ(l) => assert_eq!(first, Some(l), "{a} and {b}"),
-                    Compared::Undecided => panic!("{a} and {b}: undecided"),
+                    Compared::Unknown => {
+                        let side = |l: &crate::Layout| {
+                            (
+                                l.dims().to_vec(),
+                                l.minor_to_major().to_vec(),
+                                l.tiles().to_vec(),
+                            )
+                        };
+                        let ((da, ma, ta), (db, mb, tb)) = (side(a), side(b));
+                        let got = super::super::period::first_difference(
+                            &Side::new(&da, &ma, &ta),
+                            &Side::new(&db, &mb, &tb),
+                            a.len(),
+                        );
+                        assert_eq!(got, first, "{a} and {b}: by periods");
+                    }
                 }
                 same += usize::from(first.is_none());
             }
