@@ -5,7 +5,7 @@
 mod common;
 
 use common::reference::{random_conversion_pair, random_layout, ravel, RefLayout, Rng};
-use xla_layout::{parse, Layout};
+use xla_layout::{parse, Layout, RelayoutError};
 
 /// `spec` with `E(bits)` added to its attributes.
 fn with_bits(spec: &str, bits: u32) -> String {
@@ -34,17 +34,33 @@ fn signed(v: u8, bits: u32) -> i8 {
     i8::from_ne_bytes([v << shift]) >> shift
 }
 
+/// The byte of an element whose low `k` bits are `v`: sign-extended for a
+/// signed type, as `pack_bits` takes it.
+fn element_byte(v: u8, k: u32, signed_type: bool) -> u8 {
+    if signed_type {
+        signed(v, k).to_ne_bytes()[0]
+    } else {
+        v
+    }
+}
+
 fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
     let l = parse(spec).unwrap_or_else(|e| panic!("{spec}: {e:?}"));
     assert_eq!(l.element_bits(), bits, "{spec}");
     let mask = (1u8 << bits) - 1;
+    // What the element type holds: `pred` one bit whatever `E(n)` says.
+    let held = bits.min(l.element_type().min_bits());
+    let is_signed = r.type_name.starts_with('s');
+    let in_range = (1u8 << held) - 1;
+    let fill = element_byte(fill & in_range, held, is_signed);
     let slots: Vec<Option<usize>> = r
         .slots()
         .into_iter()
         .map(|s| s.map(|i| ravel(&i, &r.dims)))
         .collect();
-    // Logical values carry garbage in their high bits: packing must drop it.
-    let logical: Vec<u8> = (0..l.len()).map(|i| (i * 37 % 256) as u8).collect();
+    let logical: Vec<u8> = (0..l.len())
+        .map(|i| element_byte((i * 37 % 256) as u8 & in_range, held, is_signed))
+        .collect();
     let values: Vec<u8> = slots
         .iter()
         .map(|s| s.map_or(fill, |p| logical[p]) & mask)
@@ -56,7 +72,7 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
     l.pack_bits_with_fill(&logical, &mut storage, fill).unwrap();
     assert_eq!(storage, expected, "pack_bits {spec}");
 
-    let signed_logical: Vec<i8> = logical.iter().map(|&v| signed(v & mask, bits)).collect();
+    let signed_logical: Vec<i8> = logical.iter().map(|&v| i8::from_ne_bytes([v])).collect();
     let mut from_signed = vec![0x5au8; l.storage_bytes()];
     l.pack_bits_with_fill(&signed_logical, &mut from_signed, fill)
         .unwrap();
@@ -69,12 +85,58 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
 
     let mut back_signed = vec![0x7fi8; l.len()];
     l.unpack_bits(&storage, &mut back_signed).unwrap();
-    assert_eq!(back_signed, signed_logical, "unpack_bits i8 {spec}");
+    let extended: Vec<i8> = unsigned.iter().map(|&v| signed(v, bits)).collect();
+    assert_eq!(back_signed, extended, "unpack_bits i8 {spec}");
+    if is_signed || held == bits {
+        // The type of the element's signedness reads back what it packed.
+        let same: &[u8] = if is_signed { &logical } else { &unsigned };
+        let read: Vec<u8> = if is_signed {
+            back_signed.iter().map(|v| v.to_ne_bytes()[0]).collect()
+        } else {
+            back.clone()
+        };
+        assert_eq!(read, same, "round trip {spec}");
+    }
 
     let mut flags = vec![false; l.len()];
     l.unpack_bits(&storage, &mut flags).unwrap();
     let nonzero: Vec<bool> = unsigned.iter().map(|&v| v != 0).collect();
     assert_eq!(flags, nonzero, "unpack_bits bool {spec}");
+
+    // A value with bits its type does not hold in `k` bits is refused,
+    // naming its position, and nothing is written.
+    if !logical.is_empty() {
+        let at = (l.len() * 5 / 7).min(l.len() - 1);
+        for bad in [
+            1u8 << held,
+            0x80 | (1 << held),
+            if is_signed { 1 << (held - 1) } else { 0xff },
+        ] {
+            let mut wide = logical.clone();
+            wide[at] = bad;
+            let mut sentinel = vec![0xc3u8; l.storage_bytes()];
+            let err = l.pack_bits(&wide, &mut sentinel).unwrap_err();
+            assert!(
+                matches!(err, RelayoutError::ValueOutOfRange { position: Some(p), bits: n, .. } if p == at && n == bits),
+                "{spec}: {bad:#x} at {at}: {err:?}"
+            );
+            assert!(
+                sentinel.iter().all(|&b| b == 0xc3),
+                "{spec}: written on error"
+            );
+            let err = l
+                .pack_bits_with_fill(&logical, &mut sentinel, bad)
+                .unwrap_err();
+            assert!(
+                matches!(err, RelayoutError::ValueOutOfRange { position: None, .. }),
+                "{spec}: fill {bad:#x}: {err:?}"
+            );
+            assert!(
+                sentinel.iter().all(|&b| b == 0xc3),
+                "{spec}: written on error"
+            );
+        }
+    }
 }
 
 #[test]
@@ -171,9 +233,19 @@ fn xla_bit_order() {
     assert_eq!(byte, [0b11_10_01_00]);
 }
 
+/// `raw`'s low bits as a byte of `l`'s element type.
+fn byte_of(l: &Layout, raw: u8) -> u8 {
+    let k = l.element_bits().min(l.element_type().min_bits());
+    let is_signed = l.element_type().name().starts_with('s');
+    element_byte(raw & ((1 << k) - 1), k, is_signed)
+}
+
 fn convert_case(from: &Layout, to: &Layout, fill: u8) {
     let bits = from.element_bits();
-    let logical: Vec<u8> = (0..from.len()).map(|i| (i * 11 % 256) as u8).collect();
+    let fill = byte_of(to, fill);
+    let logical: Vec<u8> = (0..from.len())
+        .map(|i| byte_of(from, (i * 11 % 256) as u8))
+        .collect();
     let mut source = vec![0u8; from.storage_bytes()];
     from.pack_bits(&logical, &mut source).unwrap();
     let mut expected = vec![0u8; to.storage_bytes()];
@@ -221,7 +293,7 @@ fn convert_between_packed_layouts() {
 /// tests write them): values must fit in `n` bits, floats cannot be narrowed.
 #[test]
 fn narrowed_integer_layouts() {
-    use xla_layout::{ElementType, RelayoutError};
+    use xla_layout::ElementType;
     let values: Vec<i8> = (0..21).map(|i| (i % 16) - 8).collect();
     for (narrowed, native) in [
         ("s8[21]{0:E(4)}", "s4[21]{0:E(4)}"),
@@ -307,4 +379,112 @@ fn narrowed_integer_layouts() {
         odd.pack_bits(&[0i8; 4], &mut [0u8; 2]),
         Err(RelayoutError::UnsupportedBits { bits: 3 })
     );
+}
+
+/// Every sub-byte type refuses a value it does not hold in its bits (no
+/// silent cut to the low bits), names the first one's position, and writes
+/// nothing: values and fill of `pack_bits`, the fill of `convert_bits`.
+#[test]
+fn values_that_do_not_fit_are_refused_for_every_type() {
+    use xla_layout::ElementType;
+    let refused = |spec: &str, values: &[u8], fill: u8, position: Option<usize>| {
+        let l = parse(spec).unwrap();
+        let mut storage = vec![0x96u8; l.storage_bytes()];
+        let err = l
+            .pack_bits_with_fill(values, &mut storage, fill)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            RelayoutError::ValueOutOfRange {
+                position,
+                element: l.element_type(),
+                bits: l.element_bits()
+            },
+            "{spec}"
+        );
+        assert!(
+            storage.iter().all(|&b| b == 0x96),
+            "{spec}: written on error"
+        );
+        err.to_string()
+    };
+    // `pred` in one bit given 2 (which would store 0), `u4` given 0x1f
+    // (which would store 15).
+    assert_eq!(
+        refused("pred[4]{0:E(1)}", &[1, 0, 2, 1], 0, Some(2)),
+        "the value at position 2 does not fit in `E(1)`: `pred` stored in 1 bit holds 0 to 1"
+    );
+    assert_eq!(
+        refused("u4[3]", &[0, 0x1f, 0x1f], 0, Some(1)),
+        "the value at position 1 does not fit in `E(4)`: `u4` stored in 4 bits holds 0 to 15"
+    );
+    assert_eq!(
+        refused("s4[3]", &[0xf8, 7, 0x0f], 0, Some(2)),
+        "the value at position 2 does not fit in `E(4)`: `s4` stored in 4 bits holds -8 to 7"
+    );
+    assert_eq!(
+        refused("s2[5]{0:T(8)}", &[0, 1, 0xfe, 0xff, 1], 2, None),
+        "the fill value does not fit in `E(2)`: `s2` stored in 2 bits holds -2 to 1"
+    );
+    // `pred` holds one bit however wide its slot.
+    refused("pred[2]{0:E(4)}", &[1, 3], 0, Some(1));
+    // A 4-bit float's byte is its bit pattern, zero-extended.
+    assert_eq!(
+        refused("f4e2m1fn[2]", &[0xf, 0x10], 0, Some(1)),
+        "the value at position 1 does not fit in `E(4)`: `f4e2m1fn` stored in 4 bits holds the bit patterns 0 to 15"
+    );
+    let u4 = parse("u4[3]").unwrap();
+    let signed_too = u4.pack_bits(&[0i8, 1, -1], &mut [0u8; 2]).unwrap_err();
+    assert!(matches!(
+        signed_too,
+        RelayoutError::ValueOutOfRange {
+            position: Some(2),
+            ..
+        }
+    ));
+    // The first of several, found past the first block of the scan.
+    let mut many = vec![3u8; 3000];
+    many[2999] = 16;
+    many[1700] = 0x20;
+    refused("u4[3000]", &many, 0, Some(1700));
+
+    // `bool` always fits an unsigned type; `i8` and `u8` spell the same byte.
+    let pred = parse("pred[9]{0:E(1)}").unwrap();
+    let mut flags = [0u8; 2];
+    pred.pack_bits(
+        &[true, false, true, true, false, false, false, false, true],
+        &mut flags,
+    )
+    .unwrap();
+    assert_eq!(flags, [0b0000_1101, 1]);
+    let s4 = parse("s4[2]").unwrap();
+    let (mut signed_bytes, mut unsigned_bytes) = ([0u8], [0u8]);
+    s4.pack_bits(&[-3i8, 7], &mut signed_bytes).unwrap();
+    s4.pack_bits(&[0xfdu8, 7], &mut unsigned_bytes).unwrap();
+    assert_eq!((signed_bytes, unsigned_bytes), ([0x7d], [0x7d]));
+
+    // `convert_bits` moves stored bits as they are; only its fill is checked.
+    let from = parse("u2[3]").unwrap();
+    let to = parse("u2[3]{0:T(4)}").unwrap();
+    let mut out = [0xa5u8];
+    let err = from
+        .convert_bits_with_fill(&[0b10_01_11], &to, &mut out, 4)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        RelayoutError::ValueOutOfRange {
+            position: None,
+            element: ElementType::U2,
+            bits: 2
+        }
+    );
+    assert_eq!(out, [0xa5], "written on error");
+    let s2 = parse("s2[3]").unwrap();
+    let tiled = parse("s2[3]{0:T(4)}").unwrap();
+    s2.convert_bits_with_fill(&[0b10_01_11], &tiled, &mut out, 0xff)
+        .unwrap();
+    assert_eq!(out, [0b11_10_01_11]);
+    assert!(s2
+        .convert_bits_with_fill(&[0b10_01_11], &tiled, &mut out, 0b11)
+        .is_err());
 }

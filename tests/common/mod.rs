@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod golden;
+pub mod probe;
 pub mod reference;
 pub mod rng;
 pub mod specgen;

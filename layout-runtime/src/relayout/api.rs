@@ -1,6 +1,6 @@
 //! The relayout methods of [`Layout`].
 
-use super::bits::{BitElement, Bits, GatherBits, PackBits, ScatterBits, UnpackBits};
+use super::bits::{BitElement, Bits, Fit, GatherBits, PackBits, ScatterBits, UnpackBits};
 use super::iter::{Offsets, Slots};
 use super::route::{Route, Side};
 use super::RelayoutError;
@@ -143,27 +143,40 @@ impl Layout {
     }
 
     /// Packs one value per element into sub-byte storage (`E(1)`, `E(2)`,
-    /// `E(4)`, or `s4`/`u2`/... without `E`): the low bits of each value,
-    /// in the bit order of the [module docs](crate::relayout); padding slots
-    /// and the unused bits of the last byte get 0.
+    /// `E(4)`, or `s4`/`u2`/... without `E`), in the bit order of the
+    /// [module docs](crate::relayout); padding slots and the unused bits of
+    /// the last byte get 0.
+    ///
+    /// Each value is the element as a byte (see [`BitElement`]): an `s4`
+    /// takes -8 to 7 (as `i8`, or its two's complement byte as `u8`), a
+    /// `u4` 0 to 15, a `pred` 0 or 1. A value outside that range is refused
+    /// rather than cut to its low bits; mask it first (`v & 0xf`) where
+    /// cutting is what is meant.
     ///
     /// # Errors
     ///
     /// [`RelayoutError`] if the layout's elements take whole bytes or a width
     /// that does not divide 8, or a buffer length is not
-    /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes). When
-    /// `E(n)` is narrower than the type's values (`s8[21]{0:E(4)}`, int4 held
-    /// in `s8`), every value and the fill must fit in `n` bits, signed for a
-    /// signed type ([`RelayoutError::ValueOutOfRange`]), and a float type
-    /// cannot be narrowed at all ([`RelayoutError::NarrowedFloat`]).
+    /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes); if a
+    /// value or the fill does not fit the element type in `n` bits
+    /// ([`RelayoutError::ValueOutOfRange`], naming the first such value's
+    /// position), signed for a signed type (this holds as well when `E(n)`
+    /// narrows a wider type: `s8[21]{0:E(4)}`, int4 held in `s8`); and if
+    /// `E(n)` narrows a float type, which cannot be narrowed at all
+    /// ([`RelayoutError::NarrowedFloat`]). Nothing is written then.
     ///
     /// # Examples
     ///
     /// ```
+    /// use xla_layout::RelayoutError;
     /// let l = xla_layout::parse("s4[2,3]{1,0:E(4)}").unwrap();
     /// let mut bytes = [0u8; 3];
     /// l.pack_bits(&[1i8, -2, 3, 4, 5, -8], &mut bytes).unwrap();
     /// assert_eq!(bytes, [0xe1, 0x43, 0x85]); // first element in the low nibble
+    ///
+    /// let err = l.pack_bits(&[1i8, -2, 9, 4, 5, -8], &mut bytes).unwrap_err();
+    /// assert!(matches!(err, RelayoutError::ValueOutOfRange { position: Some(2), .. }));
+    /// assert_eq!(bytes, [0xe1, 0x43, 0x85]); // untouched
     /// ```
     pub fn pack_bits<T: BitElement>(
         &self,
@@ -173,11 +186,13 @@ impl Layout {
         self.pack_bits_with_fill(logical_row_major, storage, 0)
     }
 
-    /// [`pack_bits`](Self::pack_bits) with the low bits of `fill` in the padding slots.
+    /// [`pack_bits`](Self::pack_bits) with `fill`, an element's byte like
+    /// the values, in the padding slots.
     ///
     /// # Errors
     ///
-    /// As [`pack_bits`](Self::pack_bits).
+    /// As [`pack_bits`](Self::pack_bits); a fill that does not fit is
+    /// [`RelayoutError::ValueOutOfRange`] with no position.
     ///
     /// # Examples
     ///
@@ -195,7 +210,8 @@ impl Layout {
     ) -> Result<(), RelayoutError> {
         let bits = self.check_bits()?;
         self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
-        self.check_narrowed_values(bits, logical_row_major, fill)?;
+        self.check_values(bits, logical_row_major)?;
+        self.check_fill(bits, fill)?;
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
         let stream = storage.len() >= super::plan::STREAM_BYTES;
         let mut v = PackBits {
@@ -255,11 +271,12 @@ impl Layout {
     }
 
     /// [`convert`](Self::convert_to) for sub-byte storage; padding slots of `to`
-    /// and the unused bits of its last byte get 0.
+    /// and the unused bits of its last byte get 0. Elements move as their `n`
+    /// stored bits, unchanged.
     ///
     /// # Errors
     ///
-    /// As [`convert_to`](Self::convert_to).and [`pack_bits`](Self::pack_bits).
+    /// As [`convert_to`](Self::convert_to) and [`pack_bits`](Self::pack_bits).
     ///
     /// # Examples
     ///
@@ -279,11 +296,14 @@ impl Layout {
         self.convert_bits_with_fill(storage, to, to_storage, 0)
     }
 
-    /// [`convert_bits`](Self::convert_bits) with the low bits of `fill` in the padding slots of `to`.
+    /// [`convert_bits`](Self::convert_bits) with `fill`, an element's byte as
+    /// in [`pack_bits_with_fill`](Self::pack_bits_with_fill), in the padding
+    /// slots of `to`.
     ///
     /// # Errors
     ///
-    /// As [`convert_bits`](Self::convert_bits).
+    /// As [`convert_bits`](Self::convert_bits); a fill that does not fit is
+    /// [`RelayoutError::ValueOutOfRange`] with no position.
     ///
     /// # Examples
     ///
@@ -305,6 +325,7 @@ impl Layout {
         let bits = self.check_bits()?;
         check_len(storage.len(), self.storage_bytes())?;
         check_len(to_storage.len(), to.storage_bytes())?;
+        self.check_fill(bits, fill)?;
         if self.is_empty() {
             to_storage.fill(0);
             return Ok(());
@@ -414,33 +435,31 @@ impl Layout {
         self.element_bits() < self.element.min_bits()
     }
 
-    /// In a narrowed layout every value, and the fill, must survive the trip
-    /// through `n` bits: truncating an `s8` that is not an int4 would lose data.
-    fn check_narrowed_values<T: BitElement>(
-        &self,
-        bits: Bits,
-        values: &[T],
-        fill: u8,
-    ) -> Result<(), RelayoutError> {
-        let Some(signed) = self
-            .element
-            .integer_signedness()
-            .filter(|_| self.is_narrowed())
-        else {
-            return Ok(());
-        };
-        let out_of_range = |position| RelayoutError::ValueOutOfRange {
+    /// Every value must be an element's byte ([`Fit`]): storing the low bits
+    /// of any other byte would lose the rest. Checked before anything is
+    /// written, so a refused call leaves the storage as it was.
+    fn check_values<T: BitElement>(&self, bits: Bits, values: &[T]) -> Result<(), RelayoutError> {
+        match Fit::new(self.element, bits.n).first_outside(values) {
+            Some(p) => Err(self.out_of_range(bits, Some(p))),
+            None => Ok(()),
+        }
+    }
+
+    /// The fill must be an element's byte, as the values.
+    fn check_fill(&self, bits: Bits, fill: u8) -> Result<(), RelayoutError> {
+        if Fit::new(self.element, bits.n).holds(fill) {
+            Ok(())
+        } else {
+            Err(self.out_of_range(bits, None))
+        }
+    }
+
+    fn out_of_range(&self, bits: Bits, position: Option<usize>) -> RelayoutError {
+        RelayoutError::ValueOutOfRange {
             position,
             element: self.element,
             bits: bits.n,
-        };
-        if let Some(p) = values.iter().position(|v| !bits.holds(v.to_bits(), signed)) {
-            return Err(out_of_range(Some(p)));
         }
-        if !bits.holds(fill, signed) {
-            return Err(out_of_range(None));
-        }
-        Ok(())
     }
 
     fn check_lengths(

@@ -9,14 +9,22 @@
 use super::kernels::{copy_block, tiles_ahead, Block};
 use super::simd;
 use super::walk::{Axis, Visitor};
+use crate::ElementType;
 
 /// A Rust type that carries one sub-byte element, for
 /// [`Layout::pack_bits`](crate::Layout::pack_bits) and friends.
 ///
-/// Packing keeps the low `n` bits of [`to_bits`](Self::to_bits) and ignores
-/// the rest, as XLA does; unpacking extends the `n` stored bits back: with
-/// zeros for `u8`, with the sign bit for `i8` (so `s4` reads as `-8..=7`),
-/// and to `true` for any non-zero value of `bool`.
+/// [`to_bits`](Self::to_bits) is the element as a byte: its value extended
+/// to eight bits by the signedness of the layout's element type, so an `s4`
+/// of -3 is `-3i8` or `0xfdu8` alike, and a `u4` of 13 is `13u8`. Packing
+/// stores the low `n` bits of that byte and refuses a byte that is not such
+/// an extension ([`RelayoutError::ValueOutOfRange`](crate::RelayoutError::ValueOutOfRange)):
+/// a value outside what the element type holds in `n` bits would lose its
+/// high bits. Unpacking extends the `n` stored bits back by the Rust type:
+/// with zeros for `u8`, with the sign bit for `i8` (so `s4` reads as
+/// `-8..=7`), and to `true` for any non-zero value of `bool`. So `i8` for a
+/// signed element type, and `u8` or `bool` for the others, read back every
+/// value they packed.
 ///
 /// # Examples
 ///
@@ -28,7 +36,8 @@ use super::walk::{Axis, Visitor};
 /// assert!(bool::from_bits(1, 1));
 /// ```
 pub trait BitElement: Copy {
-    /// The value's bits; only the low `n` of an `E(n)` layout are stored.
+    /// The value as a byte; only the low `n` of an `E(n)` layout are stored,
+    /// and the rest must extend them (see the [trait docs](BitElement)).
     ///
     /// # Examples
     ///
@@ -88,6 +97,67 @@ impl BitElement for bool {
     }
 }
 
+/// The bytes that carry an element of one type in `E(n)`: its values in
+/// `k = min(n, the type's own bits)` bits (`pred` is one bit whatever `n`),
+/// extended to a byte with the sign for a signed integer type and with
+/// zeros otherwise (unsigned types, `pred`, and the bit patterns of a
+/// sub-byte float). A byte `b` is one when `b + bias` (wrapping) is below
+/// `limit = 2^k`: `bias` is `2^(k-1)` for a signed type, which moves
+/// `-2^(k-1)..2^(k-1)` onto `0..2^k`, and 0 otherwise.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fit {
+    bias: u8,
+    limit: u8,
+}
+
+impl Fit {
+    /// For `element` stored in `n` (1, 2 or 4) bits.
+    pub(crate) fn new(element: ElementType, n: u32) -> Self {
+        let k = n.min(element.min_bits()).clamp(1, 4);
+        let bias = if element.integer_signedness() == Some(true) {
+            1 << (k - 1)
+        } else {
+            0
+        };
+        Fit {
+            bias,
+            limit: 1 << k,
+        }
+    }
+
+    /// Whether `byte` is an element's byte (see the type docs).
+    #[inline]
+    pub(crate) fn holds(self, byte: u8) -> bool {
+        byte.wrapping_add(self.bias) < self.limit
+    }
+
+    /// The least and greatest value, as the element type reads them.
+    pub(crate) fn bounds(self) -> (i16, i16) {
+        let (bias, limit) = (i16::from(self.bias), i16::from(self.limit));
+        (-bias, limit - bias - 1)
+    }
+
+    /// The position of the first of `values` whose byte is not an
+    /// element's. Checked a block at a time with no early exit inside,
+    /// which vectorizes: the pass costs little beside the pack it guards.
+    pub(crate) fn first_outside<T: BitElement>(self, values: &[T]) -> Option<usize> {
+        const BLOCK: usize = 256;
+        values
+            .chunks(BLOCK)
+            .enumerate()
+            .find(|(_, block)| {
+                block
+                    .iter()
+                    .fold(0u8, |acc, v| acc | u8::from(!self.holds(v.to_bits())))
+                    != 0
+            })
+            .and_then(|(i, block)| {
+                let at = block.iter().position(|v| !self.holds(v.to_bits()))?;
+                Some(i * BLOCK + at)
+            })
+    }
+}
+
 /// Bit geometry of one `E(n)` layout.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bits {
@@ -105,17 +175,6 @@ impl Bits {
             mask: (1u8 << n) - 1,
             per: 8 / n as usize,
         })
-    }
-
-    /// Whether `raw` reads back unchanged from its low `n` bits: zero-extended
-    /// for an unsigned element type, sign-extended for a signed one.
-    #[inline]
-    pub(crate) fn holds(self, raw: u8, signed: bool) -> bool {
-        if signed {
-            i8::from_bits(raw & self.mask, self.n).to_ne_bytes()[0] == raw
-        } else {
-            raw & !self.mask == 0
-        }
     }
 
     #[inline]
@@ -459,6 +518,8 @@ mod tests {
 
     use std::vec::Vec;
 
+    use super::BitElement;
+
     /// With streaming stores from 256 bytes on (in this test build), packs
     /// of sub-byte tiles, whole and ragged, write what the slot iterator
     /// says, and the stale bytes of the output are all overwritten.
@@ -474,7 +535,18 @@ mod tests {
             let l = crate::parse(spec).unwrap();
             let n = l.element_bits();
             let mask = (1u8 << n) - 1;
-            let logical: Vec<u8> = (0..l.len()).map(|i| (i * 7 + 3) as u8 & mask).collect();
+            // `s4` values as bytes: the low nibble sign-extended.
+            let signed = spec.starts_with('s');
+            let logical: Vec<u8> = (0..l.len())
+                .map(|i| (i * 7 + 3) as u8 & mask)
+                .map(|v| {
+                    if signed {
+                        i8::from_bits(v, n).to_bits()
+                    } else {
+                        v
+                    }
+                })
+                .collect();
             let mut want = std::vec![0u8; l.storage_bytes()];
             let bits = super::Bits::new(n).unwrap();
             for (slot, p) in l.slots().enumerate() {
@@ -485,7 +557,8 @@ mod tests {
             assert_eq!(got, want, "{spec}");
             let mut back = std::vec![0u8; l.len()];
             l.unpack_bits(&got, &mut back).unwrap();
-            assert_eq!(back, logical, "{spec}");
+            let stored: Vec<u8> = logical.iter().map(|v| v & mask).collect();
+            assert_eq!(back, stored, "{spec}");
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use core::fmt;
 
+use super::bits::Fit;
 use crate::ElementType;
 
 /// Why a relayout refused its arguments. Nothing was written when one is
@@ -65,8 +66,10 @@ pub enum RelayoutError {
         /// Bits per element (`E(n)`).
         bits: u32,
     },
-    /// A value (or the fill) that does not fit the `n` bits of a narrowed
-    /// integer layout such as `s8[21]{0:E(4)}`.
+    /// A value (or the fill) of a sub-byte relayout that is not an element's
+    /// byte (see [`BitElement`](crate::BitElement)): outside what the element
+    /// type holds in `n` bits, -8 to 7 for `s4` or for `s8[21]{0:E(4)}`, 0 to
+    /// 15 for `u4`, 0 to 1 for `pred`.
     ValueOutOfRange {
         /// Row-major position of the first such value; `None` for the fill.
         position: Option<usize>,
@@ -147,18 +150,20 @@ impl fmt::Display for RelayoutError {
                 element,
                 bits,
             } => {
-                let (lo, hi) = if element.integer_signedness() == Some(true) {
-                    (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
-                } else {
-                    (0, (1i64 << bits) - 1)
-                };
+                let (lo, hi) = Fit::new(element, bits).bounds();
                 match position {
                     Some(p) => write!(f, "the value at position {p}")?,
                     None => f.write_str("the fill value")?,
                 }
+                let unit = if bits == 1 { "bit" } else { "bits" };
+                let what = if element.integer_signedness().is_some() {
+                    ""
+                } else {
+                    "the bit patterns "
+                };
                 write!(
                     f,
-                    " does not fit in `E({bits})`: `{element}` stored in {bits} bits holds {lo} to {hi}"
+                    " does not fit in `E({bits})`: `{element}` stored in {bits} {unit} holds {what}{lo} to {hi}"
                 )
             }
             RelayoutError::RankMismatch { from, to } => {

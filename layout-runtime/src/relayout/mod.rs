@@ -47,7 +47,9 @@
 //! Layouts of fewer than 8 bits per element (`s4`, `u2`, `pred` with `E(1)`,
 //! ...) store slots packed in bytes; use [`pack_bits`], [`unpack_bits`] and
 //! [`convert_bits`] with one [`BitElement`] (`u8`, `i8`, `bool`) per logical
-//! value. `E(1)`, `E(2)` and `E(4)` are supported. Slot `k` of an `E(n)`
+//! value, the element as a byte (an `s4` of -3 is `-3i8` or `0xfdu8`); a
+//! value its element type does not hold in its bits is refused, never cut to
+//! its low bits. `E(1)`, `E(2)` and `E(4)` are supported. Slot `k` of an `E(n)`
 //! layout holds bits `(k*n) % 8 .. (k*n) % 8 + n` of byte `k*n / 8`, bit 0
 //! being the least significant: the first slot of a byte is in its low-order
 //! bits. That is XLA's order since February 2025 (its `PackIntN`, changed to
