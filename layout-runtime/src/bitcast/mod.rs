@@ -568,3 +568,50 @@ fn physical_place(from: &Layout, position: usize) -> usize {
     }
     from.rank()
 }
+
+/// The greatest common divisor, for the periods and the terms alike.
+fn gcd(mut a: usize, mut b: usize) -> usize {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// What the unit tests of the periods and the terms share.
+#[cfg(test)]
+mod testing {
+    extern crate std;
+
+    use std::format;
+    use std::vec::Vec;
+
+    /// `f32` layouts of each of `dims`, in a few `minor_to_major` orders,
+    /// under each of `tiles` that applies: what the periods and the terms
+    /// are compared against brute force on.
+    pub(super) fn small_layouts(dims: &[&[usize]], tiles: &[&str]) -> Vec<crate::Layout> {
+        let join = |v: &[usize]| {
+            v.iter()
+                .map(|x| format!("{x}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let mut out = Vec::new();
+        for dims in dims {
+            let orders: Vec<Vec<usize>> = match dims.len() {
+                1 => std::vec![std::vec![0]],
+                2 => std::vec![std::vec![1, 0], std::vec![0, 1]],
+                _ => std::vec![std::vec![2, 1, 0], std::vec![0, 2, 1], std::vec![1, 0, 2]],
+            };
+            for m2m in &orders {
+                for t in tiles {
+                    let sep = if t.is_empty() { "" } else { ":" };
+                    let spec = format!("f32[{}]{{{}{sep}{t}}}", join(dims), join(m2m));
+                    if let Ok(l) = crate::parse(&spec) {
+                        out.push(l);
+                    }
+                }
+            }
+        }
+        out
+    }
+}

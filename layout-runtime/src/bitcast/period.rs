@@ -66,6 +66,7 @@
 //! about 7000 cells of 4 points, a number that grows with the crossing
 //! dims' rows (never with their elements, nor with the other dims).
 
+use super::gcd;
 use crate::fold::offset_of;
 use crate::{Tile, MAX_RANK, MAX_TILED_RANK};
 
@@ -459,13 +460,6 @@ impl Axis {
     }
 }
 
-fn gcd(mut a: usize, mut b: usize) -> usize {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -497,8 +491,7 @@ mod tests {
             "T(2,2)(3)",
             "T(3,3,2)(2,2)",
         ];
-        let mut out = Vec::new();
-        for dims in [
+        let dims: &[&[usize]] = &[
             &[12][..],
             &[3, 4],
             &[4, 3],
@@ -513,30 +506,8 @@ mod tests {
             &[2, 3, 4],
             &[4, 3, 2],
             &[8, 3],
-        ] {
-            let rank = dims.len();
-            let orders: Vec<Vec<usize>> = match rank {
-                1 => std::vec![std::vec![0]],
-                2 => std::vec![std::vec![1, 0], std::vec![0, 1]],
-                _ => std::vec![std::vec![2, 1, 0], std::vec![0, 2, 1], std::vec![1, 0, 2]],
-            };
-            for m2m in &orders {
-                for t in tiles {
-                    let join = |v: &[usize]| {
-                        v.iter()
-                            .map(|x| format!("{x}"))
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    };
-                    let sep = if t.is_empty() { "" } else { ":" };
-                    let spec = format!("f32[{}]{{{}{sep}{t}}}", join(dims), join(m2m));
-                    if let Ok(l) = crate::parse(&spec) {
-                        out.push(l);
-                    }
-                }
-            }
-        }
-        out
+        ];
+        super::super::testing::small_layouts(dims, &tiles)
     }
 
     fn side(l: &crate::Layout) -> Side<'_> {

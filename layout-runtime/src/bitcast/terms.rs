@@ -33,6 +33,7 @@
 //! (`normal_forms_decide_equality` below, `tests/bitcast.rs`) check that
 //! the first difference lies right there.
 
+use super::gcd;
 use crate::{MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
 
 /// Digits a layout can have: one per dim, and at most one more per split.
@@ -597,13 +598,6 @@ fn merge_parts(parts: &mut [Part]) -> usize {
     out
 }
 
-fn gcd(mut a: usize, mut b: usize) -> usize {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -636,8 +630,7 @@ mod tests {
             "T(2,3)(3)",
             "T(1,4)",
         ];
-        let mut out = Vec::new();
-        for dims in [
+        let dims: &[&[usize]] = &[
             &[6][..],
             &[5],
             &[4, 3],
@@ -647,30 +640,8 @@ mod tests {
             &[2, 3, 4],
             &[3, 1, 5],
             &[4, 2, 2],
-        ] {
-            let rank = dims.len();
-            let orders: Vec<Vec<usize>> = match rank {
-                1 => std::vec![std::vec![0]],
-                2 => std::vec![std::vec![1, 0], std::vec![0, 1]],
-                _ => std::vec![std::vec![2, 1, 0], std::vec![0, 2, 1], std::vec![1, 0, 2]],
-            };
-            for m2m in &orders {
-                for t in tiles {
-                    let join = |v: &[usize]| {
-                        v.iter()
-                            .map(|x| format!("{x}"))
-                            .collect::<Vec<_>>()
-                            .join(",")
-                    };
-                    let sep = if t.is_empty() { "" } else { ":" };
-                    let spec = format!("f32[{}]{{{}{sep}{t}}}", join(dims), join(m2m));
-                    if let Ok(l) = crate::parse(&spec) {
-                        out.push(l);
-                    }
-                }
-            }
-        }
-        out
+        ];
+        super::super::testing::small_layouts(dims, &tiles)
     }
 
     fn form(l: &crate::Layout) -> Option<Form> {
