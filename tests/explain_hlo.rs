@@ -93,10 +93,12 @@ fn reference_bytes(spec: &str) -> (u64, u64) {
     (storage as u64, (storage - data) as u64)
 }
 
-/// The `--buffers --tsv` rows: computation, instruction, tuple index,
-/// spec, storage bytes, padding bytes, opcode.
-fn buffers(path: &Path) -> Vec<[String; 7]> {
-    let out = run(&["--hlo", path.to_str().unwrap(), "--tsv", "--buffers"], "");
+/// The rows the command prints for `path` with `flags`, split at tabs
+/// into `N` fields each.
+fn tsv_rows<const N: usize>(path: &Path, flags: &[&str]) -> Vec<[String; N]> {
+    let mut args = vec!["--hlo", path.to_str().unwrap()];
+    args.extend_from_slice(flags);
+    let out = run(&args, "");
     assert!(
         out.status.success(),
         "{}",
@@ -110,6 +112,12 @@ fn buffers(path: &Path) -> Vec<[String; 7]> {
             f.try_into().unwrap_or_else(|f| panic!("{f:?}"))
         })
         .collect()
+}
+
+/// The `--buffers --tsv` rows: computation, instruction, tuple index,
+/// spec, storage bytes, padding bytes, opcode.
+fn buffers(path: &Path) -> Vec<[String; 7]> {
+    tsv_rows(path, &["--tsv", "--buffers"])
 }
 
 #[test]
@@ -515,20 +523,7 @@ fn large_modules_stream_quietly() {
 /// The `--moves --tsv` rows: computation, instruction, opcode, operand
 /// spec, result spec, verdict, bytes moved, tuple index.
 fn moves(path: &Path) -> Vec<[String; 8]> {
-    let out = run(&["--hlo", path.to_str().unwrap(), "--moves", "--tsv"], "");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            let f: Vec<String> = line.split('\t').map(String::from).collect();
-            f.try_into().unwrap_or_else(|f| panic!("{f:?}"))
-        })
-        .collect()
+    tsv_rows(path, &["--moves", "--tsv"])
 }
 
 /// Every element's slot, in row-major order of its index, by the reference.
