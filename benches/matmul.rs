@@ -29,8 +29,12 @@ fn inputs() -> Inputs {
     let (a_rm, b_rm) = matmul::inputs();
     let mut a = vec![0.0; ALayout::STORAGE_LEN];
     let mut b = vec![0.0; BLayout::STORAGE_LEN];
-    ALayout.pack(&a_rm, &mut a).unwrap();
-    BLayout.pack(&b_rm, &mut b).unwrap();
+    ALayout
+        .pack(&a_rm, &mut a, xla_layout::Options::default())
+        .unwrap();
+    BLayout
+        .pack(&b_rm, &mut b, xla_layout::Options::default())
+        .unwrap();
     Inputs { a_rm, b_rm, a, b }
 }
 
@@ -76,7 +80,9 @@ fn bf16_input(x: &Inputs) -> Vec<xla_layout::relayout::half::bf16> {
     use xla_layout::relayout::half::bf16;
     let rm: Vec<bf16> = x.b_rm.iter().map(|&v| bf16::from_f32(v)).collect();
     let mut b = vec![bf16::ZERO; matmul::bf16::B16Layout::STORAGE_LEN];
-    matmul::bf16::B16Layout.pack(&rm, &mut b).unwrap();
+    matmul::bf16::B16Layout
+        .pack(&rm, &mut b, xla_layout::Options::default())
+        .unwrap();
     b
 }
 

@@ -73,7 +73,8 @@ macro_rules! typed_case {
                 let l = layout!($spec);
                 let (src, mut dst) = setup();
                 b.counter(BytesCount::new(BYTES)).bench_local(|| {
-                    l.pack(black_box(&src), &mut dst).unwrap();
+                    l.pack(black_box(&src), &mut dst, xla_layout::Options::default())
+                        .unwrap();
                 });
             }
 
@@ -81,10 +82,12 @@ macro_rules! typed_case {
             fn unpack(b: Bencher) {
                 let l = layout!($spec);
                 let (src, mut storage) = setup();
-                l.pack(&src, &mut storage).unwrap();
+                l.pack(&src, &mut storage, xla_layout::Options::default())
+                    .unwrap();
                 let mut back = vec![<$t>::default(); l.len()];
                 b.counter(BytesCount::new(BYTES)).bench_local(|| {
-                    l.unpack(black_box(&storage), &mut back).unwrap();
+                    l.unpack(black_box(&storage), &mut back, xla_layout::Threads::One)
+                        .unwrap();
                 });
             }
 
@@ -107,7 +110,8 @@ macro_rules! typed_case {
             fn naive_unpack(b: Bencher) {
                 let l = layout!($spec);
                 let (src, mut storage) = setup();
-                l.pack(&src, &mut storage).unwrap();
+                l.pack(&src, &mut storage, xla_layout::Options::default())
+                    .unwrap();
                 let mut back = vec![<$t>::default(); l.len()];
                 b.counter(BytesCount::new(BYTES)).bench_local(|| {
                     for r in 0..ROWS {
@@ -177,7 +181,13 @@ mod f32_column_major {
         );
         let (src, mut dst) = setup();
         b.counter(BytesCount::new(BYTES)).bench_local(|| {
-            from.convert_to(black_box(&src), &to, &mut dst).unwrap();
+            from.convert(
+                black_box(&src),
+                &to,
+                &mut dst,
+                xla_layout::Options::default(),
+            )
+            .unwrap();
         });
     }
 
@@ -189,7 +199,13 @@ mod f32_column_major {
         );
         let (mut col, tiled) = setup();
         b.counter(BytesCount::new(BYTES)).bench_local(|| {
-            from.convert_to(black_box(&tiled), &to, &mut col).unwrap();
+            from.convert(
+                black_box(&tiled),
+                &to,
+                &mut col,
+                xla_layout::Options::default(),
+            )
+            .unwrap();
         });
     }
 
@@ -232,7 +248,8 @@ mod s4_8x128_8x1 {
         let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
         let (src, mut dst) = setup();
         b.counter(BytesCount::new(BYTES)).bench_local(|| {
-            l.pack_bits(black_box(&src), &mut dst).unwrap();
+            l.pack_bits(black_box(&src), &mut dst, xla_layout::Options::default())
+                .unwrap();
         });
     }
 
@@ -240,10 +257,12 @@ mod s4_8x128_8x1 {
     fn unpack(b: Bencher) {
         let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
         let (src, mut storage) = setup();
-        l.pack_bits(&src, &mut storage).unwrap();
+        l.pack_bits(&src, &mut storage, xla_layout::Options::default())
+            .unwrap();
         let mut back = vec![0i8; l.len()];
         b.counter(BytesCount::new(BYTES)).bench_local(|| {
-            l.unpack_bits(black_box(&storage), &mut back).unwrap();
+            l.unpack_bits(black_box(&storage), &mut back, xla_layout::Threads::One)
+                .unwrap();
         });
     }
 
@@ -269,7 +288,8 @@ mod s4_8x128_8x1 {
     fn naive_unpack(b: Bencher) {
         let l = layout!("s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}");
         let (src, mut storage) = setup();
-        l.pack_bits(&src, &mut storage).unwrap();
+        l.pack_bits(&src, &mut storage, xla_layout::Options::default())
+            .unwrap();
         let mut back = vec![0i8; l.len()];
         b.counter(BytesCount::new(BYTES)).bench_local(|| {
             for r in 0..N {
@@ -300,7 +320,11 @@ mod small_3x5 {
         let mut storage = [0.0f32; 24];
         b.bench_local(|| {
             black_box(l)
-                .pack(black_box(&LOGICAL), &mut storage)
+                .pack(
+                    black_box(&LOGICAL),
+                    &mut storage,
+                    xla_layout::Options::default(),
+                )
                 .unwrap();
         });
     }
@@ -311,7 +335,11 @@ mod small_3x5 {
         let mut storage = [0.0f32; 24];
         b.bench_local(|| {
             black_box(&l)
-                .pack(black_box(&LOGICAL), &mut storage)
+                .pack(
+                    black_box(&LOGICAL),
+                    &mut storage,
+                    xla_layout::Options::default(),
+                )
                 .unwrap();
         });
     }
@@ -320,10 +348,13 @@ mod small_3x5 {
     fn unpack_static(b: Bencher) {
         let l = layout!("f32[3,5]{1,0:T(2,2)}");
         let mut storage = [0.0f32; 24];
-        l.pack(&LOGICAL, &mut storage).unwrap();
+        l.pack(&LOGICAL, &mut storage, xla_layout::Options::default())
+            .unwrap();
         let mut back = [0.0f32; 15];
         b.bench_local(|| {
-            black_box(l).unpack(black_box(&storage), &mut back).unwrap();
+            black_box(l)
+                .unpack(black_box(&storage), &mut back, xla_layout::Threads::One)
+                .unwrap();
         });
     }
 
@@ -331,11 +362,12 @@ mod small_3x5 {
     fn unpack_parsed(b: Bencher) {
         let l = parse(SPEC).unwrap();
         let mut storage = [0.0f32; 24];
-        l.pack(&LOGICAL, &mut storage).unwrap();
+        l.pack(&LOGICAL, &mut storage, xla_layout::Options::default())
+            .unwrap();
         let mut back = [0.0f32; 15];
         b.bench_local(|| {
             black_box(&l)
-                .unpack(black_box(&storage), &mut back)
+                .unpack(black_box(&storage), &mut back, xla_layout::Threads::One)
                 .unwrap();
         });
     }
@@ -441,7 +473,7 @@ fn pack_case<T: Copy + Default, S: Copy + Default>(
     );
 }
 
-/// `convert_to` from `from` to `to` and back, 64 MiB each way.
+/// `convert` from `from` to `to` and back, 64 MiB each way.
 fn convert_case<T: Copy + Default + Send + Sync>(
     rows: &mut Vec<Row>,
     case: &str,
@@ -458,7 +490,8 @@ fn convert_case<T: Copy + Default + Send + Sync>(
         vec![T::default(); to.storage_len()],
         vec![T::default(); to.storage_len()],
     );
-    from.convert_to(&src, &to, &mut there).unwrap();
+    from.convert(&src, &to, &mut there, xla_layout::Options::default())
+        .unwrap();
     let mut back = vec![T::default(); from.storage_len()];
     measure(
         rows,
@@ -467,10 +500,22 @@ fn convert_case<T: Copy + Default + Send + Sync>(
         from.len() * std::mem::size_of::<T>(),
         &mut [
             ("convert", &mut || {
-                from.convert_to(black_box(&src), &to, &mut out).unwrap();
+                from.convert(
+                    black_box(&src),
+                    &to,
+                    &mut out,
+                    xla_layout::Options::default(),
+                )
+                .unwrap();
             }),
             ("convert_back", &mut || {
-                to.convert_to(black_box(&there), &from, &mut back).unwrap();
+                to.convert(
+                    black_box(&there),
+                    &from,
+                    &mut back,
+                    xla_layout::Options::default(),
+                )
+                .unwrap();
             }),
         ],
     );
@@ -486,8 +531,8 @@ fn timings() {
                 &mut rows,
                 ($case, $spec, $goal),
                 $make,
-                |l, src, dst| l.$pack(src, dst).unwrap(),
-                |l, src, dst| l.$unpack(src, dst).unwrap(),
+                |l, src, dst| l.$pack(src, dst, Default::default()).unwrap(),
+                |l, src, dst| l.$unpack(src, dst, Default::default()).unwrap(),
                 Layout::$len,
             )
         };

@@ -171,8 +171,12 @@ fn main() {
         vec![0.0; ALayout::STORAGE_LEN],
         vec![0.0; BLayout::STORAGE_LEN],
     );
-    ALayout.pack(&a_rm, &mut a_storage).unwrap();
-    BLayout.pack(&b_rm, &mut b_storage).unwrap();
+    ALayout
+        .pack(&a_rm, &mut a_storage, xla_layout::Options::default())
+        .unwrap();
+    BLayout
+        .pack(&b_rm, &mut b_storage, xla_layout::Options::default())
+        .unwrap();
     let a = Tensor::new(ALayout, &a_storage[..]).unwrap();
     let b = Tensor::new(BLayout, &b_storage[..]).unwrap();
     assert_eq!(a.tile_layout().to_string(), "f32[8,128]{1,0}");
@@ -202,7 +206,9 @@ fn main() {
         use xla_layout::relayout::half::bf16 as h;
         let b16_rm: Vec<h> = b_rm.iter().map(|&x| h::from_f32(x)).collect();
         let mut b16_storage = vec![h::ZERO; bf16::B16Layout::STORAGE_LEN];
-        bf16::B16Layout.pack(&b16_rm, &mut b16_storage).unwrap();
+        bf16::B16Layout
+            .pack(&b16_rm, &mut b16_storage, xla_layout::Options::default())
+            .unwrap();
         let b16 = Tensor::new(bf16::B16Layout, &b16_storage[..]).unwrap();
         assert_eq!(b16.tile_layout().to_string(), "bf16[8,128]{1,0:T(2,1)}");
         let mut c16_storage = vec![f32::NAN; CLayout::STORAGE_LEN];

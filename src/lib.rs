@@ -85,7 +85,7 @@ macro_rules! assert_bitcast {
 /// use xla_layout::prelude::*;
 /// let l = layout!("f32[2,2]{1,0:T(2,2)}");
 /// let mut storage = [0.0f32; 4];
-/// l.pack(&[1.0, 2.0, 3.0, 4.0], &mut storage).unwrap();
+/// l.pack(&[1.0, 2.0, 3.0, 4.0], &mut storage, xla_layout::Options::default()).unwrap();
 /// assert_eq!(storage, [1.0, 2.0, 3.0, 4.0]);
 /// ```
 pub mod prelude {

@@ -5,6 +5,7 @@ mod common;
 
 use common::check::ref_layout;
 use common::reference::{ravel, unravel};
+use xla_layout::Options;
 use xla_layout::{layout, Layout, StaticLayout};
 
 /// Parses a spec that must be valid.
@@ -389,7 +390,7 @@ fn padding_value() {
     );
     let mut storage = [0.0f32; 15];
     let abcdef = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
-    l.pack_with_fill(&abcdef, &mut storage, l.padding_value())
+    l.pack(&abcdef, &mut storage, Options::fill(l.padding_value()))
         .unwrap_or_else(|e| panic!("{e}"));
     let inf = f32::INFINITY;
     assert_eq!(
@@ -399,7 +400,7 @@ fn padding_value() {
     let lowest = layout!("s8[2]{0:T(4)}", padding_value = LOWEST_PAD);
     let mut bytes = [0i8; 4];
     lowest
-        .pack_with_fill(&[7, 8], &mut bytes, lowest.padding_value())
+        .pack(&[7, 8], &mut bytes, Options::fill(lowest.padding_value()))
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(bytes, [7, 8, i8::MIN, i8::MIN]);
 }

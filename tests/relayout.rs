@@ -10,6 +10,7 @@ mod common;
 
 use common::reference::{random_layout, ravel, RefLayout, Rng};
 use xla_layout::parse;
+use xla_layout::{Options, Threads};
 
 /// The reference's slots as row-major logical positions.
 fn reference_slots(r: &RefLayout) -> Vec<Option<usize>> {
@@ -37,16 +38,17 @@ fn check_u32(r: &RefLayout) {
         .collect();
 
     let mut storage = vec![7u32; l.storage_len()];
-    l.pack_with_fill(&logical, &mut storage, SENTINEL).unwrap();
+    l.pack(&logical, &mut storage, Options::fill(SENTINEL))
+        .unwrap();
     assert_eq!(storage, expected, "pack {spec}");
 
     let mut zeroed = vec![7u32; l.storage_len()];
-    l.pack(&logical, &mut zeroed).unwrap();
+    l.pack(&logical, &mut zeroed, Options::default()).unwrap();
     let expected_zero: Vec<u32> = slots.iter().map(|s| s.map_or(0, |p| logical[p])).collect();
     assert_eq!(zeroed, expected_zero, "pack, default fill {spec}");
 
     let mut back = vec![SENTINEL - 1; l.len()];
-    l.unpack(&storage, &mut back).unwrap();
+    l.unpack(&storage, &mut back, Threads::One).unwrap();
     assert_eq!(back, logical, "unpack {spec}");
 
     let got: Vec<Option<usize>> = l.slots().collect();
@@ -97,7 +99,7 @@ fn check_u32(r: &RefLayout) {
 /// Pack and unpack with a Rust type as wide as the layout's own element
 /// type, fill included: the kernels are generic, but each width is its own
 /// code.
-fn check_width<T: Copy + PartialEq + std::fmt::Debug>(
+fn check_width<T: Copy + PartialEq + std::fmt::Debug + Send + Sync>(
     r: &RefLayout,
     value: impl Fn(usize) -> T,
     fill: T,
@@ -111,10 +113,10 @@ fn check_width<T: Copy + PartialEq + std::fmt::Debug>(
         .map(|s| s.map_or(fill, |p| logical[p]))
         .collect();
     let mut storage = vec![value(usize::MAX / 3); l.storage_len()];
-    l.pack_with_fill(&logical, &mut storage, fill).unwrap();
+    l.pack(&logical, &mut storage, Options::fill(fill)).unwrap();
     assert_eq!(storage, expected, "pack {spec}");
     let mut back = vec![fill; l.len()];
-    l.unpack(&storage, &mut back).unwrap();
+    l.unpack(&storage, &mut back, Threads::One).unwrap();
     assert_eq!(back, logical, "unpack {spec}");
 }
 

@@ -6,6 +6,7 @@ mod common;
 
 use common::reference::{random_conversion_pair, random_layout, ravel, RefLayout, Rng};
 use xla_layout::{parse, Layout, RelayoutError};
+use xla_layout::{Options, Threads};
 
 /// `spec` with `E(bits)` added to its attributes.
 fn with_bits(spec: &str, bits: u32) -> String {
@@ -69,22 +70,24 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
     assert_eq!(l.storage_bytes(), expected.len(), "{spec}");
 
     let mut storage = vec![0xa5u8; l.storage_bytes()];
-    l.pack_bits_with_fill(&logical, &mut storage, fill).unwrap();
+    l.pack_bits(&logical, &mut storage, Options::fill(fill))
+        .unwrap();
     assert_eq!(storage, expected, "pack_bits {spec}");
 
     let signed_logical: Vec<i8> = logical.iter().map(|&v| i8::from_ne_bytes([v])).collect();
     let mut from_signed = vec![0x5au8; l.storage_bytes()];
-    l.pack_bits_with_fill(&signed_logical, &mut from_signed, fill)
+    l.pack_bits(&signed_logical, &mut from_signed, Options::fill(fill))
         .unwrap();
     assert_eq!(from_signed, expected, "pack_bits i8 {spec}");
 
     let mut back = vec![0xffu8; l.len()];
-    l.unpack_bits(&storage, &mut back).unwrap();
+    l.unpack_bits(&storage, &mut back, Threads::One).unwrap();
     let unsigned: Vec<u8> = logical.iter().map(|&v| v & mask).collect();
     assert_eq!(back, unsigned, "unpack_bits u8 {spec}");
 
     let mut back_signed = vec![0x7fi8; l.len()];
-    l.unpack_bits(&storage, &mut back_signed).unwrap();
+    l.unpack_bits(&storage, &mut back_signed, Threads::One)
+        .unwrap();
     let extended: Vec<i8> = unsigned.iter().map(|&v| signed(v, bits)).collect();
     assert_eq!(back_signed, extended, "unpack_bits i8 {spec}");
     if is_signed || held == bits {
@@ -99,7 +102,7 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
     }
 
     let mut flags = vec![false; l.len()];
-    l.unpack_bits(&storage, &mut flags).unwrap();
+    l.unpack_bits(&storage, &mut flags, Threads::One).unwrap();
     let nonzero: Vec<bool> = unsigned.iter().map(|&v| v != 0).collect();
     assert_eq!(flags, nonzero, "unpack_bits bool {spec}");
 
@@ -115,7 +118,9 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
             let mut wide = logical.clone();
             wide[at] = bad;
             let mut sentinel = vec![0xc3u8; l.storage_bytes()];
-            let err = l.pack_bits(&wide, &mut sentinel).unwrap_err();
+            let err = l
+                .pack_bits(&wide, &mut sentinel, Options::default())
+                .unwrap_err();
             assert!(
                 matches!(err, RelayoutError::ValueOutOfRange { position: Some(p), bits: n, .. } if p == at && n == bits),
                 "{spec}: {bad:#x} at {at}: {err:?}"
@@ -125,7 +130,7 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
                 "{spec}: written on error"
             );
             let err = l
-                .pack_bits_with_fill(&logical, &mut sentinel, bad)
+                .pack_bits(&logical, &mut sentinel, Options::fill(bad))
                 .unwrap_err();
             assert!(
                 matches!(err, RelayoutError::ValueOutOfRange { position: None, .. }),
@@ -224,12 +229,14 @@ fn xla_bit_order() {
     // last slot are zero.
     let l = parse("s4[3]{0:E(4)}").unwrap();
     let mut bytes = [0xffu8; 2];
-    l.pack_bits(&[0x1u8, 0x2, 0x3], &mut bytes).unwrap();
+    l.pack_bits(&[0x1u8, 0x2, 0x3], &mut bytes, Options::default())
+        .unwrap();
     assert_eq!(bytes, [0x21, 0x03]);
     // Four u2 values per byte, the first in bits 0-1.
     let l = parse("u2[4]").unwrap();
     let mut byte = [0u8];
-    l.pack_bits(&[0u8, 1, 2, 3], &mut byte).unwrap();
+    l.pack_bits(&[0u8, 1, 2, 3], &mut byte, Options::default())
+        .unwrap();
     assert_eq!(byte, [0b11_10_01_00]);
 }
 
@@ -247,12 +254,13 @@ fn convert_case(from: &Layout, to: &Layout, fill: u8) {
         .map(|i| byte_of(from, (i * 11 % 256) as u8))
         .collect();
     let mut source = vec![0u8; from.storage_bytes()];
-    from.pack_bits(&logical, &mut source).unwrap();
+    from.pack_bits(&logical, &mut source, Options::default())
+        .unwrap();
     let mut expected = vec![0u8; to.storage_bytes()];
-    to.pack_bits_with_fill(&logical, &mut expected, fill)
+    to.pack_bits(&logical, &mut expected, Options::fill(fill))
         .unwrap();
     let mut got = vec![0x3cu8; to.storage_bytes()];
-    from.convert_bits_with_fill(&source, to, &mut got, fill)
+    from.convert_bits(&source, to, &mut got, Options::fill(fill))
         .unwrap();
     assert_eq!(got, expected, "{from} -> {to} ({bits} bits)");
 }
@@ -302,11 +310,11 @@ fn narrowed_integer_layouts() {
         let (l, n) = (parse(narrowed).unwrap(), parse(native).unwrap());
         assert_eq!(l.storage_bytes(), n.storage_bytes(), "{narrowed}");
         let (mut a, mut b) = (vec![0u8; l.storage_bytes()], vec![0u8; n.storage_bytes()]);
-        l.pack_bits(&values, &mut a).unwrap();
-        n.pack_bits(&values, &mut b).unwrap();
+        l.pack_bits(&values, &mut a, Options::default()).unwrap();
+        n.pack_bits(&values, &mut b, Options::default()).unwrap();
         assert_eq!(a, b, "{narrowed}");
         let mut back = vec![0i8; 21];
-        l.unpack_bits(&a, &mut back).unwrap();
+        l.unpack_bits(&a, &mut back, Threads::One).unwrap();
         assert_eq!(back, values, "{narrowed}: sign-extended back");
     }
 
@@ -314,7 +322,9 @@ fn narrowed_integer_layouts() {
     let mut storage = vec![0xa5u8; l.storage_bytes()];
     let mut wide = values.clone();
     wide[5] = 8;
-    let err = l.pack_bits(&wide, &mut storage).unwrap_err();
+    let err = l
+        .pack_bits(&wide, &mut storage, Options::default())
+        .unwrap_err();
     assert_eq!(
         err,
         RelayoutError::ValueOutOfRange {
@@ -332,31 +342,42 @@ fn narrowed_integer_layouts() {
         "nothing written on error"
     );
     assert!(matches!(
-        l.pack_bits_with_fill(&values, &mut storage, 0x10),
+        l.pack_bits(&values, &mut storage, Options::fill(0x10)),
         Err(RelayoutError::ValueOutOfRange { position: None, .. })
     ));
     // 0xf as a fill is -1 for a signed type read back from 4 bits: refused too.
-    assert!(l.pack_bits_with_fill(&values, &mut storage, 0xf).is_err());
-    assert!(l.pack_bits_with_fill(&values, &mut storage, 0xff).is_ok());
+    assert!(l
+        .pack_bits(&values, &mut storage, Options::fill(0xf))
+        .is_err());
+    assert!(l
+        .pack_bits(&values, &mut storage, Options::fill(0xff))
+        .is_ok());
 
     let u = parse("u8[4]{0:E(2)}").unwrap();
     let mut out = [0u8; 1];
-    u.pack_bits(&[0u8, 1, 2, 3], &mut out).unwrap();
+    u.pack_bits(&[0u8, 1, 2, 3], &mut out, Options::default())
+        .unwrap();
     assert_eq!(out, [0b11_10_01_00]);
     assert_eq!(
-        u.pack_bits(&[0u8, 1, 2, 4], &mut out),
+        u.pack_bits(&[0u8, 1, 2, 4], &mut out, Options::default()),
         Err(RelayoutError::ValueOutOfRange {
             position: Some(3),
             element: ElementType::U8,
             bits: 2
         })
     );
-    assert!(u.pack_bits(&[0i8, 1, -1, 2], &mut out).is_err());
+    assert!(u
+        .pack_bits(&[0i8, 1, -1, 2], &mut out, Options::default())
+        .is_err());
 
     for spec in ["f32[4]{0:E(4)}", "f8e4m3fn[4]{0:E(4)}", "bf16[4]{0:E(2)}"] {
         let l = parse(spec).unwrap();
         let err = l
-            .pack_bits(&[0u8; 4], &mut [0u8; 2][..l.storage_bytes()])
+            .pack_bits(
+                &[0u8; 4],
+                &mut [0u8; 2][..l.storage_bytes()],
+                Options::default(),
+            )
             .unwrap_err();
         assert!(
             matches!(err, RelayoutError::NarrowedFloat { .. }),
@@ -365,18 +386,18 @@ fn narrowed_integer_layouts() {
         assert!(err.to_string().contains("cannot be narrowed"), "{err}");
         let mut back = [0u8; 4];
         assert!(l
-            .unpack_bits(&[0u8; 2][..l.storage_bytes()], &mut back)
+            .unpack_bits(&[0u8; 2][..l.storage_bytes()], &mut back, Threads::One)
             .is_err());
     }
     // Whole-element methods refuse packed layouts, narrowed or not.
     assert!(matches!(
-        l.pack(&values, &mut vec![0i8; l.storage_len()]),
+        l.pack(&values, &mut vec![0i8; l.storage_len()], Options::default()),
         Err(RelayoutError::PackedLayout { bits: 4 })
     ));
     // Widths that do not divide a byte stay refused by the `_bits` methods.
     let odd = parse("s8[4]{0:E(3)}").unwrap();
     assert_eq!(
-        odd.pack_bits(&[0i8; 4], &mut [0u8; 2]),
+        odd.pack_bits(&[0i8; 4], &mut [0u8; 2], Options::default()),
         Err(RelayoutError::UnsupportedBits { bits: 3 })
     );
 }
@@ -391,7 +412,7 @@ fn values_that_do_not_fit_are_refused_for_every_type() {
         let l = parse(spec).unwrap();
         let mut storage = vec![0x96u8; l.storage_bytes()];
         let err = l
-            .pack_bits_with_fill(values, &mut storage, fill)
+            .pack_bits(values, &mut storage, Options::fill(fill))
             .unwrap_err();
         assert_eq!(
             err,
@@ -434,7 +455,9 @@ fn values_that_do_not_fit_are_refused_for_every_type() {
         "the value at position 1 does not fit in `E(4)`: `f4e2m1fn` stored in 4 bits holds the bit patterns 0 to 15"
     );
     let u4 = parse("u4[3]").unwrap();
-    let signed_too = u4.pack_bits(&[0i8, 1, -1], &mut [0u8; 2]).unwrap_err();
+    let signed_too = u4
+        .pack_bits(&[0i8, 1, -1], &mut [0u8; 2], Options::default())
+        .unwrap_err();
     assert!(matches!(
         signed_too,
         RelayoutError::ValueOutOfRange {
@@ -454,13 +477,16 @@ fn values_that_do_not_fit_are_refused_for_every_type() {
     pred.pack_bits(
         &[true, false, true, true, false, false, false, false, true],
         &mut flags,
+        Options::default(),
     )
     .unwrap();
     assert_eq!(flags, [0b0000_1101, 1]);
     let s4 = parse("s4[2]").unwrap();
     let (mut signed_bytes, mut unsigned_bytes) = ([0u8], [0u8]);
-    s4.pack_bits(&[-3i8, 7], &mut signed_bytes).unwrap();
-    s4.pack_bits(&[0xfdu8, 7], &mut unsigned_bytes).unwrap();
+    s4.pack_bits(&[-3i8, 7], &mut signed_bytes, Options::default())
+        .unwrap();
+    s4.pack_bits(&[0xfdu8, 7], &mut unsigned_bytes, Options::default())
+        .unwrap();
     assert_eq!((signed_bytes, unsigned_bytes), ([0x7d], [0x7d]));
 
     // `convert_bits` moves stored bits as they are; only its fill is checked.
@@ -468,7 +494,7 @@ fn values_that_do_not_fit_are_refused_for_every_type() {
     let to = parse("u2[3]{0:T(4)}").unwrap();
     let mut out = [0xa5u8];
     let err = from
-        .convert_bits_with_fill(&[0b10_01_11], &to, &mut out, 4)
+        .convert_bits(&[0b10_01_11], &to, &mut out, Options::fill(4))
         .unwrap_err();
     assert_eq!(
         err,
@@ -481,10 +507,10 @@ fn values_that_do_not_fit_are_refused_for_every_type() {
     assert_eq!(out, [0xa5], "written on error");
     let s2 = parse("s2[3]").unwrap();
     let tiled = parse("s2[3]{0:T(4)}").unwrap();
-    s2.convert_bits_with_fill(&[0b10_01_11], &tiled, &mut out, 0xff)
+    s2.convert_bits(&[0b10_01_11], &tiled, &mut out, Options::fill(0xff))
         .unwrap();
     assert_eq!(out, [0b11_10_01_11]);
     assert!(s2
-        .convert_bits_with_fill(&[0b10_01_11], &tiled, &mut out, 0b11)
+        .convert_bits(&[0b10_01_11], &tiled, &mut out, Options::fill(0b11))
         .is_err());
 }

@@ -1,10 +1,11 @@
-//! `convert_to` between layouts of the same dims, against the reference: every
+//! `convert` between layouts of the same dims, against the reference: every
 //! destination slot holds the element the reference puts there, or the fill.
 
 mod common;
 
 use common::reference::{random_conversion_pair, ravel, RefLayout, Rng};
 use xla_layout::parse;
+use xla_layout::Options;
 
 /// The storage of `r` holding `logical`, padding set to `fill`, from the reference alone.
 fn storage(r: &RefLayout, logical: &[u32], fill: u32) -> Vec<u32> {
@@ -21,11 +22,12 @@ fn check(a: &RefLayout, b: &RefLayout) {
     let source = storage(a, &logical, 0xdead);
     let expected = storage(b, &logical, u32::MAX);
     let mut got = vec![0xbeef; lb.storage_len()];
-    la.convert_to_with_fill(&source, &lb, &mut got, u32::MAX)
+    la.convert(&source, &lb, &mut got, Options::fill(u32::MAX))
         .unwrap();
     assert_eq!(got, expected, "{} -> {}", a.spec(), b.spec());
     let mut zero = vec![0xbeef; lb.storage_len()];
-    la.convert_to(&source, &lb, &mut zero).unwrap();
+    la.convert(&source, &lb, &mut zero, Options::default())
+        .unwrap();
     let expected_zero = storage(b, &logical, 0);
     assert_eq!(
         zero,

@@ -2,6 +2,7 @@
 //! clear message, never a panic, and nothing written.
 
 use xla_layout::{parse, RelayoutError};
+use xla_layout::{Options, Threads};
 
 fn assert_untouched<T: PartialEq + std::fmt::Debug + Copy>(buffer: &[T], value: T) {
     assert!(
@@ -14,7 +15,9 @@ fn assert_untouched<T: PartialEq + std::fmt::Debug + Copy>(buffer: &[T], value: 
 fn whole_element_lengths() {
     let l = parse("f32[3,5]{1,0:T(2,2)}").unwrap();
     let mut storage = [9.0f32; 24];
-    let err = l.pack(&[1.0; 14], &mut storage).unwrap_err();
+    let err = l
+        .pack(&[1.0; 14], &mut storage, Options::default())
+        .unwrap_err();
     assert_eq!(
         err,
         RelayoutError::LogicalLength {
@@ -29,7 +32,9 @@ fn whole_element_lengths() {
     assert_untouched(&storage, 9.0);
 
     let mut short = [9.0f32; 23];
-    let err = l.pack(&[1.0; 15], &mut short).unwrap_err();
+    let err = l
+        .pack(&[1.0; 15], &mut short, Options::default())
+        .unwrap_err();
     assert_eq!(
         err,
         RelayoutError::StorageLength {
@@ -45,7 +50,7 @@ fn whole_element_lengths() {
 
     let mut logical = [9.0f32; 15];
     assert_eq!(
-        l.unpack(&[0.0; 25], &mut logical),
+        l.unpack(&[0.0; 25], &mut logical, Threads::One),
         Err(RelayoutError::StorageLength {
             expected: 24,
             actual: 25
@@ -53,7 +58,7 @@ fn whole_element_lengths() {
     );
     let mut long = [9.0f32; 16];
     assert_eq!(
-        l.unpack(&[0.0; 24], &mut long),
+        l.unpack(&[0.0; 24], &mut long, Threads::One),
         Err(RelayoutError::LogicalLength {
             expected: 15,
             actual: 16
@@ -65,14 +70,14 @@ fn whole_element_lengths() {
     let to = parse("f32[3,5]").unwrap();
     let mut out = [9.0f32; 15];
     assert_eq!(
-        l.convert_to(&[0.0; 20], &to, &mut out),
+        l.convert(&[0.0; 20], &to, &mut out, Options::default()),
         Err(RelayoutError::StorageLength {
             expected: 24,
             actual: 20
         })
     );
     assert_eq!(
-        l.convert_to(&[0.0; 24], &to, &mut out[..14]),
+        l.convert(&[0.0; 24], &to, &mut out[..14], Options::default()),
         Err(RelayoutError::StorageLength {
             expected: 15,
             actual: 14
@@ -86,14 +91,14 @@ fn packed_lengths() {
     let bits = parse("s4[3,5]{1,0:T(2,2)}").unwrap();
     let mut bytes = [7u8; 12];
     assert_eq!(
-        bits.pack_bits(&[1u8; 15], &mut bytes[..11]),
+        bits.pack_bits(&[1u8; 15], &mut bytes[..11], Options::default()),
         Err(RelayoutError::StorageLength {
             expected: 12,
             actual: 11
         })
     );
     assert_eq!(
-        bits.pack_bits(&[1u8; 16], &mut bytes),
+        bits.pack_bits(&[1u8; 16], &mut bytes, Options::default()),
         Err(RelayoutError::LogicalLength {
             expected: 15,
             actual: 16
@@ -102,7 +107,7 @@ fn packed_lengths() {
     assert_untouched(&bytes, 7);
     let mut values = [7i8; 15];
     assert_eq!(
-        bits.unpack_bits(&[0u8; 13], &mut values),
+        bits.unpack_bits(&[0u8; 13], &mut values, Threads::One),
         Err(RelayoutError::StorageLength {
             expected: 12,
             actual: 13
@@ -111,14 +116,14 @@ fn packed_lengths() {
     assert_untouched(&values, 7);
     let mut out = [7u8; 12];
     assert_eq!(
-        bits.convert_bits(&[0u8; 11], &bits, &mut out),
+        bits.convert_bits(&[0u8; 11], &bits, &mut out, Options::default()),
         Err(RelayoutError::StorageLength {
             expected: 12,
             actual: 11
         })
     );
     assert_eq!(
-        bits.convert_bits(&[0u8; 12], &bits, &mut out[..10]),
+        bits.convert_bits(&[0u8; 12], &bits, &mut out[..10], Options::default()),
         Err(RelayoutError::StorageLength {
             expected: 12,
             actual: 10
@@ -131,7 +136,9 @@ fn packed_lengths() {
 fn element_widths() {
     let l = parse("f32[4]").unwrap();
     let mut storage = [0u16; 4];
-    let err = l.pack(&[1u16; 4], &mut storage).unwrap_err();
+    let err = l
+        .pack(&[1u16; 4], &mut storage, Options::default())
+        .unwrap_err();
     assert_eq!(
         err,
         RelayoutError::ElementSize {
@@ -145,47 +152,56 @@ fn element_widths() {
     );
     // E(n) sets the width: 16-bit slots for an 8-bit type.
     let wide = parse("s8[4]{0:E(16)}").unwrap();
-    assert!(wide.pack(&[1u8; 4], &mut [0u8; 4]).is_err());
+    assert!(wide
+        .pack(&[1u8; 4], &mut [0u8; 4], Options::default())
+        .is_err());
     let mut slots = [0u16; 4];
-    wide.pack(&[1u16, 2, 3, 4], &mut slots).unwrap();
+    wide.pack(&[1u16, 2, 3, 4], &mut slots, Options::default())
+        .unwrap();
     assert_eq!(slots, [1, 2, 3, 4]);
 
     let packed = parse("s4[4]").unwrap();
-    let err = packed.pack(&[1u8; 4], &mut [0u8; 4]).unwrap_err();
+    let err = packed
+        .pack(&[1u8; 4], &mut [0u8; 4], Options::default())
+        .unwrap_err();
     assert_eq!(err, RelayoutError::PackedLayout { bits: 4 });
     assert_eq!(
         err.to_string(),
         "the layout packs 4-bit elements into bytes; use `pack_bits`, `unpack_bits` or `convert_bits`"
     );
     assert_eq!(
-        packed.unpack(&[0u8; 2], &mut [0u8; 4]),
+        packed.unpack(&[0u8; 2], &mut [0u8; 4], Threads::One),
         Err(RelayoutError::PackedLayout { bits: 4 })
     );
     assert_eq!(
-        packed.convert_to(&[0u8; 2], &packed, &mut [0u8; 2]),
+        packed.convert(&[0u8; 2], &packed, &mut [0u8; 2], Options::default()),
         Err(RelayoutError::PackedLayout { bits: 4 })
     );
 
-    let err = l.pack_bits(&[1u8; 4], &mut [0u8; 16]).unwrap_err();
+    let err = l
+        .pack_bits(&[1u8; 4], &mut [0u8; 16], Options::default())
+        .unwrap_err();
     assert_eq!(err, RelayoutError::NotPacked { bits: 32 });
     assert_eq!(
         err.to_string(),
-        "the layout stores 32 bits per element, whole bytes; use `pack`, `unpack` or `convert_to`"
+        "the layout stores 32 bits per element, whole bytes; use `pack`, `unpack` or `convert`"
     );
     assert_eq!(
-        l.unpack_bits(&[0u8; 16], &mut [0u8; 4]),
+        l.unpack_bits(&[0u8; 16], &mut [0u8; 4], Threads::One),
         Err(RelayoutError::NotPacked { bits: 32 })
     );
 
     let odd = parse("pred[8]{0:E(3)}").unwrap();
-    let err = odd.pack_bits(&[true; 8], &mut [0u8; 3]).unwrap_err();
+    let err = odd
+        .pack_bits(&[true; 8], &mut [0u8; 3], Options::default())
+        .unwrap_err();
     assert_eq!(err, RelayoutError::UnsupportedBits { bits: 3 });
     assert_eq!(
         err.to_string(),
         "packed elements of 3 bits are not supported; `E(1)`, `E(2)` and `E(4)` are"
     );
     assert_eq!(
-        odd.unpack_bits(&[0u8; 3], &mut [false; 8]),
+        odd.unpack_bits(&[0u8; 3], &mut [false; 8], Threads::One),
         Err(RelayoutError::UnsupportedBits { bits: 3 })
     );
 }
@@ -195,13 +211,23 @@ fn convert_mismatches() {
     let a = parse("f32[3,5]").unwrap();
     let mut out = [9.0f32; 15];
     let err = a
-        .convert_to(&[0.0; 15], &parse("f32[15]").unwrap(), &mut out)
+        .convert(
+            &[0.0; 15],
+            &parse("f32[15]").unwrap(),
+            &mut out,
+            Options::default(),
+        )
         .unwrap_err();
     assert_eq!(err, RelayoutError::RankMismatch { from: 2, to: 1 });
     assert_eq!(err.to_string(), "cannot convert between rank 2 and rank 1");
 
     let err = a
-        .convert_to(&[0.0; 15], &parse("f32[5,3]").unwrap(), &mut out)
+        .convert(
+            &[0.0; 15],
+            &parse("f32[5,3]").unwrap(),
+            &mut out,
+            Options::default(),
+        )
         .unwrap_err();
     assert_eq!(
         err,
@@ -217,7 +243,12 @@ fn convert_mismatches() {
     );
 
     let err = a
-        .convert_to(&[0.0; 15], &parse("s32[3,5]").unwrap(), &mut out)
+        .convert(
+            &[0.0; 15],
+            &parse("s32[3,5]").unwrap(),
+            &mut out,
+            Options::default(),
+        )
         .unwrap_err();
     assert_eq!(
         err,
@@ -235,7 +266,7 @@ fn convert_mismatches() {
     let narrow = parse("pred[8]{0:E(1)}").unwrap();
     let byte = parse("pred[8]").unwrap();
     let err = byte
-        .convert_to(&[0u8; 8], &narrow, &mut [0u8; 1])
+        .convert(&[0u8; 8], &narrow, &mut [0u8; 1], Options::default())
         .unwrap_err();
     assert_eq!(err, RelayoutError::BitsMismatch { from: 8, to: 1 });
     assert_eq!(
@@ -243,14 +274,15 @@ fn convert_mismatches() {
         "cannot convert 8-bit storage to 1-bit storage: the element widths must match"
     );
     assert_eq!(
-        narrow.convert_bits(&[0u8; 1], &byte, &mut [0u8; 8]),
+        narrow.convert_bits(&[0u8; 1], &byte, &mut [0u8; 8], Options::default()),
         Err(RelayoutError::BitsMismatch { from: 1, to: 8 })
     );
     assert_eq!(
         narrow.convert_bits(
             &[0u8; 1],
             &parse("pred[4,2]{1,0:E(1)}").unwrap(),
-            &mut [0u8; 1]
+            &mut [0u8; 1],
+            Options::default()
         ),
         Err(RelayoutError::RankMismatch { from: 1, to: 2 })
     );
@@ -267,13 +299,20 @@ fn empty_arrays() {
     // No elements, no storage: every call succeeds and writes nothing.
     let l = parse("f32[0,5]{1,0:T(8,128)}").unwrap();
     assert_eq!((l.len(), l.storage_len()), (0, 0));
-    l.pack(&[] as &[f32], &mut []).unwrap();
-    l.unpack(&[] as &[f32], &mut []).unwrap();
-    l.convert_to(&[] as &[f32], &parse("f32[0,5]").unwrap(), &mut [])
-        .unwrap();
+    l.pack(&[] as &[f32], &mut [], Options::default()).unwrap();
+    l.unpack(&[] as &[f32], &mut [], Threads::One).unwrap();
+    l.convert(
+        &[] as &[f32],
+        &parse("f32[0,5]").unwrap(),
+        &mut [],
+        Options::default(),
+    )
+    .unwrap();
     assert_eq!(l.slots().count(), 0);
     assert_eq!(l.offsets().count(), 0);
     let b = parse("s4[3,0]{0,1:E(4)}").unwrap();
-    b.pack_bits(&[] as &[u8], &mut []).unwrap();
-    b.unpack_bits(&[], &mut [] as &mut [u8]).unwrap();
+    b.pack_bits(&[] as &[u8], &mut [], Options::default())
+        .unwrap();
+    b.unpack_bits(&[], &mut [] as &mut [u8], Threads::One)
+        .unwrap();
 }

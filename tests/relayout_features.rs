@@ -17,7 +17,8 @@ mod half_types {
             .map(|i| bf16::from_f32(i as f32 * 0.25))
             .collect();
         let mut storage = vec![bf16::NAN; l.storage_len()];
-        l.pack(&logical, &mut storage).unwrap();
+        l.pack(&logical, &mut storage, xla_layout::Options::default())
+            .unwrap();
         // Two rows interleaved: slots 0 and 1 are rows 0 and 1 of column 0.
         assert_eq!(storage[..2], [logical[0], logical[260]]);
         assert_eq!(
@@ -26,16 +27,22 @@ mod half_types {
             "padding is zero, not stale"
         );
         let mut back = vec![bf16::ZERO; l.len()];
-        l.unpack(&storage, &mut back).unwrap();
+        l.unpack(&storage, &mut back, xla_layout::Threads::One)
+            .unwrap();
         assert_eq!(back, logical);
 
         let h = parse("f16[3,5]{0,1:T(2,2)}").unwrap();
         let logical: Vec<f16> = (0..15).map(|i| f16::from_f32(i as f32)).collect();
         let mut storage = vec![f16::ZERO; h.storage_len()];
-        h.pack_with_fill(&logical, &mut storage, f16::INFINITY)
-            .unwrap();
+        h.pack(
+            &logical,
+            &mut storage,
+            xla_layout::Options::fill(f16::INFINITY),
+        )
+        .unwrap();
         let mut back = vec![f16::ZERO; 15];
-        h.unpack(&storage, &mut back).unwrap();
+        h.unpack(&storage, &mut back, xla_layout::Threads::One)
+            .unwrap();
         assert_eq!(back, logical);
         assert!(storage.iter().any(|x| x.is_infinite()));
     }
@@ -49,7 +56,8 @@ mod arrays {
     fn expected(spec: &str, row_major: &[u32]) -> Vec<u32> {
         let l = parse(spec).unwrap();
         let mut storage = vec![0u32; l.storage_len()];
-        l.pack_with_fill(row_major, &mut storage, 99).unwrap();
+        l.pack(row_major, &mut storage, xla_layout::Options::fill(99))
+            .unwrap();
         storage
     }
 
@@ -75,7 +83,8 @@ mod arrays {
             ),
         ] {
             let mut storage = vec![0u32; l.storage_len()];
-            l.pack_array_with_fill(&view, &mut storage, 99).unwrap();
+            l.pack_array(&view, &mut storage, xla_layout::Options::fill(99))
+                .unwrap();
             assert_eq!(storage, want, "{name}");
         }
         let permuted = Array3::from_shape_fn((4, 3, 5), |(a, b, c)| (a * 15 + b * 5 + c) as u32);
@@ -84,7 +93,8 @@ mod arrays {
         let row_major: Vec<u32> = t.iter().copied().collect();
         let l = parse(spec).unwrap();
         let mut storage = vec![0u32; l.storage_len()];
-        l.pack_array_with_fill(&t, &mut storage, 99).unwrap();
+        l.pack_array(&t, &mut storage, xla_layout::Options::fill(99))
+            .unwrap();
         assert_eq!(storage, expected(spec, &row_major));
     }
 
@@ -93,11 +103,18 @@ mod arrays {
         let l = parse("f32[6,10]{0,1:T(4,8)}").unwrap();
         let a = Array::from_shape_fn((6, 10), |(r, c)| (r * 10 + c) as f32);
         let mut storage = vec![0.0f32; l.storage_len()];
-        l.pack_array(&a, &mut storage).unwrap();
-        let back: ArrayD<f32> = l.unpack_array(&storage).unwrap();
+        l.pack_array(&a, &mut storage, xla_layout::Options::default())
+            .unwrap();
+        let back: ArrayD<f32> = l.unpack_array(&storage, xla_layout::Threads::One).unwrap();
         assert_eq!(back, a.into_dyn());
         let empty = parse("f32[0,3]").unwrap();
-        assert_eq!(empty.unpack_array::<f32>(&[]).unwrap().shape(), &[0, 3]);
+        assert_eq!(
+            empty
+                .unpack_array::<f32>(&[], xla_layout::Threads::One)
+                .unwrap()
+                .shape(),
+            &[0, 3]
+        );
     }
 
     #[test]
@@ -105,7 +122,11 @@ mod arrays {
         let l = parse("f32[6,10]").unwrap();
         let mut storage = vec![0.0f32; 60];
         assert_eq!(
-            l.pack_array(&Array2::<f32>::zeros((10, 6)), &mut storage),
+            l.pack_array(
+                &Array2::<f32>::zeros((10, 6)),
+                &mut storage,
+                xla_layout::Options::default()
+            ),
             Err(RelayoutError::DimMismatch {
                 dim: 0,
                 from: 10,
@@ -113,18 +134,26 @@ mod arrays {
             })
         );
         assert_eq!(
-            l.pack_array(&Array::<f32, _>::zeros(60), &mut storage),
+            l.pack_array(
+                &Array::<f32, _>::zeros(60),
+                &mut storage,
+                xla_layout::Options::default()
+            ),
             Err(RelayoutError::RankMismatch { from: 1, to: 2 })
         );
         assert_eq!(
-            l.pack_array(&Array2::<f32>::zeros((6, 10)), &mut storage[..59]),
+            l.pack_array(
+                &Array2::<f32>::zeros((6, 10)),
+                &mut storage[..59],
+                xla_layout::Options::default()
+            ),
             Err(RelayoutError::StorageLength {
                 expected: 60,
                 actual: 59
             })
         );
         assert_eq!(
-            l.unpack_array::<u16>(&[0; 60]),
+            l.unpack_array::<u16>(&[0; 60], xla_layout::Threads::One),
             Err(RelayoutError::ElementSize {
                 layout_bits: 32,
                 type_bits: 16

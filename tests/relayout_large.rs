@@ -11,6 +11,7 @@ mod common;
 
 use common::values::Value;
 use xla_layout::{parse, Layout};
+use xla_layout::{Options, Threads};
 
 /// Element offsets into a buffer: on its start, and 16, 32 and 48 bytes
 /// and one element further on (a `Vec` of this size starts 16 bytes into a
@@ -61,10 +62,10 @@ fn pack_and_unpack<T: Value>(spec: &str) {
         .map(|p| p.map_or(T::default(), |p| logical[p]))
         .collect();
     at_every_shift(&logical, &format!("unpack {spec}"), |out| {
-        l.unpack(&packed, out).unwrap();
+        l.unpack(&packed, out, Threads::One).unwrap();
     });
     at_every_shift(&packed, &format!("pack {spec}"), |out| {
-        l.pack(&logical, out).unwrap();
+        l.pack(&logical, out, Options::default()).unwrap();
     });
     let plan = l.unpack_plan::<T>().unwrap();
     let mut back = vec![T::GARBAGE; l.len()];
@@ -86,7 +87,7 @@ fn convert<T: Value>(from: &str, to: &str) {
     let (in_a, in_b) = (store(&a), store(&b));
     for ((x, input), (y, want)) in [((&a, &in_a), (&b, &in_b)), ((&b, &in_b), (&a, &in_a))] {
         at_every_shift(want, &format!("{x} -> {y}"), |out| {
-            x.convert_to(input, y, out).unwrap();
+            x.convert(input, y, out, Options::default()).unwrap();
         });
     }
 }

@@ -14,6 +14,7 @@ mod common;
 use common::reference::{random_conversion_pair, Rng};
 use common::specgen::generate;
 use common::values::Value;
+use xla_layout::Options;
 use xla_layout::{parse, Layout, RelayoutError, RelayoutPlan};
 
 /// Chunk counts to cut a plan of `len` destination slots into: none at
@@ -141,10 +142,13 @@ fn pack_and_unpack<T: Value>(l: &Layout) {
     let pack = l.pack_plan(fill).unwrap();
     all_cuts(&pack, &logical, &format!("pack {spec}"));
     let mut storage = vec![T::GARBAGE; l.storage_len()];
-    l.pack_with_fill(&logical, &mut storage, fill).unwrap();
+    l.pack(&logical, &mut storage, Options::fill(fill)).unwrap();
     let mut via_plan = vec![T::GARBAGE; l.storage_len()];
     pack.run(&logical, &mut via_plan).unwrap();
-    assert!(via_plan == storage, "pack {spec}: plan and pack_with_fill");
+    assert!(
+        via_plan == storage,
+        "pack {spec}: plan and pack with a fill"
+    );
     // The slot iterator, which shares no copy kernel with plans.
     let want: Vec<T> = l.slots().map(|p| p.map_or(fill, |p| logical[p])).collect();
     assert!(storage == want, "pack {spec}: against slots()");
@@ -395,7 +399,7 @@ fn convert_as<T: Value>(a: &Layout, b: &Layout) {
     let plan = a.convert_plan(b, fill).unwrap();
     all_cuts(&plan, &src, &format!("{a} -> {b}"));
     let mut one_shot = vec![T::GARBAGE; b.storage_len()];
-    a.convert_to_with_fill(&src, b, &mut one_shot, fill)
+    a.convert(&src, b, &mut one_shot, Options::fill(fill))
         .unwrap();
     let mut via_plan = vec![T::GARBAGE; b.storage_len()];
     plan.run(&src, &mut via_plan).unwrap();
@@ -533,24 +537,46 @@ fn parallel_relayouts_match_one_run() {
         if l.element_bits() == 16 {
             let logical: Vec<u16> = (0..l.len()).map(u16::make).collect();
             let (mut a, mut b) = (vec![0; l.storage_len()], vec![0; l.storage_len()]);
-            l.par_pack(&logical, &mut a).unwrap();
-            l.pack(&logical, &mut b).unwrap();
+            l.pack(
+                &logical,
+                &mut a,
+                Options::default().threads(xla_layout::Threads::Pool),
+            )
+            .unwrap();
+            l.pack(&logical, &mut b, Options::default()).unwrap();
             assert_eq!(a, b, "{spec}");
             continue;
         }
         let (mut a, mut b) = (vec![0; l.storage_len()], vec![0; l.storage_len()]);
-        l.par_pack(&logical, &mut a).unwrap();
-        l.pack(&logical, &mut b).unwrap();
+        l.pack(
+            &logical,
+            &mut a,
+            Options::default().threads(xla_layout::Threads::Pool),
+        )
+        .unwrap();
+        l.pack(&logical, &mut b, Options::default()).unwrap();
         assert_eq!(a, b, "{spec}");
         let (mut x, mut y) = (vec![0; l.len()], vec![0; l.len()]);
-        l.par_unpack(&a, &mut x).unwrap();
-        l.unpack(&a, &mut y).unwrap();
+        l.unpack(&a, &mut x, xla_layout::Threads::Pool).unwrap();
+        l.unpack(&a, &mut y, xla_layout::Threads::One).unwrap();
         assert_eq!(x, y, "{spec}");
         let col = parse(&spec.replace("{1,0:", "{0,1:")).unwrap();
         let (mut p, mut q) = (vec![0; col.storage_len()], vec![0; col.storage_len()]);
-        l.par_convert(&a, &col, &mut p).unwrap();
-        l.convert_to(&a, &col, &mut q).unwrap();
+        l.convert(
+            &a,
+            &col,
+            &mut p,
+            Options::default().threads(xla_layout::Threads::Pool),
+        )
+        .unwrap();
+        l.convert(&a, &col, &mut q, Options::default()).unwrap();
         assert_eq!(p, q, "{spec}");
-        assert!(l.par_pack(&logical[1..], &mut a).is_err());
+        assert!(l
+            .pack(
+                &logical[1..],
+                &mut a,
+                Options::default().threads(xla_layout::Threads::Pool)
+            )
+            .is_err());
     }
 }

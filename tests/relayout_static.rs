@@ -8,6 +8,7 @@
 )]
 
 use xla_layout::{layout, StaticLayout};
+use xla_layout::{Options, Threads};
 
 /// Generic code over any compile-time layout: pack, then check every element
 /// against `offset` and every padding slot against `index_of`.
@@ -15,7 +16,8 @@ fn pack_agrees_with_offset<L: StaticLayout<Index = [usize; 2]>>(l: L) {
     let [rows, cols] = [L::DIMS[0], L::DIMS[1]];
     let logical: Vec<u32> = (0..L::LEN as u32).map(|x| x ^ 0x5555).collect();
     let mut storage = vec![0u32; L::STORAGE_LEN];
-    l.pack_with_fill(&logical, &mut storage, u32::MAX).unwrap();
+    l.pack(&logical, &mut storage, Options::fill(u32::MAX))
+        .unwrap();
     for r in 0..rows {
         for c in 0..cols {
             assert_eq!(
@@ -32,12 +34,12 @@ fn pack_agrees_with_offset<L: StaticLayout<Index = [usize; 2]>>(l: L) {
     }
     let mut runtime = vec![0u32; L::STORAGE_LEN];
     l.runtime()
-        .pack_with_fill(&logical, &mut runtime, u32::MAX)
+        .pack(&logical, &mut runtime, Options::fill(u32::MAX))
         .unwrap();
     assert_eq!(storage, runtime, "{l}");
 
     let mut back = vec![0u32; L::LEN];
-    l.unpack(&storage, &mut back).unwrap();
+    l.unpack(&storage, &mut back, Threads::One).unwrap();
     assert_eq!(back, logical, "{l}");
 
     assert!(l.slots().eq(l.runtime().slots()), "{l}");
@@ -62,12 +64,13 @@ fn default_fill_and_conversion() {
     let l = layout!("f32[3,5]{1,0:T(2,2)}");
     let logical: Vec<f32> = (0..15).map(|x| x as f32).collect();
     let mut storage = vec![f32::NAN; l.storage_len()];
-    l.pack(&logical, &mut storage).unwrap();
+    l.pack(&logical, &mut storage, Options::default()).unwrap();
     assert_eq!(storage[9], 0.0);
 
     let col = xla_layout::parse("f32[3,5]{0,1}").unwrap();
     let mut out = vec![0.0f32; 15];
-    l.convert_to(&storage, &col, &mut out).unwrap();
+    l.convert(&storage, &col, &mut out, Options::default())
+        .unwrap();
     for r in 0..3 {
         for c in 0..5 {
             assert_eq!(out[c * 3 + r], logical[r * 5 + c]);
@@ -80,9 +83,12 @@ fn packed_macro_layouts() {
     let l = layout!("s4[17,130]{1,0:T(8,128)(8,1)E(4)}");
     let logical: Vec<i8> = (0..l.len()).map(|i| (i % 16) as i8 - 8).collect();
     let mut storage = vec![0u8; l.storage_bytes()];
-    l.pack_bits(&logical, &mut storage).unwrap();
+    l.pack_bits(&logical, &mut storage, Options::default())
+        .unwrap();
     let mut runtime = vec![0u8; l.storage_bytes()];
-    l.runtime().pack_bits(&logical, &mut runtime).unwrap();
+    l.runtime()
+        .pack_bits(&logical, &mut runtime, Options::default())
+        .unwrap();
     assert_eq!(storage, runtime);
     for r in 0..17 {
         for c in 0..130 {
@@ -92,7 +98,7 @@ fn packed_macro_layouts() {
         }
     }
     let mut back = vec![0i8; l.len()];
-    l.unpack_bits(&storage, &mut back).unwrap();
+    l.unpack_bits(&storage, &mut back, Threads::One).unwrap();
     assert_eq!(back, logical);
 }
 
@@ -105,22 +111,41 @@ fn macro_layouts_on_threads() {
     let logical: Vec<f32> = (0..l.len()).map(|x| x as f32).collect();
     let mut storage = vec![f32::NAN; l.storage_len()];
     let mut want = vec![1.0; l.storage_len()];
-    l.par_pack(&logical, &mut storage).unwrap();
-    l.runtime().pack(&logical, &mut want).unwrap();
+    l.pack(
+        &logical,
+        &mut storage,
+        Options::default().threads(Threads::Pool),
+    )
+    .unwrap();
+    l.runtime()
+        .pack(&logical, &mut want, Options::default())
+        .unwrap();
     assert_eq!(storage, want);
 
     let mut back = vec![0.0; l.len()];
-    l.par_unpack(&storage, &mut back).unwrap();
+    l.unpack(&storage, &mut back, Threads::Pool).unwrap();
     assert_eq!(back, logical);
 
     let col = layout!("f32[600,700]{0,1}");
     let mut converted = vec![0.0; col.storage_len()];
     let mut want = vec![1.0; col.storage_len()];
-    l.par_convert(&storage, col, &mut converted).unwrap();
+    l.convert(
+        &storage,
+        col,
+        &mut converted,
+        Options::default().threads(Threads::Pool),
+    )
+    .unwrap();
     l.runtime()
-        .convert_to(&storage, &col.runtime(), &mut want)
+        .convert(&storage, &col.runtime(), &mut want, Options::default())
         .unwrap();
     assert_eq!(converted, want);
     assert_eq!(converted[col.offset([599, 3])], (599 * 700 + 3) as f32);
-    assert!(l.par_pack(&logical[1..], &mut storage).is_err());
+    assert!(l
+        .pack(
+            &logical[1..],
+            &mut storage,
+            Options::default().threads(Threads::Pool)
+        )
+        .is_err());
 }

@@ -12,6 +12,7 @@ mod common;
 
 use common::check::{hard_cases, ref_tiles};
 use common::reference::{random_layout, ravel, unravel, RefLayout, RefTileDim, Rng};
+use xla_layout::Options;
 use xla_layout::{layout, parse, AnyLayout, Layout, RelayoutError, StaticLayout, Tensor};
 
 const SENTINEL: u32 = u32::MAX;
@@ -500,34 +501,47 @@ fn static_buffers_are_tensors() {
     assert_eq!(local.storage()[Frame.offset([1, 1])], 2.0);
 }
 
-/// `convert_to` takes a `layout!` value or a `&Layout` as destination, on
+/// `convert` takes a `layout!` value or a `&Layout` as destination, on
 /// both `Layout` and `layout!` values.
 #[test]
-fn convert_to_takes_either_kind_of_layout() {
+fn convert_takes_either_kind_of_layout() {
     let col_t = layout!("f32[3,5]{0,1:T(2,2)}");
     let row_t = layout!("f32[3,5]{1,0:T(2,2)}");
     let rt = row_t.runtime();
     let logical: Vec<f32> = (0..15).map(|x| x as f32).collect();
     let mut src = vec![0.0; col_t.storage_len()];
-    col_t.pack(&logical, &mut src).unwrap();
+    col_t.pack(&logical, &mut src, Options::default()).unwrap();
     let mut want = vec![0.0; row_t.storage_len()];
-    row_t.pack(&logical, &mut want).unwrap();
+    row_t.pack(&logical, &mut want, Options::default()).unwrap();
 
     let mut dst = vec![f32::NAN; row_t.storage_len()];
-    col_t.convert_to(&src, row_t, &mut dst).unwrap();
+    col_t
+        .convert(&src, row_t, &mut dst, Options::default())
+        .unwrap();
     assert_eq!(dst, want);
     let mut dst = vec![f32::NAN; row_t.storage_len()];
-    col_t.convert_to(&src, &rt, &mut dst).unwrap();
+    col_t
+        .convert(&src, &rt, &mut dst, Options::default())
+        .unwrap();
     assert_eq!(dst, want);
     let from_rt = col_t.runtime();
     let mut dst = vec![f32::NAN; row_t.storage_len()];
-    from_rt.convert_to(&src, row_t, &mut dst).unwrap();
+    from_rt
+        .convert(&src, row_t, &mut dst, Options::default())
+        .unwrap();
     assert_eq!(dst, want);
     let mut dst = vec![f32::NAN; row_t.storage_len()];
-    from_rt.convert_to(&src, &rt, &mut dst).unwrap();
+    from_rt
+        .convert(&src, &rt, &mut dst, Options::default())
+        .unwrap();
     assert_eq!(dst, want);
     assert_eq!(
-        col_t.convert_to(&src, layout!("f32[5,3]"), &mut [0.0; 15]),
+        col_t.convert(
+            &src,
+            layout!("f32[5,3]"),
+            &mut [0.0; 15],
+            Options::default()
+        ),
         Err(RelayoutError::DimMismatch {
             dim: 0,
             from: 3,
@@ -543,8 +557,12 @@ fn arrays_in_and_out_of_layout_values_and_tensors() {
     let a =
         xla_layout::relayout::ndarray::Array2::from_shape_fn((3, 5), |(i, j)| (i * 5 + j) as f32);
     let mut storage = vec![0.0; l.storage_len()];
-    l.pack_array(&a.t().t(), &mut storage).unwrap();
-    assert_eq!(l.unpack_array(&storage).unwrap(), a.clone().into_dyn());
+    l.pack_array(&a.t().t(), &mut storage, Options::default())
+        .unwrap();
+    assert_eq!(
+        l.unpack_array(&storage, xla_layout::Threads::One).unwrap(),
+        a.clone().into_dyn()
+    );
     let t = Tensor::from_array(l, &a.view(), vec![0.0; l.storage_len()]).unwrap();
     assert_eq!(t.storage(), &storage[..]);
     assert_eq!(t.to_array().unwrap(), a.into_dyn());

@@ -107,35 +107,43 @@ macro_rules! pack_case {
             let (la, lb) = (a::parse($spec).unwrap(), b::parse($spec).unwrap());
             let src: Vec<$t> = (0..la.len()).map($make).collect();
             let mut storage = vec![<$st>::default(); la.$storage()];
-            la.$pack(&src, &mut storage).unwrap();
+            la.$pack(&src, &mut storage, Default::default()).unwrap();
             let out = RefCell::new(vec![<$st>::default(); la.$storage()]);
             let back = RefCell::new(vec![<$t>::default(); la.len()]);
             let ops = vec![
                 op!(
                     "pack",
-                    |l| l.$pack(black_box(&src), &mut out.borrow_mut()).unwrap(),
+                    |l| l
+                        .$pack(black_box(&src), &mut out.borrow_mut(), Default::default())
+                        .unwrap(),
                     &la,
                     &lb
                 ),
                 op!(
                     "unpack",
                     |l| l
-                        .$unpack(black_box(&storage), &mut back.borrow_mut())
+                        .$unpack(
+                            black_box(&storage),
+                            &mut back.borrow_mut(),
+                            Default::default()
+                        )
                         .unwrap(),
                     &la,
                     &lb
                 ),
             ];
             run($case, la.len() * std::mem::size_of::<$t>(), $rounds, ops);
-            lb.$pack(&src, &mut out.borrow_mut()).unwrap();
+            lb.$pack(&src, &mut out.borrow_mut(), Default::default())
+                .unwrap();
             assert!(*out.borrow() == storage, "{}: b packs otherwise", $case);
-            lb.$unpack(&storage, &mut back.borrow_mut()).unwrap();
+            lb.$unpack(&storage, &mut back.borrow_mut(), Default::default())
+                .unwrap();
             assert!(*back.borrow() == src, "{}: b unpacks otherwise", $case);
         }
     };
 }
 
-/// `convert_to` there and back; `b`'s results checked against `a`'s.
+/// `convert` there and back; `b`'s results checked against `a`'s.
 macro_rules! convert_case {
     ($wanted:expr, $rounds:expr, $case:expr, ($from:expr, $to:expr), $t:ty, $make:expr) => {
         if $wanted($case) {
@@ -143,9 +151,11 @@ macro_rules! convert_case {
             let (fb, tb) = (b::parse($from).unwrap(), b::parse($to).unwrap());
             let src: Vec<$t> = (0..fa.storage_len()).map($make).collect();
             let mut there = vec![<$t>::default(); ta.storage_len()];
-            fa.convert_to(&src, &ta, &mut there).unwrap();
+            fa.convert(&src, &ta, &mut there, Default::default())
+                .unwrap();
             let mut back_a = vec![<$t>::default(); fa.storage_len()];
-            ta.convert_to(&there, &fa, &mut back_a).unwrap();
+            ta.convert(&there, &fa, &mut back_a, Default::default())
+                .unwrap();
             let out = RefCell::new(vec![<$t>::default(); ta.storage_len()]);
             let back = RefCell::new(vec![<$t>::default(); fa.storage_len()]);
             // One operation from `input` into `output`, each build's pair of
@@ -155,7 +165,12 @@ macro_rules! convert_case {
                     op!(
                         $name,
                         |(from, to)| from
-                            .convert_to(black_box(&$input), to, &mut $output.borrow_mut())
+                            .convert(
+                                black_box(&$input),
+                                to,
+                                &mut $output.borrow_mut(),
+                                Default::default()
+                            )
                             .unwrap(),
                         $a,
                         $b
@@ -167,9 +182,11 @@ macro_rules! convert_case {
                 convert!("convert_back", there, back, (&ta, &fa), (&tb, &fb)),
             ];
             run($case, fa.len() * std::mem::size_of::<$t>(), $rounds, ops);
-            fb.convert_to(&src, &tb, &mut out.borrow_mut()).unwrap();
+            fb.convert(&src, &tb, &mut out.borrow_mut(), Default::default())
+                .unwrap();
             assert!(*out.borrow() == there, "{}: b converts otherwise", $case);
-            tb.convert_to(&there, &fb, &mut back.borrow_mut()).unwrap();
+            tb.convert(&there, &fb, &mut back.borrow_mut(), Default::default())
+                .unwrap();
             assert!(
                 *back.borrow() == back_a,
                 "{}: b converts back otherwise",

@@ -19,7 +19,7 @@
 //!   `Tensor::iter_mut`.
 //! - `half`: `half`'s `bf16` and `f16` as element types.
 //! - `ndarray`: packs from and unpacks into `ndarray` arrays (turns on `alloc`).
-//! - `rayon`: `par_pack`, `par_unpack` and `par_convert` (turns on `std`).
+//! - `rayon`: `Threads::Pool`, relayouts on rayon's thread pool (turns on `std`).
 //! - `portable-atomic`: for targets without compare-and-swap atomics.
 //!
 //! # Examples
@@ -95,9 +95,11 @@ pub use parser::parse;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 pub use ranked::{RankError, Ranked, RankedInverse};
 pub use raw::Tables as __Tables;
-pub use relayout::{
-    BitElement, Chunk, Chunks, ChunksMut, Offsets, RelayoutError, RelayoutPlan, Slots,
-};
+pub use relayout::api::{Options, Threads};
+pub use relayout::bits::BitElement;
+pub use relayout::error::RelayoutError;
+pub use relayout::iter::{Offsets, Slots};
+pub use relayout::plan::{Chunk, Chunks, ChunksMut, RelayoutPlan};
 pub use report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use static_layout::StaticLayout;
 pub use tensor::{AnyLayout, Storage, StorageMut, Tensor, TiledLayout};

@@ -3,8 +3,8 @@
 /// The value XLA's old padded layouts put in padding slots.
 ///
 /// A layout string does not carry it; `layout!` takes it as an option
-/// (`padding_value = lowest`), and [`pack_with_fill`](crate::Layout::pack_with_fill)
-/// writes it with [`PadValue::pad`].
+/// (`padding_value = lowest`), and [`pack`](crate::Layout::pack) writes it
+/// as the fill of its [`Options`](crate::Options), made with [`PadValue::pad`].
 ///
 /// # Examples
 ///

@@ -4,8 +4,8 @@ use core::fmt::{Debug, Display};
 use core::hash::Hash;
 
 use crate::{
-    BitElement, ElementType, Layout, Offsets, PadValue, PaddingValue, RelayoutError, Slots,
-    TileDim, MAX_RANK,
+    BitElement, ElementType, Layout, Offsets, Options, PadValue, PaddingValue, RelayoutError,
+    Slots, Threads, TileDim, MAX_RANK,
 };
 
 /// A layout fixed at compile time by `layout!`: its description as
@@ -311,16 +311,17 @@ pub trait StaticLayout:
         }
     }
 
-    /// [`PADDING_VALUE`](Self::PADDING_VALUE) as a `T`, for
-    /// [`pack_with_fill`](Self::pack_with_fill).
+    /// [`PADDING_VALUE`](Self::PADDING_VALUE) as a `T`, for the fill of
+    /// [`pack`](Self::pack) and [`convert`](Self::convert).
     ///
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{Options, StaticLayout};
     /// let l = xla_layout::layout!("f32[2,3]{0,1}", padded_dimensions = [3, 5], padding_value = lowest);
     /// let mut storage = [0.0f32; 15];
-    /// l.pack_with_fill(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, l.padding_value()).unwrap();
+    /// let options = Options::fill(l.padding_value());
+    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, options).unwrap();
     /// assert_eq!(&storage[..3], &[1.0, 4.0, f32::NEG_INFINITY]);
     /// ```
     fn padding_value<T: PadValue>(self) -> T {
@@ -328,7 +329,7 @@ pub trait StaticLayout:
     }
 
     /// [`Layout::pack`] for this layout: a row-major array into storage,
-    /// padding slots set to `T::default()`.
+    /// with the fill of `options` in the padding slots.
     ///
     /// # Errors
     ///
@@ -337,42 +338,21 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{Options, StaticLayout};
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut storage = [f32::NAN; 8];
-    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage).unwrap();
+    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, Options::default()).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
-    /// ```
-    fn pack<T: Copy + Default>(
-        self,
-        logical_row_major: &[T],
-        storage: &mut [T],
-    ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.pack(logical_row_major, storage))
-    }
-
-    /// [`Layout::pack_with_fill`] for this layout.
-    ///
-    /// # Errors
-    ///
-    /// As [`Layout::pack`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::StaticLayout;
-    /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
-    /// let mut storage = [0.0f32; 8];
-    /// l.pack_with_fill(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, -1.0).unwrap();
+    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, Options::fill(-1.0)).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, -1.0, 6.0, -1.0]);
     /// ```
-    fn pack_with_fill<T: Copy>(
+    fn pack<T: Copy + Send + Sync>(
         self,
         logical_row_major: &[T],
         storage: &mut [T],
-        fill: T,
+        options: Options<T>,
     ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.pack_with_fill(logical_row_major, storage, fill))
+        with_layout(self, |l| l.pack(logical_row_major, storage, options))
     }
 
     /// [`Layout::unpack`] for this layout: storage back into a row-major array.
@@ -384,160 +364,56 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{StaticLayout, Threads};
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let mut logical = [0.0f32; 6];
-    /// l.unpack(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &mut logical).unwrap();
+    /// l.unpack(&[1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], &mut logical, Threads::One).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     /// ```
-    fn unpack<T: Copy>(
+    fn unpack<T: Copy + Send + Sync>(
         self,
         storage: &[T],
         logical_row_major: &mut [T],
+        threads: Threads,
     ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.unpack(storage, logical_row_major))
+        with_layout(self, |l| l.unpack(storage, logical_row_major, threads))
     }
 
-    /// [`Layout::convert_to`] from this layout to `to`: another `layout!`
+    /// [`Layout::convert`] from this layout to `to`: another `layout!`
     /// value or a `&Layout`.
     ///
     /// # Errors
     ///
-    /// As [`Layout::convert_to`].
+    /// As [`Layout::convert`].
     ///
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{Options, StaticLayout};
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let storage = [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0];
     /// let mut logical = [0.0f32; 6];
-    /// l.convert_to(&storage, xla_layout::layout!("f32[2,3]"), &mut logical).unwrap();
+    /// l.convert(&storage, xla_layout::layout!("f32[2,3]"), &mut logical, Options::default()).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     ///
     /// let row_major = xla_layout::parse("f32[2,3]").unwrap();
-    /// l.convert_to(&storage, &row_major, &mut logical).unwrap();
+    /// l.convert(&storage, &row_major, &mut logical, Options::default()).unwrap();
     /// assert_eq!(logical, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-    /// ```
-    fn convert_to<T: Copy + Default, D: crate::AnyLayout>(
-        self,
-        storage: &[T],
-        to: D,
-        to_storage: &mut [T],
-    ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.convert_to(storage, to, to_storage))
-    }
-
-    /// [`Layout::convert_to_with_fill`] from this layout to `to`.
     ///
-    /// # Errors
-    ///
-    /// As [`Layout::convert_to`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::StaticLayout;
-    /// let l = xla_layout::layout!("s32[3]");
-    /// let mut out = [0i32; 4];
-    /// l.convert_to_with_fill(&[1, 2, 3], xla_layout::layout!("s32[3]{0:T(2)}"), &mut out, -1)
+    /// let mut tiled = [0i32; 4];
+    /// let from = xla_layout::layout!("s32[3]");
+    /// from.convert(&[1, 2, 3], xla_layout::layout!("s32[3]{0:T(2)}"), &mut tiled, Options::fill(-1))
     ///     .unwrap();
-    /// assert_eq!(out, [1, 2, 3, -1]);
+    /// assert_eq!(tiled, [1, 2, 3, -1]);
     /// ```
-    fn convert_to_with_fill<T: Copy, D: crate::AnyLayout>(
+    fn convert<T: Copy + Send + Sync, D: crate::AnyLayout>(
         self,
         storage: &[T],
         to: D,
         to_storage: &mut [T],
-        fill: T,
+        options: Options<T>,
     ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| {
-            l.convert_to_with_fill(storage, to, to_storage, fill)
-        })
-    }
-
-    /// [`Layout::par_pack`] for this layout: [`pack`](Self::pack) on
-    /// rayon's thread pool (feature `rayon`).
-    ///
-    /// # Errors
-    ///
-    /// As [`Layout::pack`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::StaticLayout;
-    /// let l = xla_layout::layout!("f32[256,256]{1,0:T(8,128)}");
-    /// let logical: Vec<f32> = (0..l.len()).map(|x| x as f32).collect();
-    /// let (mut a, mut b) = (vec![0.0; l.storage_len()], vec![0.0; l.storage_len()]);
-    /// l.par_pack(&logical, &mut a).unwrap();
-    /// l.pack(&logical, &mut b).unwrap();
-    /// assert_eq!(a, b);
-    /// ```
-    #[cfg(feature = "rayon")]
-    fn par_pack<T: Copy + Default + Send + Sync>(
-        self,
-        logical_row_major: &[T],
-        storage: &mut [T],
-    ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.par_pack(logical_row_major, storage))
-    }
-
-    /// [`Layout::par_unpack`] for this layout: [`unpack`](Self::unpack) on
-    /// rayon's thread pool (feature `rayon`).
-    ///
-    /// # Errors
-    ///
-    /// As [`Layout::unpack`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::StaticLayout;
-    /// let l = xla_layout::layout!("bf16[64,256]{1,0:T(8,128)(2,1)}");
-    /// let storage: Vec<u16> = (0..l.storage_len() as u16).collect();
-    /// let (mut a, mut b) = (vec![0u16; l.len()], vec![0u16; l.len()]);
-    /// l.par_unpack(&storage, &mut a).unwrap();
-    /// l.unpack(&storage, &mut b).unwrap();
-    /// assert_eq!(a, b);
-    /// ```
-    #[cfg(feature = "rayon")]
-    fn par_unpack<T: Copy + Send + Sync>(
-        self,
-        storage: &[T],
-        logical_row_major: &mut [T],
-    ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.par_unpack(storage, logical_row_major))
-    }
-
-    /// [`Layout::par_convert`] from this layout to `to` (another `layout!`
-    /// value or a `&Layout`): [`convert_to`](Self::convert_to) on rayon's
-    /// thread pool (feature `rayon`).
-    ///
-    /// # Errors
-    ///
-    /// As [`Layout::convert_to`].
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::StaticLayout;
-    /// let from = xla_layout::layout!("f32[300,200]{0,1}");
-    /// let to = xla_layout::layout!("f32[300,200]{1,0:T(8,128)}");
-    /// let src: Vec<f32> = (0..from.storage_len()).map(|x| x as f32).collect();
-    /// let (mut a, mut b) = (vec![0.0; to.storage_len()], vec![0.0; to.storage_len()]);
-    /// from.par_convert(&src, to, &mut a).unwrap();
-    /// from.convert_to(&src, to, &mut b).unwrap();
-    /// assert_eq!(a, b);
-    /// ```
-    #[cfg(feature = "rayon")]
-    fn par_convert<T: Copy + Default + Send + Sync, D: crate::AnyLayout>(
-        self,
-        storage: &[T],
-        to: D,
-        to_storage: &mut [T],
-    ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.par_convert(storage, to, to_storage))
+        with_layout(self, |l| l.convert(storage, to, to_storage, options))
     }
 
     /// [`Layout::pack_array`] for this layout (feature `ndarray`).
@@ -549,11 +425,11 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{Options, StaticLayout};
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
     /// let a = xla_layout::relayout::ndarray::arr2(&[[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]);
     /// let mut storage = [f32::NAN; 8];
-    /// l.pack_array(&a, &mut storage).unwrap();
+    /// l.pack_array(&a, &mut storage, Options::default()).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     /// ```
     #[cfg(feature = "ndarray")]
@@ -562,13 +438,14 @@ pub trait StaticLayout:
         self,
         array: &ndarray::ArrayBase<S, D>,
         storage: &mut [S::Elem],
+        options: Options<S::Elem>,
     ) -> Result<(), RelayoutError>
     where
         S: ndarray::Data,
-        S::Elem: Copy + Default,
+        S::Elem: Copy + Send + Sync,
         D: ndarray::Dimension,
     {
-        with_layout(self, |l| l.pack_array(array, storage))
+        with_layout(self, |l| l.pack_array(array, storage, options))
     }
 
     /// [`Layout::unpack_array`] for this layout (feature `ndarray`).
@@ -580,15 +457,19 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{StaticLayout, Threads};
     /// let l = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
-    /// let a = l.unpack_array(&[1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]).unwrap();
+    /// let a = l.unpack_array(&[1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0], Threads::One).unwrap();
     /// assert_eq!(a, xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).into_dyn());
     /// ```
     #[cfg(feature = "ndarray")]
     #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
-    fn unpack_array<T: Copy>(self, storage: &[T]) -> Result<ndarray::ArrayD<T>, RelayoutError> {
-        with_layout(self, |l| l.unpack_array(storage))
+    fn unpack_array<T: Copy + Send + Sync>(
+        self,
+        storage: &[T],
+        threads: Threads,
+    ) -> Result<ndarray::ArrayD<T>, RelayoutError> {
+        with_layout(self, |l| l.unpack_array(storage, threads))
     }
 
     /// [`Layout::pack_bits`] for this layout (sub-byte elements).
@@ -600,18 +481,21 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{Options, StaticLayout};
     /// let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");
     /// let mut storage = [0u8; 4];
-    /// l.pack_bits(&[1i8, 2, 3, -1, -2, -3], &mut storage).unwrap();
+    /// l.pack_bits(&[1i8, 2, 3, -1, -2, -3], &mut storage, Options::default()).unwrap();
     /// assert_eq!(storage, [0x21, 0xef, 0x03, 0x0d]);
+    /// l.pack_bits(&[1i8, 2, 3, -1, -2, -3], &mut storage, Options::fill(0xff)).unwrap();
+    /// assert_eq!(storage, [0x21, 0xef, 0xf3, 0xfd]);
     /// ```
     fn pack_bits<T: BitElement>(
         self,
         logical_row_major: &[T],
         storage: &mut [u8],
+        options: Options<u8>,
     ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.pack_bits(logical_row_major, storage))
+        with_layout(self, |l| l.pack_bits(logical_row_major, storage, options))
     }
 
     /// [`Layout::unpack_bits`] for this layout (sub-byte elements).
@@ -623,18 +507,46 @@ pub trait StaticLayout:
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StaticLayout;
+    /// use xla_layout::{StaticLayout, Threads};
     /// let l = xla_layout::layout!("s4[2,3]{1,0:T(2,2)}");
     /// let mut logical = [0i8; 6];
-    /// l.unpack_bits(&[0x21, 0xef, 0x03, 0x0d], &mut logical).unwrap();
+    /// l.unpack_bits(&[0x21, 0xef, 0x03, 0x0d], &mut logical, Threads::One).unwrap();
     /// assert_eq!(logical, [1, 2, 3, -1, -2, -3]);
     /// ```
     fn unpack_bits<T: BitElement>(
         self,
         storage: &[u8],
         logical_row_major: &mut [T],
+        threads: Threads,
     ) -> Result<(), RelayoutError> {
-        with_layout(self, |l| l.unpack_bits(storage, logical_row_major))
+        with_layout(self, |l| l.unpack_bits(storage, logical_row_major, threads))
+    }
+
+    /// [`Layout::convert_bits`] from this layout to `to`: another `layout!`
+    /// value or a `&Layout` (sub-byte elements).
+    ///
+    /// # Errors
+    ///
+    /// As [`Layout::convert_bits`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{Options, StaticLayout};
+    /// let a = xla_layout::layout!("u4[2,2]{1,0}");
+    /// let mut out = [0u8; 2];
+    /// a.convert_bits(&[0x21, 0x43], xla_layout::layout!("u4[2,2]{0,1}"), &mut out, Options::default())
+    ///     .unwrap();
+    /// assert_eq!(out, [0x31, 0x42]);
+    /// ```
+    fn convert_bits<D: crate::AnyLayout>(
+        self,
+        storage: &[u8],
+        to: D,
+        to_storage: &mut [u8],
+        options: Options<u8>,
+    ) -> Result<(), RelayoutError> {
+        with_layout(self, |l| l.convert_bits(storage, to, to_storage, options))
     }
 
     /// [`Layout::slots`]: storage slots in memory order, as row-major logical

@@ -3,9 +3,9 @@
 //! `relayout` fuzz target (as many as the fuzzer runs).
 //!
 //! One case is a random layout and a second layout of the same dims. Every
-//! bulk path runs on it: `pack`, `unpack` and `convert_to` (with and without
+//! bulk path runs on it: `pack`, `unpack` and `convert` (with and without
 //! a fill), their plans whole, in 1 to 17 chunks (in reverse order) and on
-//! threads, `par_*` (feature `rayon`), every tensor path, and for sub-byte
+//! threads, on `Threads::Pool` (feature `rayon`), every tensor path, and for sub-byte
 //! layouts `pack_bits`, `unpack_bits` and `convert_bits`. Each result is
 //! compared with what the plain reference (`reference.rs`) says each slot
 //! holds, or, for layouts too large to materialise there, with what
@@ -19,6 +19,7 @@ use super::reference::{random_layout, ravel, unravel, RefLayout, Rng};
 use super::specgen::generate;
 use super::values::Value;
 use xla_layout::{parse, Layout, RelayoutError, RelayoutPlan, Tensor};
+use xla_layout::{Options, Threads};
 
 /// The size past which destinations stream (`STREAM_BYTES` in
 /// `relayout/plan.rs`): the large cases go beyond it.
@@ -181,11 +182,13 @@ pub fn element_case<T: Value>(
 
     // pack, with a fill and without.
     let mut dst = Guarded::new(rng, l.storage_len(), |_| T::GARBAGE);
-    l.pack_with_fill(src.get(), dst.get_mut(), fill).unwrap();
+    l.pack(src.get(), dst.get_mut(), Options::fill(fill))
+        .unwrap();
     dst.check(&format!("pack {spec}"));
     assert!(dst.get() == want, "pack {spec}");
     let mut defaulted = Guarded::new(rng, l.storage_len(), |_| T::GARBAGE);
-    l.pack(src.get(), defaulted.get_mut()).unwrap();
+    l.pack(src.get(), defaulted.get_mut(), Options::default())
+        .unwrap();
     defaulted.check(&format!("pack {spec}"));
     assert!(defaulted.get() == want_default, "pack {spec}: default fill");
     let plan = l.pack_plan(fill).unwrap();
@@ -193,7 +196,7 @@ pub fn element_case<T: Value>(
 
     // unpack.
     let mut back = Guarded::new(rng, l.len(), |_| T::GARBAGE);
-    l.unpack(dst.get(), back.get_mut()).unwrap();
+    l.unpack(dst.get(), back.get_mut(), Threads::One).unwrap();
     back.check(&format!("unpack {spec}"));
     assert!(back.get() == logical, "unpack {spec}");
     let plan = l.unpack_plan::<T>().unwrap();
@@ -205,7 +208,7 @@ pub fn element_case<T: Value>(
         &format!("unpack plan {spec}"),
     );
 
-    // convert_to, both ways: from `l`'s storage and from `to`'s.
+    // convert, both ways: from `l`'s storage and from `to`'s.
     let to_storage = laid_out(to_map, |p| logical[p], T::GARBAGE);
     convert_case(rng, l, &want, to, to_map, &logical);
     convert_case(rng, to, &to_storage, l, map, &logical);
@@ -214,7 +217,7 @@ pub fn element_case<T: Value>(
     tensor_paths(rng, l, map, &logical, to, to_map, every_element);
 }
 
-/// `from.convert_to` of `storage` into `into`, with a fill and without,
+/// `from.convert` of `storage` into `into`, with a fill and without,
 /// whole and as a plan in chunks.
 fn convert_case<T: Value>(
     rng: &mut Rng,
@@ -228,12 +231,13 @@ fn convert_case<T: Value>(
     let fill = T::make(usize::MAX / 2 + rng.pick(100));
     let want = laid_out(into_map, |p| logical[p], fill);
     let mut out = Guarded::new(rng, into.storage_len(), |_| T::GARBAGE);
-    from.convert_to_with_fill(storage, into, out.get_mut(), fill)
+    from.convert(storage, into, out.get_mut(), Options::fill(fill))
         .unwrap();
     out.check(&what);
     assert!(out.get() == want, "{what}");
     let mut defaulted = Guarded::new(rng, into.storage_len(), |_| T::GARBAGE);
-    from.convert_to(storage, into, defaulted.get_mut()).unwrap();
+    from.convert(storage, into, defaulted.get_mut(), Options::default())
+        .unwrap();
     defaulted.check(&what);
     assert!(
         defaulted.get() == laid_out(into_map, |p| logical[p], T::default()),
@@ -243,7 +247,7 @@ fn convert_case<T: Value>(
     run_chunks(rng, &plan, storage, &want, &format!("{what} plan"));
 }
 
-/// `par_pack`, `par_unpack` and `par_convert` (feature `rayon`).
+/// `pack`, `unpack` and `convert` on `Threads::Pool` (feature `rayon`).
 #[cfg(feature = "rayon")]
 fn par_paths<T: Value>(
     rng: &mut Rng,
@@ -255,19 +259,30 @@ fn par_paths<T: Value>(
 ) {
     let spec = l.to_string();
     let mut dst = Guarded::new(rng, l.storage_len(), |_| T::GARBAGE);
-    l.par_pack(logical, dst.get_mut()).unwrap();
-    dst.check(&format!("par_pack {spec}"));
-    assert!(dst.get() == want, "par_pack {spec}");
+    l.pack(
+        logical,
+        dst.get_mut(),
+        Options::default().threads(Threads::Pool),
+    )
+    .unwrap();
+    dst.check(&format!("pool pack {spec}"));
+    assert!(dst.get() == want, "pool pack {spec}");
     let mut back = Guarded::new(rng, l.len(), |_| T::GARBAGE);
-    l.par_unpack(dst.get(), back.get_mut()).unwrap();
-    back.check(&format!("par_unpack {spec}"));
-    assert!(back.get() == logical, "par_unpack {spec}");
+    l.unpack(dst.get(), back.get_mut(), Threads::Pool).unwrap();
+    back.check(&format!("pool unpack {spec}"));
+    assert!(back.get() == logical, "pool unpack {spec}");
     let mut out = Guarded::new(rng, to.storage_len(), |_| T::GARBAGE);
-    l.par_convert(dst.get(), to, out.get_mut()).unwrap();
-    out.check(&format!("par_convert {spec} -> {to}"));
+    l.convert(
+        dst.get(),
+        to,
+        out.get_mut(),
+        Options::default().threads(Threads::Pool),
+    )
+    .unwrap();
+    out.check(&format!("pool convert {spec} -> {to}"));
     assert!(
         out.get() == laid_out(to_map, |p| logical[p], T::default()),
-        "par_convert {spec} -> {to}"
+        "pool convert {spec} -> {to}"
     );
 }
 
@@ -474,26 +489,28 @@ pub fn bits_case(
 
     let src = Guarded::new(rng, l.len(), |i| logical[i]);
     let mut dst = Guarded::new(rng, l.storage_bytes(), |_| 0xa5);
-    l.pack_bits_with_fill(src.get(), dst.get_mut(), fill)
+    l.pack_bits(src.get(), dst.get_mut(), Options::fill(fill))
         .unwrap();
     dst.check(&format!("pack_bits {spec}"));
     assert!(dst.get() == want, "pack_bits {spec}");
     let as_i8: Vec<i8> = logical.iter().map(|&v| i8::from_ne_bytes([v])).collect();
     let mut from_i8 = Guarded::new(rng, l.storage_bytes(), |_| 0x5a);
-    l.pack_bits_with_fill(&as_i8, from_i8.get_mut(), fill)
+    l.pack_bits(&as_i8, from_i8.get_mut(), Options::fill(fill))
         .unwrap();
     from_i8.check(&format!("pack_bits i8 {spec}"));
     assert!(from_i8.get() == want, "pack_bits i8 {spec}");
 
     let mut back = Guarded::new(rng, l.len(), |_| 0xee);
-    l.unpack_bits(dst.get(), back.get_mut()).unwrap();
+    l.unpack_bits(dst.get(), back.get_mut(), Threads::One)
+        .unwrap();
     back.check(&format!("unpack_bits {spec}"));
     assert!(
         back.get().iter().zip(&logical).all(|(b, v)| *b == v & mask),
         "unpack_bits u8 {spec}"
     );
     let mut back_i8 = vec![0x7fi8; l.len()];
-    l.unpack_bits(dst.get(), &mut back_i8).unwrap();
+    l.unpack_bits(dst.get(), &mut back_i8, Threads::One)
+        .unwrap();
     assert!(
         back_i8
             .iter()
@@ -502,7 +519,7 @@ pub fn bits_case(
         "unpack_bits i8 {spec}"
     );
     let mut flags = vec![false; l.len()];
-    l.unpack_bits(dst.get(), &mut flags).unwrap();
+    l.unpack_bits(dst.get(), &mut flags, Threads::One).unwrap();
     assert!(
         flags
             .iter()
@@ -514,7 +531,7 @@ pub fn bits_case(
     let to_fill = element_byte(rng.pick(256) as u8 & ((1 << k) - 1), k, signed);
     let to_want = pack_bytes(&laid_out(to_map, |p| logical[p], to_fill), n);
     let mut out = Guarded::new(rng, to.storage_bytes(), |_| 0x3c);
-    l.convert_bits_with_fill(dst.get(), to, out.get_mut(), to_fill)
+    l.convert_bits(dst.get(), to, out.get_mut(), Options::fill(to_fill))
         .unwrap();
     out.check(&format!("convert_bits {spec} -> {to}"));
     assert!(out.get() == to_want, "convert_bits {spec} -> {to}");
@@ -524,7 +541,9 @@ pub fn bits_case(
         let mut wide = logical.clone();
         wide[at] = element_byte(1 << (k - 1), k, !signed) ^ if signed { 0 } else { 1 << k };
         let mut untouched = Guarded::new(rng, l.storage_bytes(), |i| i as u8 ^ 0x96);
-        let err = l.pack_bits(&wide, untouched.get_mut()).unwrap_err();
+        let err = l
+            .pack_bits(&wide, untouched.get_mut(), Options::default())
+            .unwrap_err();
         assert!(
             matches!(err, RelayoutError::ValueOutOfRange { position: Some(p), .. } if p == at),
             "{spec}: {:#x} at {at}: {err:?}",

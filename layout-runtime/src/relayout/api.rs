@@ -1,4 +1,4 @@
-//! The relayout methods of [`Layout`].
+//! The relayout methods of [`Layout`], and the options they take.
 
 use super::bits::{BitElement, Bits, Fit, GatherBits, PackBits, ScatterBits, UnpackBits};
 use super::iter::{Offsets, Slots};
@@ -6,9 +6,133 @@ use super::route::{Route, Side};
 use super::RelayoutError;
 use crate::{AnyLayout, Layout};
 
+/// The threads a relayout runs on.
+///
+/// Whole elements split their destination into ranges of equal work, as
+/// [`RelayoutPlan::chunks`](crate::RelayoutPlan::chunks) does, one task
+/// each. Sub-byte relayouts ([`pack_bits`](Layout::pack_bits), ...) and
+/// [`pack_array`](Layout::pack_array) from an array not in row-major order
+/// run on the calling thread whatever is asked: their kernels are not split.
+///
+/// `Pool` exists with the `rayon` feature only, so asking for threads
+/// without it is a compile error rather than a relayout quietly run on one.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::{Options, Threads};
+/// let l = xla_layout::parse("f32[256,256]{1,0:T(8,128)}").unwrap();
+/// let logical: Vec<f32> = (0..l.len()).map(|x| x as f32).collect();
+/// let mut one = vec![0.0; l.storage_len()];
+/// l.pack(&logical, &mut one, Options::default().threads(Threads::One)).unwrap();
+/// #[cfg(feature = "rayon")]
+/// {
+///     let mut pool = vec![f32::NAN; l.storage_len()];
+///     l.pack(&logical, &mut pool, Options::default().threads(Threads::Pool)).unwrap();
+///     assert_eq!(pool, one);
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Threads {
+    /// The calling thread only.
+    #[default]
+    One,
+    /// Rayon's current pool (the global one, or one `install`ed around the
+    /// call), for destinations large enough to pay for tasks: below 256 KiB
+    /// a chunk, the call runs on the calling thread (feature `rayon`).
+    #[cfg(feature = "rayon")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
+    Pool,
+}
+
+/// What a relayout that writes a layout's storage puts in its padding, and
+/// the [`Threads`] it runs on: the last argument of
+/// [`pack`](Layout::pack), [`convert`](Layout::convert), their sub-byte
+/// forms and [`pack_array`](Layout::pack_array).
+///
+/// [`Options::default`] fills padding with `T::default()` (zero for numbers)
+/// on the calling thread; [`Options::fill`] names another value, for types
+/// without a default too.
+///
+/// # Examples
+///
+/// ```
+/// use xla_layout::Options;
+/// let l = xla_layout::parse("u8[3]{0:T(4)}").unwrap();
+/// let mut storage = [0u8; 4];
+/// l.pack(&[7, 8, 9], &mut storage, Options::fill(0xff)).unwrap();
+/// assert_eq!(storage, [7, 8, 9, 0xff]);
+/// l.pack(&[7, 8, 9], &mut storage, Options::default()).unwrap();
+/// assert_eq!(storage, [7, 8, 9, 0]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Options<T> {
+    fill: T,
+    threads: Threads,
+}
+
+impl<T> Options<T> {
+    /// `fill` in every padding slot, on the calling thread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::Options;
+    /// let a = xla_layout::parse("s32[3]").unwrap();
+    /// let b = xla_layout::parse("s32[3]{0:T(2)}").unwrap();
+    /// let mut out = [0i32; 4];
+    /// a.convert(&[1, 2, 3], &b, &mut out, Options::fill(-1)).unwrap();
+    /// assert_eq!(out, [1, 2, 3, -1]);
+    /// ```
+    pub const fn fill(fill: T) -> Self {
+        Options {
+            fill,
+            threads: Threads::One,
+        }
+    }
+
+    /// These options on `threads`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{Options, Threads};
+    /// let from = xla_layout::parse("f32[300,200]{0,1}").unwrap();
+    /// let to = xla_layout::parse("f32[300,200]{1,0:T(8,128)}").unwrap();
+    /// let src: Vec<f32> = (0..from.storage_len()).map(|x| x as f32).collect();
+    /// let mut one = vec![0.0; to.storage_len()];
+    /// from.convert(&src, &to, &mut one, Options::fill(-1.0)).unwrap();
+    /// // Row 0's last column, then the 56 columns padding it to 256.
+    /// let last = to.offset(&[0, 199]);
+    /// assert_eq!(one[last], src[from.offset(&[0, 199])]);
+    /// assert_eq!(one[last + 1..][..56], [-1.0; 56]);
+    /// #[cfg(feature = "rayon")]
+    /// {
+    ///     let mut pool = vec![0.0; to.storage_len()];
+    ///     from.convert(&src, &to, &mut pool, Options::fill(-1.0).threads(Threads::Pool)).unwrap();
+    ///     assert_eq!(pool, one);
+    /// }
+    /// ```
+    #[must_use]
+    pub fn threads(self, threads: Threads) -> Self {
+        Options { threads, ..self }
+    }
+
+    pub(super) fn parts(self) -> (T, Threads) {
+        (self.fill, self.threads)
+    }
+}
+
+impl<T: Default> Default for Options<T> {
+    fn default() -> Self {
+        Options::fill(T::default())
+    }
+}
+
 impl Layout {
-    /// Lays out a row-major array in this layout's storage; padding slots
-    /// get `T::default()` (zero for numbers).
+    /// Lays out a row-major array in this layout's storage, with the fill
+    /// of `options` in the padding slots.
     ///
     /// `T` is any type as wide as one storage slot: `f32` or `u32` for `f32`,
     /// `u16` or `half::bf16` for `bf16`, `[u8; 16]` for `c128`, ...
@@ -17,45 +141,29 @@ impl Layout {
     ///
     /// [`RelayoutError`] if `T` is not as wide as a slot, the layout packs
     /// sub-byte elements (see [`pack_bits`](Self::pack_bits)), or a buffer
-    /// length is not [`len`](Self::len) / [`storage_len`](Self::storage_len).
+    /// length is not [`len`](Self::len) / [`storage_len`](Self::storage_len);
+    /// nothing is written then.
     ///
     /// # Examples
     ///
     /// ```
+    /// use xla_layout::Options;
     /// let l = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
     /// let mut storage = [f32::NAN; 8];
-    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage).unwrap();
+    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, Options::default()).unwrap();
     /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
+    /// l.pack(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &mut storage, Options::fill(-1.0)).unwrap();
+    /// assert_eq!(storage, [1.0, 2.0, 4.0, 5.0, 3.0, -1.0, 6.0, -1.0]);
     /// ```
-    pub fn pack<T: Copy + Default>(
+    pub fn pack<T: Copy + Send + Sync>(
         &self,
         logical_row_major: &[T],
         storage: &mut [T],
+        options: Options<T>,
     ) -> Result<(), RelayoutError> {
-        self.pack_with_fill(logical_row_major, storage, T::default())
-    }
-
-    /// [`pack`](Self::pack) with `fill` in the padding slots.
-    ///
-    /// # Errors
-    ///
-    /// As [`pack`](Self::pack).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let l = xla_layout::parse("u8[3]{0:T(4)}").unwrap();
-    /// let mut storage = [0u8; 4];
-    /// l.pack_with_fill(&[7, 8, 9], &mut storage, 0xff).unwrap();
-    /// assert_eq!(storage, [7, 8, 9, 0xff]);
-    /// ```
-    pub fn pack_with_fill<T: Copy>(
-        &self,
-        logical_row_major: &[T],
-        storage: &mut [T],
-        fill: T,
-    ) -> Result<(), RelayoutError> {
-        self.pack_plan(fill)?.run(logical_row_major, storage)
+        let (fill, threads) = options.parts();
+        self.pack_plan(fill)?
+            .run_on(threads, logical_row_major, storage)
     }
 
     /// Reads this layout's storage back into a row-major array. Padding is
@@ -68,90 +176,81 @@ impl Layout {
     /// # Examples
     ///
     /// ```
+    /// use xla_layout::Threads;
     /// let l = xla_layout::parse("bf16[4,2]{1,0:T(2,2)(2,1)}").unwrap();
     /// let storage: Vec<u16> = (0..8).collect();
     /// let mut logical = [0u16; 8];
-    /// l.unpack(&storage, &mut logical).unwrap();
+    /// l.unpack(&storage, &mut logical, Threads::One).unwrap();
     /// // Pairs of rows are interleaved: storage 0,1 are rows 0 and 1 of column 0.
     /// assert_eq!(logical, [0, 2, 1, 3, 4, 6, 5, 7]);
     /// ```
-    pub fn unpack<T: Copy>(
+    pub fn unpack<T: Copy + Send + Sync>(
         &self,
         storage: &[T],
         logical_row_major: &mut [T],
+        threads: Threads,
     ) -> Result<(), RelayoutError> {
-        self.unpack_plan()?.run(storage, logical_row_major)
+        self.unpack_plan()?
+            .run_on(threads, storage, logical_row_major)
     }
 
     /// Moves `storage`, laid out by this layout, into `to_storage`, laid out
     /// by `to` (a `&Layout` or a `layout!` value) of the same dims and
     /// element type, without a row-major copy in between; padding slots of
-    /// `to` get `T::default()`.
+    /// `to` get the fill of `options`.
     ///
     /// # Errors
     ///
     /// [`RelayoutError`] if the ranks, dims or element types differ, `T` is
     /// not as wide as a slot, or a buffer length is not the layout's
-    /// [`storage_len`](Self::storage_len).
+    /// [`storage_len`](Self::storage_len); nothing is written then.
     ///
     /// # Examples
     ///
     /// ```
+    /// use xla_layout::Options;
     /// let col_major = xla_layout::parse("f32[2,3]{0,1}").unwrap();
     /// // Column-major: a d b e c f.
     /// let from = [1.0, 4.0, 2.0, 5.0, 3.0, 6.0];
     /// let mut to = [f32::NAN; 8];
-    /// col_major.convert_to(&from, xla_layout::layout!("f32[2,3]{1,0:T(2,2)}"), &mut to).unwrap();
+    /// let tiled = xla_layout::layout!("f32[2,3]{1,0:T(2,2)}");
+    /// col_major.convert(&from, tiled, &mut to, Options::default()).unwrap();
     /// assert_eq!(to, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     ///
     /// let tiled = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
-    /// col_major.convert_to(&from, &tiled, &mut to).unwrap();
+    /// col_major.convert(&from, &tiled, &mut to, Options::default()).unwrap();
     /// assert_eq!(to, [1.0, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]);
     /// ```
-    pub fn convert_to<T: Copy + Default, D: AnyLayout>(
+    pub fn convert<T: Copy + Send + Sync, D: AnyLayout>(
         &self,
         storage: &[T],
         to: D,
         to_storage: &mut [T],
+        options: Options<T>,
     ) -> Result<(), RelayoutError> {
-        self.convert_to_with_fill(storage, to, to_storage, T::default())
-    }
-
-    /// [`convert_to`](Self::convert_to) with `fill` in the padding slots of `to`.
-    ///
-    /// # Errors
-    ///
-    /// As [`convert_to`](Self::convert_to).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let a = xla_layout::parse("s32[3]").unwrap();
-    /// let b = xla_layout::parse("s32[3]{0:T(2)}").unwrap();
-    /// let mut out = [0i32; 4];
-    /// a.convert_to_with_fill(&[1, 2, 3], &b, &mut out, -1).unwrap();
-    /// assert_eq!(out, [1, 2, 3, -1]);
-    /// ```
-    pub fn convert_to_with_fill<T: Copy, D: AnyLayout>(
-        &self,
-        storage: &[T],
-        to: D,
-        to_storage: &mut [T],
-        fill: T,
-    ) -> Result<(), RelayoutError> {
-        to.with_layout(|to| self.convert_plan(to, fill)?.run(storage, to_storage))
+        let (fill, threads) = options.parts();
+        to.with_layout(|to| {
+            self.convert_plan(to, fill)?
+                .run_on(threads, storage, to_storage)
+        })
     }
 
     /// Packs one value per element into sub-byte storage (`E(1)`, `E(2)`,
     /// `E(4)`, or `s4`/`u2`/... without `E`), in the bit order of the
-    /// [module docs](crate::relayout); padding slots and the unused bits of
-    /// the last byte get 0.
+    /// [module docs](crate::relayout); padding slots get the fill of
+    /// `options` (an element's byte like the values), and the unused bits of
+    /// the last byte 0. It runs on the calling thread.
     ///
     /// Each value is the element as a byte (see [`BitElement`]): an `s4`
     /// takes -8 to 7 (as `i8`, or its two's complement byte as `u8`), a
     /// `u4` 0 to 15, a `pred` 0 or 1. A value outside that range is refused
     /// rather than cut to its low bits; mask it first (`v & 0xf`) where
     /// cutting is what is meant.
+    ///
+    /// The sub-byte relayouts are methods of their own, not
+    /// [`pack`](Self::pack) for more types: their storage is bytes whatever
+    /// the values are (`i8`, `bool`), and `u8` values are whole slots of a
+    /// `u8` layout as well as elements of a `u4` one.
     ///
     /// # Errors
     ///
@@ -160,54 +259,37 @@ impl Layout {
     /// [`len`](Self::len) / [`storage_bytes`](Self::storage_bytes); if a
     /// value or the fill does not fit the element type in `n` bits
     /// ([`RelayoutError::ValueOutOfRange`], naming the first such value's
-    /// position), signed for a signed type (this holds as well when `E(n)`
-    /// narrows a wider type: `s8[21]{0:E(4)}`, int4 held in `s8`); and if
-    /// `E(n)` narrows a float type, which cannot be narrowed at all
-    /// ([`RelayoutError::NarrowedFloat`]). Nothing is written then.
+    /// position, or none for the fill), signed for a signed type (this
+    /// holds as well when `E(n)` narrows a wider type: `s8[21]{0:E(4)}`,
+    /// int4 held in `s8`); and if `E(n)` narrows a float type, which cannot
+    /// be narrowed at all ([`RelayoutError::NarrowedFloat`]). Nothing is
+    /// written then.
     ///
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::RelayoutError;
+    /// use xla_layout::{Options, RelayoutError};
     /// let l = xla_layout::parse("s4[2,3]{1,0:E(4)}").unwrap();
     /// let mut bytes = [0u8; 3];
-    /// l.pack_bits(&[1i8, -2, 3, 4, 5, -8], &mut bytes).unwrap();
+    /// l.pack_bits(&[1i8, -2, 3, 4, 5, -8], &mut bytes, Options::default()).unwrap();
     /// assert_eq!(bytes, [0xe1, 0x43, 0x85]); // first element in the low nibble
     ///
-    /// let err = l.pack_bits(&[1i8, -2, 9, 4, 5, -8], &mut bytes).unwrap_err();
+    /// let err = l.pack_bits(&[1i8, -2, 9, 4, 5, -8], &mut bytes, Options::default()).unwrap_err();
     /// assert!(matches!(err, RelayoutError::ValueOutOfRange { position: Some(2), .. }));
     /// assert_eq!(bytes, [0xe1, 0x43, 0x85]); // untouched
+    ///
+    /// let l = xla_layout::parse("pred[3]{0:T(8)E(1)}").unwrap();
+    /// let mut bytes = [0u8; 1];
+    /// l.pack_bits(&[true, false, true], &mut bytes, Options::fill(1)).unwrap();
+    /// assert_eq!(bytes, [0b1111_1101]);
     /// ```
     pub fn pack_bits<T: BitElement>(
         &self,
         logical_row_major: &[T],
         storage: &mut [u8],
+        options: Options<u8>,
     ) -> Result<(), RelayoutError> {
-        self.pack_bits_with_fill(logical_row_major, storage, 0)
-    }
-
-    /// [`pack_bits`](Self::pack_bits) with `fill`, an element's byte like
-    /// the values, in the padding slots.
-    ///
-    /// # Errors
-    ///
-    /// As [`pack_bits`](Self::pack_bits); a fill that does not fit is
-    /// [`RelayoutError::ValueOutOfRange`] with no position.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// let l = xla_layout::parse("pred[3]{0:T(8)E(1)}").unwrap();
-    /// let mut bytes = [0u8; 1];
-    /// l.pack_bits_with_fill(&[true, false, true], &mut bytes, 1).unwrap();
-    /// assert_eq!(bytes, [0b1111_1101]);
-    /// ```
-    pub fn pack_bits_with_fill<T: BitElement>(
-        &self,
-        logical_row_major: &[T],
-        storage: &mut [u8],
-        fill: u8,
-    ) -> Result<(), RelayoutError> {
+        let (fill, _) = options.parts();
         let bits = self.check_bits()?;
         self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
         self.check_values(bits, logical_row_major)?;
@@ -234,7 +316,8 @@ impl Layout {
     }
 
     /// Unpacks sub-byte storage into one value per element: `u8` reads the
-    /// bits as unsigned, `i8` sign-extends them, `bool` is `true` when any is set.
+    /// bits as unsigned, `i8` sign-extends them, `bool` is `true` when any
+    /// is set. It runs on the calling thread, as [`pack_bits`](Self::pack_bits).
     ///
     /// # Errors
     ///
@@ -243,16 +326,20 @@ impl Layout {
     /// # Examples
     ///
     /// ```
+    /// use xla_layout::Threads;
     /// let l = xla_layout::parse("s4[2,3]{1,0:E(4)}").unwrap();
     /// let mut logical = [0i8; 6];
-    /// l.unpack_bits(&[0xe1, 0x43, 0x85], &mut logical).unwrap();
+    /// l.unpack_bits(&[0xe1, 0x43, 0x85], &mut logical, Threads::One).unwrap();
     /// assert_eq!(logical, [1, -2, 3, 4, 5, -8]);
     /// ```
     pub fn unpack_bits<T: BitElement>(
         &self,
         storage: &[u8],
         logical_row_major: &mut [T],
+        threads: Threads,
     ) -> Result<(), RelayoutError> {
+        // Sub-byte kernels are not split (see `Threads`).
+        let _ = threads;
         let bits = self.check_bits()?;
         self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
         if self.is_empty() {
@@ -270,51 +357,46 @@ impl Layout {
         Ok(())
     }
 
-    /// [`convert`](Self::convert_to) for sub-byte storage; padding slots of `to`
-    /// and the unused bits of its last byte get 0. Elements move as their `n`
-    /// stored bits, unchanged.
+    /// [`convert`](Self::convert) for sub-byte storage, into a `&Layout` or
+    /// a `layout!` value; padding slots of `to` get the fill of `options`
+    /// (an element's byte, as in [`pack_bits`](Self::pack_bits)) and the
+    /// unused bits of its last byte 0. Elements move as their `n` stored
+    /// bits, unchanged, on the calling thread.
     ///
     /// # Errors
     ///
-    /// As [`convert_to`](Self::convert_to) and [`pack_bits`](Self::pack_bits).
+    /// As [`convert`](Self::convert) and [`pack_bits`](Self::pack_bits); a
+    /// fill that does not fit is [`RelayoutError::ValueOutOfRange`] with no
+    /// position.
     ///
     /// # Examples
     ///
     /// ```
+    /// use xla_layout::Options;
     /// let a = xla_layout::parse("u4[2,2]{1,0}").unwrap();
     /// let b = xla_layout::parse("u4[2,2]{0,1}").unwrap();
     /// let mut out = [0u8; 2];
-    /// a.convert_bits(&[0x21, 0x43], &b, &mut out).unwrap();
+    /// a.convert_bits(&[0x21, 0x43], &b, &mut out, Options::default()).unwrap();
     /// assert_eq!(out, [0x31, 0x42]);
-    /// ```
-    pub fn convert_bits(
-        &self,
-        storage: &[u8],
-        to: &Layout,
-        to_storage: &mut [u8],
-    ) -> Result<(), RelayoutError> {
-        self.convert_bits_with_fill(storage, to, to_storage, 0)
-    }
-
-    /// [`convert_bits`](Self::convert_bits) with `fill`, an element's byte as
-    /// in [`pack_bits_with_fill`](Self::pack_bits_with_fill), in the padding
-    /// slots of `to`.
     ///
-    /// # Errors
-    ///
-    /// As [`convert_bits`](Self::convert_bits); a fill that does not fit is
-    /// [`RelayoutError::ValueOutOfRange`] with no position.
-    ///
-    /// # Examples
-    ///
-    /// ```
     /// let a = xla_layout::parse("u2[3]").unwrap();
-    /// let b = xla_layout::parse("u2[3]{0:T(4)}").unwrap();
     /// let mut out = [0u8; 1];
-    /// a.convert_bits_with_fill(&[0b10_01_11], &b, &mut out, 0b11).unwrap();
+    /// a.convert_bits(&[0b10_01_11], xla_layout::layout!("u2[3]{0:T(4)}"), &mut out, Options::fill(0b11))
+    ///     .unwrap();
     /// assert_eq!(out, [0b11_10_01_11]);
     /// ```
-    pub fn convert_bits_with_fill(
+    pub fn convert_bits<D: AnyLayout>(
+        &self,
+        storage: &[u8],
+        to: D,
+        to_storage: &mut [u8],
+        options: Options<u8>,
+    ) -> Result<(), RelayoutError> {
+        let (fill, _) = options.parts();
+        to.with_layout(|to| self.convert_bits_into(storage, to, to_storage, fill))
+    }
+
+    fn convert_bits_into(
         &self,
         storage: &[u8],
         to: &Layout,

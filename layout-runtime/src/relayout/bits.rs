@@ -553,10 +553,11 @@ mod tests {
                 bits.set(&mut want, slot, p.map_or(0, |p| logical[p]));
             }
             let mut got = std::vec![0xa5u8; l.storage_bytes()];
-            l.pack_bits(&logical, &mut got).unwrap();
+            l.pack_bits(&logical, &mut got, crate::Options::default())
+                .unwrap();
             assert_eq!(got, want, "{spec}");
             let mut back = std::vec![0u8; l.len()];
-            l.unpack_bits(&got, &mut back).unwrap();
+            l.unpack_bits(&got, &mut back, crate::Threads::One).unwrap();
             let stored: Vec<u8> = logical.iter().map(|v| v & mask).collect();
             assert_eq!(back, stored, "{spec}");
         }

@@ -13,7 +13,7 @@ use crate::ElementType;
 /// ```
 /// use xla_layout::RelayoutError;
 /// let l = xla_layout::parse("f32[3,5]").unwrap();
-/// let err = l.pack(&[0.0f32; 14], &mut [0.0; 15]).unwrap_err();
+/// let err = l.pack(&[0.0f32; 14], &mut [0.0; 15], xla_layout::Options::default()).unwrap_err();
 /// assert_eq!(err, RelayoutError::LogicalLength { expected: 15, actual: 14 });
 /// assert_eq!(err.to_string(), "the logical buffer holds 14 elements, but the layout has 15");
 /// ```
@@ -78,14 +78,14 @@ pub enum RelayoutError {
         /// Bits per element (`E(n)`).
         bits: u32,
     },
-    /// `convert_to` between layouts of different ranks.
+    /// `convert` between layouts of different ranks.
     RankMismatch {
         /// Rank of the source layout.
         from: usize,
         /// Rank of the destination layout.
         to: usize,
     },
-    /// `convert_to` between layouts whose dims differ.
+    /// `convert` between layouts whose dims differ.
     DimMismatch {
         /// The first dim that differs.
         dim: usize,
@@ -94,14 +94,14 @@ pub enum RelayoutError {
         /// Its size in the destination layout.
         to: usize,
     },
-    /// `convert_to` between layouts of different element types.
+    /// `convert` between layouts of different element types.
     ElementMismatch {
         /// Element type of the source layout.
         from: ElementType,
         /// Element type of the destination layout.
         to: ElementType,
     },
-    /// `convert_to` between layouts of different bits per element (`E(n)`).
+    /// `convert` between layouts of different bits per element (`E(n)`).
     BitsMismatch {
         /// Bits per element of the source layout.
         from: u32,
@@ -135,7 +135,7 @@ impl fmt::Display for RelayoutError {
             ),
             RelayoutError::NotPacked { bits } => write!(
                 f,
-                "the layout stores {bits} bits per element, whole bytes; use `pack`, `unpack` or `convert_to`"
+                "the layout stores {bits} bits per element, whole bytes; use `pack`, `unpack` or `convert`"
             ),
             RelayoutError::UnsupportedBits { bits } => write!(
                 f,

@@ -1,16 +1,20 @@
 //! Bulk relayout: whole arrays between row-major buffers and tiled storage.
 //!
 //! [`pack`] lays a row-major array out in a layout's storage, [`unpack`]
-//! reads it back, and [`convert_to`](crate::Layout::convert_to) moves storage from one layout to another of
-//! the same dims and element type directly, without a row-major copy in
-//! between. [`slots`] walks storage in memory order (each slot's logical
+//! reads it back, and [`convert`] moves storage from one layout to another
+//! of the same dims and element type directly, without a row-major copy in
+//! between. Each takes its options last: [`Options`] (the padding's fill
+//! value and the [`Threads`]) for the two that write a layout's storage,
+//! [`Threads`] for `unpack`. `layout!` values have the same methods
+//! ([`StaticLayout`](crate::StaticLayout)), so code moves between the two
+//! unchanged. [`slots`] walks storage in memory order (each slot's logical
 //! position, or padding) and [`offsets`] walks logical order (each element's
 //! offset). Nothing here allocates or panics: a wrong buffer length or
 //! element type is a [`RelayoutError`], returned before anything is written.
 //!
 //! Every storage slot is written: padding (inside tiles, and the `L(n)` tail)
-//! gets a fill value, `T::default()` unless one is given, so no stale data
-//! survives in storage. Unpacking never reads padding.
+//! gets the fill value of [`Options`], `T::default()` unless one is given,
+//! so no stale data survives in storage. Unpacking never reads padding.
 //!
 //! # Speed
 //!
@@ -38,16 +42,17 @@
 //!
 //! [`pack_plan`], [`unpack_plan`] and [`convert_plan`] check a relayout once
 //! and return a [`RelayoutPlan`] that runs on any buffers of the right
-//! lengths, whole or as [`chunks`](RelayoutPlan::chunks) of about equal
-//! work with disjoint destination ranges, one per thread; with the `rayon`
-//! feature, `par_pack`, `par_unpack` and `par_convert` do that on rayon's pool.
+//! lengths, whole or as [`chunks`](crate::RelayoutPlan::chunks) of about equal
+//! work with disjoint destination ranges, one per thread of your own; with
+//! the `rayon` feature, `Threads::Pool` in the options runs those chunks on
+//! rayon's pool.
 //!
 //! # Sub-byte elements
 //!
 //! Layouts of fewer than 8 bits per element (`s4`, `u2`, `pred` with `E(1)`,
 //! ...) store slots packed in bytes; use [`pack_bits`], [`unpack_bits`] and
-//! [`convert_bits`] with one [`BitElement`] (`u8`, `i8`, `bool`) per logical
-//! value, the element as a byte (an `s4` of -3 is `-3i8` or `0xfdu8`); a
+//! [`convert_bits`], with the same options, with one [`BitElement`] (`u8`,
+//! `i8`, `bool`) per logical value, the element as a byte (an `s4` of -3 is `-3i8` or `0xfdu8`); a
 //! value its element type does not hold in its bits is refused, never cut to
 //! its low bits. `E(1)`, `E(2)` and `E(4)` are supported. Slot `k` of an `E(n)`
 //! layout holds bits `(k*n) % 8 .. (k*n) % 8 + n` of byte `k*n / 8`, bit 0
@@ -57,6 +62,10 @@
 //!
 //! [`pack`]: crate::Layout::pack
 //! [`unpack`]: crate::Layout::unpack
+//! [`convert`]: crate::Layout::convert
+//! [`BitElement`]: crate::BitElement
+//! [`Options`]: crate::Options
+//! [`RelayoutPlan`]: crate::RelayoutPlan
 //! [`slots`]: crate::Layout::slots
 //! [`offsets`]: crate::Layout::offsets
 //! [`pack_plan`]: crate::Layout::pack_plan
@@ -69,39 +78,40 @@
 //! # Examples
 //!
 //! ```
+//! use xla_layout::{Options, Threads};
 //! let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 //! let logical: Vec<f32> = (0..15).map(|x| x as f32).collect();
 //! let mut storage = vec![f32::NAN; l.storage_len()];
-//! l.pack(&logical, &mut storage).unwrap();
+//! l.pack(&logical, &mut storage, Options::default()).unwrap();
 //! assert_eq!(&storage[..8], &[0.0, 1.0, 5.0, 6.0, 2.0, 3.0, 7.0, 8.0]);
 //! assert_eq!(storage[9], 0.0); // padding, filled with the default
 //!
 //! let mut back = vec![0.0; 15];
-//! l.unpack(&storage, &mut back).unwrap();
+//! l.unpack(&storage, &mut back, Threads::One).unwrap();
 //! assert_eq!(back, logical);
 //! ```
 
-mod api;
+// The items live at the crate root, one path each (`xla_layout::Options`);
+// this module holds their docs and the crates its features bring.
+pub(crate) mod api;
 #[cfg(feature = "ndarray")]
 mod array;
-mod bits;
+pub(crate) mod bits;
 mod digits;
-mod error;
-mod iter;
+pub(crate) mod error;
+pub(crate) mod iter;
 mod kernels;
 #[cfg(feature = "rayon")]
 mod parallel;
-mod plan;
+pub(crate) mod plan;
 mod route;
 #[allow(unsafe_code)]
 mod simd;
 mod walk;
 
-pub use bits::BitElement;
-pub use error::RelayoutError;
+use api::Threads;
+use error::RelayoutError;
 pub(crate) use iter::{fill_padding, Run};
-pub use iter::{Offsets, Slots};
-pub use plan::{Chunk, Chunks, ChunksMut, RelayoutPlan};
 
 /// The `half` crate, whose `bf16` and `f16` are element types like any other
 /// (feature `half`).

@@ -28,7 +28,7 @@ enum Kind {
 
 /// How a chunk runs its range of the destination. A plan keeps at most one
 /// walk besides its own, and none that repeats it: every call of `pack`,
-/// `unpack` and `convert_to` makes a plan, and a walk is kilobytes to move.
+/// `unpack` and `convert` makes a plan, and a walk is kilobytes to move.
 // No allocator: the walks live inline.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
@@ -186,12 +186,12 @@ impl Layout {
         ))
     }
 
-    /// A plan that [`convert_to`](Self::convert_to)s storage of this layout into
+    /// A plan that [`convert`](Self::convert)s storage of this layout into
     /// storage of `to`, with `fill` in the padding slots of `to`.
     ///
     /// # Errors
     ///
-    /// As [`convert_to`](Self::convert_to), before any buffer is seen.
+    /// As [`convert`](Self::convert), before any buffer is seen.
     ///
     /// # Examples
     ///
@@ -448,6 +448,23 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
                 simd::stream_fence();
             }
             _ => f(&mut []),
+        }
+    }
+
+    /// [`run`](Self::run) on `threads`.
+    pub(super) fn run_on(
+        &self,
+        threads: super::Threads,
+        src: &[T],
+        dst: &mut [T],
+    ) -> Result<(), RelayoutError>
+    where
+        T: Send + Sync,
+    {
+        match threads {
+            super::Threads::One => self.run(src, dst),
+            #[cfg(feature = "rayon")]
+            super::Threads::Pool => super::parallel::par_run(self, src, dst),
         }
     }
 

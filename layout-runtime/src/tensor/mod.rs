@@ -39,8 +39,8 @@ pub use tiles::{__tile_layout, TileAt, TileGrid, TileLayoutError, TiledLayout, T
 /// A layout a [`Tensor`] can use: every `layout!` value (every
 /// [`StaticLayout`]) and every `&Layout`.
 ///
-/// Also the destination of [`StaticLayout::convert_to`] and
-/// [`Layout::convert_to`], so `layout!` values and run-time layouts mix freely.
+/// Also the destination of [`StaticLayout::convert`] and
+/// [`Layout::convert`], so `layout!` values and run-time layouts mix freely.
 ///
 /// # Examples
 ///
@@ -526,7 +526,9 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
         S::Elem: Copy,
     {
         let storage = self.storage();
-        self.layout.with_layout(|l| l.unpack(storage, out))
+        // One thread: a tensor's methods take no options.
+        self.layout
+            .with_layout(|l| l.unpack_plan()?.run(storage, out))
     }
 
     /// The elements as an `ndarray` array of the layout's dims (feature `ndarray`).
@@ -546,10 +548,11 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     pub fn to_array(&self) -> Result<ndarray::ArrayD<S::Elem>, RelayoutError>
     where
-        S::Elem: Copy,
+        S::Elem: Copy + Send + Sync,
     {
         let storage = self.storage();
-        self.layout.with_layout(|l| l.unpack_array(storage))
+        self.layout
+            .with_layout(|l| l.unpack_array(storage, crate::Threads::One))
     }
 }
 
@@ -575,7 +578,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     {
         let mut t = Tensor::new(layout, storage)?;
         let out = t.storage.as_mut_slice_of_storage();
-        layout.with_layout(|l| l.pack(logical, out))?;
+        layout.with_layout(|l| l.pack_plan(S::Elem::default())?.run(logical, out))?;
         Ok(t)
     }
 
@@ -605,11 +608,11 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     where
         A: ndarray::Data<Elem = S::Elem>,
         D: ndarray::Dimension,
-        S::Elem: Copy + Default,
+        S::Elem: Copy + Default + Send + Sync,
     {
         let mut t = Tensor::new(layout, storage)?;
         let out = t.storage.as_mut_slice_of_storage();
-        layout.with_layout(|l| l.pack_array(array, out))?;
+        layout.with_layout(|l| l.pack_array(array, out, crate::Options::default()))?;
         Ok(t)
     }
 
@@ -632,7 +635,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     ///
     /// # Errors
     ///
-    /// As [`Layout::convert_to`]: dims, rank or element types that differ.
+    /// As [`Layout::convert`]: dims, rank or element types that differ.
     ///
     /// # Examples
     ///
@@ -652,9 +655,12 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     {
         let dst = self.storage.as_mut_slice_of_storage();
         let to = self.layout;
-        other
-            .layout
-            .with_layout(|from| from.convert_to(other.storage(), to, dst))
+        other.layout.with_layout(|from| {
+            to.with_layout(|to| {
+                from.convert_plan(to, S::Elem::default())?
+                    .run(other.storage(), dst)
+            })
+        })
     }
 
     /// Sets every element to `value`; padding is left alone.
