@@ -102,6 +102,59 @@ fn packed_macro_layouts() {
     assert_eq!(back, logical);
 }
 
+/// `convert_bits` of a `layout!` value, into another `layout!` value or a
+/// `&Layout`, writes what its run-time layout's does, the fill included;
+/// a fill its element type does not hold is refused before any write.
+#[test]
+fn packed_macro_conversions() {
+    let l = layout!("u2[5,7]{1,0:T(2,4)E(2)}");
+    let to = layout!("u2[5,7]{0,1:T(4,2)E(2)}");
+    let logical: Vec<u8> = (0..l.len()).map(|i| (i * 5 % 4) as u8).collect();
+    let mut storage = vec![0u8; l.storage_bytes()];
+    l.pack_bits(&logical, &mut storage, Options::default())
+        .unwrap();
+    let mut want = vec![0u8; to.storage_bytes()];
+    to.pack_bits(&logical, &mut want, Options::fill(0b10))
+        .unwrap();
+
+    let mut got = vec![0xa5u8; to.storage_bytes()];
+    l.convert_bits(&storage, to, &mut got, Options::fill(0b10))
+        .unwrap();
+    assert_eq!(got, want);
+    let mut runtime = vec![0x5au8; to.storage_bytes()];
+    l.runtime()
+        .convert_bits(&storage, &to.runtime(), &mut runtime, Options::fill(0b10))
+        .unwrap();
+    assert_eq!(runtime, want);
+    let mut mixed = vec![0x5au8; to.storage_bytes()];
+    l.convert_bits(&storage, &to.runtime(), &mut mixed, Options::fill(0b10))
+        .unwrap();
+    assert_eq!(mixed, want);
+
+    let err = l
+        .convert_bits(&storage, to, &mut got, Options::fill(4))
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        xla_layout::RelayoutError::ValueOutOfRange { position: None, .. }
+    ));
+    assert_eq!(got, want, "refused, yet written");
+
+    // Sub-byte relayouts run on the calling thread whatever is asked.
+    #[cfg(feature = "rayon")]
+    {
+        let mut pool = vec![0u8; to.storage_bytes()];
+        l.convert_bits(
+            &storage,
+            to,
+            &mut pool,
+            Options::fill(0b10).threads(Threads::Pool),
+        )
+        .unwrap();
+        assert_eq!(pool, want);
+    }
+}
+
 /// The thread-pool methods of `layout!` values write what their run-time
 /// layouts' do, on arrays large enough to be cut into chunks.
 #[cfg(feature = "rayon")]
