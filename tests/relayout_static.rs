@@ -43,6 +43,14 @@ fn pack_agrees_with_offset<L: StaticLayout<Index = [usize; 2]>>(l: L) {
     assert_eq!(back, logical, "{l}");
 
     assert!(l.slots().eq(l.runtime().slots()), "{l}");
+    let indices: Vec<Option<[usize; 2]>> = l.slot_indices().collect();
+    let runtime: Vec<Option<[usize; 2]>> = l
+        .runtime()
+        .slot_indices()
+        .map(|i| i.map(|i| [i[0], i[1]]))
+        .collect();
+    assert_eq!(indices, runtime, "{l}");
+    assert_eq!(l.slot_indices().len(), L::STORAGE_LEN, "{l}");
     let offsets: Vec<usize> = (0..rows)
         .flat_map(|r| (0..cols).map(move |c| l.offset([r, c])))
         .collect();

@@ -564,6 +564,33 @@ pub trait StaticLayout:
         with_layout(self, Layout::slots)
     }
 
+    /// [`Layout::slot_indices`]: storage slots in memory order, as the index
+    /// of the element stored there or `None` for padding.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::StaticLayout;
+    /// let l = xla_layout::layout!("f32[3,5]{1,0:T(2,2)}");
+    /// assert_eq!(l.slot_indices().nth(2), Some(Some([1, 0])));
+    /// assert_eq!(l.slot_indices().nth(9), Some(None)); // padding
+    /// assert_eq!(l.slot_indices().len(), 24);
+    /// ```
+    fn slot_indices(self) -> impl ExactSizeIterator<Item = Option<Self::Index>> {
+        self.slots().map(|p| {
+            p.map(|mut p| {
+                // Row-major: the last dim varies fastest. A position exists
+                // only when no dim is 0.
+                let mut index = Self::Index::default();
+                for (i, &d) in index.as_mut().iter_mut().zip(Self::DIMS).rev() {
+                    *i = p % d;
+                    p /= d;
+                }
+                index
+            })
+        })
+    }
+
     /// [`Layout::offsets`]: the storage offset of every element, in row-major order.
     ///
     /// # Examples
