@@ -11,7 +11,7 @@ use crate::{AnyLayout, Layout};
 /// Whole elements split their destination into ranges of equal work, as
 /// [`RelayoutPlan::chunks`](crate::RelayoutPlan::chunks) does, one task
 /// each. Sub-byte relayouts ([`pack_bits`](Layout::pack_bits), ...) and
-/// [`pack_array`](Layout::pack_array) from an array not in row-major order
+/// `pack_array` (feature `ndarray`) from an array not in row-major order
 /// run on the calling thread whatever is asked: their kernels are not split.
 ///
 /// `Pool` exists with the `rayon` feature only, so asking for threads
@@ -39,8 +39,9 @@ pub enum Threads {
     #[default]
     One,
     /// Rayon's current pool (the global one, or one `install`ed around the
-    /// call), for destinations large enough to pay for tasks: below 256 KiB
-    /// a chunk, the call runs on the calling thread (feature `rayon`).
+    /// call), in chunks of at least 256 KiB of destination, at most four a
+    /// thread; a destination too small for two runs on the calling thread
+    /// (feature `rayon`).
     #[cfg(feature = "rayon")]
     #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
     Pool,
@@ -49,7 +50,7 @@ pub enum Threads {
 /// What a relayout that writes a layout's storage puts in its padding, and
 /// the [`Threads`] it runs on: the last argument of
 /// [`pack`](Layout::pack), [`convert`](Layout::convert), their sub-byte
-/// forms and [`pack_array`](Layout::pack_array).
+/// forms and `pack_array` (feature `ndarray`).
 ///
 /// [`Options::default`] fills padding with `T::default()` (zero for numbers)
 /// on the calling thread; [`Options::fill`] names another value, for types
