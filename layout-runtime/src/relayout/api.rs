@@ -136,7 +136,9 @@ impl Layout {
     /// of `options` in the padding slots.
     ///
     /// `T` is any type as wide as one storage slot: `f32` or `u32` for `f32`,
-    /// `u16` or `half::bf16` for `bf16`, `[u8; 16]` for `c128`, ...
+    /// `u16` or `half::bf16` for `bf16`, `[u8; 16]` for `c128`, ... It is
+    /// `Send + Sync` because the same call runs on threads when the options
+    /// ask; the plans ([`pack_plan`](Self::pack_plan)) take any `Copy` type.
     ///
     /// # Errors
     ///
