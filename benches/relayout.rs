@@ -712,4 +712,41 @@ fn threads(rows: &mut Vec<Row>) {
             }),
         ],
     );
+    drop((src, out));
+    // The pure transposes that `benches/README.md` sets beside HPTT's.
+    threaded_convert(
+        rows,
+        "threads_f32_transpose",
+        "f32[4096,4096]{0,1}",
+        "f32[4096,4096]{1,0}",
+    );
+    threaded_convert(
+        rows,
+        "threads_f32_4d_permute_untiled",
+        "f32[32,64,64,128]{3,2,1,0}",
+        "f32[32,64,64,128]{1,3,2,0}",
+    );
+}
+
+/// `convert_plan` from `from` to `to` on one thread and on two.
+fn threaded_convert(rows: &mut Vec<Row>, case: &str, from: &str, to: &str) {
+    let (from, to) = (parse(from).unwrap(), parse(to).unwrap());
+    let plan = from.convert_plan(&to, 0.0f32).unwrap();
+    let src = data(from.storage_len(), |i| i as f32);
+    let out = RefCell::new(vec![0.0f32; to.storage_len()]);
+    let out = || out.borrow_mut();
+    measure(
+        rows,
+        case,
+        f64::NAN,
+        from.len() * 4,
+        &mut [
+            ("convert_1", 1, &mut || {
+                on_threads(&plan, 1, black_box(&src), &mut out());
+            }),
+            ("convert_2", 2, &mut || {
+                on_threads(&plan, 2, black_box(&src), &mut out());
+            }),
+        ],
+    );
 }
