@@ -623,11 +623,34 @@ fn on_threads<T: Copy + Send + Sync>(
     });
 }
 
-/// The same plans on one thread and on two (their chunks on scoped threads).
+/// The same plans on one thread and on two (their chunks on scoped
+/// threads), each against the best copy on as many threads.
 fn threads(rows: &mut Vec<Row>) {
-    if !wanted("threads") {
-        return;
+    if wanted("threads_f32_8x128") {
+        threads_tiled(rows);
     }
+    // The pure transposes that `benches/README.md` sets beside HPTT's.
+    for (case, from, to) in [
+        (
+            "threads_f32_transpose",
+            "f32[4096,4096]{0,1}",
+            "f32[4096,4096]{1,0}",
+        ),
+        (
+            "threads_f32_4d_permute_untiled",
+            "f32[32,64,64,128]{3,2,1,0}",
+            "f32[32,64,64,128]{1,3,2,0}",
+        ),
+    ] {
+        if wanted(case) {
+            threaded_convert(rows, case, from, to);
+        }
+    }
+}
+
+/// `f32 T(8,128)` packed, unpacked and converted from column-major, the
+/// column-major pack and the tiled 4-D permutation, on one thread and two.
+fn threads_tiled(rows: &mut Vec<Row>) {
     let l = parse("f32[4096,4096]{1,0:T(8,128)}").unwrap();
     let col = parse("f32[4096,4096]{0,1}").unwrap();
     let src = data(l.len(), |i| i as f32);
@@ -711,20 +734,6 @@ fn threads(rows: &mut Vec<Row>) {
                 on_threads(&plan, 2, black_box(&src), &mut out());
             }),
         ],
-    );
-    drop((src, out));
-    // The pure transposes that `benches/README.md` sets beside HPTT's.
-    threaded_convert(
-        rows,
-        "threads_f32_transpose",
-        "f32[4096,4096]{0,1}",
-        "f32[4096,4096]{1,0}",
-    );
-    threaded_convert(
-        rows,
-        "threads_f32_4d_permute_untiled",
-        "f32[32,64,64,128]{3,2,1,0}",
-        "f32[32,64,64,128]{1,3,2,0}",
     );
 }
 
