@@ -5,9 +5,11 @@
 //! `layout!` value's `offset` once per element (what a user writes without
 //! this crate).
 //!
-//! Every array is 64 MiB of logical data, larger than the last-level cache
-//! of most machines we measure on, so the numbers are mostly memory
-//! bandwidth, not cache bandwidth. Throughput is reported in logical bytes.
+//! Every array is 64 MiB of logical data, past the last-level cache of most
+//! machines, so the numbers are of memory bandwidth; where it fits (a 260
+//! MiB L3), of cache bandwidth, and even there streaming stores, which
+//! skip reading the destination's lines first, make the fastest copy.
+//! Throughput is reported in logical bytes.
 //!
 //! `cargo bench --bench relayout` runs divan. With `RELAYOUT_TIMINGS=1` in
 //! the environment it prints the copies' own bandwidths on one thread and
@@ -471,6 +473,47 @@ fn copy_bandwidths() {
     }
 }
 
+/// Each copy timed as an operation against the ceiling, as a relayout is:
+/// what a relayout as fast as that copy would read. The ceiling is the
+/// fastest of several copies in each round and the operation one run, so
+/// on a noisy host even the copy that wins most rounds reads below 1; its
+/// row is the most any relayout can show in the same conditions.
+fn copies_as_operations(rows: &mut Vec<Row>) {
+    if !wanted("copies") {
+        return;
+    }
+    let bytes = 64 * MIB;
+    let src = data(bytes, |i| i as u8);
+    let dst = RefCell::new(vec![0u8; bytes]);
+    let copies = copies::available();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let runs: Vec<(String, usize, &copies::Copy)> = [1, cores]
+        .into_iter()
+        .flat_map(|t| {
+            copies
+                .iter()
+                .map(move |c| (format!("{}_{t}", c.name), t, c))
+        })
+        .collect();
+    let mut calls: Vec<Box<dyn FnMut() + '_>> = runs
+        .iter()
+        .map(|&(_, threads, copy)| {
+            let (src, dst) = (&src, &dst);
+            Box::new(move || {
+                copy.time(black_box(src), &mut dst.borrow_mut(), threads);
+            }) as Box<dyn FnMut()>
+        })
+        .collect();
+    let mut ops: Vec<Op<'_>> = runs
+        .iter()
+        .zip(&mut calls)
+        .map(|((name, threads, _), call)| {
+            (name.as_str(), *threads, &mut **call as &mut dyn FnMut())
+        })
+        .collect();
+    measure(rows, "copies", f64::NAN, bytes, &mut ops);
+}
+
 /// Whether `RELAYOUT_CASES` (a comma-separated list of case-name parts,
 /// all when unset) asks for `case`.
 fn wanted(case: &str) -> bool {
@@ -577,6 +620,7 @@ fn timings() {
         };
     }
     copy_bandwidths();
+    copies_as_operations(&mut rows);
     relayout_cases!(pack, convert);
     threads(&mut rows);
 
