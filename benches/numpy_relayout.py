@@ -140,8 +140,8 @@ def rust_cases():
     out = {}
     for line in run.stdout.splitlines():
         parts = line.split()
-        # `case operation seconds memcpy_ratio r`
-        if len(parts) == 5 and parts[3] == "memcpy_ratio":
+        # `case operation seconds best_copy_ratio r memcpy_ratio m best_copy name`
+        if len(parts) == 9 and parts[3] == "best_copy_ratio":
             out[parts[0], parts[1]] = (float(parts[2]), float(parts[4]))
     return out
 
@@ -151,17 +151,17 @@ def main():
     theirs = numpy_cases()
     print(f"numpy {np.__version__}; medians; ratios are numpy time / our time")
     print("numpy (fresh): the idiom, a new array per call; numpy (reuse): np.copyto into preallocated buffers")
-    header = ("case", "operation", "ours (s)", "ours/memcpy", "numpy fresh", "ratio", "numpy reuse", "ratio")
+    header = ("case", "operation", "ours (s)", "ours/copy", "numpy fresh", "ratio", "numpy reuse", "ratio")
     print(f"{header[0]:18} {header[1]:13} {header[2]:>9} {header[3]:>11} {header[4]:>11} {header[5]:>6} {header[6]:>11} {header[7]:>6}")
     for key in sorted(theirs):
         if key not in ours:
             print(f"{key[0]:18} {key[1]:13} (no Rust timing)")
             continue
-        seconds, memcpy_ratio = ours[key]
+        seconds, copy_ratio = ours[key]
         fresh, reuse = theirs[key]
         reuse_text = f"{reuse:11.4f} {reuse / seconds:5.1f}x" if reuse else f"{'-':>11} {'-':>6}"
         print(
-            f"{key[0]:18} {key[1]:13} {seconds:9.4f} {memcpy_ratio:11.2f} "
+            f"{key[0]:18} {key[1]:13} {seconds:9.4f} {copy_ratio:11.2f} "
             f"{fresh:11.4f} {fresh / seconds:5.1f}x {reuse_text}"
         )
 

@@ -86,6 +86,16 @@ macro_rules! relayout_cases {
             f32,
             |i| i as f32
         );
+        // The 4-D permutation untiled, in `f32` as transpose libraries
+        // (HPTT) take it: the destination's minor dimension, 64 elements,
+        // strided by 2 MiB in the source.
+        $convert!(
+            "f32_4d_permute_untiled",
+            "f32[32,64,64,128]{3,2,1,0}",
+            "f32[32,64,64,128]{1,3,2,0}",
+            f32,
+            |i| i as f32
+        );
         $convert!(
             "bf16_4d_permute",
             "bf16[64,64,64,128]{3,2,1,0}",
