@@ -622,12 +622,22 @@ fn convert_case<T: Copy + Default + Send + Sync>(
         from.len() * std::mem::size_of::<T>(),
         &mut [
             ("convert", 1, &mut || {
-                from.convert(black_box(&src), &to, &mut out, xla_layout::Options::default())
-                    .unwrap();
+                from.convert(
+                    black_box(&src),
+                    &to,
+                    &mut out,
+                    xla_layout::Options::default(),
+                )
+                .unwrap();
             }),
             ("convert_back", 1, &mut || {
-                to.convert(black_box(&there), &from, &mut back, xla_layout::Options::default())
-                    .unwrap();
+                to.convert(
+                    black_box(&there),
+                    &from,
+                    &mut back,
+                    xla_layout::Options::default(),
+                )
+                .unwrap();
             }),
         ],
     );
