@@ -227,7 +227,7 @@ impl Layout {
         }
         Route::over(&walked, &other).run(&walked, &other, &mut v);
         if stream {
-            super::simd::stream_fence();
+            super::arch::stream_fence();
         }
         bits.clear_tail(storage, self.storage_len());
         Ok(())

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
 use super::api::check_len;
-use super::kernels::Gather;
+use super::gather::Gather;
 use super::route::{Route, Side};
 use super::RelayoutError;
 use crate::{Layout, MAX_RANK};

@@ -82,19 +82,23 @@
 //! ```
 
 mod api;
+// The only module allowed `unsafe`: the architecture-specific kernels,
+// behind safe functions that check their bounds first.
+#[allow(unsafe_code)]
+mod arch;
 #[cfg(feature = "ndarray")]
 mod array;
 mod bits;
 mod digits;
 mod error;
+mod gather;
 mod iter;
 mod kernels;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod plan;
 mod route;
-#[allow(unsafe_code)]
-mod simd;
+mod scatter;
 mod walk;
 
 pub use bits::BitElement;

@@ -2,9 +2,10 @@
 
 use core::ops::Range;
 
-use super::kernels::{Gather, Scatter};
+use super::arch;
+use super::gather::Gather;
 use super::route::{run_slot_range, Route, Side};
-use super::simd;
+use super::scatter::Scatter;
 use super::walk::Walk;
 use super::RelayoutError;
 use crate::Layout;
@@ -444,8 +445,8 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         let bytes = self.dst_len.saturating_mul(core::mem::size_of::<T>());
         match src.first() {
             Some(&first) if bytes >= STREAM_BYTES => {
-                simd::with_stage(first, f);
-                simd::stream_fence();
+                arch::with_stage(first, f);
+                arch::stream_fence();
             }
             _ => f(&mut []),
         }
