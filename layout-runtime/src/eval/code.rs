@@ -6,7 +6,7 @@
 //! of them. Real layouts fold into a few dozen steps over a handful of
 //! distinct constants, so [`Code`] stores 3-byte ops that name their operands
 //! by position and their constants by slot in a shared pool. Each pool entry
-//! carries a reciprocal (see [`divide`](crate::divide)), so a division by a
+//! carries a reciprocal (see [`divide`](crate::algebra::divide)), so a division by a
 //! constant is a multiplication and shifts, as in compiled code, instead of
 //! a hardware divide.
 //! When every output and padding check of the inverse is a sum of digits of
@@ -19,12 +19,12 @@
 //! Programs that do not fit are stepped (`offset`) or re-folded (`index_of`)
 //! on use (see `Layout::offset`).
 
-use crate::closed::{ClosedInverse, Entries};
-use crate::divide::Divisor;
+use crate::algebra::divide::Divisor;
+use crate::eval::closed::{ClosedInverse, Entries};
+use crate::eval::places::Places;
+use crate::eval::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
+use crate::eval::raw::{Reader, Writer};
 use crate::fixed::Fixed;
-use crate::places::Places;
-use crate::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
-use crate::raw::{Reader, Writer};
 use crate::Layout;
 
 /// The most ops a compact program holds.

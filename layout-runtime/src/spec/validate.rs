@@ -1,13 +1,13 @@
 //! Validation: every rule about values, for parsed specs and for layouts
 //! built in code alike. Independent mistakes are all reported.
 
-use crate::attributes::{self, Attributes, Number};
-use crate::closed::Closed;
-use crate::code::Code;
-use crate::error::{Error, ErrorKind, Span};
+use crate::algebra::fold::fold;
+use crate::eval::closed::Closed;
+use crate::eval::code::Code;
 use crate::fixed::Fixed;
-use crate::fold::fold;
-use crate::report::ParseError;
+use crate::spec::attributes::{self, Attributes, Number};
+use crate::spec::error::{Error, ErrorKind, Span};
+use crate::spec::report::ParseError;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
 
 /// A layout described piece by piece, checked by [`build`](Self::build).
@@ -251,7 +251,7 @@ impl LayoutBuilder {
             0 => self.element.bits(),
             explicit => explicit as u32,
         };
-        let storage_bytes = crate::static_layout::bytes_of(folded.storage_len, bits)
+        let storage_bytes = crate::eval::static_layout::bytes_of(folded.storage_len, bits)
             .try_into()
             .map_err(|_| {
                 ParseError::single(Error::new(
@@ -260,7 +260,7 @@ impl LayoutBuilder {
                 ))
             })?;
         // Storage covers every element, so this fits whenever storage does.
-        let len = crate::fold::product(dims).unwrap_or(usize::MAX);
+        let len = crate::algebra::fold::product(dims).unwrap_or(usize::MAX);
         let closed = Closed::new(&folded.offset);
         let interpreted = closed.is_none().then_some(&folded.offset);
         let code = Code::new(interpreted, &folded.inverse);
@@ -381,11 +381,11 @@ impl LayoutBuilder {
                     TileDim::Size(0) => {
                         errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j]));
                     }
-                    TileDim::Size(n) if *n as u128 > crate::parser::MAX_TILE_DIM => {
+                    TileDim::Size(n) if *n as u128 > crate::spec::parser::MAX_TILE_DIM => {
                         errors.push(Error::new(
                             ErrorKind::IntegerTooLarge {
                                 what: "tile dim",
-                                max: crate::parser::MAX_TILE_DIM,
+                                max: crate::spec::parser::MAX_TILE_DIM,
                             },
                             spans[j],
                         ));

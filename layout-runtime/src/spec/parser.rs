@@ -3,12 +3,12 @@
 //! The parser only reads; every rule about values (ranges, permutations,
 //! limits, sizes) lives in `validate`, shared with layouts built in code.
 
-use crate::attributes::{self, Kind, ATTRIBUTES};
-use crate::element::NON_ARRAY_TYPES;
-use crate::error::{Error, ErrorKind, Snippet, Span};
-use crate::lexer::Lexer;
-use crate::report::ParseError;
-use crate::validate::LayoutBuilder;
+use crate::spec::attributes::{self, Kind, ATTRIBUTES};
+use crate::spec::element::NON_ARRAY_TYPES;
+use crate::spec::error::{Error, ErrorKind, Snippet, Span};
+use crate::spec::lexer::Lexer;
+use crate::spec::report::ParseError;
+use crate::spec::validate::LayoutBuilder;
 use crate::{ElementType, Layout, TileDim, MAX_TILE_RANK};
 
 /// Parses and validates a spec such as `bf16[8,128]{1,0:T(8,128)(2,1)}`.

@@ -1,7 +1,7 @@
 //! The offset as a closed form: `Σ ((x / a) % b) * c`, with `x` an input
 //! or a sum of inputs times constants, and the division and remainder done
 //! by multiplication with precomputed reciprocals (see
-//! [`divide`](crate::divide)).
+//! [`divide`](crate::algebra::divide)).
 //!
 //! Tiling only ever splits a value into quotient and remainder by a tile
 //! extent and sums the pieces with strides, so an offset program unfolds
@@ -11,7 +11,7 @@
 //! identity for all inputs in wrapping arithmetic, as the generated code's
 //! are, so the two agree on every index, out-of-range ones included.
 //! Programs that do not unfold (a `*` combine under a second tiling level)
-//! keep the interpreted form of [`Code`](crate::code::Code).
+//! keep the interpreted form of [`Code`](crate::eval::code::Code).
 //!
 //! `Layout::offset` is inlined into its callers down to the evaluators here,
 //! so the shape of the data decides what a caller's loop can do with it:
@@ -30,10 +30,10 @@
 //! holds the result for `index_of`: the same terms and evaluators, a group
 //! per output and per padding check.
 
-use crate::divide::Divisor;
+use crate::algebra::divide::Divisor;
+use crate::eval::program::{OffsetProgram, Op, Program, StepId};
+use crate::eval::raw::{Reader, Writer};
 use crate::fixed::Fixed;
-use crate::program::{OffsetProgram, Op, Program, StepId};
-use crate::raw::{Reader, Writer};
 
 /// The most terms a closed form holds, slot 0 (always 0) included.
 const POOL: usize = 16;
@@ -962,7 +962,7 @@ type Slot = [u8; 3];
 /// scale` terms, in fixed groups of slots as in [`Closed`].
 ///
 /// A `Layout` keeps it in its compact code, whose pool of divisors (see
-/// [`Code`](crate::code::Code)) holds every constant. A term of divisions
+/// [`Code`](crate::eval::code::Code)) holds every constant. A term of divisions
 /// is three pool slots; a term of shifts the three bytes of [`Shifts`],
 /// at fixed places in the layout, whose mask a caller's loop derives once
 /// (a pool lookup and a bit count per amount, at places the pool's slots
@@ -989,7 +989,7 @@ pub(crate) struct ClosedInverse {
 }
 
 /// The pool [`ClosedInverse`] names its constants in.
-pub(crate) type Pool = [Divisor; crate::code::MAX_CONSTANTS];
+pub(crate) type Pool = [Divisor; crate::eval::code::MAX_CONSTANTS];
 
 /// The divisor in `pool`'s slot `slot`. A slot past the pool's constants
 /// reads the fill, `NONE`, and one past its capacity (foreign bytes only)
@@ -1013,7 +1013,7 @@ impl ClosedInverse {
     /// `constant`; `None` if an output or check is no sum of digits of the
     /// offset, or the terms exceed the capacities above.
     pub(crate) fn new(
-        inverse: &crate::program::InverseProgram,
+        inverse: &crate::eval::program::InverseProgram,
         mut constant: impl FnMut(usize) -> Option<u8>,
     ) -> Option<ClosedInverse> {
         type Group = Fixed<Digit, PER_DIM>;
@@ -1284,8 +1284,12 @@ pub(crate) mod tests {
             for position in 0..l.len().min(2000) {
                 let index = crate::Index::unravel(position, l.dims());
                 let want = p.eval(&index, &mut scratch);
-                let direct =
-                    crate::fold::offset_of(l.dims(), l.minor_to_major(), l.tiles(), &index);
+                let direct = crate::algebra::fold::offset_of(
+                    l.dims(),
+                    l.minor_to_major(),
+                    l.tiles(),
+                    &index,
+                );
                 assert_eq!(direct, want, "{spec} at {index:?}");
                 assert_eq!(l.offset(&index), want, "{spec} at {index:?}");
                 stepped += 1;

@@ -1,7 +1,7 @@
 //! A byte cursor over the spec: white space, punctuation, numbers and words,
 //! each with its byte span.
 
-use crate::error::{Error, ErrorKind, Snippet, Span};
+use crate::spec::error::{Error, ErrorKind, Snippet, Span};
 
 /// Reads the spec left to right. Errors carry the span of the token at fault.
 pub(crate) struct Lexer<'a> {

@@ -22,9 +22,9 @@ use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
-use crate::outside::{dim_of, inside, outside_dims};
-use crate::spelling::Operator;
-use crate::static_layout::{bytes_of, product, row_major, true_rank};
+use crate::eval::outside::{dim_of, inside, outside_dims};
+use crate::eval::spelling::Operator;
+use crate::eval::static_layout::{bytes_of, product, row_major, true_rank};
 use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
 
 /// Steps `run_short` writes out; a longer program runs in a loop instead.

@@ -6,10 +6,12 @@
 //! that hold for every in-range input remove what a person would not write
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
 
-use crate::error::ErrorKind;
+use crate::algebra::simplify::{Builder, TOO_LARGE};
+use crate::eval::program::{
+    Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value,
+};
 use crate::fixed::Fixed;
-use crate::program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
-use crate::simplify::{Builder, TOO_LARGE};
+use crate::spec::error::ErrorKind;
 use crate::{
     Tile, TileDim, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK,
 };

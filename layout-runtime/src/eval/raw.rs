@@ -18,10 +18,10 @@
 // same build; the saturating reads only guard against foreign input.
 #![allow(clippy::cast_possible_truncation)]
 
-use crate::attributes::Attributes;
-use crate::closed::Closed;
-use crate::code::Code;
+use crate::eval::closed::Closed;
+use crate::eval::code::Code;
 use crate::fixed::Fixed;
+use crate::spec::attributes::Attributes;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_TILE_RANK};
 
 /// Reads words in order; past the end every word is 0.

@@ -36,8 +36,8 @@
 //! assert_eq!(results[1].layout().unwrap().storage_bytes(), 512);
 //! ```
 
-use crate::error::Span;
-use crate::report::ParseError;
+use crate::spec::error::Span;
+use crate::spec::report::ParseError;
 use crate::{ElementType, Layout};
 
 mod line;

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::error::{Error, ErrorKind, Span};
+use crate::spec::error::{Error, ErrorKind, Span};
 
 /// A spec with carets under a span; see [`Error::excerpt`].
 ///

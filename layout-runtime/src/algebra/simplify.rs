@@ -4,8 +4,8 @@
 //! (one past its largest value) decides when `x / t` is 0 or `x % t` is `x`,
 //! and products and sums of digits are split back into their digits.
 
-use crate::error::ErrorKind;
-use crate::program::{Op, Program, Value};
+use crate::eval::program::{Op, Program, Value};
+use crate::spec::error::ErrorKind;
 use crate::MAX_PROGRAM_STEPS;
 
 /// Builds steps with simplification; tracks each step's range (one past its

@@ -12,11 +12,11 @@
 //! its pool, and for layouts of at most 2^31 slots each division's
 //! multiplier for values below 2^31 beside them.
 
-use crate::closed::{constant, Entries, Pool};
-use crate::divide::{divide, multiplier};
+use crate::algebra::divide::{divide, multiplier};
+use crate::algebra::fold::{physical, product};
+use crate::eval::closed::{constant, Entries, Pool};
+use crate::eval::raw::{Reader, Writer};
 use crate::fixed::Fixed;
-use crate::fold::{physical, product};
-use crate::raw::{Reader, Writer};
 use crate::{Layout, Shape, Tile};
 
 /// The most dims of [`Places`]: evaluation is unrolled over them, so that
@@ -604,9 +604,9 @@ impl Places {
 mod tests {
     extern crate std;
     use super::{small, Division, SMALL_BASE};
-    use crate::closed::tests::Rng;
-    use crate::closed::Pool;
-    use crate::divide::Divisor;
+    use crate::algebra::divide::Divisor;
+    use crate::eval::closed::tests::Rng;
+    use crate::eval::closed::Pool;
     use crate::MAX_PROGRAM_STEPS;
     use std::vec;
     use std::vec::Vec;
@@ -626,7 +626,7 @@ mod tests {
         }
         divisors.extend([top, top - 1, top - 2, 1 << 30 | 1, 715_827_883, 46_341]);
         divisors.extend((0..400).map(|_| 1 + rng.next() % SMALL_BASE));
-        let mut pool: Pool = [Divisor::NONE; crate::code::MAX_CONSTANTS];
+        let mut pool: Pool = [Divisor::NONE; crate::eval::code::MAX_CONSTANTS];
         divisors.retain(|&d| d <= SMALL_BASE);
         for &d in &divisors {
             let mul = small(d).unwrap();

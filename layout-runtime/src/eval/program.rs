@@ -5,7 +5,7 @@
 //! run-time [`Layout`](crate::Layout) interprets the very same steps, so the two
 //! paths cannot disagree.
 
-pub use crate::spelling::{scaling, Operand, Operator, Spelling};
+pub use crate::eval::spelling::{scaling, Operand, Operator, Spelling};
 
 use crate::fixed::Fixed;
 use crate::{MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK};

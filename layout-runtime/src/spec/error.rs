@@ -353,7 +353,7 @@ impl fmt::Display for ErrorKind {
             K::AttributeOrder { name, before } => write!(
                 f,
                 "attribute `{name}` must come before `{before}` (XLA's order is {})",
-                crate::attributes::Order
+                crate::spec::attributes::Order
             ),
             K::UnsupportedAttribute { name, why } => write!(f, "`{name}` is not supported: {why}"),
             K::PaddedDimensions { reason } => write!(f, "`padded_dimensions` {reason}"),

@@ -3,8 +3,8 @@
 //! when the value is made, into what evaluation reads.
 //!
 //! A [`Layout`] keeps its inverse compact (pool slots, see
-//! [`ClosedInverse`](crate::closed::ClosedInverse) and
-//! [`Places`](crate::places::Places)), so each call reads divisors from
+//! [`ClosedInverse`](crate::eval::closed::ClosedInverse) and
+//! [`Places`](crate::eval::places::Places)), so each call reads divisors from
 //! the pool that a caller's loop cannot move out. A `RankedInverse` is
 //! made once and used in a loop, so it holds the decoded terms instead:
 //! evaluation reads constants that never change and does straight
@@ -39,11 +39,11 @@
 //! past storage the answer is `None` before any evaluation.
 
 use super::Ranked;
-use crate::closed::digits;
-use crate::divide::multiplier;
+use crate::algebra::divide::multiplier;
+use crate::eval::closed::digits;
+use crate::eval::places::{self, Tiled, Value};
+use crate::eval::program::{InverseProgram, Op, Program, StepId};
 use crate::fixed::Fixed;
-use crate::places::{self, Tiled, Value};
-use crate::program::{InverseProgram, Op, Program, StepId};
 use crate::{Layout, MAX_PROGRAM_STEPS};
 
 /// The digits of one output or check in [`Form::Shifts`].
@@ -824,7 +824,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::{quotients, Form};
-    use crate::closed::tests::{spec, Rng};
+    use crate::eval::closed::tests::{spec, Rng};
     use crate::MAX_PROGRAM_STEPS;
 
     /// The decoded `index_of` against the folded inverse program on the

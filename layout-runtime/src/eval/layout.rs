@@ -3,12 +3,12 @@
 use core::fmt;
 use core::num::NonZeroUsize;
 
-use crate::attributes::{self, Attributes, Kind};
-use crate::closed::{Closed, Entries, Stage};
-use crate::code::Code;
+use crate::algebra::fold::{fold, offset_of, shape_after, Folded, Shape};
+use crate::eval::closed::{Closed, Entries, Stage};
+use crate::eval::code::Code;
+use crate::eval::program::{InverseProgram, OffsetProgram};
 use crate::fixed::Fixed;
-use crate::fold::{fold, offset_of, shape_after, Folded, Shape};
-use crate::program::{InverseProgram, OffsetProgram};
+use crate::spec::attributes::{self, Attributes, Kind};
 use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 
 /// A checked XLA layout with its folded index programs.
@@ -46,7 +46,7 @@ pub struct Layout {
     pub(crate) dynamic: u16,
     pub(crate) minor_to_major: Fixed<usize, MAX_RANK>,
     pub(crate) tiles: Fixed<Tile, MAX_TILING_LEVELS>,
-    /// `L(n)`, `E(n)`, `S(n)`: see [`attributes`](crate::attributes).
+    /// `L(n)`, `E(n)`, `S(n)`: see [`attributes`](crate::spec::attributes).
     pub(crate) attributes: Attributes,
     pub(crate) len: usize,
     pub(crate) storage_len: usize,
@@ -393,7 +393,7 @@ impl Layout {
     #[cfg_attr(debug_assertions, track_caller)]
     pub fn offset(&self, index: &[usize]) -> usize {
         if cfg!(debug_assertions) && !self.contains(index) {
-            crate::outside::outside_dims(index, self.dims());
+            crate::eval::outside::outside_dims(index, self.dims());
         }
         self.offset_unchecked(index)
     }

@@ -36,8 +36,8 @@
 
 use core::fmt;
 
-use crate::error::ErrorKind;
-use crate::error::Span;
+use crate::spec::error::ErrorKind;
+use crate::spec::error::Span;
 use crate::{Layout, LayoutBuilder};
 
 /// One attribute: how it is written and what it is.
@@ -423,7 +423,7 @@ impl Attributes {
     /// Reads what [`write`](Self::write) wrote. A value above its `max` is
     /// clamped to it, so foreign words still give values every accessor can
     /// represent.
-    pub(crate) const fn read(r: &mut crate::raw::Reader<'_>) -> Attributes {
+    pub(crate) const fn read(r: &mut crate::eval::raw::Reader<'_>) -> Attributes {
         let mut values = unset_values();
         let mut i = 0;
         while i < ATTRIBUTES.len() {
