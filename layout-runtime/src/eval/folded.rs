@@ -23,7 +23,7 @@ use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 
 use crate::eval::outside::{dim_of, inside, outside_dims};
-use crate::eval::spelling::Operator;
+use crate::eval::program::Operator;
 use crate::eval::static_layout::{bytes_of, product, row_major, true_rank};
 use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
 

@@ -12,5 +12,4 @@ pub(crate) mod places;
 pub mod program;
 pub(crate) mod ranked;
 pub(crate) mod raw;
-pub(crate) mod spelling;
 pub(crate) mod static_layout;

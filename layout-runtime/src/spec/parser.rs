@@ -8,7 +8,7 @@ use crate::spec::element::NON_ARRAY_TYPES;
 use crate::spec::error::{Error, ErrorKind, Snippet, Span};
 use crate::spec::lexer::Lexer;
 use crate::spec::report::ParseError;
-use crate::spec::validate::LayoutBuilder;
+use crate::spec::validate::{LayoutBuilder, MAX_TILE_DIM};
 use crate::{ElementType, Layout, TileDim, MAX_TILE_RANK};
 
 /// Parses and validates a spec such as `bf16[8,128]{1,0:T(8,128)(2,1)}`.
@@ -144,10 +144,6 @@ fn parse_dims(
         lx.expect(b',', "`,` or `]`")?;
     }
 }
-
-/// XLA keeps tile dims in `int64`, where `T(9223372036854775808)` wraps to
-/// its marker for `*`: larger sizes would mean something else there.
-pub(crate) const MAX_TILE_DIM: u128 = i64::MAX as u128;
 
 fn parse_layout(
     lx: &mut Lexer<'_>,

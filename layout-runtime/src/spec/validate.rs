@@ -12,6 +12,10 @@ use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TIL
 
 /// A layout described piece by piece, checked by [`build`](Self::build).
 ///
+/// XLA keeps tile dims in `int64`, where `T(9223372036854775808)` wraps to
+/// its marker for `*`: larger sizes would mean something else there.
+pub(crate) const MAX_TILE_DIM: u128 = i64::MAX as u128;
+
 /// The parser fills one of these from text; code can fill one directly, for
 /// example to choose a tiling at run time.
 ///
@@ -381,11 +385,11 @@ impl LayoutBuilder {
                     TileDim::Size(0) => {
                         errors.push(Error::new(ErrorKind::TileDimZero { level }, spans[j]));
                     }
-                    TileDim::Size(n) if *n as u128 > crate::spec::parser::MAX_TILE_DIM => {
+                    TileDim::Size(n) if *n as u128 > MAX_TILE_DIM => {
                         errors.push(Error::new(
                             ErrorKind::IntegerTooLarge {
                                 what: "tile dim",
-                                max: crate::spec::parser::MAX_TILE_DIM,
+                                max: MAX_TILE_DIM,
                             },
                             spans[j],
                         ));

@@ -33,6 +33,15 @@ pub(super) mod tests;
 
 pub(crate) use tiles::*;
 
+/// Destinations from this size on are written with streaming stores: they
+/// would not stay in cache anyway, and a store that misses the cache
+/// otherwise reads the line from memory first. Tests lower it to reach the
+/// streaming kernels with small arrays.
+#[cfg(not(test))]
+pub(crate) const STREAM_BYTES: usize = 8 << 20;
+#[cfg(test)]
+pub(crate) const STREAM_BYTES: usize = 256;
+
 /// Whether [`transpose32`] has a vector kernel on this target.
 pub(crate) const VECTOR_TRANSPOSE: bool = cfg!(target_arch = "x86_64");
 

@@ -3,7 +3,7 @@
 //! [`CCode`](crate::render::CCode) (C) both write from, so a step reads the
 //! same in both, shifts and masks for powers of two included.
 
-use crate::eval::program::{Op, StepId};
+use super::steps::{Op, StepId};
 
 /// An operator of generated code, after strength reduction.
 ///

@@ -1,11 +1,4 @@
-//! Index programs: the straight-line integer arithmetic a layout folds into.
-//!
-//! A [`Program`] is a list of steps, each reading earlier steps and constants
-//! only, with no loops and no tables. `layout!` prints the steps as Rust; the
-//! run-time [`Layout`](crate::Layout) interprets the very same steps, so the two
-//! paths cannot disagree.
-
-pub use crate::eval::spelling::{scaling, Operand, Operator, Spelling};
+//! The steps of an index program, and the programs a layout folds into.
 
 use crate::fixed::Fixed;
 use crate::{MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK};
