@@ -56,6 +56,7 @@ pub use eval::program;
 pub use xla::{hlo, tpu};
 
 pub use algebra::fold::Shape;
+pub use eval::codec::Tables as __Tables;
 pub use eval::folded::Folded;
 /// Used by `layout!`; not public API.
 #[doc(hidden)]
@@ -68,7 +69,6 @@ pub use eval::layout::{Index, Layout};
 #[doc(hidden)]
 pub use eval::outside::{dim_of as __dim_of, inside as __inside, outside_dims as __outside_dims};
 pub use eval::ranked::{RankError, Ranked, RankedInverse};
-pub use eval::raw::Tables as __Tables;
 pub use eval::static_layout::StaticLayout;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 pub use relayout::{

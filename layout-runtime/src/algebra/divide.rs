@@ -7,6 +7,10 @@
 //! for every 64-bit dividend, so run-time offsets equal the generated
 //! code's for every index, out of range ones included.
 
+/// The most distinct constants the two programs of a layout share: the
+/// divisors of one pool.
+pub(crate) const MAX_CONSTANTS: usize = 20;
+
 /// A divisor with its reciprocal.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Divisor {

@@ -32,19 +32,18 @@
 
 use crate::algebra::divide::Divisor;
 use crate::eval::program::{OffsetProgram, Op, Program, StepId};
-use crate::eval::raw::{Reader, Writer};
 use crate::fixed::Fixed;
 
 /// The most terms a closed form holds, slot 0 (always 0) included.
-const POOL: usize = 16;
+pub(crate) const POOL: usize = 16;
 /// The most `input * weight` parts of the sums the terms divide.
 const MAX_PARTS: usize = 16;
 /// The most dims a closed form reads: the rank of every layout with one.
-const MAX_DIMS: usize = 8;
+pub(crate) const MAX_DIMS: usize = 8;
 /// The most terms of one dim, or of one sum.
-const PER_DIM: usize = 4;
+pub(crate) const PER_DIM: usize = 4;
 /// The most sums.
-const MAX_SUMS: usize = 2;
+pub(crate) const MAX_SUMS: usize = 2;
 /// The most terms of one dim in [`Kind::Shifts`]; `Closed::group` reads
 /// that many slots for shifts.
 const SHIFT_SLOTS: usize = 3;
@@ -72,15 +71,15 @@ const _: () = assert!(PER_DIM == 4 && (MAX_DIMS + MAX_SUMS) % 2 == 0);
 /// whose `s` goes to [`Closed`]'s linear part). The all-zero term is 0 in
 /// either kind.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Term {
-    a_shift: u8,
-    a_magic: u64,
-    b: u64,
-    scale: u64,
+pub(crate) struct Term {
+    pub(crate) a_shift: u8,
+    pub(crate) a_magic: u64,
+    pub(crate) b: u64,
+    pub(crate) scale: u64,
 }
 
 impl Term {
-    const ZERO: Term = Term {
+    pub(crate) const ZERO: Term = Term {
         a_shift: 0,
         a_magic: 0,
         b: 0,
@@ -120,7 +119,7 @@ fn divide_branch_free(x: u64, magic: u64, shift: u32) -> u64 {
 /// How the terms of a closed form read, fixed per layout so that a caller's
 /// loop runs one straight evaluator.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Kind {
+pub(crate) enum Kind {
     /// Every divisor and scale a power of two, and no sums: shifts and
     /// masks only.
     Shifts,
@@ -130,7 +129,7 @@ enum Kind {
 }
 
 /// Whether any dim's group holds a term (slots fill from the first).
-const fn any_dims(dims: &[[u8; PER_DIM]; MAX_DIMS]) -> bool {
+pub(crate) const fn any_dims(dims: &[[u8; PER_DIM]; MAX_DIMS]) -> bool {
     let mut d = 0;
     while d < MAX_DIMS {
         if dims[d][0] != 0 {
@@ -154,19 +153,19 @@ const fn any_dims(dims: &[[u8; PER_DIM]; MAX_DIMS]) -> bool {
 /// row-major layout is its linear part alone).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Closed {
-    kind: Kind,
-    pool: [Term; POOL],
-    dims: [[u8; PER_DIM]; MAX_DIMS],
+    pub(crate) kind: Kind,
+    pub(crate) pool: [Term; POOL],
+    pub(crate) dims: [[u8; PER_DIM]; MAX_DIMS],
     /// False when no term divides a sum.
-    has_sums: bool,
+    pub(crate) has_sums: bool,
     /// False when every dim's group is empty ([`any_dims`]): not written,
     /// kept for `offset` to pick its arm without reading eight groups.
-    has_dims: bool,
-    weights: [[usize; MAX_DIMS]; MAX_SUMS],
-    sums: [[u8; PER_DIM]; MAX_SUMS],
+    pub(crate) has_dims: bool,
+    pub(crate) weights: [[usize; MAX_DIMS]; MAX_SUMS],
+    pub(crate) sums: [[u8; PER_DIM]; MAX_SUMS],
     /// [`Kind::Divides`] only: the terms that divide by 1, as a weight per
     /// input.
-    linear: [usize; MAX_DIMS],
+    pub(crate) linear: [usize; MAX_DIMS],
 }
 
 /// What a term divides: one input, or a sum of inputs times weights.
@@ -340,7 +339,7 @@ pub(crate) fn digits(
 }
 
 impl Closed {
-    const EMPTY: Closed = Closed {
+    pub(crate) const EMPTY: Closed = Closed {
         kind: Kind::Shifts,
         pool: [Term::ZERO; POOL],
         dims: [[0; PER_DIM]; MAX_DIMS],
@@ -350,102 +349,6 @@ impl Closed {
         sums: [[0; PER_DIM]; MAX_SUMS],
         linear: [0; MAX_DIMS],
     };
-
-    /// Writes the live terms, the slots eight to a word and the weights
-    /// only when there are sums: the words `layout!` prints.
-    pub(crate) fn write(&self, w: Writer) {
-        w(match self.kind {
-            Kind::Shifts => 0,
-            Kind::Divides => 1,
-        });
-        let live = self.pool[1..]
-            .iter()
-            .rposition(|t| *t != Term::ZERO)
-            .map_or(0, |p| p + 1);
-        w(live as u64);
-        for t in &self.pool[1..=live] {
-            t.write(w);
-        }
-        let groups: [[u8; PER_DIM]; MAX_DIMS + MAX_SUMS] =
-            core::array::from_fn(|g| match g.checked_sub(MAX_DIMS) {
-                None => self.dims[g],
-                Some(s) => self.sums[s],
-            });
-        for pair in groups.chunks(2) {
-            let word = pair.iter().rev().fold(0u64, |word, slots| {
-                word << 32 | u64::from(u32::from_le_bytes(*slots))
-            });
-            w(word);
-        }
-        w(u64::from(self.has_sums));
-        if self.has_sums {
-            for weights in &self.weights {
-                for &weight in weights {
-                    w(weight as u64);
-                }
-            }
-        }
-        if self.kind == Kind::Divides {
-            for &weight in &self.linear {
-                w(weight as u64);
-            }
-        }
-    }
-
-    /// The closed form [`write`](Self::write) wrote; any words give one
-    /// that evaluates without a panic.
-    #[allow(clippy::many_single_char_names)]
-    pub(crate) const fn read(r: &mut Reader) -> Closed {
-        let mut c = Closed::EMPTY;
-        c.kind = match r.word() {
-            0 => Kind::Shifts,
-            _ => Kind::Divides,
-        };
-        let live = r.count(POOL - 1);
-        let mut i = 1;
-        while i <= live {
-            c.pool[i] = Term::read(r);
-            i += 1;
-        }
-        let mut g = 0;
-        while g < MAX_DIMS + MAX_SUMS {
-            let word = r.word();
-            let mut half = 0;
-            while half < 2 {
-                // Slots index the pool modulo its size, so any byte will do.
-                #[allow(clippy::cast_possible_truncation)]
-                let slots = ((word >> (32 * half)) as u32).to_le_bytes();
-                if g < MAX_DIMS {
-                    c.dims[g] = slots;
-                } else {
-                    c.sums[g - MAX_DIMS] = slots;
-                }
-                g += 1;
-                half += 1;
-            }
-        }
-        c.has_dims = any_dims(&c.dims);
-        c.has_sums = r.bool();
-        if c.has_sums {
-            let mut s = 0;
-            while s < MAX_SUMS {
-                let mut d = 0;
-                while d < MAX_DIMS {
-                    c.weights[s][d] = r.usize();
-                    d += 1;
-                }
-                s += 1;
-            }
-        }
-        if let Kind::Divides = c.kind {
-            let mut d = 0;
-            while d < MAX_DIMS {
-                c.linear[d] = r.usize();
-                d += 1;
-            }
-        }
-        c
-    }
 
     /// The closed form of `program`, or `None` if it has none within the
     /// capacities above.
@@ -751,26 +654,6 @@ impl Term {
             },
         })
     }
-
-    /// Writes the term as [`read`](Self::read) reads it.
-    fn write(&self, w: Writer) {
-        for word in [u64::from(self.a_shift), self.a_magic, self.b, self.scale] {
-            w(word);
-        }
-    }
-
-    /// The term [`write`](Self::write) wrote; any words give a term that
-    /// evaluates without a panic.
-    // The shift is masked below 64.
-    #[allow(clippy::cast_possible_truncation)]
-    const fn read(r: &mut Reader) -> Term {
-        Term {
-            a_shift: (r.word() & 63) as u8,
-            a_magic: r.word(),
-            b: r.word(),
-            scale: r.word(),
-        }
-    }
 }
 
 /// A digit `((x / 2^a) % 2^bits) * 2^scale` of a closed inverse as a mask
@@ -952,7 +835,7 @@ fn store_pairs(rank: usize, index: &mut [usize; crate::MAX_RANK], entry: impl Fn
 }
 
 /// The most padding checks of a closed inverse.
-const MAX_CHECKS: usize = 4;
+pub(crate) const MAX_CHECKS: usize = 4;
 /// One term of a closed inverse: `[a, b, scale]` as pool slots with
 /// divisions; with shifts, the amounts of [`Shifts`].
 type Slot = [u8; 3];
@@ -977,19 +860,19 @@ type Slot = [u8; 3];
 /// bounds checks.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct ClosedInverse {
-    kind: Kind,
+    pub(crate) kind: Kind,
     /// `outputs[d]`: the terms of index entry `d`, the unused ones 0.
-    outputs: [[Slot; PER_DIM]; MAX_DIMS],
+    pub(crate) outputs: [[Slot; PER_DIM]; MAX_DIMS],
     /// How many of `checks` there are.
-    live_checks: u8,
+    pub(crate) live_checks: u8,
     /// `checks[c]`: the terms of a value that is below the pool's
     /// `bounds[c]` exactly for offsets that hold data.
-    checks: [[Slot; PER_DIM]; MAX_CHECKS],
-    bounds: [u8; MAX_CHECKS],
+    pub(crate) checks: [[Slot; PER_DIM]; MAX_CHECKS],
+    pub(crate) bounds: [u8; MAX_CHECKS],
 }
 
 /// The pool [`ClosedInverse`] names its constants in.
-pub(crate) type Pool = [Divisor; crate::eval::code::MAX_CONSTANTS];
+pub(crate) type Pool = [Divisor; crate::algebra::divide::MAX_CONSTANTS];
 
 /// The divisor in `pool`'s slot `slot`. A slot past the pool's constants
 /// reads the fill, `NONE`, and one past its capacity (foreign bytes only)
@@ -1001,7 +884,7 @@ pub(crate) fn constant(pool: &Pool, slot: u8) -> Divisor {
 }
 
 impl ClosedInverse {
-    const EMPTY: ClosedInverse = ClosedInverse {
+    pub(crate) const EMPTY: ClosedInverse = ClosedInverse {
         kind: Kind::Shifts,
         outputs: [[Shifts::ZERO.0; PER_DIM]; MAX_DIMS],
         live_checks: 0,
@@ -1092,47 +975,6 @@ impl ClosedInverse {
         }
         c.live_checks = u8::try_from(checks.len()).ok()?;
         Some(c)
-    }
-
-    /// Writes the form: the words `layout!` prints.
-    pub(crate) fn write(&self, w: Writer) {
-        w(match self.kind {
-            Kind::Shifts => 0,
-            Kind::Divides => 1,
-        });
-        let bytes = self.outputs.iter().flatten().flatten();
-        let bytes = bytes.chain(self.checks.iter().flatten().flatten());
-        let bytes = bytes.chain(&self.bounds);
-        for &b in bytes.chain([&self.live_checks]) {
-            w(u64::from(b));
-        }
-    }
-
-    /// The form [`write`](Self::write) wrote; any words give one that
-    /// evaluates without a panic: slots are read modulo the capacities.
-    pub(crate) const fn read(r: &mut Reader) -> ClosedInverse {
-        let mut c = ClosedInverse::EMPTY;
-        c.kind = match r.word() {
-            0 => Kind::Shifts,
-            _ => Kind::Divides,
-        };
-        let mut i = 0;
-        while i < (MAX_DIMS + MAX_CHECKS) * PER_DIM * 3 {
-            let (group, slot, byte) = (i / (PER_DIM * 3), i / 3 % PER_DIM, i % 3);
-            if group < MAX_DIMS {
-                c.outputs[group][slot][byte] = r.u8();
-            } else {
-                c.checks[group - MAX_DIMS][slot][byte] = r.u8();
-            }
-            i += 1;
-        }
-        let mut b = 0;
-        while b < MAX_CHECKS {
-            c.bounds[b] = r.u8();
-            b += 1;
-        }
-        c.live_checks = r.count(MAX_CHECKS) as u8;
-        c
     }
 
     /// Writes the index at `offset` (below storage) into `index` (at most

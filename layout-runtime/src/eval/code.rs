@@ -19,29 +19,26 @@
 //! Programs that do not fit are stepped (`offset`) or re-folded (`index_of`)
 //! on use (see `Layout::offset`).
 
-use crate::algebra::divide::Divisor;
+use crate::algebra::divide::{Divisor, MAX_CONSTANTS};
 use crate::eval::closed::{ClosedInverse, Entries};
 use crate::eval::places::Places;
 use crate::eval::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
-use crate::eval::raw::{Reader, Writer};
 use crate::fixed::Fixed;
 use crate::Layout;
 
 /// The most ops a compact program holds.
 pub(crate) const MAX_OPS: usize = 40;
-/// The most distinct constants the two programs of a layout share.
-pub(crate) const MAX_CONSTANTS: usize = 20;
 /// The most offset terms and the most padding checks.
 pub(crate) const MAX_TERMS: usize = 24;
 /// Steps of a short program, which gets a smaller table of values.
 const SHORT: usize = 16;
 /// An output slot that is always 0.
-const ZERO: u8 = u8::MAX;
+pub(crate) const ZERO: u8 = u8::MAX;
 
 /// One compact op; operands are earlier ops by position, constants are
 /// pool slots.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Ins {
+pub(crate) enum Ins {
     Input(u8),
     Div(u8, u8),
     Mod(u8, u8),
@@ -51,29 +48,29 @@ enum Ins {
 
 /// A value times a constant, or a value below a constant.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Pair {
-    step: u8,
-    constant: u8,
+pub(crate) struct Pair {
+    pub(crate) step: u8,
+    pub(crate) constant: u8,
 }
 
 /// Both programs of a layout, compact; see the module docs.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Code {
-    pool: Fixed<Divisor, MAX_CONSTANTS>,
-    forward: Fixed<Ins, MAX_OPS>,
-    terms: Fixed<Pair, MAX_TERMS>,
-    inverse: Fixed<Ins, MAX_OPS>,
-    checks: Fixed<Pair, MAX_TERMS>,
-    outputs: Fixed<u8, { crate::MAX_RANK }>,
+    pub(crate) pool: Fixed<Divisor, MAX_CONSTANTS>,
+    pub(crate) forward: Fixed<Ins, MAX_OPS>,
+    pub(crate) terms: Fixed<Pair, MAX_TERMS>,
+    pub(crate) inverse: Fixed<Ins, MAX_OPS>,
+    pub(crate) checks: Fixed<Pair, MAX_TERMS>,
+    pub(crate) outputs: Fixed<u8, { crate::MAX_RANK }>,
     /// The inverse in a form evaluated without a table of values, when
     /// there is one.
-    fast: Fast,
+    pub(crate) fast: Fast,
 }
 
 /// The inverse without the ops, when it has such a form; one of them,
 /// fixed per layout, so `index_of` tests it once.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Fast {
+pub(crate) enum Fast {
     /// Every output and check a sum of digits of the offset.
     Closed(ClosedInverse),
     /// The places of the tiled shape (at most one tiling level), for the
@@ -119,133 +116,7 @@ impl Compiler {
     }
 }
 
-impl Ins {
-    fn write(self, w: Writer) {
-        let (tag, a, b) = match self {
-            Ins::Input(n) => (0, n, 0),
-            Ins::Div(a, k) => (1, a, k),
-            Ins::Mod(a, k) => (2, a, k),
-            Ins::Mul(a, k) => (3, a, k),
-            Ins::Add(a, b) => (4, a, b),
-        };
-        w(tag);
-        w(u64::from(a));
-        w(u64::from(b));
-    }
-
-    const fn read(r: &mut Reader) -> Ins {
-        let (tag, a, b) = (r.word(), r.u8(), r.u8());
-        match tag {
-            1 => Ins::Div(a, b),
-            2 => Ins::Mod(a, b),
-            3 => Ins::Mul(a, b),
-            4 => Ins::Add(a, b),
-            _ => Ins::Input(a),
-        }
-    }
-}
-
-fn write_ins(w: Writer, ops: &[Ins]) {
-    w(ops.len() as u64);
-    for op in ops {
-        op.write(w);
-    }
-}
-
-const fn read_ins(r: &mut Reader) -> Fixed<Ins, MAX_OPS> {
-    let mut ops = Fixed::new(Ins::Input(0));
-    let mut n = r.count(MAX_OPS);
-    while n > 0 {
-        ops.append(Ins::read(r));
-        n -= 1;
-    }
-    ops
-}
-
-fn write_pairs(w: Writer, pairs: &[Pair]) {
-    w(pairs.len() as u64);
-    for p in pairs {
-        w(u64::from(p.step));
-        w(u64::from(p.constant));
-    }
-}
-
-const fn read_pairs(r: &mut Reader) -> Fixed<Pair, MAX_TERMS> {
-    let mut pairs = Fixed::new(Pair {
-        step: 0,
-        constant: 0,
-    });
-    let mut n = r.count(MAX_TERMS);
-    while n > 0 {
-        let (step, constant) = (r.u8(), r.u8());
-        pairs.append(Pair { step, constant });
-        n -= 1;
-    }
-    pairs
-}
-
 impl Code {
-    pub(crate) fn write(&self, w: Writer) {
-        w(self.pool.len() as u64);
-        for c in self.pool.iter() {
-            w(c.value);
-            w(c.magic);
-        }
-        write_ins(w, &self.forward);
-        write_pairs(w, &self.terms);
-        write_ins(w, &self.inverse);
-        write_pairs(w, &self.checks);
-        w(self.outputs.len() as u64);
-        for &o in self.outputs.iter() {
-            w(u64::from(o));
-        }
-        match &self.fast {
-            Fast::None => w(0),
-            Fast::Closed(c) => {
-                w(1);
-                c.write(w);
-            }
-            Fast::Places(p) => {
-                w(2);
-                p.write(w);
-            }
-        }
-    }
-
-    pub(crate) const fn read(r: &mut Reader) -> Code {
-        let mut pool = Fixed::new(Divisor::NONE);
-        let mut n = r.count(MAX_CONSTANTS);
-        while n > 0 {
-            let (value, magic) = (r.word(), r.word());
-            pool.append(Divisor::from_parts(value, magic));
-            n -= 1;
-        }
-        let forward = read_ins(r);
-        let terms = read_pairs(r);
-        let inverse = read_ins(r);
-        let checks = read_pairs(r);
-        let mut outputs = Fixed::new(ZERO);
-        let mut n = r.count(crate::MAX_RANK);
-        while n > 0 {
-            outputs.append(r.u8());
-            n -= 1;
-        }
-        let fast = match r.word() {
-            0 => Fast::None,
-            1 => Fast::Closed(ClosedInverse::read(r)),
-            _ => Fast::Places(Places::read(r)),
-        };
-        Code {
-            pool,
-            forward,
-            terms,
-            inverse,
-            checks,
-            outputs,
-            fast,
-        }
-    }
-
     /// The compact form of a layout's programs, or `None` if they exceed
     /// the capacities above. With `offset` `None` (the offset has a closed
     /// form) only the inverse is kept.

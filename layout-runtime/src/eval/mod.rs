@@ -5,11 +5,11 @@
 
 pub(crate) mod closed;
 pub(crate) mod code;
+pub(crate) mod codec;
 pub(crate) mod folded;
 pub(crate) mod layout;
 pub(crate) mod outside;
 pub(crate) mod places;
 pub mod program;
 pub(crate) mod ranked;
-pub(crate) mod raw;
 pub(crate) mod static_layout;

@@ -15,13 +15,12 @@
 use crate::algebra::divide::{divide, multiplier};
 use crate::algebra::fold::{physical, product};
 use crate::eval::closed::{constant, Entries, Pool};
-use crate::eval::raw::{Reader, Writer};
 use crate::fixed::Fixed;
 use crate::{Layout, Shape, Tile};
 
 /// The most dims of [`Places`]: evaluation is unrolled over them, so that
 /// a caller's loop decodes each dim's constants once, outside it.
-const MAX_DIMS: usize = 8;
+pub(crate) const MAX_DIMS: usize = 8;
 // `Places::index_of` lists the dims.
 const _: () = assert!(MAX_DIMS == 8);
 
@@ -196,15 +195,15 @@ impl Tiled {
 /// call: 363 instructions an offset of the combining example against 344,
 /// at f7c30b2).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Division {
-    slot: u8,
-    shift: u8,
+pub(crate) struct Division {
+    pub(crate) slot: u8,
+    pub(crate) shift: u8,
 }
 
 impl Division {
     /// A division never read: past the places and dims a form has, of its
     /// most major place, or of a dim that takes what its group left.
-    const UNREAD: Division = Division { slot: 0, shift: 0 };
+    pub(crate) const UNREAD: Division = Division { slot: 0, shift: 0 };
 
     /// The division by `v`, its divisor in the pool slot `slot` gives (0,
     /// no division, the pool's `NONE`, whose quotient and remainder are
@@ -214,19 +213,6 @@ impl Division {
             slot: slot(v)?,
             shift: u8::try_from(v.checked_ilog2().unwrap_or(0)).ok()?,
         })
-    }
-
-    fn write(self, w: Writer) {
-        w(u64::from(self.slot));
-        w(u64::from(self.shift));
-    }
-
-    /// The division [`write`](Self::write) wrote.
-    const fn read(r: &mut Reader) -> Division {
-        Division {
-            slot: r.u8(),
-            shift: r.u8(),
-        }
     }
 
     /// `x % d`, with `x / d` left in `x`, for the divisor `d` in `pool`
@@ -283,22 +269,22 @@ fn small(d: u64) -> Option<u32> {
 /// One dim of [`Places`]: where its value comes from, and its numbers as
 /// pool slots.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-struct Slots {
-    value: Value,
+pub(crate) struct Slots {
+    pub(crate) value: Value,
     /// The places of the group's tile count and of its tile, or the
     /// untiled dim's place (twice), numbered as `Places::radixes` is.
-    outer: u8,
-    inner: u8,
-    extent: Division,
+    pub(crate) outer: u8,
+    pub(crate) inner: u8,
+    pub(crate) extent: Division,
     /// Whether `extent` divides: false for a group's most major dim and
     /// for an untiled dim, which take what is left.
-    split: bool,
-    tile: u8,
-    bound: u8,
+    pub(crate) split: bool,
+    pub(crate) tile: u8,
+    pub(crate) bound: u8,
 }
 
 impl Slots {
-    const EMPTY: Slots = Slots {
+    pub(crate) const EMPTY: Slots = Slots {
         value: Value::Carried,
         outer: 0,
         inner: 0,
@@ -323,12 +309,12 @@ impl Slots {
 pub(crate) struct Places {
     /// The slots of the tiled shape (a pool slot); the rest to storage is
     /// `L(n)` rounding, padding.
-    limit: u8,
+    pub(crate) limit: u8,
     /// The radix of each place of the tiled shape, the most minor first;
     /// the most major place takes the rest, not divided.
-    radixes: [Division; MAX_PLACES],
+    pub(crate) radixes: [Division; MAX_PLACES],
     /// How many places the tiled shape has.
-    count: u8,
+    pub(crate) count: u8,
     /// Each division's multiplier for dividends below 2^31 ([`small`]),
     /// the places' first and then the dims' extents', read where `limit`
     /// is at most 2^31 (every value divided below 2^31); all 0 past it.
@@ -337,18 +323,18 @@ pub(crate) struct Places {
     /// 3.23 times the generated inverse's time to 3.05, and
     /// `Ranked::index_of` from 2.65 to 2.40, then 2.15 with the form
     /// tested once a call rather than at each division.
-    muls: [u32; MAX_PLACES + MAX_DIMS],
+    pub(crate) muls: [u32; MAX_PLACES + MAX_DIMS],
     /// The dims in `minor_to_major` order: each group's most minor dim
     /// before the rest of it.
-    dims: [Slots; MAX_DIMS],
+    pub(crate) dims: [Slots; MAX_DIMS],
     /// Where each dim's entry is in `dims`.
-    position: [u8; MAX_DIMS],
-    rank: u8,
+    pub(crate) position: [u8; MAX_DIMS],
+    pub(crate) rank: u8,
 }
 
 /// The most places of a tiled shape of [`MAX_DIMS`] dims: one an untiled
 /// dim, two a group (its tile count and its tile).
-const MAX_PLACES: usize = 2 * MAX_DIMS;
+pub(crate) const MAX_PLACES: usize = 2 * MAX_DIMS;
 // `Places::index_of` lists the places, and reads them modulo their capacity.
 const _: () = assert!(MAX_PLACES == 16);
 
@@ -520,84 +506,6 @@ impl Places {
     pub(crate) fn divides_by_muls(&self, pool: &Pool) -> bool {
         Places::by_muls(constant(pool, self.limit).value)
     }
-
-    /// Writes the form: the words `layout!` prints.
-    pub(crate) fn write(&self, w: Writer) {
-        w(u64::from(self.limit));
-        w(u64::from(self.rank));
-        w(u64::from(self.count));
-        for r in &self.radixes {
-            r.write(w);
-        }
-        for &m in &self.muls {
-            w(u64::from(m));
-        }
-        for d in &self.dims {
-            w(match d.value {
-                Value::Carried => 0,
-                Value::Place => 1,
-                Value::Group => 2,
-            });
-            w(u64::from(d.outer));
-            w(u64::from(d.inner));
-            d.extent.write(w);
-            w(u64::from(d.split));
-            w(u64::from(d.tile));
-            w(u64::from(d.bound));
-        }
-        for &p in &self.position {
-            w(u64::from(p));
-        }
-    }
-
-    /// The form [`write`](Self::write) wrote; any words give one that
-    /// evaluates without a panic: slots are read modulo the capacities.
-    pub(crate) const fn read(r: &mut Reader) -> Places {
-        let mut p = Places {
-            limit: r.u8(),
-            radixes: [Division::UNREAD; MAX_PLACES],
-            count: 0,
-            muls: [0; MAX_PLACES + MAX_DIMS],
-            dims: [Slots::EMPTY; MAX_DIMS],
-            position: [0; MAX_DIMS],
-            rank: r.count(MAX_DIMS) as u8,
-        };
-        p.count = r.count(MAX_PLACES) as u8;
-        let mut i = 0;
-        while i < MAX_PLACES {
-            p.radixes[i] = Division::read(r);
-            i += 1;
-        }
-        let mut i = 0;
-        while i < MAX_PLACES + MAX_DIMS {
-            p.muls[i] = r.word() as u32;
-            i += 1;
-        }
-        let mut i = 0;
-        while i < MAX_DIMS {
-            let value = match r.word() {
-                0 => Value::Carried,
-                1 => Value::Place,
-                _ => Value::Group,
-            };
-            p.dims[i] = Slots {
-                value,
-                outer: r.u8(),
-                inner: r.u8(),
-                extent: Division::read(r),
-                split: r.bool(),
-                tile: r.u8(),
-                bound: r.u8(),
-            };
-            i += 1;
-        }
-        let mut i = 0;
-        while i < MAX_DIMS {
-            p.position[i] = r.u8();
-            i += 1;
-        }
-        p
-    }
 }
 
 #[cfg(test)]
@@ -626,7 +534,7 @@ mod tests {
         }
         divisors.extend([top, top - 1, top - 2, 1 << 30 | 1, 715_827_883, 46_341]);
         divisors.extend((0..400).map(|_| 1 + rng.next() % SMALL_BASE));
-        let mut pool: Pool = [Divisor::NONE; crate::eval::code::MAX_CONSTANTS];
+        let mut pool: Pool = [Divisor::NONE; crate::algebra::divide::MAX_CONSTANTS];
         divisors.retain(|&d| d <= SMALL_BASE);
         for &d in &divisors {
             let mul = small(d).unwrap();

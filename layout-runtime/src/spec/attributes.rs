@@ -379,7 +379,7 @@ pub(crate) fn numbers() -> impl Iterator<Item = (&'static str, Number)> {
 /// written (`L(1)` or nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Attributes {
-    values: [u64; NUMBERS],
+    pub(crate) values: [u64; NUMBERS],
 }
 
 impl Attributes {
@@ -408,39 +408,9 @@ impl Attributes {
     pub(crate) fn any(&self) -> bool {
         self.written().next().is_some()
     }
-
-    /// The words [`read`](Self::read) takes back, in table order.
-    pub(crate) fn write(&self, w: &mut dyn FnMut(u64)) {
-        for (_, n) in numbers() {
-            let v = self.values[n.slot];
-            if n.presence_word {
-                w(u64::from(v != n.unset));
-            }
-            w(v);
-        }
-    }
-
-    /// Reads what [`write`](Self::write) wrote. A value above its `max` is
-    /// clamped to it, so foreign words still give values every accessor can
-    /// represent.
-    pub(crate) const fn read(r: &mut crate::eval::raw::Reader<'_>) -> Attributes {
-        let mut values = unset_values();
-        let mut i = 0;
-        while i < ATTRIBUTES.len() {
-            if let Kind::Number(n) = ATTRIBUTES[i].kind {
-                let present = !n.presence_word || r.bool();
-                let v = r.word();
-                if present {
-                    values[n.slot] = if v as u128 > n.max { n.max as u64 } else { v };
-                }
-            }
-            i += 1;
-        }
-        Attributes { values }
-    }
 }
 
-const fn unset_values() -> [u64; NUMBERS] {
+pub(crate) const fn unset_values() -> [u64; NUMBERS] {
     let mut values = [0; NUMBERS];
     let mut i = 0;
     while i < ATTRIBUTES.len() {
