@@ -1,8 +1,114 @@
-//! Showing errors: the caret excerpt, and every mistake of one parse.
+//! Showing errors: the message of each kind, the caret excerpt, and every
+//! mistake of one parse.
 
 use core::fmt;
 
 use crate::spec::error::{Error, ErrorKind, Span};
+
+// The messages live here, apart from the kinds, because one of them
+// names the attribute table's order, and the table reports its mistakes
+// as kinds.
+impl fmt::Display for ErrorKind {
+    #[allow(clippy::too_many_lines)] // one arm per message, kept together to read as a catalogue
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ErrorKind as K;
+        match *self {
+            K::UnknownElementType { name, suggestion } => {
+                write!(f, "unknown element type `{name}`")?;
+                match suggestion {
+                    Some(s) => write!(f, "; did you mean `{s}`?"),
+                    None => f.write_str("; expected an XLA type such as `f32`, `bf16` or `s8`"),
+                }
+            }
+            K::NotAnArray { name } => write!(
+                f,
+                "`{name}` is not an array type and has no memory layout; write an array shape such as `f32[2,3]`"
+            ),
+            K::Tuple => f.write_str(
+                "tuple shapes have no single layout; write one array shape such as `f32[2,3]{1,0}`",
+            ),
+            K::Expected { expected, found } => {
+                if found.as_str().is_empty() {
+                    write!(f, "expected {expected}, found end of input")
+                } else {
+                    write!(f, "expected {expected}, found `{found}`")
+                }
+            }
+            K::IntegerTooLarge { what, max } => {
+                write!(f, "{what} is too large; the largest allowed is {max}")
+            }
+            K::NegativeDim => f.write_str("array dims must not be negative"),
+            K::UnboundedDim => f.write_str(
+                "unbounded dynamic dim `?` has no fixed layout; write a static size or a bound such as `<=128`",
+            ),
+            K::RankTooLarge { limit } => {
+                write!(f, "the shape has more than {limit} dims (the rank limit)")
+            }
+            K::MinorToMajorLength { found, rank } => write!(
+                f,
+                "`minor_to_major` lists {found} dim{} but the shape has rank {rank}; list each dim exactly once",
+                if found == 1 { "" } else { "s" }
+            ),
+            K::MinorToMajorOutOfRange { value, rank } => {
+                if rank == 0 {
+                    write!(f, "`minor_to_major` entry `{value}` is out of range: a scalar has no dims")
+                } else {
+                    write!(
+                        f,
+                        "`minor_to_major` entry `{value}` is out of range; dims of a rank-{rank} shape are numbered 0 to {}",
+                        rank - 1
+                    )
+                }
+            }
+            K::MinorToMajorRepeated { value } => write!(
+                f,
+                "dim `{value}` appears twice in `minor_to_major`; each dim must appear exactly once"
+            ),
+            K::TileDimZero { level } => {
+                write!(f, "tile dim `0` at level {level} must be positive or `*`")
+            }
+            K::TileDimNegative { level, value } => write!(
+                f,
+                "tile dim `-{value}` at level {level} must be positive or `*`; write `*` to combine a dim into the next"
+            ),
+            K::CombineMostMinor { level } => write!(
+                f,
+                "`*` in the most minor position of the tile at level {level} has no more minor dim to combine into"
+            ),
+            K::TooManyLevels { limit } => {
+                write!(f, "more than {limit} tiling levels (the limit)")
+            }
+            K::TileRankTooLarge { level, limit } => write!(
+                f,
+                "tile at level {level} has more than {limit} dims (the tile rank limit)"
+            ),
+            K::TiledRankTooLarge { level, limit } => write!(
+                f,
+                "tiling at level {level} makes a shape of more than {limit} dims (the tiled rank limit)"
+            ),
+            K::ProgramTooLarge { limit } => write!(
+                f,
+                "the index arithmetic for this layout needs more than {limit} steps (the program limit)"
+            ),
+            K::TailAlignmentZero => {
+                f.write_str("`L(0)` is not an alignment; `L(n)` needs n of at least 1")
+            }
+            K::DuplicateAttribute { name } => {
+                write!(f, "attribute `{name}` is written twice; write it once")
+            }
+            K::AttributeOrder { name, before } => write!(
+                f,
+                "attribute `{name}` must come before `{before}` (XLA's order is {})",
+                crate::spec::attributes::Order
+            ),
+            K::UnsupportedAttribute { name, why } => write!(f, "`{name}` is not supported: {why}"),
+            K::PaddedDimensions { reason } => write!(f, "`padded_dimensions` {reason}"),
+            K::StorageOverflow { unit } => {
+                write!(f, "storage in {unit} does not fit in `usize`")
+            }
+        }
+    }
+}
 
 /// A spec with carets under a span; see [`Error::excerpt`].
 ///
