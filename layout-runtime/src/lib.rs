@@ -9,6 +9,31 @@
 //! It is `no_std` and allocates nothing: every structure has a fixed
 //! capacity, given by the limits below; exceeding one is an error that names it.
 //!
+//! # Map of the source
+//!
+//! Each folder is one stage of the pipeline or one concept:
+//!
+//! - `spec/`: text to a validated spec: lexer, parser, validation, element
+//!   types, tiles, the attribute table, errors and their reports.
+//! - `algebra/`: tiles folded level by level into index programs,
+//!   simplified as they grow, and division by constants fixed at run time.
+//! - `eval/`: the forms a folded layout is evaluated in: [programs](program)
+//!   and how code spells them, closed forms, compact code, places, the
+//!   run-time [`Layout`], [`Ranked`], the type of `layout!` values, and the
+//!   one codec of the bytes that carry them from compile time.
+//! - [`bitcast`]: whether a reshape or a transpose moves no data.
+//! - [`relayout`]: whole arrays packed, unpacked and converted: walks and
+//!   routes, plans, the strategies that pick a kernel for each block
+//!   (`gather`, `scatter`), the portable kernels (`kernels/`) and the
+//!   architecture-specific ones behind one dispatch point (`arch/`, the
+//!   only `unsafe` code).
+//! - [`tensor`]: a layout and its storage, read and written by element or
+//!   by tile.
+//! - [`render`]: pictures, walk-throughs and C code made from a layout.
+//! - `xla/`: what comes from XLA itself: the [HLO reader](hlo) and the
+//!   [TPU tile chooser](tpu).
+//! - `fixed.rs`: the fixed-capacity list behind every bounded sequence.
+//!
 //! # Features
 //!
 //! As in serde, ndarray and half, `std` is on by default, and a `no_std`
