@@ -9,6 +9,31 @@
 //! It is `no_std` and allocates nothing: every structure has a fixed
 //! capacity, given by the limits below; exceeding one is an error that names it.
 //!
+//! # Map of the source
+//!
+//! Each folder is one stage of the pipeline or one concept:
+//!
+//! - `spec/`: text to a validated spec: lexer, parser, validation, element
+//!   types, tiles, the attribute table, errors and their reports.
+//! - `algebra/`: tiles folded level by level into index programs,
+//!   simplified as they grow, and division by constants fixed at run time.
+//! - `eval/`: the forms a folded layout is evaluated in: [programs](program)
+//!   and how code spells them, closed forms, compact code, places, the
+//!   run-time [`Layout`], [`Ranked`], the type of `layout!` values, and the
+//!   one codec of the bytes that carry them from compile time.
+//! - [`bitcast`]: whether a reshape or a transpose moves no data.
+//! - [`relayout`]: whole arrays packed, unpacked and converted: walks and
+//!   routes, plans, the strategies that pick a kernel for each block
+//!   (`gather`, `scatter`), the portable kernels (`kernels/`) and the
+//!   architecture-specific ones behind one dispatch point (`arch/`, the
+//!   only `unsafe` code).
+//! - [`tensor`]: a layout and its storage, read and written by element or
+//!   by tile.
+//! - [`render`]: pictures, walk-throughs and C code made from a layout.
+//! - `xla/`: what comes from XLA itself: the [HLO reader](hlo) and the
+//!   [TPU tile chooser](tpu).
+//! - `fixed.rs`: the fixed-capacity list behind every bounded sequence.
+//!
 //! # Features
 //!
 //! As in serde, ndarray and half, `std` is on by default, and a `no_std`
@@ -42,69 +67,51 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-mod attributes;
+mod algebra;
 pub mod bitcast;
-mod closed;
-mod code;
-mod divide;
-mod element;
-mod error;
+mod eval;
 mod fixed;
-mod fold;
-mod folded;
-pub mod hlo;
-mod layout;
-mod lexer;
-mod outside;
-mod padding;
-mod parser;
-mod places;
-pub mod program;
-mod ranked;
-mod raw;
 pub mod relayout;
 pub mod render;
-mod report;
-mod simplify;
-mod spelling;
-mod static_layout;
+mod spec;
 pub mod tensor;
-mod tile;
-pub mod tpu;
-mod validate;
+mod xla;
 
+pub use eval::program;
+pub use xla::{hlo, tpu};
+
+pub use algebra::fold::Shape;
+pub use eval::codec::Tables as __Tables;
+pub use eval::folded::Folded;
 /// Used by `layout!`; not public API.
 #[doc(hidden)]
-pub use attributes::WrittenAttribute as __WrittenAttribute;
-pub use element::ElementType;
-pub use error::{Error, ErrorKind, Snippet, Span};
-pub use fold::Shape;
-pub use folded::Folded;
-/// Used by `layout!`; not public API.
-#[doc(hidden)]
-pub use folded::{
+pub use eval::folded::{
     Arg as __Arg, FoldedSpec as __FoldedSpec, FoldedTile as __FoldedTile, Step as __Step,
     MAX_STEPS as __MAX_STEPS,
 };
-pub use layout::{Index, Layout};
+pub use eval::layout::{Index, Layout};
 /// Used by `layout!` values' `offset`; not public API.
 #[doc(hidden)]
-pub use outside::{dim_of as __dim_of, inside as __inside, outside_dims as __outside_dims};
-pub use padding::{PadValue, PaddingValue};
-pub use parser::parse;
+pub use eval::outside::{dim_of as __dim_of, inside as __inside, outside_dims as __outside_dims};
+pub use eval::ranked::{RankError, Ranked, RankedInverse};
+pub use eval::static_layout::StaticLayout;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
-pub use ranked::{RankError, Ranked, RankedInverse};
-pub use raw::Tables as __Tables;
 pub use relayout::api::{Options, Threads};
 pub use relayout::bits::BitElement;
 pub use relayout::error::RelayoutError;
 pub use relayout::iter::{Offsets, Slots};
 pub use relayout::plan::{Chunk, Chunks, ChunksMut, RelayoutPlan};
-pub use report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
-pub use static_layout::StaticLayout;
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
+pub use spec::attributes::WrittenAttribute as __WrittenAttribute;
+pub use spec::element::ElementType;
+pub use spec::error::{Error, ErrorKind, Snippet, Span};
+pub use spec::padding::{PadValue, PaddingValue};
+pub use spec::parser::parse;
+pub use spec::report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
+pub use spec::tile::{Tile, TileDim};
+pub use spec::validate::LayoutBuilder;
 pub use tensor::{AnyLayout, Storage, StorageMut, Tensor, TiledLayout};
-pub use tile::{Tile, TileDim};
-pub use validate::LayoutBuilder;
 
 /// The largest rank (number of dims) of a shape.
 ///

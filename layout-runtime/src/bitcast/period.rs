@@ -67,7 +67,7 @@
 //! dims' rows (never with their elements, nor with the other dims).
 
 use super::gcd;
-use crate::fold::offset_of;
+use crate::algebra::fold::offset_of;
 use crate::{Tile, MAX_RANK, MAX_TILED_RANK};
 
 /// A laid-out shape, read on its dims, with each dim's period.
@@ -465,7 +465,7 @@ mod tests {
     extern crate std;
 
     use super::{first_difference, Side};
-    use crate::layout::advance;
+    use crate::eval::layout::advance;
     use std::format;
     use std::vec::Vec;
 

@@ -604,7 +604,7 @@ mod tests {
 
     use super::super::period::Side;
     use super::{Compared, Form};
-    use crate::layout::advance;
+    use crate::eval::layout::advance;
     use std::format;
     use std::string::String;
     use std::vec::Vec;

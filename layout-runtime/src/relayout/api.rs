@@ -298,7 +298,7 @@ impl Layout {
         self.check_values(bits, logical_row_major)?;
         self.check_fill(bits, fill)?;
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
-        let stream = storage.len() >= super::plan::STREAM_BYTES;
+        let stream = storage.len() >= super::arch::STREAM_BYTES;
         let mut v = PackBits {
             dst: storage,
             src: logical_row_major,
@@ -312,7 +312,7 @@ impl Layout {
         }
         Route::over(&walked, &other).run(&walked, &other, &mut v);
         if stream {
-            super::simd::stream_fence();
+            super::arch::stream_fence();
         }
         bits.clear_tail(storage, self.storage_len());
         Ok(())
@@ -349,7 +349,7 @@ impl Layout {
             return Ok(());
         }
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
-        let far = core::mem::size_of_val(logical_row_major) >= super::plan::STREAM_BYTES;
+        let far = core::mem::size_of_val(logical_row_major) >= super::arch::STREAM_BYTES;
         let mut v = UnpackBits {
             src: storage,
             dst: logical_row_major,

@@ -7,7 +7,7 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
 use super::api::check_len;
 use super::api::Options;
-use super::kernels::Gather;
+use super::gather::Gather;
 use super::route::{Route, Side};
 use super::{RelayoutError, Threads};
 use crate::{Layout, MAX_RANK};

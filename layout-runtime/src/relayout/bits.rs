@@ -6,8 +6,8 @@
 //! `PackIntN`/`UnpackIntN` and LLVM's in-register order; earlier XLA put the
 //! first element in the high-order bits).
 
+use super::arch;
 use super::kernels::{copy_block, tiles_ahead, Block};
-use super::simd;
 use super::walk::{Axis, Visitor};
 use crate::ElementType;
 
@@ -331,7 +331,7 @@ fn pack_rows<T: BitElement>(
             }
         }
         let done = if stream && g == 4 {
-            simd::interleave_stream(&mut out[x0 * g..][..m * g], &rows, CHUNK, m)
+            arch::interleave_stream(&mut out[x0 * g..][..m * g], &rows, CHUNK, m)
         } else {
             0
         };
@@ -370,7 +370,7 @@ fn unpack_rows<T: BitElement>(
         };
         // Straight into the kernel where it takes the groups (four bytes,
         // `s4 (8,1)`): through `copy_block` each call costs enough to show.
-        let done = simd::deinterleave_groups(g, &mut rows, CHUNK, &input[x0 * g..][..m * g], m);
+        let done = arch::deinterleave_groups(g, &mut rows, CHUNK, &input[x0 * g..][..m * g], m);
         let rest = Block {
             na: m - done,
             ..block
@@ -430,7 +430,7 @@ impl<T: BitElement> Visitor for UnpackBits<'_, T> {
             if self.far {
                 let (from, len) = (off / bits.per, a.count * g);
                 let at = from.saturating_add(tiles_ahead::<u8>(len));
-                simd::prefetch_span(self.src, at, at.saturating_add(len));
+                arch::prefetch_span(self.src, at, at.saturating_add(len));
             }
             unpack_rows(
                 &self.src[off / bits.per..],

@@ -928,7 +928,7 @@ impl Offsets {
             OffsetsInner::Programs { layout, index } => {
                 let rank = layout.rank();
                 let item = layout.offset(&index[..rank]);
-                crate::layout::advance(&mut index[..rank], layout.dims());
+                crate::eval::layout::advance(&mut index[..rank], layout.dims());
                 Some(item)
             }
         }
@@ -1039,9 +1039,9 @@ mod tests {
         ]
         .map(std::string::String::from)
         .to_vec();
-        let mut rng = crate::closed::tests::Rng(0x6a09_e667_f3bc_c908);
+        let mut rng = crate::eval::closed::tests::Rng(0x6a09_e667_f3bc_c908);
         while specs.len() < 120 {
-            let spec = crate::closed::tests::spec(&mut rng);
+            let spec = crate::eval::closed::tests::spec(&mut rng);
             if crate::parse(&spec).is_ok_and(|l| l.storage_len() <= 600) {
                 specs.push(spec);
             }
@@ -1236,10 +1236,10 @@ mod tests {
     /// every index counted once.
     #[test]
     fn offsets_without_digits_walk_every_index() {
-        let mut rng = crate::closed::tests::Rng(0x2545_f491_4f6c_dd1d);
+        let mut rng = crate::eval::closed::tests::Rng(0x2545_f491_4f6c_dd1d);
         let mut walked = 0;
         for _ in 0..3000 {
-            let spec = crate::closed::tests::spec(&mut rng);
+            let spec = crate::eval::closed::tests::spec(&mut rng);
             let Ok(l) = crate::parse(&spec) else { continue };
             if l.len() > 4096 || super::super::digits::Digits::of(&l).is_some() {
                 continue;

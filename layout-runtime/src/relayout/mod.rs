@@ -94,19 +94,23 @@
 // The items live at the crate root, one path each (`xla_layout::Options`);
 // this module holds their docs and the crates its features bring.
 pub(crate) mod api;
+// The only module allowed `unsafe`: the architecture-specific kernels,
+// behind safe functions that check their bounds first.
+#[allow(unsafe_code)]
+mod arch;
 #[cfg(feature = "ndarray")]
 mod array;
 pub(crate) mod bits;
 mod digits;
 pub(crate) mod error;
+mod gather;
 pub(crate) mod iter;
 mod kernels;
 #[cfg(feature = "rayon")]
 mod parallel;
 pub(crate) mod plan;
 mod route;
-#[allow(unsafe_code)]
-mod simd;
+mod scatter;
 mod walk;
 
 use api::Threads;

@@ -2,21 +2,13 @@
 
 use core::ops::Range;
 
-use super::kernels::{Gather, Scatter};
+use super::arch;
+use super::gather::Gather;
 use super::route::{run_slot_range, Route, Side};
-use super::simd;
+use super::scatter::Scatter;
 use super::walk::Walk;
 use super::RelayoutError;
 use crate::Layout;
-
-/// Destinations from this size on are written with streaming stores: they
-/// would not stay in cache anyway, and a store that misses the cache
-/// otherwise reads the line from memory first. Tests lower it to reach the
-/// streaming kernels with small arrays.
-#[cfg(not(test))]
-pub(super) const STREAM_BYTES: usize = 8 << 20;
-#[cfg(test)]
-pub(super) const STREAM_BYTES: usize = 256;
 
 /// What a plan moves, which says what its buffers hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -443,9 +435,9 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
     fn staged(&self, src: &[T], f: impl FnOnce(&mut [T])) {
         let bytes = self.dst_len.saturating_mul(core::mem::size_of::<T>());
         match src.first() {
-            Some(&first) if bytes >= STREAM_BYTES => {
-                simd::with_stage(first, f);
-                simd::stream_fence();
+            Some(&first) if bytes >= arch::STREAM_BYTES => {
+                arch::with_stage(first, f);
+                arch::stream_fence();
             }
             _ => f(&mut []),
         }

@@ -4,7 +4,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::program::{scaling, Operand, Operator, Spelling};
+use crate::eval::program::{scaling, Operand, Operator, Spelling};
 use crate::{InverseProgram, Layout, OffsetProgram, Op, Program};
 
 /// A self-contained C99 header (also valid C++ and CUDA) with two
@@ -312,7 +312,7 @@ mod tests {
     use std::string::ToString;
 
     use super::{Binary, Scaled};
-    use crate::program::{Operand, Spelling};
+    use crate::eval::program::{Operand, Spelling};
     use crate::Op;
 
     fn c(op: Op) -> std::string::String {
@@ -335,7 +335,7 @@ mod tests {
         assert_eq!(Scaled(4, 1).to_string(), "v4");
         assert_eq!(Scaled(4, 2).to_string(), "(v4 << 1)");
         assert_eq!(
-            Binary(0, crate::program::Operator::Add, Operand::Constant(1)).to_string(),
+            Binary(0, crate::eval::program::Operator::Add, Operand::Constant(1)).to_string(),
             "v0 + 1u"
         );
     }

@@ -4,7 +4,7 @@ use core::iter::StepBy;
 use core::slice;
 
 use super::{AnyLayout, Storage, Tensor};
-use crate::layout::advance;
+use crate::eval::layout::advance;
 use crate::relayout::Run;
 use crate::{Offsets, MAX_RANK};
 

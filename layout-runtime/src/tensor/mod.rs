@@ -152,7 +152,7 @@ impl<L: StaticLayout> AnyLayout for L {
     type Index = L::Index;
 
     fn with_layout<R>(self, f: impl FnOnce(&Layout) -> R) -> R {
-        crate::static_layout::with_layout(self, f)
+        crate::eval::static_layout::with_layout(self, f)
     }
 
     fn shape(&self) -> &[usize] {
@@ -751,7 +751,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
             while let Some(run) = runs.next_strided() {
                 for x in iter::strided_mut(storage, run) {
                     f(layout.index_from(&index[..rank]), x);
-                    crate::layout::advance(&mut index[..rank], layout.shape());
+                    crate::eval::layout::advance(&mut index[..rank], layout.shape());
                 }
             }
         });

@@ -158,7 +158,7 @@ fn first_level(l: &Layout) -> Option<(Layout, usize)> {
     if grid != outer || tail != own.dims() {
         return None;
     }
-    let count = crate::fold::product(outer)?;
+    let count = crate::algebra::fold::product(outer)?;
     (count.checked_mul(sub.storage_len())? <= l.storage_len()).then_some((sub, count))
 }
 

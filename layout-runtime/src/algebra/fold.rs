@@ -1,0 +1,489 @@
+//! Folding tiles into index programs (SPEC.md §4).
+//!
+//! The shape is stepped level by level exactly as the spec describes
+//! (prepend, combine, split into outer and inner dims). Alongside, each dim of
+//! the shape carries a symbolic value built from the inputs; algebraic rules
+//! that hold for every in-range input remove what a person would not write
+//! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
+
+use crate::algebra::simplify::{Builder, TOO_LARGE};
+use crate::eval::program::{
+    Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value,
+};
+use crate::fixed::Fixed;
+use crate::spec::error::ErrorKind;
+use crate::{
+    Tile, TileDim, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK,
+};
+
+/// Extents of a shape, most major first: what
+/// [`Layout::tiled_shape`](crate::Layout::tiled_shape) returns.
+///
+/// # Examples
+///
+/// ```
+/// // `f32[3,5]` in 2x2 tiles: 2 x 3 tiles of 2 x 2 slots.
+/// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+/// let tiled = l.tiled_shape(1).unwrap();
+/// assert_eq!(tiled.dims(), &[2, 3, 2, 2]);
+/// assert_eq!(tiled.product(), Some(l.storage_len()));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    dims: Fixed<usize, MAX_TILED_RANK>,
+}
+
+impl Shape {
+    pub(crate) const EMPTY: Shape = Shape {
+        dims: Fixed::new(0),
+    };
+
+    /// The extents, most major first.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.tiled_shape(1).unwrap().dims(), &[2, 3, 2, 2]);
+    /// ```
+    pub fn dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    /// The number of slots: the product of the extents (1 for no dims, 0 if
+    /// any is 0), `None` if it exceeds `usize`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
+    /// assert_eq!(l.tiled_shape(1).unwrap().product(), Some(24));
+    /// ```
+    pub fn product(&self) -> Option<usize> {
+        product(self.dims())
+    }
+
+    /// Appends a dim; callers check [`MAX_TILED_RANK`] first.
+    pub(crate) fn push(&mut self, d: usize) {
+        let pushed = self.dims.push(d);
+        debug_assert!(pushed.is_some(), "shape rank checked by the caller");
+    }
+}
+
+/// The product of `dims`, or `None` if it exceeds `usize`. A zero anywhere
+/// makes it 0, however large the rest: an empty array takes no storage.
+pub(crate) fn product(dims: &[usize]) -> Option<usize> {
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))
+}
+
+/// What one tiling level did to the shape, kept so the inverse can undo it.
+#[derive(Clone, Copy)]
+struct Level {
+    /// Size-1 dims put in front because the tile had more dims than the shape.
+    prepended: usize,
+    /// Dims before the tiled suffix.
+    base: usize,
+    tile: Tile,
+    /// Extents of the tiled suffix before combining.
+    extents: [usize; MAX_TILE_RANK],
+}
+
+impl Level {
+    fn k(&self) -> usize {
+        self.tile.rank()
+    }
+
+    /// `(first, last)` positions in the tile of each combined group, in order,
+    /// and the group's tile extent.
+    fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        self.tile.groups()
+    }
+
+    fn group_extent(&self, first: usize, last: usize) -> usize {
+        // Overflow was ruled out when the shape was stepped.
+        product(&self.extents[first..=last]).unwrap_or(usize::MAX)
+    }
+}
+
+/// Applies one tile to `shape`. `level` is 1-based, for messages.
+fn step(shape: &mut Shape, tile: &Tile, level: usize) -> Result<Level, ErrorKind> {
+    let k = tile.rank();
+    let len = shape.dims().len();
+    let prepended = k.saturating_sub(len);
+    let mut padded = Shape::EMPTY;
+    for _ in 0..prepended {
+        padded.push(1);
+    }
+    for &d in shape.dims() {
+        padded.push(d);
+    }
+    let base = padded.dims().len() - k;
+    let mut info = Level {
+        prepended,
+        base,
+        tile: *tile,
+        extents: [0; MAX_TILE_RANK],
+    };
+    info.extents[..k].copy_from_slice(&padded.dims()[base..]);
+    let groups = info.groups().count();
+    if base + 2 * groups > MAX_TILED_RANK {
+        return Err(ErrorKind::TiledRankTooLarge {
+            level,
+            limit: MAX_TILED_RANK,
+        });
+    }
+    let mut next = Shape::EMPTY;
+    for &d in &padded.dims()[..base] {
+        next.push(d);
+    }
+    let overflow = ErrorKind::StorageOverflow { unit: "slots" };
+    let mut inner = [0usize; MAX_TILE_RANK];
+    for (g, (first, last, t)) in info.groups().enumerate() {
+        let e = product(&info.extents[first..=last]).ok_or(overflow)?;
+        next.push(e.div_ceil(t));
+        inner[g] = t;
+    }
+    for &t in &inner[..groups] {
+        next.push(t);
+    }
+    *shape = next;
+    Ok(info)
+}
+
+/// The physical shape before tiling: dims in `minor_to_major` order, most major first.
+pub(crate) fn physical(dims: &[usize], m2m: &[usize]) -> Shape {
+    let mut s = Shape::EMPTY;
+    for &d in m2m.iter().rev() {
+        s.push(dims[d]);
+    }
+    s
+}
+
+/// The shape after the first `levels` tiles.
+pub(crate) fn shape_after(
+    dims: &[usize],
+    m2m: &[usize],
+    tiles: &[Tile],
+) -> Result<Shape, ErrorKind> {
+    let mut shape = physical(dims, m2m);
+    for (i, t) in tiles.iter().enumerate() {
+        step(&mut shape, t, i + 1)?;
+    }
+    Ok(shape)
+}
+
+/// The storage offset of `index`, stepped level by level as [`step`]
+/// steps the shape, for layouts whose programs are too long to keep.
+///
+/// Equal to the folded offset program for every index inside the dims,
+/// some value but never a panic for any other index or description. It
+/// makes no call and writes only its own arrays, so a caller's loop around
+/// `Layout::offset` still keeps loop-invariant reads out of the loop.
+// Names follow `step`'s.
+#[allow(clippy::many_single_char_names)]
+#[inline]
+pub(crate) fn offset_of(dims: &[usize], m2m: &[usize], tiles: &[Tile], index: &[usize]) -> usize {
+    // Extents and values of the shape, most major first.
+    let mut ext = [0usize; MAX_TILED_RANK];
+    let mut val = [0usize; MAX_TILED_RANK];
+    let mut n = 0;
+    for (&d, (e, v)) in m2m.iter().rev().zip(ext.iter_mut().zip(val.iter_mut())) {
+        *e = dims.get(d).copied().unwrap_or(0);
+        *v = index.get(d).copied().unwrap_or(0);
+        n += 1;
+    }
+    for tile in tiles {
+        let k = tile.rank();
+        // Size-1 dims in front when the tile has more dims than the shape.
+        let prepended = k.saturating_sub(n);
+        if prepended > 0 {
+            for j in (0..n).rev() {
+                let (Some(&e), Some(&v)) = (ext.get(j), val.get(j)) else {
+                    return 0;
+                };
+                if let (Some(e2), Some(v2)) =
+                    (ext.get_mut(j + prepended), val.get_mut(j + prepended))
+                {
+                    (*e2, *v2) = (e, v);
+                }
+            }
+            for (e, v) in ext.iter_mut().zip(val.iter_mut()).take(prepended) {
+                (*e, *v) = (1, 0);
+            }
+            n += prepended;
+        }
+        let base = n - k;
+        let (mut outer, mut inner) = (
+            [(0usize, 0usize); MAX_TILE_RANK],
+            [(0usize, 0usize); MAX_TILE_RANK],
+        );
+        let (mut groups, mut combined, mut extent) = (0, 0usize, 1usize);
+        for (j, d) in tile.dims().iter().enumerate() {
+            let (e, v) = (
+                ext.get(base + j).copied().unwrap_or(0),
+                val.get(base + j).copied().unwrap_or(0),
+            );
+            combined = combined.wrapping_mul(e).wrapping_add(v);
+            extent = extent.saturating_mul(e);
+            if let TileDim::Size(t) = *d {
+                let (Some(o), Some(i)) = (outer.get_mut(groups), inner.get_mut(groups)) else {
+                    return 0;
+                };
+                *o = (
+                    combined.checked_div(t).unwrap_or(0),
+                    extent.div_ceil(t.max(1)),
+                );
+                *i = (combined.checked_rem(t).unwrap_or(0), t);
+                (groups, combined, extent) = (groups + 1, 0, 1);
+            }
+        }
+        n = base;
+        for &(v, e) in outer.iter().take(groups).chain(inner.iter().take(groups)) {
+            let (Some(e2), Some(v2)) = (ext.get_mut(n), val.get_mut(n)) else {
+                return 0;
+            };
+            (*e2, *v2) = (e, v);
+            n += 1;
+        }
+    }
+    let (mut offset, mut stride) = (0usize, 1usize);
+    for (&e, &v) in ext.iter().zip(&val).take(n).rev() {
+        offset = offset.wrapping_add(v.wrapping_mul(stride));
+        stride = stride.wrapping_mul(e);
+    }
+    offset
+}
+
+/// Everything folding derives from a validated description.
+pub(crate) struct Folded {
+    pub(crate) offset: OffsetProgram,
+    pub(crate) inverse: InverseProgram,
+    pub(crate) storage_len: usize,
+}
+
+/// Folds a layout. Inputs are valid (checked by `validate`), except that
+/// sizes may overflow and limits may be exceeded: those are the errors here.
+pub(crate) fn fold(
+    dims: &[usize],
+    m2m: &[usize],
+    tiles: &[Tile],
+    tail_alignment: usize,
+) -> Result<Folded, ErrorKind> {
+    let overflow = ErrorKind::StorageOverflow { unit: "slots" };
+    let mut fwd = Builder::new();
+    let mut shape = physical(dims, m2m);
+    let mut values: [Value; MAX_TILED_RANK] = [None; MAX_TILED_RANK];
+    for (p, &d) in m2m.iter().rev().enumerate() {
+        values[p] = fwd.input(d, dims[d])?;
+    }
+    let mut levels = [None; crate::MAX_TILING_LEVELS];
+    for (i, tile) in tiles.iter().enumerate() {
+        let before = shape.dims().len();
+        let info = step(&mut shape, tile, i + 1)?;
+        let mut padded = [None; MAX_TILED_RANK];
+        padded[info.prepended..info.prepended + before].copy_from_slice(&values[..before]);
+        let mut next = [None; MAX_TILED_RANK];
+        next[..info.base].copy_from_slice(&padded[..info.base]);
+        let groups = info.groups().count();
+        for (g, (first, last, t)) in info.groups().enumerate() {
+            let mut v = padded[info.base + first];
+            for j in first + 1..=last {
+                let scaled = fwd.mul(v, info.extents[j])?;
+                v = fwd.add(scaled, padded[info.base + j])?;
+            }
+            next[info.base + g] = fwd.div(v, t)?;
+            next[info.base + groups + g] = fwd.rem(v, t)?;
+        }
+        values = next;
+        levels[i] = Some(info);
+    }
+
+    let n = shape.dims().len();
+    let slots = shape.product().ok_or(overflow)?;
+    // Strides of an empty array may exceed `usize`; no index ever uses them.
+    let mut strides = [0usize; MAX_TILED_RANK];
+    let mut acc = 1usize;
+    for j in (0..n).rev() {
+        strides[j] = acc;
+        acc = acc.saturating_mul(shape.dims()[j]);
+    }
+    let storage_len = slots
+        .div_ceil(tail_alignment)
+        .checked_mul(tail_alignment)
+        .ok_or(overflow)?;
+
+    let offset = offset_program(fwd, &values[..n], &strides[..n]);
+    let inverse = inverse_program(
+        m2m,
+        &shape,
+        &strides[..n],
+        &levels[..tiles.len()],
+        storage_len,
+    )?;
+    Ok(Folded {
+        offset,
+        inverse,
+        storage_len,
+    })
+}
+
+fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> OffsetProgram {
+    // One term per value at most, and values are at most MAX_TILED_RANK.
+    let mut terms: Fixed<Term, MAX_TILED_RANK> = Fixed::new(Term { step: 0, scale: 0 });
+    for (v, &s) in values.iter().zip(strides) {
+        if let Some(step) = *v {
+            terms.append(Term { step, scale: s });
+        }
+    }
+    // Merge `(x / t) * (t*s) + (x % t) * s` into `x * s`, and like terms, until nothing changes.
+    while let Some((i, j, merged)) = find_merge(&b.program, &terms) {
+        terms[i] = merged;
+        let n = terms.len();
+        terms.copy_within(j + 1..n, j);
+        terms.truncate(n - 1);
+    }
+    let mut live = [false; MAX_PROGRAM_STEPS];
+    for t in terms.iter() {
+        live[usize::from(t.step)] = true;
+    }
+    let remap = b.program.prune(&mut live);
+    for t in terms.iter_mut() {
+        t.step = remap[usize::from(t.step)];
+    }
+    OffsetProgram {
+        program: b.program,
+        terms,
+    }
+}
+
+/// Two terms `i < j` that add up to one, and that one.
+fn find_merge(program: &Program, terms: &[Term]) -> Option<(usize, usize, Term)> {
+    for (i, a) in terms.iter().enumerate() {
+        for (j, c) in terms.iter().enumerate().skip(i + 1) {
+            if a.step == c.step {
+                if let Some(scale) = a.scale.checked_add(c.scale) {
+                    return Some((
+                        i,
+                        j,
+                        Term {
+                            step: a.step,
+                            scale,
+                        },
+                    ));
+                }
+            }
+            for (hi, lo) in [(a, c), (c, a)] {
+                if let (Op::Div(x, t), Op::Mod(x2, t2)) =
+                    (program.get(hi.step), program.get(lo.step))
+                {
+                    if x == x2 && t == t2 && lo.scale.checked_mul(t) == Some(hi.scale) {
+                        return Some((
+                            i,
+                            j,
+                            Term {
+                                step: x,
+                                scale: lo.scale,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+fn inverse_program(
+    m2m: &[usize],
+    shape: &Shape,
+    strides: &[usize],
+    levels: &[Option<Level>],
+    storage_len: usize,
+) -> Result<InverseProgram, ErrorKind> {
+    let mut b = Builder::new();
+    let mut checks = Checks(Fixed::new(Check { step: 0, bound: 0 }));
+
+    // Offsets past the tiled shape but inside `L(n)` rounding are padding.
+    let slots = product(shape.dims()).unwrap_or(usize::MAX);
+    let off = if storage_len > slots {
+        let step = b.push(Op::Input(0), slots)?;
+        if let Some(step) = step {
+            checks.push(step, slots)?;
+        }
+        step
+    } else {
+        b.input(0, slots)?
+    };
+    let mut values: [Value; MAX_TILED_RANK] = [None; MAX_TILED_RANK];
+    for (j, (&extent, &stride)) in shape.dims().iter().zip(strides).enumerate() {
+        let q = b.div(off, stride)?;
+        values[j] = if j == 0 { q } else { b.rem(q, extent)? };
+    }
+    let mut len = shape.dims().len();
+    for info in levels.iter().rev().flatten() {
+        let groups = info.groups().count();
+        let mut prev = [None; MAX_TILED_RANK];
+        prev[..info.base].copy_from_slice(&values[..info.base]);
+        for (g, (first, last, t)) in info.groups().enumerate() {
+            let outer = b.mul(values[info.base + g], t)?;
+            let mut x = b.add(outer, values[info.base + groups + g])?;
+            checks.require(&b, x, info.group_extent(first, last))?;
+            for j in (first + 1..=last).rev() {
+                let e = info.extents[j];
+                prev[info.base + j] = b.rem(x, e)?;
+                x = b.div(x, e)?;
+            }
+            prev[info.base + first] = x;
+        }
+        let restored = info.base + info.k();
+        values = [None; MAX_TILED_RANK];
+        values[..restored - info.prepended].copy_from_slice(&prev[info.prepended..restored]);
+        len = restored - info.prepended;
+    }
+    debug_assert_eq!(len, m2m.len());
+    let mut outputs: Fixed<Value, MAX_RANK> = Fixed::filled(m2m.len(), None);
+    for (p, &d) in m2m.iter().rev().enumerate() {
+        outputs[d] = values[p];
+    }
+    let mut live = [false; MAX_PROGRAM_STEPS];
+    let mut checks = checks.0;
+    for c in checks.iter() {
+        live[usize::from(c.step)] = true;
+    }
+    for s in outputs.iter().flatten() {
+        live[usize::from(*s)] = true;
+    }
+    let remap = b.program.prune(&mut live);
+    for c in checks.iter_mut() {
+        c.step = remap[usize::from(c.step)];
+    }
+    for s in outputs.iter_mut().flatten() {
+        *s = remap[usize::from(*s)];
+    }
+    Ok(InverseProgram {
+        program: b.program,
+        checks,
+        outputs,
+        storage_len,
+    })
+}
+
+/// Conditions that tell padding from data, gathered while inverting.
+struct Checks(Fixed<Check, MAX_CHECKS>);
+
+impl Checks {
+    fn push(&mut self, step: StepId, bound: usize) -> Result<(), ErrorKind> {
+        self.0.push(Check { step, bound }).ok_or(TOO_LARGE)
+    }
+
+    /// Requires `v < bound`, unless `v`'s range already guarantees it.
+    fn require(&mut self, b: &Builder, v: Value, bound: usize) -> Result<(), ErrorKind> {
+        match v {
+            Some(step) if b.range(v) > bound => self.push(step, bound),
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The forms a folded layout is evaluated in: index programs, their closed
+//! forms and compact code, the run-time [`Layout`](crate::Layout), rank-checked
+//! [`Ranked`](crate::Ranked) layouts, the type of `layout!` values and the
+//! bytes that carry them from compile time to run time.
+
+pub(crate) mod closed;
+pub(crate) mod code;
+pub(crate) mod codec;
+pub(crate) mod folded;
+pub(crate) mod layout;
+pub(crate) mod outside;
+pub(crate) mod places;
+pub mod program;
+pub(crate) mod ranked;
+pub(crate) mod static_layout;

@@ -1,0 +1,909 @@
+extern crate std;
+
+use super::*;
+use std::vec::Vec;
+
+/// Every size, offset and stride against the plain loop; nothing
+/// outside the block may change.
+#[test]
+fn transposes_match_a_plain_loop() {
+    for na in 0..=13 {
+        for nb in 0..=13 {
+            for (d, s) in [(0, 0), (1, 3), (5, 2)] {
+                for (pad_d, pad_s) in [(0, 0), (3, 1), (17, 64)] {
+                    let (da, sb) = (nb + pad_d, na + pad_s);
+                    let dst_len = d + na * da + 7;
+                    let src_len = s + nb * sb + 5;
+                    let src: Vec<u32> = (0..src_len as u32).map(|x| x * 7 + 1).collect();
+                    let mut got = std::vec![u32::MAX; dst_len];
+                    let (ta, tb) = transpose32(&mut got, d, da, &src, s, sb, (na, nb));
+                    let mut want = std::vec![u32::MAX; dst_len];
+                    for i in 0..ta {
+                        for j in 0..tb {
+                            want[d + i * da + j] = src[s + i + j * sb];
+                        }
+                    }
+                    assert_eq!(got, want, "{na}x{nb} at {d}/{s}, strides {da}/{sb}");
+                    if VECTOR_TRANSPOSE && na >= 4 && nb >= 4 {
+                        assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                    }
+                }
+            }
+        }
+    }
+    // Not 4 bytes: nothing done.
+    let mut d16 = [0u16; 16];
+    assert_eq!(
+        transpose32(&mut d16, 0, 4, &[1u16; 16], 0, 4, (4, 4)),
+        (0, 0)
+    );
+    assert_eq!(d16, [0; 16]);
+    // A bound that fails: nothing done.
+    let mut short = [0u32; 15];
+    assert_eq!(
+        transpose32(&mut short, 0, 4, &[1u32; 16], 0, 4, (4, 4)),
+        (0, 0)
+    );
+}
+
+/// Blocks wider and taller than a band, whose sizes leave every mix of
+/// 8x8 and 4x4 tiles (and their parts of a band) at the edges, against
+/// the plain loop, for 4-byte and smaller units.
+#[test]
+fn large_transposes_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let u = 4 / core::mem::size_of::<T>();
+        for (na, nb) in [(64, 64), (68, 72), (76, 131), (137, 12), (8, 200), (20, 9)] {
+            for (d, s, pad) in [(0, 0, 0), (3, 1, 5), (1, 6, 64)] {
+                let (da, sb) = (nb * u + pad, na * u + pad + 1);
+                let dst_len = d + na * da + 9;
+                let src_len = s + nb * sb + 3;
+                let src: Vec<T> = (0..src_len).map(make).collect();
+                let mut got = std::vec![old; dst_len];
+                let (ta, tb) = transpose_units(&mut got, d, da, &src, s, sb, (na, nb));
+                let mut want = std::vec![old; dst_len];
+                for i in 0..ta {
+                    for j in 0..tb {
+                        for k in 0..u {
+                            want[d + i * da + j * u + k] = src[s + i * u + j * sb + k];
+                        }
+                    }
+                }
+                assert_eq!(got, want, "{na}x{nb} at {d}/{s}, pad {pad}");
+                if VECTOR_TRANSPOSE {
+                    assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                }
+            }
+        }
+    }
+    check(word, 0);
+    check(half, 0);
+    check(byte, 0);
+}
+
+/// 16x16 line tiles of 4-, 2- and 1-byte elements against a plain loop,
+/// on every kernel this CPU runs and through [`tile16`]'s own choice:
+/// scattered source runs at odd offsets, destination runs on lines and
+/// off them, plain and streamed; nothing else may change, and a run
+/// past the end or (streaming) off a line means nothing written.
+#[test]
+fn line_tiles_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(
+        make: fn(usize) -> T,
+        old: T,
+    ) -> [usize; TileKernel::ALL.len()] {
+        let size = core::mem::size_of::<T>();
+        let (u, run) = (4 / size, 64 / size);
+        let src: Vec<T> = (0..3000 / size * 4).map(make).collect();
+        // Tiles done by each kernel.
+        let mut ran = [0; TileKernel::ALL.len()];
+        let kernels = TileKernel::ALL.map(Some);
+        for (k, kernel) in kernels.into_iter().chain([None]).enumerate() {
+            let runs = |kernel: Option<TileKernel>| match kernel {
+                Some(kernel) => kernel.available(),
+                None => line_tiles(),
+            };
+            for seed in 0..12 {
+                let from: [usize; 16] =
+                    core::array::from_fn(|c| (c * 251 + seed * 37 + 1) % (src.len() - run));
+                for aligned in [false, true] {
+                    for stream in [false, true] {
+                        let pitch = run * (1 + seed % 3) + usize::from(!aligned) * (seed % 5);
+                        let mut got = std::vec![old; 17 * pitch + 2 * run];
+                        let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                        let at = lead + usize::from(!aligned) * (1 + seed % 3);
+                        // Rows in a scrambled order, none overlapping.
+                        let to: [usize; 16] = core::array::from_fn(|r| at + (r * 7 % 16) * pitch);
+                        let done = match kernel {
+                            Some(kernel) => tile16_on(kernel, &mut got, &to, &src, &from, stream),
+                            None => tile16(&mut got, &to, &src, &from, stream),
+                        };
+                        stream_fence();
+                        let mut want = std::vec![old; got.len()];
+                        if done {
+                            if let Some(n) = ran.get_mut(k) {
+                                *n += 1;
+                            }
+                            for (r, &t) in to.iter().enumerate() {
+                                for (c, &f) in from.iter().enumerate() {
+                                    for e in 0..u {
+                                        want[t + c * u + e] = src[f + r * u + e];
+                                    }
+                                }
+                            }
+                        }
+                        assert_eq!(
+                            got, want,
+                            "{kernel:?}, seed {seed}, aligned {aligned}, stream {stream}"
+                        );
+                        let on_lines = to.iter().all(|&t| got[t..].as_ptr().addr() % 64 == 0);
+                        assert_eq!(done, runs(kernel) && (on_lines || !stream));
+                    }
+                }
+            }
+            // A run past either end: nothing done.
+            let mut dst = std::vec![old; 16 * run];
+            let to: [usize; 16] = core::array::from_fn(|r| r * run);
+            let mut late = to;
+            late[15] += 1;
+            for kernel in TileKernel::ALL {
+                assert!(!tile16_on(kernel, &mut dst, &late, &src, &to, false));
+                assert!(!tile16_on(
+                    kernel,
+                    &mut dst,
+                    &to,
+                    &src[..16 * run - 1],
+                    &to,
+                    false
+                ));
+            }
+            assert!(!tile16(&mut dst, &late, &src, &to, false));
+            assert!(dst.iter().all(|&x| x == old));
+        }
+        ran
+    }
+    let ran = [check(word, 0), check(half, 0), check(byte, 0)];
+    // Each kernel ran, plain and streamed, wherever the CPU has it (as
+    // `std` sees it, apart from the detection the kernels use).
+    #[cfg(target_arch = "x86_64")]
+    for (k, kernel) in TileKernel::ALL.into_iter().enumerate() {
+        let has = match kernel {
+            TileKernel::Avx2 => std::is_x86_feature_detected!("avx2"),
+        };
+        for done in ran {
+            assert_eq!(done[k] > 0, has, "kernel {k}: {ran:?}");
+            if has {
+                assert_eq!(done[k], 12 * 3, "kernel {k}: {ran:?}");
+            }
+        }
+    }
+}
+
+/// Source elements of each size the relayout kernels move, for the
+/// tests here and in `kernels`: none is 0 (the destinations' initial
+/// value) or any fill those tests use (odd, top bit set).
+pub(in crate::relayout) fn word(i: usize) -> u32 {
+    (i as u32).wrapping_mul(0x9e37_79b9) | 1
+}
+pub(in crate::relayout) fn half(i: usize) -> u16 {
+    i as u16 | 0x8000
+}
+pub(in crate::relayout) fn byte(i: usize) -> u8 {
+    (i * 7) as u8 | 0x80
+}
+
+/// Tiles of runs in quarters against the plain loop, for both kernels
+/// and every element size: quarters that continue each other and
+/// quarters apart and out of order, source runs at odd offsets,
+/// destination runs on lines and off them, plain and streamed. Nothing
+/// else may change; a quarter past the end, or (streaming) a run off a
+/// line, means nothing written.
+#[test]
+fn tiles_of_quarters_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
+        let size = core::mem::size_of::<T>();
+        let (u, run) = (4 / size, 64 / size);
+        let src: Vec<T> = (0..80 * run).map(make).collect();
+        let mut ran = 0;
+        for kernel in TileKernel::ALL {
+            for seed in 0..16 {
+                // Source runs `run` or more apart; on odd seeds the
+                // quarters lie in a scrambled order with gaps.
+                let step = run + seed % 3 * (1 + seed % 5);
+                let first = 1 + seed * 3 % 7;
+                let from = if seed % 2 == 0 {
+                    Quarters::even(first, step)
+                } else {
+                    Quarters {
+                        bases: [3, 0, 2, 1].map(|q| first + q * (4 * step + 5)),
+                        step,
+                    }
+                };
+                for aligned in [false, true] {
+                    for stream in [false, true] {
+                        let pitch = run * (1 + seed % 3) + usize::from(!aligned) * (seed % 5);
+                        let mut got = std::vec![old; 20 * pitch + 2 * run];
+                        let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                        let at = lead + usize::from(!aligned) * (1 + seed % 3);
+                        // Destination quarters in order, with a gap of
+                        // a row after the first two on odd seeds.
+                        let gap = seed % 2;
+                        let to = Quarters {
+                            bases: [0, 4, 8 + gap, 12 + gap].map(|r| at + r * pitch),
+                            step: pitch,
+                        };
+                        let done = tile16_quarters(kernel, &mut got, to, &src, from, stream);
+                        stream_fence();
+                        let mut want = std::vec![old; got.len()];
+                        if done {
+                            ran += 1;
+                            for r in 0..16 {
+                                for c in 0..16 {
+                                    for e in 0..u {
+                                        want[to.start(r) + c * u + e] =
+                                            src[from.start(c) + r * u + e];
+                                    }
+                                }
+                            }
+                        }
+                        assert_eq!(
+                            got, want,
+                            "{kernel:?}, seed {seed}, aligned {aligned}, stream {stream}"
+                        );
+                        let on_lines =
+                            (0..16).all(|r| got[to.start(r)..].as_ptr().addr() % 64 == 0);
+                        assert_eq!(done, kernel.available() && (on_lines || !stream));
+                    }
+                }
+            }
+            // A quarter one element past either end, or its end past
+            // `usize`: nothing done.
+            let mut dst = std::vec![old; 16 * run];
+            let whole = Quarters::even(0, run);
+            for q in 0..4 {
+                let mut late = whole;
+                late.bases[q] = 12 * run + 1;
+                assert!(!tile16_quarters(kernel, &mut dst, late, &src, whole, false));
+                let mut far = whole;
+                far.bases[q] = usize::MAX - run;
+                assert!(!tile16_quarters(kernel, &mut dst, whole, &src, far, false));
+            }
+            assert!(!tile16_quarters(
+                kernel,
+                &mut dst,
+                whole,
+                &src[..16 * run - 1],
+                whole,
+                false
+            ));
+            assert!(dst.iter().all(|&x| x == old));
+        }
+        ran
+    }
+    let ran = [check(word, 0), check(half, 0), check(byte, 0)];
+    // Some tiles ran wherever the CPU has a kernel.
+    assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
+}
+
+/// The refusals of [`bands_of_tiles_match_tile_by_tile`] for a band of
+/// two tiles or more whose source fits `src` exactly: the last tile one
+/// element past either end, an advance that overflows, and (streaming)
+/// a destination advance off the lines, each writing nothing.
+fn refusals<T: Copy + PartialEq + core::fmt::Debug>(
+    kernel: TileKernel,
+    src: &[T],
+    from: (Quarters, usize),
+    count: usize,
+    old: T,
+) {
+    let run = 64 / core::mem::size_of::<T>();
+    let mut dst = std::vec![old; 17 * run + (count - 1) * run];
+    let lead = (64 - dst.as_ptr().addr() % 64) % 64 * run / 64;
+    let to = Quarters::even(lead, run);
+    let band = |dst: &mut [T], adv: usize, src: &[T], stream: bool| {
+        tile16_quarters_run(
+            kernel,
+            dst,
+            (to, adv),
+            src,
+            from,
+            count,
+            Bands::ONE,
+            stream,
+            None,
+        )
+    };
+    assert!(!band(&mut dst, 3 * run, src, false));
+    assert!(!band(&mut dst, run, &src[..src.len() - 1], false));
+    assert!(!band(&mut dst, usize::MAX, src, false));
+    assert!(!band(&mut dst, 1, src, true));
+    // A second band: one element on (past the source's end), an advance
+    // that overflows, and (streaming) a destination advance off the
+    // lines.
+    let bands = |dst: &mut [T], (to_adv, from_adv): (usize, usize), stream: bool| {
+        let bands = Bands {
+            count: 2,
+            to_adv,
+            from_adv,
+        };
+        tile16_quarters_run(
+            kernel,
+            dst,
+            (to, 0),
+            src,
+            from,
+            count,
+            bands,
+            stream,
+            Some(2),
+        )
+    };
+    assert!(!bands(&mut dst, (0, 1), false));
+    assert!(!bands(&mut dst, (0, usize::MAX), false));
+    assert!(!bands(&mut dst, (usize::MAX, 0), false));
+    assert!(!bands(&mut dst, (1, 0), true));
+    assert!(dst.iter().all(|&x| x == old));
+    // The same band within bounds runs.
+    assert_eq!(band(&mut dst, run, src, false), kernel.available());
+}
+
+/// Bands of tiles in one call against the same tiles one by one (the
+/// kernel the test above checks against a plain loop), for both
+/// kernels and every element size: 1 to 3 bands of 1 to 33 tiles
+/// advancing along the runs or across them, quarters in and out of
+/// order, odd source offsets, plain and streamed, asking ahead or not.
+/// A band whose last tile passes either end, whose advance overflows,
+/// or (streaming) whose destination advance is not whole lines writes
+/// nothing, and so do bands whose last band would.
+#[test]
+fn bands_of_tiles_match_tile_by_tile() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
+        let run = 64 / core::mem::size_of::<T>();
+        let mut ran = 0;
+        for kernel in TileKernel::ALL {
+            for seed in 0..12 {
+                let count = [1, 2, 5, 33][seed % 4];
+                // Source runs one after another along the band, or
+                // bands of runs side by side.
+                let from_step = run + seed % 3;
+                let from_adv = if seed % 2 == 0 {
+                    run
+                } else {
+                    16 * from_step + 3
+                };
+                let from = if seed % 3 == 0 {
+                    Quarters {
+                        bases: [2, 0, 3, 1].map(|q| 1 + seed + q * 4 * from_step),
+                        step: from_step,
+                    }
+                } else {
+                    Quarters::even(1 + seed, from_step)
+                };
+                let nb = 1 + seed % 3;
+                let from_band = count * from_adv + 16 * from_step + seed;
+                let src_len = from.bases.iter().max().unwrap()
+                    + 3 * from_step
+                    + (count - 1) * from_adv
+                    + (nb - 1) * from_band
+                    + run;
+                let src: Vec<T> = (0..src_len).map(make).collect();
+                for stream in [false, true] {
+                    let to_step = run * (1 + seed % 2);
+                    let to_adv = if seed % 4 < 2 { 16 * to_step } else { run };
+                    // Bands a whole number of lines apart, after each other.
+                    let to_band = (16 * to_step + count * to_adv).next_multiple_of(run);
+                    let len = 16 * to_step + (count - 1) * to_adv + (nb - 1) * to_band + 3 * run;
+                    let mut got = std::vec![old; len];
+                    let lead = (64 - got.as_ptr().addr() % 64) % 64 * run / 64;
+                    let to = Quarters::even(lead, to_step);
+                    let bands = Bands {
+                        count: nb,
+                        to_adv: to_band,
+                        from_adv: from_band,
+                    };
+                    let ahead = [None, Some(1), Some(2), Some(3)][seed % 4];
+                    let done = tile16_quarters_run(
+                        kernel,
+                        &mut got,
+                        (to, to_adv),
+                        &src,
+                        (from, from_adv),
+                        count,
+                        bands,
+                        stream,
+                        ahead,
+                    );
+                    stream_fence();
+                    let mut want = std::vec![old; len];
+                    if done {
+                        ran += 1;
+                        let shift = |q: Quarters, adv: usize, k: usize| Quarters {
+                            bases: q.bases.map(|b| b + k * adv),
+                            step: q.step,
+                        };
+                        for b in 0..nb {
+                            let (to, from) = (shift(to, to_band, b), shift(from, from_band, b));
+                            for k in 0..count {
+                                let tile = shift(to, to_adv, k);
+                                assert!(tile16_quarters(
+                                    kernel,
+                                    &mut want,
+                                    tile,
+                                    &src,
+                                    shift(from, from_adv, k),
+                                    false
+                                ));
+                            }
+                        }
+                    }
+                    assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
+                    assert_eq!(done, kernel.available());
+                }
+                if count > 1 {
+                    // The source of one band exactly.
+                    let one = &src[..src_len - (nb - 1) * from_band];
+                    refusals(kernel, one, (from, from_adv), count, old);
+                }
+            }
+        }
+        ran
+    }
+    let ran = [check(word, 0), check(half, 0), check(byte, 0)];
+    assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
+}
+
+/// What [`tile16_group_run`] writes, by a plain loop, into `len`
+/// elements of `old`.
+fn group_by_hand<T: Copy>(
+    (tiles, to_adv): (&[GroupTile], usize),
+    (src, from_adv): (&[T], usize),
+    (count, fill): (usize, T),
+    (len, old): (usize, T),
+) -> Vec<T> {
+    let u = 4 / core::mem::size_of::<T>();
+    let mut want = std::vec![old; len];
+    for k in 0..count {
+        for tile in tiles {
+            for (r, c, e) in (0..16 * 16 * u).map(|x| (x / (16 * u), x / u % 16, x % u)) {
+                want[tile.to[r] + k * to_adv + c * u + e] =
+                    tile.from[c].map_or(fill, |o| src[o + k * from_adv + r * u + e]);
+            }
+        }
+    }
+    want
+}
+
+/// Groups of tiles whose source runs are partly `fill`, run round after
+/// round, against the same tiles one by one through a plain loop, for
+/// both kernels and every element size: 1 to 8 tiles, fill runs
+/// anywhere, odd source offsets, plain and streamed. A round past
+/// either end, a streamed run or advance off the lines, or more tiles
+/// than a group holds write nothing.
+#[test]
+fn groups_of_tiles_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(
+        make: fn(usize) -> T,
+        fill: T,
+        old: T,
+    ) -> usize {
+        let (size, run) = (core::mem::size_of::<T>(), 64 / core::mem::size_of::<T>());
+        let mut ran = 0;
+        for kernel in TileKernel::ALL {
+            for seed in 0..10_usize {
+                let (n, count) = (1 + seed % 8, [1, 3, 17][seed % 3]);
+                let (sb, from_adv) = (run + seed % 3, run);
+                let src_len = 1 + seed + (16 * n + 16) * sb + count * from_adv;
+                let src: Vec<T> = (0..src_len).map(make).collect();
+                let group = |dst: &mut [T], tiles: &[GroupTile], to_adv, count, stream| {
+                    tile16_group_run(
+                        kernel,
+                        dst,
+                        (tiles, to_adv),
+                        &src,
+                        from_adv,
+                        count,
+                        fill,
+                        stream,
+                    )
+                };
+                // Destination rows of `n` lines and one more, each
+                // tile one line of every row; a round moves 16 rows on.
+                let row = (n + 1) * run;
+                let to_adv = 16 * row;
+                let len = count * to_adv + 2 * run;
+                for stream in [false, true] {
+                    let mut got = std::vec![old; len];
+                    let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                    let tiles: Vec<GroupTile> = (0..n)
+                        .map(|g| GroupTile {
+                            to: core::array::from_fn(|r| lead + r * row + g * run),
+                            from: core::array::from_fn(|c| {
+                                ((c + g + seed) % 5 != 0).then(|| 1 + seed + (16 * g + c) * sb)
+                            }),
+                        })
+                        .collect();
+                    let done = group(&mut got, &tiles, to_adv, count, stream);
+                    stream_fence();
+                    let want = if done {
+                        ran += 1;
+                        group_by_hand(
+                            (&tiles, to_adv),
+                            (&src, from_adv),
+                            (count, fill),
+                            (len, old),
+                        )
+                    } else {
+                        std::vec![old; len]
+                    };
+                    assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
+                    assert_eq!(done, kernel.available());
+                    // Refusals: the last round one element past the
+                    // end, nine tiles, a streamed advance off the lines.
+                    let mut short = std::vec![old; count * to_adv + lead - run - 1];
+                    assert!(!group(&mut short, &tiles, to_adv, count, false));
+                    assert!(short.iter().all(|&x| x == old));
+                    // On `got`, whose runs start lines: nine tiles, a
+                    // streamed advance off the lines, an advance that
+                    // overflows.
+                    got.fill(old);
+                    let nine = [tiles[0]; GROUP_TILES + 1];
+                    assert!(!group(&mut got, &nine, to_adv, count, false));
+                    assert!(!group(&mut got, &tiles, to_adv + 1, 2, true));
+                    assert!(!group(&mut got, &tiles, usize::MAX, 2, false));
+                    assert!(got.iter().all(|&x| x == old));
+                    // ... and with one element more, it runs.
+                    short.push(old);
+                    assert_eq!(
+                        group(&mut short, &tiles, to_adv, count, false),
+                        kernel.available()
+                    );
+                }
+            }
+        }
+        ran
+    }
+    let ran = [check(word, 7, 0), check(half, 7, 0), check(byte, 7, 0)];
+    assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
+}
+
+#[test]
+fn stages_hold_their_initial_value() {
+    with_stage(7u16, |s| {
+        assert_eq!(s.len(), 4096);
+        assert!(s.iter().all(|&x| x == 7));
+    });
+    with_stage([1u8; 3], |s| assert_eq!(s.len(), 8192 / 3));
+    with_stage([0u64; 9], |s| assert!(s.is_empty()));
+    with_stage(0u128, |s| assert!(s.len() == 512 || s.is_empty()));
+    with_wide(3u32, usize::MAX, |w| {
+        assert_eq!(w.len(), 64 * 1088 / 4);
+        assert!(w.iter().all(|&x| x == 3));
+    });
+    with_wide(3u16, 100, |w| assert_eq!(w, [3; 100]));
+    with_wide([0u64; 9], usize::MAX, |w| assert!(w.is_empty()));
+}
+
+/// Units of two 2-byte and four 1-byte elements, at odd offsets.
+#[test]
+fn unit_transposes_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let u = 4 / core::mem::size_of::<T>();
+        for (na, nb) in [(4, 4), (5, 9), (8, 64), (13, 6), (3, 8)] {
+            for (d, s) in [(0, 0), (1, 3)] {
+                for (pad_d, pad_s) in [(0, 0), (3, 5)] {
+                    let (da, sb) = (nb * u + pad_d, na * u + pad_s);
+                    let dst_len = d + na * da + 3;
+                    let src_len = s + nb * sb + 2;
+                    let src: Vec<T> = (0..src_len).map(make).collect();
+                    let mut got = std::vec![old; dst_len];
+                    let (ta, tb) = transpose_units(&mut got, d, da, &src, s, sb, (na, nb));
+                    let mut want = std::vec![old; dst_len];
+                    for i in 0..ta {
+                        for j in 0..tb {
+                            for k in 0..u {
+                                want[d + i * da + j * u + k] = src[s + i * u + j * sb + k];
+                            }
+                        }
+                    }
+                    assert_eq!(got, want, "{na}x{nb} at {d}/{s}");
+                    if VECTOR_TRANSPOSE && na >= 4 && nb >= 4 {
+                        assert_eq!((ta, tb), (na / 4 * 4, nb / 4 * 4));
+                    }
+                }
+            }
+        }
+    }
+    check(|i| i as u16 | 0x8000, 0);
+    check(|i| i as u8 | 0x80, 0);
+    check(|i| i as u32 | 1 << 31, 0);
+}
+
+/// Byte interleaves at every column count up to 70, odd pitches and offsets.
+#[test]
+fn byte_interleaves_match_plain_loops() {
+    for n in 0..70 {
+        for pad in [0, 1, 17] {
+            let pitch = n + pad;
+            let src: Vec<u8> = (0..3 * pitch + n + 3).map(|x| (x * 7 + 3) as u8).collect();
+            let mut out = std::vec![0u8; 4 * n + 5];
+            let done = interleave4_bytes(&mut out[1..], &src[2..], pitch, n);
+            let mut want = std::vec![0u8; 4 * n + 5];
+            for x in 0..done {
+                for j in 0..4 {
+                    want[1 + x * 4 + j] = src[2 + j * pitch + x];
+                }
+            }
+            assert_eq!(out, want, "interleave {n} columns, pitch {pitch}");
+            if VECTOR_TRANSPOSE {
+                assert_eq!(done, n / 16 * 16);
+            }
+            let input: Vec<i8> = (0..=4 * n).map(|x| (x * 5 + 1) as i8).collect();
+            let mut dst = std::vec![0i8; 3 * pitch + n + 4];
+            let done = deinterleave_groups(4, &mut dst[3..], pitch, &input[1..], n);
+            let mut want = std::vec![0i8; 3 * pitch + n + 4];
+            for x in 0..done {
+                for j in 0..4 {
+                    want[3 + j * pitch + x] = input[1 + x * 4 + j];
+                }
+            }
+            assert_eq!(dst, want, "deinterleave {n} columns, pitch {pitch}");
+        }
+    }
+    assert_eq!(interleave4_bytes(&mut [0u16; 64], &[0u16; 64], 16, 16), 0);
+    assert_eq!(
+        deinterleave_groups(4, &mut [0u8; 63], 16, &[0u8; 64], 16),
+        0
+    );
+}
+
+/// Pairs of 2-byte elements into two rows at every column count up to
+/// 70, odd pitches and offsets, with values across the whole 16-bit
+/// range (the kernel sign-extends and packs), against a plain loop;
+/// nothing outside the columns done changes.
+#[test]
+fn word_deinterleave_matches_a_plain_loop() {
+    for n in 0..70 {
+        for pad in [0, 1, 17] {
+            let pitch = n + pad;
+            let input: Vec<u16> = (0..=2 * n)
+                .map(|x| (x as u16).wrapping_mul(40503) ^ 0x8001)
+                .collect();
+            let mut dst = std::vec![0x5a5au16; pitch + n + 4];
+            let done = deinterleave_groups(2, &mut dst[3..], pitch, &input[1..], n);
+            let mut want = std::vec![0x5a5au16; pitch + n + 4];
+            for x in 0..done {
+                for j in 0..2 {
+                    want[3 + j * pitch + x] = input[1 + x * 2 + j];
+                }
+            }
+            assert_eq!(dst, want, "{n} columns, pitch {pitch}");
+            if VECTOR_TRANSPOSE && pitch >= 16 {
+                assert_eq!(done, n / 16 * 16);
+            }
+        }
+    }
+    let extremes = [0u16, 1, 0x7fff, 0x8000, 0xffff, 0x0080, 0xff7f, 0x8001];
+    let input: Vec<u16> = (0..32).map(|x| extremes[x % 8]).collect();
+    let mut dst = std::vec![0u16; 32];
+    if deinterleave_groups(2, &mut dst, 16, &input, 16) == 16 {
+        for x in 0..16 {
+            assert_eq!([dst[x], dst[16 + x]], [input[2 * x], input[2 * x + 1]]);
+        }
+    }
+    // Other sizes, rows closer than the kernel's 16 columns, and too
+    // short a side do nothing.
+    assert_eq!(
+        deinterleave_groups(2, &mut [0u8; 64], 32, &[0u8; 64], 32),
+        0
+    );
+    assert_eq!(
+        deinterleave_groups(2, &mut [0u16; 64], 8, &[0u16; 64], 16),
+        0
+    );
+    assert_eq!(
+        deinterleave_groups(2, &mut [0u16; 31], 16, &[0u16; 32], 16),
+        0
+    );
+    assert_eq!(
+        deinterleave_groups(2, &mut [0u16; 32], 16, &[0u16; 31], 16),
+        0
+    );
+    // Group sizes without a kernel.
+    for k in [0, 1, 3, 8] {
+        assert_eq!(
+            deinterleave_groups(k, &mut [0u8; 512], 64, &[0u8; 512], 32),
+            0
+        );
+    }
+}
+
+/// The streamed interleaves of bytes (four rows) and 2-byte elements
+/// (two rows) against plain loops: column counts around 16, every
+/// start within a line (so both aligned and misaligned ones), odd
+/// pitches; nothing outside the columns done may change, and they do
+/// all whole groups of 16 exactly when the start is aligned.
+#[test]
+fn streamed_interleaves_match_plain_loops() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let k = 4 / size;
+        for n in [0, 1, 15, 16, 17, 31, 32, 48, 70, 128] {
+            for pad in [0, 1, 8, 16, 19] {
+                let pitch = n + pad;
+                for off in 0..64 / size {
+                    let src: Vec<T> = (0..(k - 1) * pitch + n + 3).map(make).collect();
+                    let mut buf = std::vec![old; k * n + 64];
+                    let at = off + (64 - buf.as_ptr().addr() % 64) / size % (64 / size);
+                    let at = at % (64 / size);
+                    let done = interleave_stream(&mut buf[at..], &src[1..], pitch, n);
+                    stream_fence();
+                    let mut want = std::vec![old; k * n + 64];
+                    for x in 0..done {
+                        for j in 0..k {
+                            want[at + x * k + j] = src[1 + j * pitch + x];
+                        }
+                    }
+                    assert_eq!(buf, want, "interleave {n} of pitch {pitch} at {at}");
+                    if VECTOR_TRANSPOSE {
+                        let aligned = buf[at..].as_ptr().addr() % 16 == 0;
+                        assert_eq!(done, if aligned { n / 16 * 16 } else { 0 });
+                    }
+                }
+            }
+        }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+    // Other sizes, too short an output, overlapping rows: nothing done.
+    let mut wide = std::vec![0u32; 256];
+    assert_eq!(interleave_stream(&mut wide, &[1u32; 256], 16, 16), 0);
+    assert!(wide.iter().all(|&x| x == 0));
+    let mut rows = std::vec![0u8; 64];
+    assert_eq!(interleave_stream(&mut rows[..63], &[1u8; 64], 16, 16), 0);
+    assert!(rows.iter().all(|&x| x == 0));
+}
+
+/// A line of each of two rows of 2-byte elements and four of bytes,
+/// streamed, against a plain loop: every start within a line (only a
+/// line boundary is taken), pitches of whole lines and not, inputs and
+/// buffers at odd places; nothing outside the lines changes, and a
+/// refusal writes nothing.
+#[test]
+fn streamed_lines_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let (k, line) = (4 / size, 64 / size);
+        let mut taken = 0;
+        for pitch in [line, 2 * line, 3 * line + 1, 5 * line, 4 * line - 8] {
+            for off in (0..line).step_by(16 / size) {
+                let input: Vec<T> = (0..k * line + 3).map(make).collect();
+                let mut dst = std::vec![old; (k + 1) * pitch + 2 * line];
+                let at = ((64 - dst.as_ptr().addr() % 64) / size + off) % line;
+                let mut buf = std::vec![old; k * line + 5];
+                let done = deinterleave_line_streamed(
+                    k,
+                    &mut dst[at..],
+                    pitch,
+                    &input[3..],
+                    &mut buf[5..],
+                );
+                stream_fence();
+                let mut want = std::vec![old; dst.len()];
+                if done {
+                    for x in 0..line {
+                        for j in 0..k {
+                            want[at + j * pitch + x] = input[3 + x * k + j];
+                        }
+                    }
+                }
+                assert_eq!(dst, want, "pitch {pitch} at {at}");
+                let lined = dst[at..].as_ptr().addr() % 64 == 0 && (pitch * size) % 64 == 0;
+                assert_eq!(done, VECTOR_TRANSPOSE && lined, "pitch {pitch} at {at}");
+                taken += usize::from(done);
+            }
+        }
+        assert!(!VECTOR_TRANSPOSE || taken >= 3, "{taken}");
+        // Too short a destination, input or buffer, or groups of other
+        // sizes: nothing written.
+        let mut dst = std::vec![old; k * line + 64];
+        let at = (64 - dst.as_ptr().addr() % 64) / size % line;
+        let input: Vec<T> = (0..k * line).map(make).collect();
+        let mut buf = std::vec![old; k * line];
+        let ends = at + (k - 1) * line + line;
+        assert!(!deinterleave_line_streamed(
+            k,
+            &mut dst[at..ends - 1],
+            line,
+            &input,
+            &mut buf
+        ));
+        assert!(!deinterleave_line_streamed(
+            k,
+            &mut dst[at..],
+            line,
+            &input[1..],
+            &mut buf
+        ));
+        assert!(!deinterleave_line_streamed(
+            k,
+            &mut dst[at..],
+            line,
+            &input,
+            &mut buf[1..]
+        ));
+        assert!(!deinterleave_line_streamed(
+            2 * k,
+            &mut dst[at..],
+            line,
+            &input,
+            &mut buf
+        ));
+        assert!(dst.iter().all(|&v| v == old));
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+    let mut wide = std::vec![0u32; 256];
+    assert!(!deinterleave_line_streamed(
+        1,
+        &mut wide,
+        16,
+        &[1u32; 64],
+        &mut [0u32; 64]
+    ));
+    assert!(wide.iter().all(|&x| x == 0));
+}
+
+/// Prefetches are hints: any range, inside the slice, past its end,
+/// empty or reversed, asks for nothing outside it and changes nothing.
+#[test]
+fn prefetches_stay_inside_their_slice() {
+    let data: Vec<u16> = (0..300).collect();
+    for from in [0, 1, 31, 32, 33, 299, 300, 301, usize::MAX] {
+        for to in [0, 1, 32, 100, 300, 1000, usize::MAX] {
+            prefetch_span(&data, from, to);
+            prefetch_span(&data[7..], from, to);
+            prefetch_span::<u16>(&[], from, to);
+        }
+    }
+    assert!(data.iter().enumerate().all(|(i, &x)| usize::from(x) == i));
+}
+
+/// Every length and both misalignments of either side, bytes and wider.
+#[test]
+fn streaming_copies_match_copy_from_slice() {
+    let src: Vec<u8> = (0..700u32).map(|x| (x * 13 + 5) as u8).collect();
+    for len in [0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 129, 300, 511, 600] {
+        for (d, s) in [(0, 0), (1, 0), (0, 3), (7, 9), (15, 16), (16, 1)] {
+            let mut got = std::vec![0xaau8; 700];
+            if d % 2 == 0 {
+                stream_copy(&mut got[d..d + len], &src[s..s + len]);
+            } else {
+                stream_copy_in_order(&mut got[d..d + len], &src[s..s + len]);
+            }
+            stream_fence();
+            let mut want = std::vec![0xaau8; 700];
+            want[d..d + len].copy_from_slice(&src[s..s + len]);
+            assert_eq!(got, want, "{len} bytes at {d} from {s}");
+            // The streaming kernel itself, whatever the alignment.
+            #[cfg(target_arch = "x86_64")]
+            {
+                for granule in [16, 64] {
+                    let mut got = std::vec![0xaau8; 700];
+                    x86_64::stream_copy(&mut got[d..d + len], &src[s..s + len], granule);
+                    stream_fence();
+                    assert_eq!(
+                        got, want,
+                        "{len} bytes at {d} from {s}, streamed by {granule}"
+                    );
+                }
+            }
+        }
+    }
+    let wide: Vec<[u16; 3]> = (0..200u16).map(|x| [x, x + 1, x + 2]).collect();
+    for off in 0..4 {
+        let mut got = std::vec![[0u16; 3]; 200];
+        stream_copy(&mut got[off..], &wide[..200 - off]);
+        assert_eq!(&got[off..], &wide[..200 - off]);
+        assert!(got[..off].iter().all(|&x| x == [0; 3]));
+    }
+}

@@ -1,0 +1,259 @@
+//! The strategy of pack and convert: which kernel writes each block the
+//! walk of the destination's storage hands over.
+
+use super::arch;
+use super::kernels::{
+    copy_any, line_elements, line_units, stream_fill, stream_lines, stream_padded_rows,
+    stream_rows_across, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
+};
+use super::walk::{Axis, Visitor};
+
+/// Writes the walked storage from the other array (pack, convert).
+pub(crate) struct Gather<'a, T> {
+    /// The walked storage from slot `base` on.
+    pub(crate) dst: &'a mut [T],
+    pub(crate) base: usize,
+    pub(crate) src: &'a [T],
+    /// `None` only where the walked side has no padding.
+    pub(crate) padding: Option<T>,
+    /// Scratch for streaming stores; empty: plain stores.
+    pub(crate) stage: &'a mut [T],
+    /// Elements per position of a folded walk.
+    pub(crate) unit: usize,
+    /// Where in `dst` the last write ended (0 before the first): a run
+    /// starting there continues it.
+    pub(crate) end: usize,
+}
+
+impl<T: Copy> Gather<'_, T> {
+    /// [`Visitor::block`], reading `src` (the source, or a copy of part of
+    /// it) at `other`.
+    fn block_from(&mut self, src: &[T], off: usize, other: usize, a: Axis, b: Axis) {
+        let block = Block::into_walked(a, b);
+        let d = off - self.base;
+        // In storage order each block continues the last write; blocks of
+        // outer steps reordered by the walk do not.
+        let in_order = d == self.end;
+        copy_any(
+            self.dst, d, src, other, block, self.unit, self.stage, in_order,
+        );
+        if a.count > 0 && b.count > 0 {
+            self.end = d + (a.count - 1) * a.walk + (b.count - 1) * b.walk + self.unit;
+        }
+    }
+
+    /// [`stream_padded_rows`] into this walk's destination from `d` on,
+    /// reading `src` (the source, or a copy of part of it) at `other`:
+    /// rows `a` of `b_len` units, `b` of them data; where it ran, the
+    /// block's end is where the next run starts.
+    fn padded_tiles(
+        &mut self,
+        src: &[T],
+        d: usize,
+        other: usize,
+        (a, b, b_len): (Axis, Axis, usize),
+        fill: T,
+    ) -> bool {
+        let done = stream_padded_rows(
+            self.dst,
+            d,
+            src,
+            other,
+            (a.count, b.count, b_len),
+            b.other,
+            self.unit,
+            fill,
+            self.stage,
+        );
+        if done {
+            self.end = d + a.count * b_len * self.unit;
+        }
+        done
+    }
+
+    /// Rows that lie back to back with their padding (a tile whose columns
+    /// are half padding, say) are one run of the destination: put together
+    /// in the stage, elements and padding, and streamed whole. Apart, each
+    /// row's elements went with plain stores (rows too short to stream) and
+    /// its padding streamed, both halves sharing lines at the seams.
+    fn padded_rows(&mut self, src: &[T], off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
+        let row = b_len * b.walk;
+        let rows = self.stage.len() / row.max(1);
+        let fits = b.walk == self.unit
+            && a.walk == row
+            && rows > 0
+            && row * core::mem::size_of::<T>() >= 64
+            && b.count < b_len;
+        let fill = match self.padding {
+            Some(fill) if fits => fill,
+            _ => {
+                self.block_from(src, off, other, a, b);
+                if b.count < b_len {
+                    for x in 0..a.count {
+                        let gap = off + x * a.walk + b.count * b.walk;
+                        self.padding(gap, row - b.count * b.walk);
+                    }
+                }
+                return;
+            }
+        };
+        let d = off - self.base;
+        for i0 in (0..a.count).step_by(rows) {
+            let m = rows.min(a.count - i0);
+            let block = Block {
+                na: m,
+                nb: b.count,
+                da: row,
+                db: b.walk,
+                sa: a.other,
+                sb: b.other,
+            };
+            let run = m * row;
+            let stage = &mut self.stage[..run];
+            copy_any(
+                stage,
+                0,
+                src,
+                other + i0 * a.other,
+                block,
+                self.unit,
+                &mut [],
+                false,
+            );
+            for r in stage.chunks_exact_mut(row) {
+                r[b.count * b.walk..].fill(fill);
+            }
+            let start = d + i0 * row;
+            let stream_copy = if start == self.end {
+                arch::stream_copy_in_order
+            } else {
+                arch::stream_copy
+            };
+            stream_copy(&mut self.dst[start..][..run], stage);
+            self.end = start + run;
+        }
+    }
+
+    /// [`Visitor::block_padded`] through `wide`, a stretch of rows at a
+    /// time; `false`, nothing written, if `wide` holds too little.
+    pub(crate) fn padded_rows_copied(
+        &mut self,
+        wide: &mut [T],
+        off: usize,
+        other: usize,
+        a: Axis,
+        b: Axis,
+        b_len: usize,
+    ) -> bool {
+        let line = line_elements::<T>();
+        // Destination rows per stretch: what `wide` holds of each source row.
+        let per = ((wide.len() / b.count).saturating_sub(line) / self.unit.max(1)).min(a.count);
+        if per == 0 {
+            return false;
+        }
+        let stride = per * self.unit + line;
+        for i0 in (0..a.count).step_by(per) {
+            let m = per.min(a.count - i0);
+            let (from, run) = (other + i0 * self.unit, m * self.unit);
+            for (r, row) in wide.chunks_exact_mut(stride).take(b.count).enumerate() {
+                row[..run].copy_from_slice(&self.src[from + r * b.other..][..run]);
+            }
+            let rows = Axis { count: m, ..a };
+            let staged = Axis { other: stride, ..b };
+            self.padded_rows(wide, off + i0 * a.walk, 0, rows, staged, b_len);
+        }
+        true
+    }
+}
+
+impl<T: Copy> Visitor for Gather<'_, T> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let src = self.src;
+        self.block_from(src, off, other, a, b);
+    }
+
+    fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
+        let block = Block::into_walked(a, b);
+        let outer = Outer {
+            count: o.count,
+            d: o.walk,
+            s: o.other,
+        };
+        let d = off - self.base;
+        if !self.stage.is_empty() {
+            if line_units::<T>(self.unit)
+                && stream_lines(
+                    self.dst, d, self.src, other, outer, block, self.unit, self.stage,
+                )
+            {
+                // No later run continues these lines.
+                self.end = usize::MAX;
+                return;
+            }
+            if stream_rows_across(self.dst, d, self.src, other, outer, block, self.unit) {
+                // The end of the last piece written, the last row of the last tile.
+                self.end =
+                    d + (o.count - 1) * o.walk + (a.count - 1) * a.walk + b.count * self.unit;
+                return;
+            }
+        }
+        for x in 0..o.count {
+            self.block(off + x * o.walk, other + x * o.other, a, b);
+        }
+    }
+
+    fn padding(&mut self, off: usize, len: usize) {
+        if let Some(fill) = self.padding {
+            let d = off - self.base;
+            stream_fill(&mut self.dst[d..][..len], fill, self.stage);
+            self.end = d + len;
+        }
+    }
+
+    /// Padded rows whose source runs down them go in line tiles with AVX2
+    /// ([`stream_padded_rows`]), reading the source where it lies: 16
+    /// source rows at a time, each line once, which the eviction below
+    /// does not touch. Otherwise, blocks whose source rows lie pages apart (the 4-D
+    /// permutation into `T(8,128)` reads 64 rows 16 KiB apart, a unit of
+    /// each per row of the destination) go a stretch of rows at a time:
+    /// each source row's run for the stretch is copied first, the copies a
+    /// line apart in the cache's sets, and the transposes read those. Read
+    /// where they lie, the rows fall into one set of the first-level cache,
+    /// evicting each other, and the memory sees 64 streams of a few lines
+    /// each.
+    fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
+        if let Some(fill) = self.padding {
+            let d = off - self.base;
+            if !self.stage.is_empty()
+                && arch::TileKernel::best().is_some()
+                && a.other == self.unit
+                && b.walk == self.unit
+                && a.walk == b_len * self.unit
+                && self.padded_tiles(self.src, d, other, (a, b, b_len), fill)
+            {
+                return;
+            }
+        }
+        let far = !self.stage.is_empty()
+            && a.other == self.unit
+            && b.count >= STAGED_ROWS
+            && b.other.saturating_mul(core::mem::size_of::<T>()) >= FAR_ROW_BYTES;
+        let src = self.src;
+        // What the copies of the whole block would take (`wide` holds at
+        // most a stretch of it): a small block writes no more of the
+        // buffer than it uses.
+        let line = line_elements::<T>();
+        let len = b
+            .count
+            .saturating_mul(a.count.saturating_mul(self.unit).saturating_add(line));
+        let copied = match src.get(other) {
+            Some(&init) if far && a.count > 0 => arch::with_wide(init, len, |wide| {
+                self.padded_rows_copied(wide, off, other, a, b, b_len)
+            }),
+            _ => false,
+        };
+        if !copied {
+            self.padded_rows(src, off, other, a, b, b_len);
+        }
+    }
+}

@@ -1,0 +1,406 @@
+//! The way back from `(2,1)` and `(4,1)` tiles: bands of group tiles
+//! into the group kernels, and rows joined across tiles with streaming
+//! stores.
+
+use super::{
+    arch, copy_block, line_elements, to_line, to_line_in, Axis, Block, Outer, SHORT_ROW_BYTES,
+};
+
+/// Rows of a [`Scatter`] whose joined pieces have been streamed up to the
+/// last partial line of each, which waits in the stage (two lines a row,
+/// the first holding the last line of source elements written) for the
+/// piece that continues the row: the rows' last tile, padded, which the
+/// walk hands over next, whole or a row at a time (where the rows too
+/// may be padded). Streamed on with its split line completed, the
+/// row's lines all go out with streaming stores; written plainly, as
+/// happens when anything else comes next, each row has one line written
+/// partly each way.
+///
+/// Measured on an AMD EPYC Zen 4 (`benches/relayout_ab.py`, both builds
+/// in one process): see `benches/README.md`, "Padded rows joined to the
+/// end".
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Joined {
+    /// Where row 0 continues in the destination, and the rows' stride.
+    pub(crate) end: usize,
+    pub(crate) stride: usize,
+    pub(crate) rows: usize,
+    /// The rows before this one have been continued.
+    pub(crate) next: usize,
+}
+
+impl Joined {
+    /// Writes the rows' last partial lines, from row `next` on, from
+    /// `stage` to `dst` with plain stores.
+    pub(crate) fn finish<T: Copy>(self, dst: &mut [T], stage: &mut [T]) {
+        let line = line_elements::<T>();
+        for i in self.next..self.rows {
+            let end = self.end + i * self.stride;
+            // The row's last line of source elements ends at `end`; its
+            // last `tail` elements are the partial line still owed.
+            let tail = (line - to_line_in(dst, end)) % line;
+            let lines = &joined_lines(stage, i)[..line];
+            dst[end - tail..end].copy_from_slice(&lines[line - tail..]);
+        }
+    }
+}
+
+/// `band` tiles of `groups` blocks of [`short_group_rows`] (`cols` columns
+/// of groups of `rows` elements, the way back from `(2,1)` and `(4,1)`
+/// tiles) into the destination from `to` on, in one loop straight into
+/// the group kernels ([`arch::deinterleave_groups`], then [`copy_block`]
+/// for the columns they leave). With a `stage` (a destination past the
+/// cache), a band whose rows join streams ([`stream_group_tiles`]);
+/// otherwise each tile asks for the source [`AHEAD_BYTES`] on.
+///
+/// Each block through `copy_block`, and each tile through a call of its
+/// own, cost enough to show against memory's speed. Measured with
+/// `benches/relayout_ab.py` (one process, same buffers, AMD EPYC Zen 3,
+/// `b / a` against the tile-a-call path): on the `s8 (4,1)` unpack the
+/// band in one loop straight into the kernel 0.80-0.90, the band through
+/// `copy_block` 0.97-1.00.
+pub(crate) fn group_tiles<T: Copy>(
+    dst: &mut [T],
+    to: usize,
+    src: &[T],
+    from: usize,
+    [band, groups, cols, rows]: [Axis; 4],
+    stage: &mut [T],
+) {
+    let far = !stage.is_empty();
+    if far && stream_group_tiles((dst, to), (src, from), [band, groups, cols, rows], stage) {
+        return;
+    }
+    let block = Block::from_walked(cols, rows);
+    let tile_len = groups.count.saturating_mul(groups.walk);
+    let ahead = tiles_ahead::<T>(tile_len);
+    for x in 0..band.count {
+        let tile = from + x * band.walk;
+        if far {
+            let at = tile.saturating_add(ahead);
+            arch::prefetch_span(src, at, at.saturating_add(tile_len));
+        }
+        for g in 0..groups.count {
+            let (d, s) = (
+                to + x * band.other + g * groups.other,
+                tile + g * groups.walk,
+            );
+            let input = &src[s..][..rows.count * cols.count];
+            let done =
+                arch::deinterleave_groups(rows.count, &mut dst[d..], rows.other, input, cols.count);
+            if done < cols.count {
+                let rest = Block {
+                    na: cols.count - done,
+                    ..block
+                };
+                copy_block(dst, d + done, src, s + done * rows.count, rest);
+            }
+        }
+    }
+}
+
+/// [`group_tiles`] for a band whose tiles' pieces of each destination row
+/// join end to end (a row of `(2,1)` or `(4,1)` tiles unpacked into a
+/// row-major array past the cache), every row in the same place in its
+/// lines, on 16 bytes: a line of each row at a time, each written whole by
+/// streaming stores ([`arch::deinterleave_line_streamed`]), each tile's
+/// group with the columns the previous tile left of the line split
+/// between them (whose groups are put together in `stage` first). Only
+/// each joined row's two partial end lines go with plain stores. Written
+/// with plain stores, each destination line was read from memory first.
+/// `false`, nothing written, for bands of one tile, pieces that do not join
+/// or are under two lines, rows in different places in their lines or off
+/// 16 bytes, groups without a kernel, or a `stage` under two lines a row.
+///
+/// Measured with `RELAYOUT_TIMINGS=1 cargo bench --features half --bench
+/// relayout`, alternated with the plain path, six runs each (AMD EPYC
+/// Zen 4): `bf16 (8,128)(2,1)` unpack 0.97 of `memcpy` to 1.11, `s8
+/// (8,128)(4,1)` 0.78 to 0.90 (medians). Each group's kernel steps
+/// streamed straight into the destination, 16 bytes of each row in turn,
+/// read 1.26 for `bf16` but 0.57 for `s8`: four rows' lines open at once
+/// (see [`arch::deinterleave_line_streamed`]). No prefetch: with the plain
+/// path's, asking for the source ahead, the `bf16` unpack read 0.92
+/// (against 1.21 without), the prefetches waiting on the streaming
+/// stores (`benches/README.md`, "Group unpacks streamed").
+pub(crate) fn stream_group_tiles<T: Copy>(
+    (dst, to): (&mut [T], usize),
+    (src, from): (&[T], usize),
+    axes: [Axis; 4],
+    stage: &mut [T],
+) -> bool {
+    let [band, groups, cols, rows] = axes;
+    let size = core::mem::size_of::<T>();
+    let (k, piece, line) = (rows.count, cols.count, line_elements::<T>());
+    let at = dst.as_ptr().addr() + to * size;
+    if !arch::group_kernel::<T>(k)
+        || band.count < 2
+        || band.other != piece
+        || (cols.walk, cols.other, rows.walk) != (k, 1, 1)
+        || piece % line != 0
+        || piece < 2 * line
+        || at % 16 != 0
+        || (rows.other * size) % 64 != 0
+        || (groups.other * size) % 64 != 0
+        || stage.len() < 2 * k * line + line
+    {
+        return false;
+    }
+    // Every row's first line boundary is `head` columns in; the last
+    // `tail` columns of each piece start the line that the next piece's
+    // first `head` end.
+    let head = to_line::<T>(at);
+    let tail = (line - head) % line;
+    // The two buffers on lines, so that no 16-byte store into them or load
+    // out of them straddles two lines.
+    let skip = to_line::<T>(stage.as_ptr().addr());
+    let (buf, joined) = stage[skip..][..2 * k * line].split_at_mut(k * line);
+    // `na` columns of the `k` rows, from `input[s..]`, with plain stores.
+    let block = Block::from_walked(cols, rows);
+    let plain = |dst: &mut [T], d: usize, input: &[T], s: usize, na: usize| {
+        copy_block(dst, d, input, s, Block { na, ..block });
+    };
+    // A line of each row from `d` on (a line boundary), its groups
+    // `input` (what a bound refuses goes plainly).
+    let mut streamed = |dst: &mut [T], d: usize, input: &[T]| {
+        let done = arch::deinterleave_line_streamed(k, &mut dst[d..], rows.other, input, buf);
+        #[cfg(test)]
+        super::tests::JOINED.with(|n| n.set(n.get() + usize::from(done)));
+        if !done {
+            plain(dst, d, input, 0, line);
+        }
+    };
+    let last = band.count - 1;
+    for x in 0..band.count {
+        let tile = from + x * band.walk;
+        for g in 0..groups.count {
+            let s = tile + g * groups.walk;
+            let d = to + g * groups.other + x * piece;
+            // This piece's columns from `start` on, whole lines from a
+            // line boundary; before them, the line split with the previous
+            // piece, whose last `tail` columns start it.
+            let start = if x == 0 {
+                plain(dst, d, src, s, head);
+                head
+            } else if tail > 0 {
+                let before = &src[s - band.walk + (piece - tail) * k..][..tail * k];
+                joined[..tail * k].copy_from_slice(before);
+                joined[tail * k..].copy_from_slice(&src[s..][..(line - tail) * k]);
+                streamed(dst, d - tail, joined);
+                line - tail
+            } else {
+                0
+            };
+            for c in (start..piece - tail).step_by(line) {
+                streamed(dst, d + c, &src[s + c * k..][..line * k]);
+            }
+            if x == last {
+                plain(dst, d + piece - tail, src, s + (piece - tail) * k, tail);
+            }
+        }
+    }
+    true
+}
+
+/// How far ahead of the tile it unpacks [`group_tiles`] asks for the
+/// source, in whole tiles of at least one: 12 tiles of `s8 (4,1)`, six of
+/// `bf16 (2,1)`. The hardware's prefetchers follow tiles of either; once
+/// a tile went in one loop without a call of its own, asking further
+/// ahead measured faster. Measured with `benches/relayout_ab.py` against the earlier
+/// path (two tiles ahead, `s8` only): `bf16` unpack `b / a` 0.81-1.03
+/// (twelve runs; the word kernel without the prefetch 0.96-1.01, the
+/// prefetch without the word kernel 0.99-1.17); 4 KiB and 24 KiB ahead
+/// read alike within the method's spread.
+pub(crate) const AHEAD_BYTES: usize = 12 << 10;
+
+/// Elements from a tile of `tile_len` `T`s to the one whose source is
+/// asked for ahead of it: [`AHEAD_BYTES`] in whole tiles, at least one.
+pub(crate) fn tiles_ahead<T>(tile_len: usize) -> usize {
+    let tile_bytes = tile_len.saturating_mul(core::mem::size_of::<T>());
+    (AHEAD_BYTES / tile_bytes.max(1))
+        .max(1)
+        .saturating_mul(tile_len)
+}
+
+/// Row `row`'s two lines of the stage of [`stream_joined_rows`]: the
+/// previous piece's last line of source elements, then this piece's first.
+pub(crate) fn joined_lines<T>(stage: &mut [T], row: usize) -> &mut [T] {
+    let line = line_elements::<T>();
+    &mut stage[row * 2 * line..][..2 * line]
+}
+
+/// `o.count` blocks `b` of `w`-element units whose rows join end to end in
+/// the destination (the tiles of one tile row, unpacked into a row-major
+/// array), when those rows do not all start on a line (a row-major
+/// `f32[4093,4093]`, or `f32[4096,1000]`, whose rows start on 16 bytes but
+/// not all on a line): tile by tile as the source lies, each
+/// piece of a row streams its whole lines straight from the source, and
+/// the line split between two tiles' pieces is streamed from `stage`,
+/// which keeps two lines a row: the previous piece's last line of source
+/// elements and this piece's first, the split line lying whole across
+/// them. Only each joined row's end lines go with plain stores;
+/// streaming the pieces alone (whole lines only) leaves one line in eight
+/// to plain stores, each read from memory first: rows on 16 bytes but off
+/// a line unpacked so at 0.66-0.80 of `memcpy`, joined at 1.05-1.16
+/// (`f32[4096,4092]`, AMD EPYC Zen 3). Whole lines go into the stage
+/// rather than the split line's two parts, whose lengths are known only at
+/// run time and cost a call to `memcpy` each (8% of the samples of a
+/// program unpacking `f32[4093,4093]`).
+///
+/// Each row's last partial line stays in `stage` rather than going out
+/// with plain stores, for a piece that may continue the rows: the rows
+/// are returned, and [`Joined::finish`] writes what waits at the latest.
+/// `None`, nothing written, for other blocks, rows all on lines (they
+/// stream piece by piece), pieces under two lines, or a stage too small
+/// for two lines a row.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
+pub(crate) fn stream_joined_rows<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    o: Outer,
+    b: Block,
+    w: usize,
+    stage: &mut [T],
+) -> Option<Joined> {
+    let size = core::mem::size_of::<T>();
+    if o.count < 2 || b.na == 0 || !size.is_power_of_two() || size > 16 {
+        return None;
+    }
+    if b.db != w || b.sb != w || o.d != b.nb * w {
+        return None;
+    }
+    // Elements a line, and a piece (one tile's part of a row), which is
+    // whole lines long, so that every piece of a row has the same place in
+    // its lines; rows start on elements, so line boundaries fall between
+    // elements.
+    let line = line_elements::<T>();
+    let piece = b.nb * w;
+    let at = dst.as_ptr().addr() + d * size;
+    let aligned = at % 64 == 0 && (b.na == 1 || b.da * size % 64 == 0);
+    if aligned
+        || at % size != 0
+        || piece % line != 0
+        || piece < 2 * line
+        || stage.len() < b.na * 2 * line
+    {
+        return None;
+    }
+    for x in 0..o.count {
+        for i in 0..b.na {
+            let to = d + i * b.da + x * piece;
+            let from = &src[s + x * o.s + i * b.sa..][..piece];
+            // The previous piece's last line, then this piece's first.
+            let lines = joined_lines(stage, i);
+            // Elements to the row's first line boundary; the piece's last
+            // line holds the rest of that line's elements.
+            let head = to_line_in(dst, d + i * b.da);
+            let tail = (line - head) % line;
+            let body = piece - head - tail;
+            if head > 0 {
+                if x == 0 {
+                    dst[to..][..head].copy_from_slice(&from[..head]);
+                } else {
+                    // The split line: the previous piece's last `tail`
+                    // elements, which end the first line, and this
+                    // piece's first `head`, which start the second.
+                    lines[line..].copy_from_slice(&from[..line]);
+                    arch::stream_copy_lines(
+                        &mut dst[to + head - line..][..line],
+                        &lines[head..][..line],
+                    );
+                }
+            }
+            arch::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
+            if tail > 0 {
+                lines[..line].copy_from_slice(&from[piece - line..]);
+            }
+        }
+    }
+    Some(Joined {
+        end: d + o.count * piece,
+        stride: b.da,
+        rows: b.na,
+        next: 0,
+    })
+}
+
+/// Whether a walked block `a` x `b` of single elements takes groups of 2
+/// or 4 consecutive source elements (`b`) into as many destination rows,
+/// each contiguous along `a` and shorter than [`SHORT_ROW_BYTES`]: the way
+/// back from `(2,1)` and `(4,1)` tiles, whose rows never stream.
+///
+/// [`Scatter::block3`] moves a whole tile of them (the walk's outer step,
+/// four pair rows of a `bf16` `(8,128)(2,1)` tile, two quad rows of `s8`
+/// `(4,1)`), [`Scatter::block4`] a band of such tiles, both through
+/// [`group_tiles`]. Measured on an AMD EPYC Zen 3 (2 vCPUs) against the
+/// path that made the stream-or-stage decision and the prefetch per
+/// block, a tile a call: `bf16` unpack 0.71-0.76 of `memcpy` to
+/// 0.86-0.97, `s8` 0.63-0.69 to 0.83-0.98 (`cargo bench` runs).
+pub(crate) fn short_group_rows<T>(unit: usize, a: Axis, b: Axis) -> bool {
+    unit == 1
+        && a.other == 1
+        && b.walk == 1
+        && a.walk == b.count
+        && matches!(b.count, 2 | 4)
+        && a.count.saturating_mul(core::mem::size_of::<T>()) < SHORT_ROW_BYTES
+        // Rows back to back (a minor dim of one tile's width) are one run
+        // of the destination, which `stream_block` streams.
+        && b.other > a.count
+}
+
+/// Blocks of source (storage order) asked for ahead by
+/// [`prefetch_short_rows`].
+pub(crate) const SOURCE_AHEAD: usize = 6;
+
+/// Row pieces of destination asked for ahead by [`prefetch_short_rows`],
+/// for rows of at most `PREFETCHED_ROW_BYTES`.
+pub(crate) const DESTINATION_AHEAD: usize = 2;
+pub(crate) const PREFETCHED_ROW_BYTES: usize = 128;
+
+/// For a block of an unpack whose destination rows are short and apart
+/// (`(4,1)` and `(2,1)` tiles: 128 or 256 bytes a row), which go out with
+/// plain stores, when it comes alone (whole tiles of them go through
+/// [`short_group_rows`] instead): asks for the source `SOURCE_AHEAD`
+/// blocks further on, where the walk reads next if it goes on in storage
+/// order, and, for rows of two lines or less, for each row's lines
+/// `DESTINATION_AHEAD` pieces further along, where the next tiles write.
+/// Hints only: a wrong guess costs a few wasted reads, and nothing
+/// outside the slices is asked for.
+///
+/// Measured under load, medians of five rounds each against the build
+/// without: `s8 (4,1)` unpack 0.56 of `memcpy` to 0.62 with both (0.58
+/// source only, 0.56 destination only); `bf16 (2,1)` 0.77 to 0.82 with the
+/// source only, 0.66-0.72 with the destination too, whose rows of four
+/// whole lines the hardware prefetchers follow by themselves.
+pub(crate) fn prefetch_short_rows<T: Copy>(
+    dst: &[T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+    width: usize,
+) {
+    let rows = if b.db == width {
+        b
+    } else if b.da == width {
+        b.transposed()
+    } else {
+        return;
+    };
+    let len = rows.nb * width;
+    let bytes = len * core::mem::size_of::<T>();
+    if rows.na < 2 || rows.da <= len || bytes >= SHORT_ROW_BYTES {
+        return;
+    }
+    let span = (rows.na - 1) * rows.sa + (rows.nb - 1) * rows.sb + width;
+    let ahead = s.saturating_add(SOURCE_AHEAD.saturating_mul(span));
+    arch::prefetch_span(src, ahead, ahead.saturating_add(span));
+    if bytes <= PREFETCHED_ROW_BYTES {
+        for i in 0..rows.na {
+            let at = (d + i * rows.da).saturating_add(DESTINATION_AHEAD * len);
+            arch::prefetch_span(dst, at, at.saturating_add(len));
+        }
+    }
+}

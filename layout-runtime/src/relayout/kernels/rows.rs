@@ -1,0 +1,130 @@
+//! Short source rows packed a row at a time across a row of tiles, and
+//! the line arithmetic the streaming kernels share.
+
+use super::{arch, copy_block, copy_units, line_units, stream_block, stream_lines, Block, Outer};
+
+/// Source rows at least this far apart are copied before a transpose
+/// reads them: see [`Gather::block_padded`].
+pub(crate) const FAR_ROW_BYTES: usize = 4096;
+
+/// Elements of `T` in a cache line, rounded up (exact for the sizes of a
+/// power of two the streaming kernels take): the gap between the rows of
+/// [`Gather::block_padded`]'s copies, and [`stream_joined_rows`]' line.
+pub(crate) fn line_elements<T>() -> usize {
+    64usize.div_ceil(core::mem::size_of::<T>().max(1))
+}
+
+/// Elements of `T` from byte address `at` to the next line boundary (0 on
+/// one), for addresses on elements.
+pub(crate) fn to_line<T>(at: usize) -> usize {
+    (64 - at % 64) % 64 / core::mem::size_of::<T>().max(1)
+}
+
+/// [`to_line`] from `slice[k]`.
+pub(crate) fn to_line_in<T>(slice: &[T], k: usize) -> usize {
+    to_line::<T>(slice.as_ptr().addr() + k * core::mem::size_of::<T>())
+}
+
+/// Source rows at most this long are packed a row at a time across a row
+/// of tiles: see [`stream_rows_across`].
+pub(crate) const SHORT_SOURCE_ROW_BYTES: usize = 8192;
+
+/// The most tiles a row [`stream_rows_across`] takes: the counts measured.
+pub(crate) const ACROSS_TILES: usize = 16;
+
+/// Rows a whole number of these long go tile by tile: see [`stream_rows_across`].
+pub(crate) const PAGE_BYTES: usize = 4096;
+
+/// `o.count` blocks `b` of `w`-element units, tiles side by side along
+/// short source rows (packing `f32[N,512]` into `T(8,128)`: 8 rows of 2
+/// KiB, four tiles across them), the rows of each tile back to back in
+/// the destination: read a row at a time across the tiles, not a tile at
+/// a time down the rows, whose reads hop back and forth inside a few
+/// pages. Each piece goes straight to the streaming copy, 16 bytes at a
+/// time where it starts on 16 bytes (plainly otherwise); a line it shares
+/// with the piece below is completed when that piece is written, `o.count`
+/// pieces later. `false`, nothing written, for other blocks: rows longer
+/// than 8 KiB or a whole number of 4 KiB pages, more than sixteen tiles a
+/// row, pieces under a line.
+///
+/// Measured on an AMD EPYC Zen 3, the time of `f32[32768,512]`'s pack over
+/// `f32[4096,4096]`'s in one program, alternated with the build before:
+/// 1.45-1.80 to 1.25-1.36 (`f32[65536,256]` 1.44-2.07 to 1.03-1.25;
+/// `bf16[65536,512]` and `s8[262144,256]` gain as much). Through
+/// `copy_any`, the dispatch per piece took as long as the copy. There,
+/// rows of 3 KiB and more read faster tile by tile in a hand-written
+/// program. On an AMD EPYC Zen 4, `benches/relayout_ab.py` (both orders in
+/// one process) on packs of 64 MiB into `T(8,128)`, rows across against
+/// tile by tile, three runs each: 768 columns 0.78-0.84 of the time, 896
+/// 0.77-0.90, 1000 (the bench's narrow rows) 0.76-1.04 in eight runs,
+/// median 0.87, 1152 0.81-0.95, 1280 0.81-0.89, 1800 0.87-0.98; rows of
+/// whole pages no faster (1024 columns 0.93-1.14, 2048 1.06-1.10), nor
+/// rows past 8 KiB (3000 columns 0.92-0.94, 4000 0.95-1.00, the ragged
+/// `4093` 1.07-1.13).
+// The names of `Block` and `Outer`.
+#[allow(clippy::many_single_char_names)]
+pub(crate) fn stream_rows_across<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    o: Outer,
+    b: Block,
+    w: usize,
+) -> bool {
+    let size = core::mem::size_of::<T>();
+    let len = b.nb.saturating_mul(w);
+    if !(2..=ACROSS_TILES).contains(&o.count)
+        || b.na < 2
+        || b.db != w
+        || b.sb != w
+        || b.da != len
+        || o.s != len
+        || len.saturating_mul(size) < 64
+        || b.sa.saturating_mul(size) > SHORT_SOURCE_ROW_BYTES
+        || b.sa.saturating_mul(size) % PAGE_BYTES == 0
+    {
+        return false;
+    }
+    for i in 0..b.na {
+        for x in 0..o.count {
+            let to = d + x * o.d + i * b.da;
+            let from = s + x * o.s + i * b.sa;
+            arch::stream_copy_in_order(&mut dst[to..][..len], &src[from..][..len]);
+        }
+    }
+    true
+}
+
+/// One block of `width`-element units: streamed through `stage` when there
+/// is one (destinations larger than the cache), else with plain stores.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn copy_any<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    b: Block,
+    width: usize,
+    stage: &mut [T],
+    in_order: bool,
+) {
+    if !stage.is_empty() {
+        let whole = Outer {
+            count: 1,
+            d: 0,
+            s: 0,
+        };
+        if line_units::<T>(width)
+            && (stream_lines(dst, d, src, s, whole, b, width, stage)
+                || stream_lines(dst, d, src, s, whole, b.transposed(), width, stage))
+        {
+            return;
+        }
+        stream_block(dst, d, src, s, b, width, stage, in_order);
+    } else if width > 1 {
+        copy_units(dst, d, src, s, b, width);
+    } else {
+        copy_block(dst, d, src, s, b);
+    }
+}

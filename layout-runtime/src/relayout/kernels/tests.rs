@@ -1,0 +1,734 @@
+extern crate std;
+
+use super::arch::tests::{byte, half, word};
+use super::*;
+use crate::relayout::gather::Gather;
+use crate::relayout::walk::Visitor;
+
+std::thread_local! {
+    /// Bands of tiles [`stream_lines`] and [`stream_padded_rows`] ran in
+    /// one call on this thread.
+    pub(super) static BANDS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Groups of a row's last lines [`stream_padded_rows`] ran in one
+    /// call on this thread.
+    pub(super) static GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Bands [`TileGrid::copied_bands`] ran from a copy on this thread.
+    pub(super) static STAGED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Lines [`stream_group_tiles`] streamed on this thread.
+    pub(super) static JOINED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+}
+
+/// Every orientation of both sides, dense and padded, against a plain
+/// double loop, for elements of 4, 2 and 1 bytes (each size has its own
+/// kernels); slots outside the block must keep their old value.
+#[test]
+fn blocks_match_a_plain_loop() {
+    for na in 1..=19 {
+        for nb in 1..=19 {
+            for pad_d in [0, 3] {
+                for pad_s in [0, 5] {
+                    // (row-major, column-major) placement of each side.
+                    for (da, db) in [(nb + pad_d, 1), (1, na + pad_d)] {
+                        for (sa, sb) in [(nb + pad_s, 1), (1, na + pad_s)] {
+                            let b = Block {
+                                na,
+                                nb,
+                                da,
+                                db,
+                                sa,
+                                sb,
+                            };
+                            check(b, u32::MAX, word);
+                            check(b, 0xeeee, half);
+                            check(b, 0xee, byte);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Bands of 1-3 tiles of 1-2 groups of `(2,1)`- and `(4,1)`-style
+/// rows into row-major rows, columns around the kernels' 16 (so that
+/// some go to `copy_block`), rows apart or back to back, odd offsets,
+/// with and without prefetching, against a plain loop; sizes the
+/// kernels do not take go through `copy_block` alone. Slots outside the
+/// band keep their old value.
+#[test]
+fn group_tiles_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(k: usize, value: impl Fn(usize) -> T, old: T) {
+        let joined = JOINED.get();
+        for cols in [1, 15, 16, 17, 33, 64, 96, 128, 160, 192, 256] {
+            for (tiles, groups) in [(1, 1), (1, 2), (2, 2), (3, 1), (3, 2), (5, 4)] {
+                // Destinations at every 16 bytes of a line, and off them.
+                let places = [(0, 0, 0, 0), (3, 2, 1, 5), (0, 0, 7, 0), (1, 3, 24, 2)];
+                let lined = [(0, 0, 8, 0), (0, 0, 16, 0), (0, 2, 32, 1), (0, 0, 48, 0)];
+                for (pad, gap, d, s) in places.into_iter().chain(lined) {
+                    let pitch = tiles * cols + pad;
+                    let tile = groups * k * cols + gap;
+                    let axes = [
+                        Axis {
+                            count: tiles,
+                            walk: tile,
+                            other: cols,
+                        },
+                        Axis {
+                            count: groups,
+                            walk: k * cols,
+                            other: k * pitch,
+                        },
+                        Axis {
+                            count: cols,
+                            walk: k,
+                            other: 1,
+                        },
+                        Axis {
+                            count: k,
+                            walk: 1,
+                            other: pitch,
+                        },
+                    ];
+                    let src: std::vec::Vec<T> = (0..s + tiles * tile).map(&value).collect();
+                    let mut want = std::vec![old; d + groups * k * pitch + 2];
+                    for x in 0..tiles {
+                        for g in 0..groups {
+                            for i in 0..cols {
+                                for j in 0..k {
+                                    want[d + (g * k + j) * pitch + x * cols + i] =
+                                        src[s + x * tile + g * k * cols + i * k + j];
+                                }
+                            }
+                        }
+                    }
+                    // No stage (plain stores), one too small to join
+                    // rows, and the 8 KiB of a relayout's.
+                    for stage in [0, 600, 8192 / core::mem::size_of::<T>()] {
+                        let mut got = std::vec![old; want.len()];
+                        let mut stage = std::vec![old; stage];
+                        group_tiles(&mut got, d, &src, s, axes, &mut stage);
+                        assert_eq!(
+                            got,
+                            want,
+                            "{k} rows, {cols} columns, {tiles} x {groups}, pad {pad}, d {d}, stage {}",
+                            stage.len()
+                        );
+                    }
+                }
+            }
+        }
+        // Rows of whole lines joined wherever the kernels are.
+        if arch::group_kernel::<T>(k) {
+            assert!(JOINED.get() - joined > 40, "{}", JOINED.get() - joined);
+        }
+    }
+    check(4, |i| (i * 7 + 3) as u8, 0xee);
+    check(2, |i| (i as u16).wrapping_mul(40503) | 0x8000, 0xeeee);
+    check(2, |i| i as u32 | 1 << 31, u32::MAX);
+    check(4, |i| (i % 251) as u16, 0xeeee);
+}
+
+/// The streaming path against the plain one, for every orientation,
+/// row lengths around a cache line, odd offsets and small stages (so
+/// that rows go through the stage a few at a time).
+#[test]
+fn streamed_blocks_match_plain_ones() {
+    for (na, nb) in [
+        (1, 16),
+        (3, 17),
+        (8, 128),
+        (17, 5),
+        (33, 40),
+        (2, 300),
+        (128, 8),
+    ] {
+        for pad in [0, 3] {
+            for (da, db) in [(nb + pad, 1), (1, na + pad)] {
+                for (sa, sb) in [(nb + pad, 1), (1, na + pad), (2 * nb + 1, 2)] {
+                    let b = Block {
+                        na,
+                        nb,
+                        da,
+                        db,
+                        sa,
+                        sb,
+                    };
+                    for stage_len in [0, 16, 100, 1000, 4096] {
+                        let (d, s) = (5, 3);
+                        let src_len = s + (na - 1) * sa + (nb - 1) * sb + 1;
+                        let dst_len = d + (na - 1) * da + (nb - 1) * db + 1 + 2;
+                        let src: std::vec::Vec<u32> = (0..src_len as u32).collect();
+                        let mut want = std::vec![7u32; dst_len];
+                        copy_block(&mut want, d, &src, s, b);
+                        let mut got = std::vec![7u32; dst_len];
+                        let mut stage = std::vec![0u32; stage_len];
+                        stream_block(&mut got, d, &src, s, b, 1, &mut stage, stage_len % 2 == 0);
+                        arch::stream_fence();
+                        assert_eq!(got, want, "{b:?}, stage {stage_len}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Units of 2 and 4 elements, in every orientation, against element loops.
+#[test]
+fn unit_blocks_match_a_plain_loop() {
+    for c in [2, 4] {
+        for (na, nb) in [(1, 1), (4, 4), (5, 9), (8, 64), (13, 3)] {
+            for (da, db) in [(nb * c + 2, c), (nb * c, c), (c, na * c + 6)] {
+                for (sa, sb) in [(nb * c + 4, c), (c, na * c), (c * (nb + 1), 3 * c)] {
+                    let b = Block {
+                        na,
+                        nb,
+                        da,
+                        db,
+                        sa,
+                        sb,
+                    };
+                    let (d, s) = (3, 5);
+                    let src_len = s + (na - 1) * sa + (nb - 1) * sb + c + 1;
+                    let dst_len = d + (na - 1) * da + (nb - 1) * db + c + 2;
+                    let src: std::vec::Vec<u16> = (0..src_len as u16).collect();
+                    let mut want = std::vec![u16::MAX; dst_len];
+                    for i in 0..na {
+                        for j in 0..nb {
+                            for k in 0..c {
+                                want[d + i * da + j * db + k] = src[s + i * sa + j * sb + k];
+                            }
+                        }
+                    }
+                    let mut got = std::vec![u16::MAX; dst_len];
+                    copy_units(&mut got, d, &src, s, b, c);
+                    assert_eq!(got, want, "{b:?} of {c}");
+                    for stage_len in [8, 64, 1000] {
+                        let mut got = std::vec![u16::MAX; dst_len];
+                        let mut stage = std::vec![0u16; stage_len];
+                        stream_block(&mut got, d, &src, s, b, c, &mut stage, stage_len > 60);
+                        arch::stream_fence();
+                        assert_eq!(got, want, "{b:?} of {c}, streamed, stage {stage_len}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The row offsets [`stream_lines`] carries from tile to tile are the
+/// ones it would divide for: groups shorter than, equal to, dividing,
+/// and longer than 16 rows, outer strides below and above a group's
+/// span, any start.
+#[test]
+fn carried_row_offsets_match_divided_ones() {
+    for na in [1, 2, 3, 5, 8, 12, 16, 17, 40, 131] {
+        for (outer, step) in [(na * 7, 7), (na * 7 + 33, 7), (3, 129), (1, 1)] {
+            let rows = Rows16::new(na, outer, step);
+            for start in [0, 1, 11, na, 3 * na + 5] {
+                let mut at = rows.at(start);
+                for band in 0..40 {
+                    let i = start + 16 * band;
+                    let want: [usize; 16] =
+                        core::array::from_fn(|c| (i + c) / na * outer + (i + c) % na * step);
+                    assert_eq!(
+                        at.off, want,
+                        "{na} {outer} {step} from {start}, band {band}"
+                    );
+                    // The same starts as quarters, where they are.
+                    let runs = rows.runs(&at, 1000);
+                    assert_eq!(runs.each(), want.map(|o| o.wrapping_add(1000)));
+                    let within = (0..4).all(|q| (i + 4 * q) % na + 4 <= na);
+                    assert_eq!(matches!(runs, Runs::Quarters(_)), within);
+                    rows.advance(&mut at);
+                }
+            }
+        }
+    }
+}
+
+/// Whether the line tiles run here, asserting that they do wherever
+/// `std` (apart from the detection the kernels use) sees AVX2, so that
+/// the tests below run the kernel of this CPU.
+fn line_tiles_here() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(arch::line_tiles(), std::is_x86_feature_detected!("avx2"));
+    arch::line_tiles()
+}
+
+/// Line tiles of 3-D and 2-D transposes, both sides as rows, against a
+/// plain loop: sizes around the 16-unit grid, odd offsets (so every
+/// place in a line), group sizes that split tiles, 4-byte elements and
+/// pairs of 2-byte ones; nothing outside the block may change.
+#[test]
+fn line_tiles_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let w = 4 / core::mem::size_of::<T>();
+        let mut tiled = [0; 2];
+        let (bands, staged) = (BANDS.get(), STAGED.get());
+        for (count, na, nb) in [
+            (1, 40, 130),
+            (1, 131, 128),
+            (37, 8, 128),
+            (5, 12, 300),
+            (300, 1, 144),
+            // Bands of 32 tiles and more, run in one call: rows one
+            // group, groups of 8, 16 and 4 rows, and groups of 5 (whose
+            // tiles' rows are not in quarters), down the block; rows
+            // one group, groups of 8 and 16, along it.
+            (1, 600, 48),
+            (80, 8, 32),
+            (40, 16, 48),
+            (160, 4, 32),
+            (120, 5, 48),
+            (1, 40, 600),
+            (5, 8, 530),
+            (3, 16, 530),
+            // Short bands along rows close enough to be copied a band
+            // at a time (one group, and groups of 16), and rows too
+            // far apart for the stage.
+            (1, 64, 64),
+            (4, 16, 64),
+            (2, 40, 96),
+            (3, 32, 80),
+            (1, 48, 272),
+        ] {
+            for (d, s) in [(0, 0), (3 * w, 5 * w), (1, 2)] {
+                for rows_dst in [true, false] {
+                    // Pitches of whole lines (16 units) plus `extra`.
+                    for extra in [0, 1] {
+                        let ni: usize = count * na;
+                        let col = (ni.div_ceil(16) * 16 + 16 + extra) * w;
+                        // Rows on the destination; the other way, the
+                        // same block with the sides exchanged.
+                        let row = (nb + extra) * w;
+                        let b = Block {
+                            na,
+                            nb,
+                            da: row,
+                            db: w,
+                            sa: w,
+                            sb: col,
+                        };
+                        let (outer_d, outer_s) = (na * row + 16 * w, na * w);
+                        let (b, (od, os)) = if rows_dst {
+                            (b, (outer_d, outer_s))
+                        } else {
+                            (b.swapped_sides(), (outer_s, outer_d))
+                        };
+                        let o = Outer {
+                            count,
+                            d: od,
+                            s: os,
+                        };
+                        let last = |at: usize, x: usize, a: usize, bb: usize| {
+                            at + (count - 1) * x + (na - 1) * a + (nb - 1) * bb + w
+                        };
+                        let src_len = last(s, o.s, b.sa, b.sb) + 7;
+                        let dst_len = last(d, o.d, b.da, b.db) + 9;
+                        let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                        let mut want = std::vec![old; dst_len];
+                        for x in 0..count {
+                            for i in 0..na {
+                                for j in 0..nb {
+                                    for k in 0..w {
+                                        want[d + x * o.d + i * b.da + j * b.db + k] =
+                                            src[s + x * o.s + i * b.sa + j * b.sb + k];
+                                    }
+                                }
+                            }
+                        }
+                        // No stage, and the 8 KiB of a relayout's
+                        // (short bands along close rows from copies).
+                        for stage in [0, 8192 / core::mem::size_of::<T>()] {
+                            let mut got = std::vec![old; dst_len];
+                            let mut stage = std::vec![old; stage];
+                            let done = stream_lines(&mut got, d, &src, s, o, b, w, &mut stage);
+                            arch::stream_fence();
+                            if done {
+                                tiled[usize::from(rows_dst)] += 1;
+                                assert_eq!(
+                                    got,
+                                    want,
+                                    "{o:?} {b:?} at {d}/{s}, stage {}",
+                                    stage.len()
+                                );
+                            } else {
+                                assert!(got.iter().all(|&x| x == old));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if line_tiles_here() {
+            assert!(tiled.iter().all(|&n| n > 5), "{tiled:?}");
+            assert!(BANDS.get() - bands > 10, "{}", BANDS.get() - bands);
+            assert!(STAGED.get() - staged > 5, "{}", STAGED.get() - staged);
+        }
+    }
+    check(word, 0);
+    check(half, 0);
+}
+
+#[test]
+fn padded_rows_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, fill: T, old: T) {
+        let w = 4 / core::mem::size_of::<T>();
+        let mut taken = 0;
+        let (bands, groups) = (BANDS.get(), GROUPS.get());
+        for (na, count, b_len) in [
+            (16_usize, 64, 128),
+            (37, 5, 32),
+            (50, 20, 32),
+            (19, 31, 32),
+            (40, 1, 16),
+            (33, 100, 112),
+            (70, 16, 128),
+            // Lines of data alone before the last, down the block in
+            // one call each; more of a row's last lines than a group
+            // holds.
+            (40, 80, 128),
+            (35, 130, 160),
+            (20, 16, 256),
+        ] {
+            for (d, s) in [(0, 0), (3 * w, 5 * w), (1, 2), (7 * w, 0), (16 * w, 13 * w)] {
+                // Source columns whole lines apart plus `extra` units.
+                for extra in [0, 1] {
+                    let sb = (na.div_ceil(16) * 16 + 16 + extra) * w;
+                    // The last column ends the source: the rows past
+                    // the block are not there to read.
+                    let src_len = s + (count - 1) * sb + na * w;
+                    let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                    let dst_len = d + na * b_len * w + 9;
+                    let block = (na, count, b_len);
+                    let want = padded_rows_by_hand(&src, s, sb, block, w, fill, (d, dst_len), old);
+                    let mut got = std::vec![old; dst_len];
+                    let mut scratch = std::vec![old; 784 * w];
+                    let done =
+                        stream_padded_rows(&mut got, d, &src, s, block, sb, w, fill, &mut scratch);
+                    arch::stream_fence();
+                    if done {
+                        taken += 1;
+                        assert_eq!(got, want, "{block:?} sb {sb} at {d}/{s}");
+                    } else {
+                        assert!(got.iter().all(|&x| x == old));
+                    }
+                }
+            }
+        }
+        if line_tiles_here() {
+            assert!(taken > 30, "{taken}");
+            let (bands, groups) = (BANDS.get() - bands, GROUPS.get() - groups);
+            assert!(bands > 10 && groups > 30, "{bands} {groups}");
+        }
+    }
+    check(word, 2, 0);
+    check(half, 0x1234, 0);
+    check(byte, 0x11, 0);
+}
+
+/// What a padded block of `w`-element units writes, by a plain loop:
+/// `na` rows of `b_len` units from `d` in a destination of `dst_len`
+/// elements (the rest `old`), unit `j < count` of row `i` from
+/// `src[s + i*w + j*sb..][..w]` and `fill` after.
+#[allow(clippy::too_many_arguments)]
+fn padded_rows_by_hand<T: Copy>(
+    src: &[T],
+    s: usize,
+    sb: usize,
+    (na, count, b_len): (usize, usize, usize),
+    w: usize,
+    fill: T,
+    (d, dst_len): (usize, usize),
+    old: T,
+) -> std::vec::Vec<T> {
+    let mut want = std::vec![old; dst_len];
+    for i in 0..na {
+        for j in 0..b_len {
+            for e in 0..w {
+                want[d + (i * b_len + j) * w + e] = if j < count {
+                    src[s + i * w + j * sb + e]
+                } else {
+                    fill
+                };
+            }
+        }
+    }
+    want
+}
+
+/// Padded blocks whose source rows lie pages apart, copied a stretch
+/// of rows at a time before the transposes, against a plain loop, at
+/// odd sizes and offsets, with more rows than one stretch holds; slots
+/// outside the block keep their old value. The copying path must run
+/// for every block it is meant for, and the visitor must give the same
+/// whichever path it picks.
+#[test]
+fn far_source_rows_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, fill: T, old: T) {
+        let w = 4 / core::mem::size_of::<T>();
+        for (na, count, b_len) in [
+            (1_usize, 8, 16),
+            (16, 64, 128),
+            (21, 9, 9),
+            (300, 64, 128),
+            (300, 100, 112),
+            (5, 7, 32),
+        ] {
+            for (d, s) in [(0, 0), (1, 3), (3 * w, 5 * w)] {
+                // Units a source row from the next: a page, or more.
+                for apart in [1024, 1031] {
+                    let sb = apart * w;
+                    let src_len = s + (count - 1) * sb + na * w;
+                    let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                    let dst_len = d + na * b_len * w + 9;
+                    let block = (na, count, b_len);
+                    let want = padded_rows_by_hand(&src, s, sb, block, w, fill, (d, dst_len), old);
+                    let a = Axis {
+                        count: na,
+                        walk: b_len * w,
+                        other: w,
+                    };
+                    let b = Axis {
+                        count,
+                        walk: w,
+                        other: sb,
+                    };
+                    let at = std::format!("{na}x{count} of {b_len}, rows {sb} apart, at {d}/{s}");
+                    for copied in [false, true] {
+                        let mut got = std::vec![old; dst_len];
+                        arch::with_stage(old, |stage| {
+                            let mut v = Gather {
+                                dst: &mut got,
+                                base: 0,
+                                src: &src,
+                                padding: Some(fill),
+                                stage,
+                                unit: w,
+                                end: 0,
+                            };
+                            if copied {
+                                let ran = arch::with_wide(old, usize::MAX, |wide| {
+                                    v.padded_rows_copied(wide, d, s, a, b, b_len)
+                                });
+                                assert!(ran, "{at}");
+                            } else {
+                                v.block_padded(d, s, a, b, b_len);
+                            }
+                        });
+                        arch::stream_fence();
+                        assert_eq!(got, want, "{at}, copied {copied}");
+                    }
+                }
+            }
+        }
+    }
+    check(word, 2, 0);
+    check(half, 0x1234, 0);
+    check(byte, 0x11, 0);
+}
+
+/// Calls `check(make, old)` for elements of 1, 2, 4, 8 and 16 bytes.
+macro_rules! every_element_size {
+    ($check:ident) => {
+        $check(word, 0);
+        $check(half, 0);
+        $check(byte, 0);
+        $check(|i| (i as u64) << 20 | 1, 0);
+        $check(|i| ((i as u128) << 64 | 1).to_le_bytes(), [0; 16]);
+    };
+}
+
+/// Tile rows joined into destination rows that start anywhere in a
+/// line, against a plain loop; slots outside the block keep their old
+/// value, and the path must be taken for the rows off a line (on 16
+/// bytes or not) when the stage holds two lines a row. The block
+/// starts on a line, an element past one, 16, 32 and 48 bytes past
+/// one and an element short of the next, so rows on 16 bytes but off a
+/// line come up for every element size.
+#[test]
+fn joined_rows_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let w = (4 / size).max(1);
+        let (mut taken, mut on_16) = (0, 0);
+        for (count, na, nb) in [(2, 1, 16), (3, 3, 32), (31, 8, 16), (5, 2, 20), (4, 5, 64)] {
+            let nb = (nb * 4 / (w * size)).max(4);
+            let piece = nb * w;
+            let line = 64 / size;
+            let starts = (0..line).filter(|&k| k < 2 || k * size % 16 == 0 || k == line - 1);
+            for past_line in starts {
+                for extra in [0, 1, 3, 16 / size, 64 / size] {
+                    let da = count * piece + extra;
+                    let (first, sa, os) = (3, piece, na * piece + 7);
+                    let src_len = first + count * os;
+                    let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                    let dst_len = 64 + past_line + na * da + 9;
+                    let mut want = std::vec![old; dst_len];
+                    let mut got = std::vec![old; dst_len];
+                    // `past_line` elements past a line boundary of `got`.
+                    let lead = got.as_ptr().addr().next_multiple_of(64) - got.as_ptr().addr();
+                    let d = lead / size + past_line;
+                    for x in 0..count {
+                        for i in 0..na {
+                            for j in 0..piece {
+                                want[d + i * da + x * piece + j] = src[first + x * os + i * sa + j];
+                            }
+                        }
+                    }
+                    for stage_len in [na * 64 / size, na * 128 / size, 2048] {
+                        got.fill(old);
+                        let mut stage = std::vec![old; stage_len];
+                        let o = Outer {
+                            count,
+                            d: piece,
+                            s: os,
+                        };
+                        let b = Block {
+                            na,
+                            nb,
+                            da,
+                            db: w,
+                            sa,
+                            sb: w,
+                        };
+                        let joined =
+                            stream_joined_rows(&mut got, d, &src, first, o, b, w, &mut stage);
+                        // The rows' last partial lines, which wait in the
+                        // stage for a piece that continues them.
+                        if let Some(j) = joined {
+                            j.finish(&mut got, &mut stage);
+                        }
+                        let done = joined.is_some();
+                        arch::stream_fence();
+                        let at = |k: usize| got.as_ptr().addr() + k * size;
+                        let off = (0..na).any(|i| at(d + i * da) % 64 != 0);
+                        let fits = piece * size % 64 == 0
+                            && piece * size >= 128
+                            && size <= 16
+                            && stage_len * size >= na * 128;
+                        assert_eq!(done, off && fits, "{count}x{na}x{nb} at {d}, da {da}");
+                        if done {
+                            taken += 1;
+                            on_16 += usize::from((0..na).all(|i| at(d + i * da) % 16 == 0));
+                            assert_eq!(got, want, "{count}x{na}x{nb} at {d}, da {da}");
+                        } else {
+                            assert!(got.iter().all(|&v| v == old));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 50 && on_16 > 10, "{taken}, {on_16} on 16 bytes");
+    }
+    every_element_size!(check);
+}
+
+/// Short rows packed a row at a time across their tiles, against a
+/// plain loop, at odd offsets both sides; slots outside the block keep
+/// their old value, and the path is taken exactly for blocks of two to
+/// sixteen tiles, rows of at most 8 KiB that are no whole number of
+/// pages, and pieces of a line or more.
+#[test]
+fn rows_across_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let mut taken = 0;
+        // Tiles a row, rows a tile, bytes a piece, units a position.
+        for (count, na, piece_bytes, w) in [
+            (4, 8, 512, 1),
+            (3, 8, 512, 1),
+            (2, 3, 64, 1),
+            (4, 2, 256, 2),
+            (5, 8, 256, 1),
+            (4, 8, 1024, 1),
+            (2, 1, 512, 1),
+            (3, 4, 48, 1),
+            (8, 8, 512, 1),
+            (15, 2, 512, 1),
+            (16, 2, 512, 1),
+            (17, 2, 128, 1),
+        ] {
+            let len = (piece_bytes / size).max(w) / w * w;
+            for (d, s) in [(0, 0), (1, 3), (4, 5), (16, 2)] {
+                for pad in [0, 1, 7] {
+                    // The source's rows: the tiles' pieces side by side.
+                    let sa = count * len + pad;
+                    let src: std::vec::Vec<T> = (0..s + na * sa + 5).map(make).collect();
+                    let tile = na * len;
+                    let mut want = std::vec![old; d + count * tile + 9];
+                    for x in 0..count {
+                        for i in 0..na {
+                            for j in 0..len {
+                                want[d + x * tile + i * len + j] = src[s + i * sa + x * len + j];
+                            }
+                        }
+                    }
+                    let mut got = std::vec![old; want.len()];
+                    let o = Outer {
+                        count,
+                        d: tile,
+                        s: len,
+                    };
+                    let b = Block {
+                        na,
+                        nb: len / w,
+                        da: len,
+                        db: w,
+                        sa,
+                        sb: w,
+                    };
+                    let done = stream_rows_across(&mut got, d, &src, s, o, b, w);
+                    arch::stream_fence();
+                    let fits = (2..=ACROSS_TILES).contains(&count)
+                        && na > 1
+                        && len * size >= 64
+                        && sa * size <= SHORT_SOURCE_ROW_BYTES
+                        && sa * size % PAGE_BYTES != 0;
+                    assert_eq!(done, fits, "{count}x{na}x{len} at {d}, {s}, row {sa}");
+                    if done {
+                        taken += 1;
+                        assert_eq!(got, want, "{count}x{na}x{len} at {d}, {s}, row {sa}");
+                    } else {
+                        assert!(got.iter().all(|&v| v == old));
+                    }
+                }
+            }
+        }
+        assert!(taken > 20, "{taken}");
+    }
+    every_element_size!(check);
+}
+
+#[test]
+fn streamed_fills_match_plain_ones() {
+    for len in [0, 1, 15, 16, 17, 100, 1000] {
+        for off in [0, 1, 7] {
+            for stage_len in [0, 16, 100] {
+                let mut got = std::vec![1u32; 1100];
+                let mut stage = std::vec![0u32; stage_len];
+                stream_fill(&mut got[off..off + len], 9, &mut stage);
+                arch::stream_fence();
+                let mut want = std::vec![1u32; 1100];
+                want[off..off + len].fill(9);
+                assert_eq!(got, want, "{len} at {off}, stage {stage_len}");
+            }
+        }
+    }
+}
+
+fn check<T: Copy + PartialEq + core::fmt::Debug>(b: Block, old: T, value: fn(usize) -> T) {
+    let (d, s) = (2, 7);
+    let src_len = s + (b.na - 1) * b.sa + (b.nb - 1) * b.sb + 1 + 9;
+    let dst_len = d + (b.na - 1) * b.da + (b.nb - 1) * b.db + 1 + 4;
+    let src: std::vec::Vec<T> = (0..src_len).map(value).collect();
+    let mut expected = std::vec![old; dst_len];
+    for i in 0..b.na {
+        for j in 0..b.nb {
+            expected[d + i * b.da + j * b.db] = src[s + i * b.sa + j * b.sb];
+        }
+    }
+    let mut got = std::vec![old; dst_len];
+    copy_block(&mut got, d, &src, s, b);
+    assert_eq!(got, expected, "{b:?}");
+}

@@ -1,0 +1,167 @@
+//! The strategy of unpack and convert: which kernel reads each block the
+//! walk of the source's storage hands over into the other array.
+
+use super::arch;
+use super::kernels::{
+    copy_any, group_tiles, joined_lines, line_elements, line_units, prefetch_short_rows,
+    short_group_rows, stream_joined_rows, stream_lines, to_line_in, Block, Joined, Outer,
+};
+use super::walk::{Axis, Visitor, UNIT};
+
+/// Reads the walked storage into the other array (unpack, convert).
+pub(crate) struct Scatter<'a, T> {
+    src: &'a [T],
+    /// The other array from position `base` on.
+    dst: &'a mut [T],
+    base: usize,
+    /// Scratch for streaming stores; empty: plain stores.
+    stage: &'a mut [T],
+    /// Elements per position of a folded walk.
+    unit: usize,
+    /// Rows joined by [`stream_joined_rows`] whose last partial lines wait
+    /// in `stage`; [`finish`](Self::finish) writes them at the latest.
+    joined: Option<Joined>,
+}
+
+impl<'a, T: Copy> Scatter<'a, T> {
+    /// Runs `walk` over a visitor writing `dst` (the other array from
+    /// position `base` on) from `src`, `unit` elements a position, through
+    /// `stage` (empty: plain stores), then writes what still waits in the
+    /// stage.
+    pub(crate) fn run(
+        (src, dst, base): (&'a [T], &'a mut [T], usize),
+        stage: &'a mut [T],
+        unit: usize,
+        walk: impl FnOnce(&mut Self),
+    ) {
+        let mut v = Scatter {
+            src,
+            dst,
+            base,
+            stage,
+            unit,
+            joined: None,
+        };
+        walk(&mut v);
+        v.finish();
+    }
+
+    /// Writes what waits in the stage for joined rows, before anything
+    /// else uses the stage and once the walk is done.
+    fn finish(&mut self) {
+        if let Some(j) = self.joined.take() {
+            j.finish(self.dst, self.stage);
+        }
+    }
+
+    /// Continues the joined rows from row `next` on with block `piece`
+    /// (the rows' last piece, `at` on in the destination and `src_at` in
+    /// the source), what is left of them or fewer: each row's split line
+    /// completed from the stage and streamed, then the piece's whole lines
+    /// streamed and its last partial line written plainly. The rows it
+    /// leaves still wait. `false`, nothing written, where no rows wait or
+    /// `piece` does not continue them.
+    fn continue_joined(&mut self, at: usize, src_at: usize, piece: Block) -> bool {
+        let Some(rows) = self.joined else {
+            return false;
+        };
+        let (w, line) = (self.unit, line_elements::<T>());
+        let len = piece.nb * w;
+        let fits = rows.next + piece.na <= rows.rows && (piece.na == 1 || piece.da == rows.stride);
+        if !fits
+            || at != rows.end + rows.next * rows.stride
+            || piece.db != w
+            || piece.sb != w
+            || len < line
+        {
+            return false;
+        }
+        for i in 0..piece.na {
+            let to = at + i * rows.stride;
+            let from = &self.src[src_at + i * piece.sa..][..len];
+            let head = to_line_in(self.dst, to);
+            let lines = joined_lines(self.stage, rows.next + i);
+            if head > 0 {
+                // The previous piece's last `line - head` elements, then
+                // this piece's first `head`: one whole line.
+                lines[line..].copy_from_slice(&from[..line]);
+                arch::stream_copy_lines(
+                    &mut self.dst[to + head - line..][..line],
+                    &lines[head..][..line],
+                );
+            }
+            arch::stream_copy_lines(&mut self.dst[to + head..][..len - head], &from[head..]);
+        }
+        let next = rows.next + piece.na;
+        self.joined = (next < rows.rows).then_some(Joined { next, ..rows });
+        true
+    }
+}
+
+impl<T: Copy> Visitor for Scatter<'_, T> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let block = Block::from_walked(a, b);
+        let d = other - self.base;
+        // The rows' last tile, padded (the walk hands it over as a block
+        // of its own), ends rows joined before it.
+        if self.continue_joined(d, off, block) {
+            return;
+        }
+        self.finish();
+        if !self.stage.is_empty() {
+            prefetch_short_rows(self.dst, d, self.src, off, block, self.unit);
+        }
+        copy_any(
+            self.dst, d, self.src, off, block, self.unit, self.stage, false,
+        );
+    }
+
+    fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
+        self.finish();
+        let block = Block::from_walked(a, b);
+        let d = other - self.base;
+        if short_group_rows::<T>(self.unit, a, b) {
+            // A whole tile of `(2,1)` or `(4,1)` groups at once (the rows
+            // go plainly either way, being short): one call a tile, not a
+            // stream-or-stage decision per pair or quad of rows.
+            return group_tiles(self.dst, d, self.src, off, [UNIT, o, a, b], self.stage);
+        }
+        let outer = Outer {
+            count: o.count,
+            d: o.other,
+            s: o.walk,
+        };
+        if !self.stage.is_empty() {
+            self.joined = stream_joined_rows(
+                self.dst, d, self.src, off, outer, block, self.unit, self.stage,
+            );
+            if self.joined.is_some() {
+                return;
+            }
+        }
+        let streamed = !self.stage.is_empty()
+            && line_units::<T>(self.unit)
+            && stream_lines(
+                self.dst, d, self.src, off, outer, block, self.unit, self.stage,
+            );
+        if !streamed {
+            for x in 0..o.count {
+                self.block(off + x * o.walk, other + x * o.other, a, b);
+            }
+        }
+    }
+
+    fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
+        if short_group_rows::<T>(self.unit, a, b) {
+            self.finish();
+            // A band of such tiles in one loop (see `group_tiles`).
+            let to = other - self.base;
+            return group_tiles(self.dst, to, self.src, off, [band, o, a, b], self.stage);
+        }
+        for x in 0..band.count {
+            self.block3(off + x * band.walk, other + x * band.other, o, a, b);
+        }
+    }
+
+    fn padding(&mut self, _off: usize, _len: usize) {}
+}
