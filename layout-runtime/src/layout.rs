@@ -6,6 +6,7 @@ use core::num::NonZeroUsize;
 use crate::attributes::{self, Attributes, Kind};
 use crate::closed::{Closed, Entries, Stage};
 use crate::code::Code;
+use crate::eval::DigitForm;
 use crate::fixed::Fixed;
 use crate::fold::{fold, offset_of, shape_after, Folded, Shape};
 use crate::program::{InverseProgram, OffsetProgram};
@@ -51,8 +52,24 @@ pub struct Layout {
     pub(crate) len: usize,
     pub(crate) storage_len: usize,
     pub(crate) storage_bytes: usize,
-    pub(crate) closed: Option<Closed>,
-    pub(crate) code: Option<Code>,
+    pub(crate) forms: Forms,
+}
+
+/// How a layout evaluates `offset` and `index_of`.
+// One or the other: both would not fit the 4 KiB.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Forms {
+    /// Compiled from the layout's digits (see [`algebra`](crate::algebra)):
+    /// every layout whose tiles split whole digits of powers of two, TPU
+    /// tilings among them, ragged or not.
+    Digits(DigitForm),
+    /// The folded programs' compact forms, for the rest (`*` over dims
+    /// larger than 1, nested tiles that do not divide, sizes that are
+    /// not powers of two); neither when the programs are too long.
+    Programs {
+        closed: Option<Closed>,
+        code: Option<Code>,
+    },
 }
 
 const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
@@ -403,10 +420,46 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
-        match (&self.closed, &self.code) {
-            (Some(closed), _) => closed.offset(index),
-            (None, Some(code)) => code.offset(index),
-            (None, None) => offset_of(self.dims(), self.minor_to_major(), self.tiles(), index),
+        match &self.forms {
+            Forms::Digits(form) => form.offset(index),
+            Forms::Programs {
+                closed: Some(closed),
+                ..
+            } => closed.offset(index),
+            Forms::Programs {
+                code: Some(code), ..
+            } => code.offset(index),
+            Forms::Programs { .. } => {
+                offset_of(self.dims(), self.minor_to_major(), self.tiles(), index)
+            }
+        }
+    }
+
+    /// The closed form of the offset, where the layout keeps one.
+    #[cfg(test)]
+    pub(crate) fn closed(&self) -> Option<&Closed> {
+        match &self.forms {
+            Forms::Programs { closed, .. } => closed.as_ref(),
+            Forms::Digits(_) => None,
+        }
+    }
+
+    /// This layout with the folded programs' compact forms in place of its
+    /// digits, so that tests reach those forms on every layout.
+    #[cfg(test)]
+    pub(crate) fn with_program_forms(mut self) -> Layout {
+        if let Some(folded) = self.fold() {
+            crate::validate::program_forms(&mut self, &folded);
+        }
+        self
+    }
+
+    /// The compact programs, where the layout keeps them.
+    #[cfg(test)]
+    pub(crate) fn code(&self) -> Option<&Code> {
+        match &self.forms {
+            Forms::Programs { code, .. } => code.as_ref(),
+            Forms::Digits(_) => None,
         }
     }
 
@@ -457,11 +510,9 @@ impl Layout {
     /// The logical index stored at `offset`, or `None` for a padding slot or
     /// an offset at or past [`storage_len`](Self::storage_len).
     ///
-    /// Each call reads the layout's compact tables. To invert many offsets
-    /// of a layout whose rank is known, decode them once:
-    /// `l.ranked::<N>()?.inverse()` gives a
-    /// [`RankedInverse`](crate::RankedInverse) whose `index_of` is 1.4 to
-    /// 1.6 times as fast on the layouts `benches/offset.rs` measures.
+    /// Each call reads the digits of the offset back from the layout's
+    /// tables (a shift and a mask a digit where tiles are powers of two);
+    /// no form is faster to pick for many offsets.
     ///
     /// # Examples
     ///
@@ -480,7 +531,15 @@ impl Layout {
         // and the entries are written in pairs for it (`Entries::Pairs`).
         let mut stage = Stage([0; MAX_RANK]);
         let rank = self.rank().min(MAX_RANK);
-        if self.index_entries(offset, Entries::Pairs(rank, &mut stage.0)) {
+        let found = match &self.forms {
+            Forms::Digits(form) => {
+                offset < self.storage_len && form.index_of(offset, self.dims(), &mut stage.0)
+            }
+            Forms::Programs { .. } => {
+                self.index_entries(offset, Entries::Pairs(rank, &mut stage.0))
+            }
+        };
+        if found {
             Some(Index {
                 values: stage.0,
                 len: NonZeroUsize::MIN.saturating_add(rank),
@@ -518,9 +577,25 @@ impl Layout {
         if offset >= self.storage_len {
             return false;
         }
-        match &self.code {
-            Some(code) => code.index_of(offset, index),
-            None => index.with_slice(|index| self.index_slow(offset, index)),
+        match &self.forms {
+            Forms::Digits(form) => {
+                let mut stage = Stage([0; MAX_RANK]);
+                let found = form.index_of(offset, self.dims(), &mut stage.0);
+                match index {
+                    Entries::Slice(index) => {
+                        let n = index.len().min(MAX_RANK);
+                        index[..n].copy_from_slice(&stage.0[..n]);
+                    }
+                    Entries::Pairs(_, index) => *index = stage.0,
+                }
+                found
+            }
+            Forms::Programs {
+                code: Some(code), ..
+            } => code.index_of(offset, index),
+            Forms::Programs { code: None, .. } => {
+                index.with_slice(|index| self.index_slow(offset, index))
+            }
         }
     }
 
@@ -528,7 +603,7 @@ impl Layout {
     /// when this layout keeps no compact code (its `index_into` would fold
     /// again on every call), `None` when `index_into` is fast already.
     pub(crate) fn folded_inverse(&self) -> Option<InverseProgram> {
-        if self.code.is_some() {
+        if !matches!(self.forms, Forms::Programs { code: None, .. }) {
             return None;
         }
         self.fold().map(|f| f.inverse)
@@ -754,6 +829,11 @@ mod tests {
             "OffsetProgram: {} bytes",
             core::mem::size_of::<OffsetProgram>()
         );
+        println!(
+            "Closed: {} bytes",
+            core::mem::size_of::<crate::closed::Closed>()
+        );
+        println!("Code: {} bytes", core::mem::size_of::<crate::code::Code>());
         assert!(size <= 4096, "{size}");
     }
 
@@ -793,7 +873,14 @@ mod tests {
     /// Offsets and indices of every slot through the layout's fast form
     /// against the full folded programs.
     fn agrees(spec: &str, every: usize) -> (bool, bool) {
-        let l = crate::parse(spec).unwrap();
+        let digits = crate::parse(spec).unwrap();
+        agrees_in(&digits, spec, every);
+        let l = digits.with_program_forms();
+        agrees_in(&l, spec, every);
+        (l.closed().is_some(), l.code().is_some())
+    }
+
+    fn agrees_in(l: &Layout, spec: &str, every: usize) {
         let (p, inv) = l.programs();
         let mut scratch = [0; MAX_PROGRAM_STEPS];
         for position in (0..l.len()).step_by(every) {
@@ -814,7 +901,6 @@ mod tests {
                 "{spec} at {k}"
             );
         }
-        (l.closed.is_some(), l.code.is_some())
     }
 
     #[test]

@@ -42,6 +42,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod algebra;
 mod attributes;
 pub mod bitcast;
 mod closed;
@@ -49,6 +50,7 @@ mod code;
 mod divide;
 mod element;
 mod error;
+mod eval;
 mod fixed;
 mod fold;
 mod folded;

@@ -21,7 +21,9 @@
 use crate::attributes::Attributes;
 use crate::closed::Closed;
 use crate::code::Code;
+use crate::eval::DigitForm;
 use crate::fixed::Fixed;
+use crate::layout::Forms;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_TILE_RANK};
 
 /// Reads words in order; past the end every word is 0.
@@ -169,13 +171,22 @@ impl Layout {
         w(self.len as u64);
         w(self.storage_len as u64);
         w(self.storage_bytes as u64);
-        w(u64::from(self.closed.is_some()));
-        if let Some(c) = &self.closed {
-            c.write(w);
-        }
-        w(u64::from(self.code.is_some()));
-        if let Some(c) = &self.code {
-            c.write(w);
+        match &self.forms {
+            Forms::Digits(form) => {
+                w(1);
+                form.write(w);
+            }
+            Forms::Programs { closed, code } => {
+                w(0);
+                w(u64::from(closed.is_some()));
+                if let Some(c) = closed {
+                    c.write(w);
+                }
+                w(u64::from(code.is_some()));
+                if let Some(c) = code {
+                    c.write(w);
+                }
+            }
         }
     }
 
@@ -219,15 +230,20 @@ impl Layout {
         let len = r.usize();
         let storage_len = r.usize();
         let storage_bytes = r.usize();
-        let closed = if r.bool() {
-            Some(Closed::read(&mut r))
+        let forms = if r.bool() {
+            Forms::Digits(DigitForm::read(&mut r))
         } else {
-            None
-        };
-        let code = if r.bool() {
-            Some(Code::read(&mut r))
-        } else {
-            None
+            let closed = if r.bool() {
+                Some(Closed::read(&mut r))
+            } else {
+                None
+            };
+            let code = if r.bool() {
+                Some(Code::read(&mut r))
+            } else {
+                None
+            };
+            Forms::Programs { closed, code }
         };
         Layout {
             element,
@@ -239,8 +255,7 @@ impl Layout {
             len,
             storage_len,
             storage_bytes,
-            closed,
-            code,
+            forms,
         }
     }
 }
@@ -273,8 +288,7 @@ mod tests {
         let l = crate::parse(spec).unwrap();
         let back = Layout::__from_bytes(&bytes(&l));
         assert_eq!(back, l, "{spec}");
-        assert_eq!(back.closed, l.closed, "{spec}");
-        assert_eq!(back.code, l.code, "{spec}");
+        assert!(back.forms == l.forms, "{spec}");
         assert_eq!(back.to_string(), l.to_string());
     }
 

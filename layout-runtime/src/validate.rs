@@ -5,8 +5,10 @@ use crate::attributes::{self, Attributes, Number};
 use crate::closed::Closed;
 use crate::code::Code;
 use crate::error::{Error, ErrorKind, Span};
+use crate::eval::DigitForm;
 use crate::fixed::Fixed;
 use crate::fold::fold;
+use crate::layout::Forms;
 use crate::report::ParseError;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
 
@@ -261,9 +263,8 @@ impl LayoutBuilder {
             })?;
         // Storage covers every element, so this fits whenever storage does.
         let len = crate::fold::product(dims).unwrap_or(usize::MAX);
-        let closed = Closed::new(&folded.offset);
-        let interpreted = closed.is_none().then_some(&folded.offset);
-        let code = Code::new(interpreted, &folded.inverse);
+        let digits = crate::algebra::digits(dims, &m2m[..rank], tiles).ok();
+        let form = digits.as_ref().and_then(DigitForm::new);
         let mut layout = Layout {
             element: self.element,
             dims: Fixed::from_prefix(dims, 0),
@@ -274,12 +275,14 @@ impl LayoutBuilder {
             len,
             storage_len: folded.storage_len,
             storage_bytes,
-            closed,
-            code,
+            forms: Forms::Programs {
+                closed: None,
+                code: None,
+            },
         };
-        // The places need the layout made: its physical and tiled shapes.
-        if let Some(code) = layout.code {
-            layout.code = Some(code.with_places(&layout));
+        match form {
+            Some(form) => layout.forms = Forms::Digits(form),
+            None => program_forms(&mut layout, &folded),
         }
         Ok(layout)
     }
@@ -398,4 +401,16 @@ impl LayoutBuilder {
             }
         }
     }
+}
+
+/// Gives `layout` the folded programs' compact forms, for a layout whose
+/// digits have no compiled form (and, in tests, for any layout).
+pub(crate) fn program_forms(layout: &mut Layout, folded: &crate::fold::Folded) {
+    let closed = Closed::new(&folded.offset);
+    let interpreted = closed.is_none().then_some(&folded.offset);
+    let code = Code::new(interpreted, &folded.inverse);
+    layout.forms = Forms::Programs { closed, code: None };
+    // The places need the layout made: its physical and tiled shapes.
+    let code = code.map(|code| code.with_places(layout));
+    layout.forms = Forms::Programs { closed, code };
 }

@@ -1,0 +1,14 @@
+//! The algebra of a laid-out shape: its tiled shape as mixed-radix digits.
+//!
+//! Tiling a dim splits it into a quotient and a remainder; nesting tiles
+//! splits those again. When every split lands on a whole digit of the
+//! coordinate it splits (a tile that divides the one it nests in, or is
+//! at least as large), each dim of the tiled shape holds one digit of one
+//! logical coordinate, `(x / place) % radix`, and storage is the tiled
+//! shape in row-major order. This module is the one place that derives
+//! those digits from the description (dims, `minor_to_major`, tiles);
+//! the evaluators in [`eval`](crate::eval) are compiled from what it says.
+
+mod digits;
+
+pub(crate) use digits::{digits, Digits, MAX_DIGITS};
