@@ -31,12 +31,15 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 /// # Size
 ///
 /// A `Layout` is a plain value of at most 4 KiB (`size_of::<Layout>()`),
-/// without allocation. It keeps the description and its index programs in
-/// a compact form (see [`offset_program`](Self::offset_program)). For
-/// programs too long for that form (over 40 steps, or over 20 distinct
-/// constants), [`offset`](Self::offset) steps the index through the tiling
-/// levels and [`index_of`](Self::index_of) folds the programs again on
-/// every call, which is correct but slower.
+/// without allocation. It keeps the description and tables for
+/// [`offset`](Self::offset) and [`index_of`](Self::index_of): where each
+/// tile splits whole digits of powers of two (every TPU tiling, ragged
+/// dims or not), the digits of the tiled shape, a shift and a multiply
+/// each; otherwise its index programs in a compact form (see
+/// [`offset_program`](Self::offset_program)). For programs too long for
+/// that form (over 40 steps, or over 20 distinct constants), `offset`
+/// steps the index through the tiling levels and `index_of` folds the
+/// programs again on every call, which is correct but slower.
 // Equality and hashing read live entries only: `Fixed` ignores stale slots,
 // and `code` is a function of the description.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -533,7 +536,7 @@ impl Layout {
         let rank = self.rank().min(MAX_RANK);
         let found = match &self.forms {
             Forms::Digits(form) => {
-                offset < self.storage_len && form.index_of(offset, self.dims(), &mut stage.0)
+                offset < self.storage_len && form.index_of(offset, rank, &mut stage.0)
             }
             Forms::Programs { .. } => {
                 self.index_entries(offset, Entries::Pairs(rank, &mut stage.0))
@@ -580,7 +583,7 @@ impl Layout {
         match &self.forms {
             Forms::Digits(form) => {
                 let mut stage = Stage([0; MAX_RANK]);
-                let found = form.index_of(offset, self.dims(), &mut stage.0);
+                let found = form.index_of(offset, self.rank(), &mut stage.0);
                 match index {
                     Entries::Slice(index) => {
                         let n = index.len().min(MAX_RANK);

@@ -264,7 +264,7 @@ impl LayoutBuilder {
         // Storage covers every element, so this fits whenever storage does.
         let len = crate::fold::product(dims).unwrap_or(usize::MAX);
         let digits = crate::algebra::digits(dims, &m2m[..rank], tiles).ok();
-        let form = digits.as_ref().and_then(DigitForm::new);
+        let form = digits.as_ref().and_then(|d| DigitForm::new(d, dims));
         let mut layout = Layout {
             element: self.element,
             dims: Fixed::from_prefix(dims, 0),

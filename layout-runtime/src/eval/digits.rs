@@ -5,46 +5,33 @@
 //!
 //! Both are inlined into their callers, so the shape of the tables decides
 //! what a caller's loop can do with them. `offset` sums fixed groups of
-//! four digits a dim, unrolled over the dims: the digits of the indices a
+//! four terms a dim, unrolled over the dims: the terms of the indices a
 //! loop does not change, and every table read, leave the loop. `index_of`
 //! reads the minor digits of the offset, whose extents are powers of two,
 //! as independent shifts and masks, then the rest as a mixed-radix number.
 
 use crate::algebra::{Digits, MAX_DIGITS};
-use crate::divide::Divisor;
+use crate::divide::{divide, Divisor};
 use crate::raw::{Reader, Writer};
 use crate::MAX_RANK;
 
 /// The most digits of one dim: a `(1024)(128)(2,1)` tiling's four.
 const PER_DIM: usize = 4;
 
-/// A minor digit of an offset, `(offset >> shift) & (2^width - 1)`, added
-/// to `index[dim]` at `place` (a shift); padding if it has bits from
-/// `bound` up (64: never).
+/// A digit read back from an offset `o`, added to `index[dim]` at `place`
+/// (a shift); padding if above `largest`. A minor digit is `(o >> shift)
+/// & a`; a major one comes from what the minor ones leave, `rest`: `v =
+/// rest % b`, `rest /= b`, by the reciprocal `a` of `b` (0 for a power of
+/// two) and `shift = floor(log2(b))`. The most major takes the rest whole
+/// (`a`, `b` and `shift` 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct LowTerm {
-    shift: u8,
-    width: u8,
-    place: u8,
-    dim: u8,
-    bound: u8,
-}
-
-/// A major digit, read from what the minor ones leave: `v = rest %
-/// extent`, `rest /= extent`, `index[dim] += v << place`; padding if `v`
-/// is at least `bound`. The most major digit takes the rest whole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct HighTerm {
-    /// The extent's reciprocal, as [`Divisor`] keeps it (0 for a power of
-    /// two, and for the most major digit).
-    magic: u64,
-    /// The extent; 0 for the most major digit.
-    extent: u64,
-    bound: u64,
-    dim: u8,
-    /// `floor(log2(extent))`, 0 for the most major digit.
+struct Term {
+    a: u64,
+    b: u64,
+    largest: u64,
     shift: u8,
     place: u8,
+    dim: u8,
 }
 
 /// The evaluators of a layout whose digits all have places and radices
@@ -58,32 +45,28 @@ pub(crate) struct DigitForm {
     /// is `x` itself; unused slots scale by 0.
     shifts: [[u8; PER_DIM]; MAX_RANK],
     scales: [[usize; PER_DIM]; MAX_RANK],
-    low: [LowTerm; MAX_DIGITS],
-    /// Most minor first.
-    high: [HighTerm; MAX_DIGITS],
-    low_len: u8,
-    high_len: u8,
+    /// The most slots a dim uses.
+    width: u8,
+    /// The digits of the inverse, most minor first: `minor` read by
+    /// shifts and masks, then `major` as a mixed-radix number.
+    terms: [Term; MAX_DIGITS],
+    minor: u8,
+    major: u8,
     /// The bits the minor digits take.
-    low_bits: u8,
-    ragged: u16,
+    minor_bits: u8,
+    /// Each dim's largest coordinate where its digits spell larger ones,
+    /// else `usize::MAX`.
+    largest: [usize; MAX_RANK],
     slots: usize,
 }
 
-const NO_LOW: LowTerm = LowTerm {
-    shift: 0,
-    width: 0,
-    place: 0,
-    dim: 0,
-    bound: 64,
-};
-
-const NO_HIGH: HighTerm = HighTerm {
-    magic: 0,
-    extent: 0,
-    bound: u64::MAX,
-    dim: 0,
+const NO_TERM: Term = Term {
+    a: 0,
+    b: 0,
+    largest: u64::MAX,
     shift: 0,
     place: 0,
+    dim: 0,
 };
 
 /// `log2(x)` for a power of two.
@@ -93,58 +76,63 @@ fn log2(x: usize) -> Option<u8> {
 }
 
 impl DigitForm {
-    /// The evaluators of `digits`, or `None` when a place or radix is not
-    /// a power of two, a dim has more than four digits, or a stride does
-    /// not fit (those layouts keep the folded programs' forms).
-    pub(crate) fn new(digits: &Digits) -> Option<DigitForm> {
+    /// The evaluators of the digits of a layout of `dims`, or `None` when
+    /// a place or radix is not a power of two or a dim has more than four
+    /// digits (those layouts keep the folded programs' forms).
+    pub(crate) fn new(digits: &Digits, dims: &[usize]) -> Option<DigitForm> {
         let mut form = DigitForm {
             shifts: [[0; PER_DIM]; MAX_RANK],
             scales: [[0; PER_DIM]; MAX_RANK],
-            low: [NO_LOW; MAX_DIGITS],
-            high: [NO_HIGH; MAX_DIGITS],
-            low_len: 0,
-            high_len: 0,
-            low_bits: 0,
-            ragged: digits.ragged,
+            width: 0,
+            terms: [NO_TERM; MAX_DIGITS],
+            minor: 0,
+            major: 0,
+            minor_bits: 0,
+            largest: [usize::MAX; MAX_RANK],
             slots: digits.slots,
         };
-        let mut per_dim = [0usize; MAX_RANK];
+        for (d, &size) in dims.iter().enumerate() {
+            if digits.ragged & (1 << d) != 0 {
+                *form.largest.get_mut(d)? = size.checked_sub(1)?;
+            }
+        }
         let all = &digits.list;
         // Minor digits: the most minor run of extents that are powers of two.
-        let mut low = 0;
-        while low < all.len() && all[all.len() - 1 - low].extent.is_power_of_two() {
-            low += 1;
+        let mut minor = 0;
+        while minor < all.len() && all[all.len() - 1 - minor].extent.is_power_of_two() {
+            minor += 1;
         }
+        let mut per_dim = [0usize; MAX_RANK];
         for (i, g) in all.iter().enumerate() {
             let constant = g.radix == 1;
             let place = if constant { 0 } else { log2(g.place)? };
-            let width = match g.radix {
-                0 => 64,
-                r => u32::from(log2(r)?),
-            };
+            if g.radix > 1 {
+                log2(g.radix)?;
+            }
             let dim = u8::try_from(g.dim)
                 .ok()
                 .filter(|&d| usize::from(d) < MAX_RANK)?;
             if !constant {
                 *per_dim.get_mut(g.dim)? += 1;
             }
+            let largest = if g.reaches_padding() || constant {
+                g.radix as u64 - 1
+            } else {
+                u64::MAX
+            };
             let from_minor = all.len() - 1 - i;
-            if from_minor < low {
+            form.terms[from_minor] = if from_minor < minor {
                 let shift = log2(g.stride)?;
-                #[allow(clippy::cast_possible_truncation)]
-                let term = LowTerm {
+                let width = log2(g.extent)?;
+                form.minor_bits = form.minor_bits.max(shift + width);
+                Term {
+                    a: (g.extent - 1) as u64,
+                    b: 0,
+                    largest,
                     shift,
-                    width: log2(g.extent)?,
                     place,
                     dim,
-                    bound: if g.reaches_padding() || constant {
-                        width as u8
-                    } else {
-                        64
-                    },
-                };
-                form.low[from_minor] = term;
-                form.low_bits = form.low_bits.max(shift + term.width);
+                }
             } else {
                 let divisor = if i == 0 {
                     Divisor::NONE
@@ -152,20 +140,15 @@ impl DigitForm {
                     Divisor::new(u64::try_from(g.extent).ok()?)?
                 };
                 #[allow(clippy::cast_possible_truncation)]
-                let term = HighTerm {
-                    magic: divisor.magic,
-                    extent: divisor.value,
-                    bound: if g.reaches_padding() || constant {
-                        g.radix as u64
-                    } else {
-                        u64::MAX
-                    },
-                    dim,
+                Term {
+                    a: divisor.magic,
+                    b: divisor.value,
+                    largest,
                     shift: divisor.shift() as u8,
                     place,
-                };
-                form.high[from_minor - low] = term;
-            }
+                    dim,
+                }
+            };
         }
         // Each dim's digits by place: they tile its coordinate, from place 1 up.
         for (dim, &count) in per_dim.iter().enumerate() {
@@ -184,8 +167,12 @@ impl DigitForm {
                 place = place.checked_mul(g.radix).unwrap_or(0);
             }
         }
-        form.low_len = u8::try_from(low).ok()?;
-        form.high_len = u8::try_from(all.len() - low).ok()?;
+        #[allow(clippy::cast_possible_truncation)]
+        #[allow(clippy::cast_possible_truncation)]
+        let width = per_dim.iter().max().copied().unwrap_or(0) as u8;
+        form.width = width;
+        form.minor = u8::try_from(minor).ok()?;
+        form.major = u8::try_from(all.len() - minor).ok()?;
         Some(form)
     }
 
@@ -193,26 +180,36 @@ impl DigitForm {
     /// for every index inside the dims, some value but never a panic for
     /// any other.
     ///
-    /// Dims and digits are unrolled by hand: the index's length is known at
+    /// Dims and terms are unrolled by hand: the index's length is known at
     /// most call sites, so the dims past it drop out, and what remains is
     /// straight code whose terms of indices a caller's loop does not change
     /// leave that loop, with every read of the tables.
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset(&self, index: &[usize]) -> usize {
+        // A test a caller's loop leaves outside: the slots no dim uses are
+        // not evaluated, most TPU tilings needing two or three.
+        match self.width {
+            0..=2 => self.terms_of::<2>(index),
+            3 => self.terms_of::<3>(index),
+            _ => self.terms_of::<4>(index),
+        }
+    }
+
+    /// [`offset`](Self::offset) from the first `W` slots of each dim.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn terms_of<const W: usize>(&self, index: &[usize]) -> usize {
         // The macro below lists every dim.
-        const _: () = assert!(MAX_RANK == 16 && PER_DIM == 4);
+        const _: () = assert!(MAX_RANK == 16);
         let mut acc = 0usize;
         macro_rules! dims {
             ($($d:literal)*) => {$(
                 if let Some(&x) = index.get($d) {
-                    let [a, b, c, d] = self.shifts[$d].map(u32::from);
-                    let [p, q, r, s] = self.scales[$d];
-                    acc = acc
-                        .wrapping_add(x.wrapping_shr(a).wrapping_mul(p))
-                        .wrapping_add(x.wrapping_shr(b).wrapping_mul(q))
-                        .wrapping_add(x.wrapping_shr(c).wrapping_mul(r))
-                        .wrapping_add(x.wrapping_shr(d).wrapping_mul(s));
+                    for k in 0..W.min(PER_DIM) {
+                        let (shift, scale) = (self.shifts[$d][k], self.scales[$d][k]);
+                        acc = acc.wrapping_add(x.wrapping_shr(u32::from(shift)).wrapping_mul(scale));
+                    }
                 }
             )*};
         }
@@ -220,41 +217,38 @@ impl DigitForm {
         acc
     }
 
-    /// Adds the coordinates stored at `offset` into `index` (zeros) and
-    /// says whether they name an element: `false` for padding and past
-    /// the slots the digits address.
+    /// Adds the coordinates stored at `offset` into `index` (zeros), its
+    /// first `rank` entries, and says whether they name an element:
+    /// `false` for padding and past the slots the digits address.
     #[allow(clippy::inline_always, clippy::cast_possible_truncation)]
     #[inline(always)]
     pub(crate) fn index_of(
         &self,
         offset: usize,
-        dims: &[usize],
+        rank: usize,
         index: &mut [usize; MAX_RANK],
     ) -> bool {
         let o = offset as u64;
         let mut padding = offset >= self.slots;
-        for t in &self.low[..usize::from(self.low_len).min(MAX_DIGITS)] {
-            let v = (o >> (t.shift & 63))
-                & u64::MAX
-                    .checked_shr(64 - u32::from(t.width & 63))
-                    .unwrap_or(0);
-            padding |= v.checked_shr(u32::from(t.bound)).unwrap_or(0) != 0;
+        let minor = usize::from(self.minor).min(MAX_DIGITS);
+        let major = usize::from(self.major).min(MAX_DIGITS - minor);
+        for t in &self.terms[..minor] {
+            let v = o.wrapping_shr(u32::from(t.shift)) & t.a;
+            padding |= v > t.largest;
             let slot = &mut index[usize::from(t.dim) % MAX_RANK];
             *slot = slot.wrapping_add((v as usize).wrapping_shl(u32::from(t.place)));
         }
-        let mut rest = o.checked_shr(u32::from(self.low_bits)).unwrap_or(0);
-        for t in &self.high[..usize::from(self.high_len).min(MAX_DIGITS)] {
-            let q = crate::divide::divide(rest, t.magic, u32::from(t.shift));
-            let v = rest.wrapping_sub(q.wrapping_mul(t.extent));
+        let mut rest = o.checked_shr(u32::from(self.minor_bits)).unwrap_or(0);
+        for t in &self.terms[minor..minor + major] {
+            let q = divide(rest, t.a, u32::from(t.shift));
+            let v = rest.wrapping_sub(q.wrapping_mul(t.b));
             rest = q;
-            padding |= v >= t.bound;
+            padding |= v > t.largest;
             let slot = &mut index[usize::from(t.dim) % MAX_RANK];
             *slot = slot.wrapping_add((v as usize).wrapping_shl(u32::from(t.place)));
         }
-        if self.ragged != 0 {
-            for (d, (&x, &size)) in index.iter().zip(dims).enumerate() {
-                padding |= self.ragged & (1 << d) != 0 && x >= size;
-            }
+        for (x, largest) in index.iter().zip(&self.largest).take(rank) {
+            padding |= x > largest;
         }
         !padding
     }
@@ -267,26 +261,21 @@ impl DigitForm {
                 w(scale as u64);
             }
         }
-        w(u64::from(self.low_len));
-        w(u64::from(self.high_len));
-        w(u64::from(self.low_bits));
-        w(u64::from(self.ragged));
-        w(self.slots as u64);
-        for t in &self.low[..usize::from(self.low_len).min(MAX_DIGITS)] {
-            for word in [t.shift, t.width, t.place, t.dim, t.bound] {
-                w(u64::from(word));
-            }
+        w(u64::from(self.width));
+        for &largest in &self.largest {
+            w(largest as u64);
         }
-        for t in &self.high[..usize::from(self.high_len).min(MAX_DIGITS)] {
-            for word in [
-                t.magic,
-                t.extent,
-                t.bound,
-                u64::from(t.dim),
-                u64::from(t.shift),
-                u64::from(t.place),
-            ] {
+        w(u64::from(self.minor));
+        w(u64::from(self.major));
+        w(u64::from(self.minor_bits));
+        w(self.slots as u64);
+        let live = usize::from(self.minor) + usize::from(self.major);
+        for t in &self.terms[..live.min(MAX_DIGITS)] {
+            for word in [t.a, t.b, t.largest] {
                 w(word);
+            }
+            for byte in [t.shift, t.place, t.dim] {
+                w(u64::from(byte));
             }
         }
     }
@@ -297,6 +286,7 @@ impl DigitForm {
     pub(crate) const fn read(r: &mut Reader) -> DigitForm {
         let mut shifts = [[0; PER_DIM]; MAX_RANK];
         let mut scales = [[0; PER_DIM]; MAX_RANK];
+        let mut largest = [usize::MAX; MAX_RANK];
         let mut d = 0;
         while d < MAX_RANK {
             let mut k = 0;
@@ -307,39 +297,34 @@ impl DigitForm {
             }
             d += 1;
         }
-        let low_len = r.count(MAX_DIGITS);
-        let high_len = r.count(MAX_DIGITS);
+        let width = r.count(PER_DIM) as u8;
+        d = 0;
+        while d < MAX_RANK {
+            largest[d] = r.usize();
+            d += 1;
+        }
+        let minor = r.count(MAX_DIGITS);
+        let major = r.count(MAX_DIGITS - minor);
         let mut form = DigitForm {
             shifts,
             scales,
-            low: [NO_LOW; MAX_DIGITS],
-            high: [NO_HIGH; MAX_DIGITS],
-            low_len: low_len as u8,
-            high_len: high_len as u8,
-            low_bits: r.u8(),
-            ragged: r.word() as u16,
+            width,
+            terms: [NO_TERM; MAX_DIGITS],
+            minor: minor as u8,
+            major: major as u8,
+            minor_bits: r.u8(),
+            largest,
             slots: r.usize(),
         };
         let mut i = 0;
-        while i < low_len {
-            form.low[i] = LowTerm {
-                shift: r.u8(),
-                width: r.u8(),
-                place: r.u8(),
-                dim: r.u8(),
-                bound: r.u8(),
-            };
-            i += 1;
-        }
-        i = 0;
-        while i < high_len {
-            form.high[i] = HighTerm {
-                magic: r.word(),
-                extent: r.word(),
-                bound: r.word(),
-                dim: r.u8(),
+        while i < minor + major {
+            form.terms[i] = Term {
+                a: r.word(),
+                b: r.word(),
+                largest: r.word(),
                 shift: (r.word() & 63) as u8,
-                place: r.u8(),
+                place: (r.word() & 63) as u8,
+                dim: r.u8(),
             };
             i += 1;
         }
