@@ -54,6 +54,8 @@ pub(crate) struct DigitForm {
     major: u8,
     /// The bits the minor digits take.
     minor_bits: u8,
+    /// The bits of minor digits past their radix: set only in padding.
+    minor_padding: u64,
     /// Each dim's largest coordinate where its digits spell larger ones,
     /// else `usize::MAX`.
     largest: [usize; MAX_RANK],
@@ -88,6 +90,7 @@ impl DigitForm {
             minor: 0,
             major: 0,
             minor_bits: 0,
+            minor_padding: 0,
             largest: [usize::MAX; MAX_RANK],
             slots: digits.slots,
         };
@@ -125,6 +128,12 @@ impl DigitForm {
                 let shift = log2(g.stride)?;
                 let width = log2(g.extent)?;
                 form.minor_bits = form.minor_bits.max(shift + width);
+                if largest != u64::MAX {
+                    // Bits of the digit from its radix up.
+                    let radix_bits = (largest + 1).trailing_zeros();
+                    form.minor_padding |=
+                        ((g.extent - 1) as u64 >> radix_bits << radix_bits) << shift;
+                }
                 Term {
                     a: (g.extent - 1) as u64,
                     b: 0,
@@ -167,7 +176,6 @@ impl DigitForm {
                 place = place.checked_mul(g.radix).unwrap_or(0);
             }
         }
-        #[allow(clippy::cast_possible_truncation)]
         #[allow(clippy::cast_possible_truncation)]
         let width = per_dim.iter().max().copied().unwrap_or(0) as u8;
         form.width = width;
@@ -232,9 +240,10 @@ impl DigitForm {
         let mut padding = offset >= self.slots;
         let minor = usize::from(self.minor).min(MAX_DIGITS);
         let major = usize::from(self.major).min(MAX_DIGITS - minor);
+        // A minor digit past its radix has bits set that no coordinate sets.
+        padding |= o & self.minor_padding != 0;
         for t in &self.terms[..minor] {
             let v = o.wrapping_shr(u32::from(t.shift)) & t.a;
-            padding |= v > t.largest;
             let slot = &mut index[usize::from(t.dim) % MAX_RANK];
             *slot = slot.wrapping_add((v as usize).wrapping_shl(u32::from(t.place)));
         }
@@ -268,6 +277,7 @@ impl DigitForm {
         w(u64::from(self.minor));
         w(u64::from(self.major));
         w(u64::from(self.minor_bits));
+        w(self.minor_padding);
         w(self.slots as u64);
         let live = usize::from(self.minor) + usize::from(self.major);
         for t in &self.terms[..live.min(MAX_DIGITS)] {
@@ -313,6 +323,7 @@ impl DigitForm {
             minor: minor as u8,
             major: major as u8,
             minor_bits: r.u8(),
+            minor_padding: r.word(),
             largest,
             slots: r.usize(),
         };
