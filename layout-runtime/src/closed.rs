@@ -595,6 +595,11 @@ impl Closed {
         free(&mut self.sums[s], SUM_SLOTS)
     }
 
+    /// Whether the form is of shifts and masks only.
+    pub(crate) fn is_shifts(&self) -> bool {
+        matches!(self.kind, Kind::Shifts)
+    }
+
     /// The offset of `index`: exact for in-range indices, unspecified but
     /// never a panic for others.
     ///
@@ -1193,7 +1198,6 @@ impl ClosedInverse {
     }
 
     /// Whether the terms read as shifts.
-    #[cfg(test)]
     pub(crate) fn shifts(&self) -> bool {
         self.kind == Kind::Shifts
     }

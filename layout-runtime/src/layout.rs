@@ -6,7 +6,7 @@ use core::num::NonZeroUsize;
 use crate::attributes::{self, Attributes, Kind};
 use crate::closed::{Closed, Entries, Stage};
 use crate::code::Code;
-use crate::eval::DigitForm;
+use crate::eval::{DigitInverse, DigitOffset};
 use crate::fixed::Fixed;
 use crate::fold::{fold, offset_of, shape_after, Folded, Shape};
 use crate::program::{InverseProgram, OffsetProgram};
@@ -52,27 +52,43 @@ pub struct Layout {
     pub(crate) tiles: Fixed<Tile, MAX_TILING_LEVELS>,
     /// `L(n)`, `E(n)`, `S(n)`: see [`attributes`](crate::attributes).
     pub(crate) attributes: Attributes,
-    pub(crate) len: usize,
     pub(crate) storage_len: usize,
     pub(crate) storage_bytes: usize,
     pub(crate) forms: Forms,
 }
 
-/// How a layout evaluates `offset` and `index_of`.
-// One or the other: both would not fit the 4 KiB.
+/// How a layout evaluates `offset` and `index_of`: each the fastest form
+/// it has (`benches/offset.rs`, `benches/family.rs`).
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Forms {
-    /// Compiled from the layout's digits (see [`algebra`](crate::algebra)):
-    /// every layout whose tiles split whole digits of powers of two, TPU
-    /// tilings among them, ragged or not.
-    Digits(DigitForm),
-    /// The folded programs' compact forms, for the rest (`*` over dims
-    /// larger than 1, nested tiles that do not divide, sizes that are
-    /// not powers of two); neither when the programs are too long.
-    Programs {
-        closed: Option<Closed>,
-        code: Option<Code>,
-    },
+pub(crate) struct Forms {
+    pub(crate) offset: OffsetForm,
+    pub(crate) inverse: InverseForm,
+}
+
+/// How a layout evaluates `offset`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) enum OffsetForm {
+    /// The closed form of shifts and masks: every stride a power of two,
+    /// a loop over indices vectorizes.
+    Closed(Closed),
+    /// Compiled from the layout's digits (see [`algebra`](crate::algebra)),
+    /// where tiles split whole digits of powers of two: every TPU tiling,
+    /// ragged dims or not.
+    Digits(DigitOffset),
+    /// Neither: stepped through the levels, or the compact programs
+    /// where the inverse keeps them.
+    Steps,
+}
+
+/// How a layout evaluates `index_of`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) enum InverseForm {
+    /// The compact programs: for shifts and places, faster than the digits.
+    Code(Code),
+    /// Compiled from the layout's digits.
+    Digits(DigitInverse),
+    /// Neither: the programs folded again on each call.
+    Fold,
 }
 
 const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
@@ -304,7 +320,8 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap().len(), 15);
     /// ```
     pub fn len(&self) -> usize {
-        self.len
+        // A word less to keep: storage, which covers every element, fits.
+        crate::fold::product(self.dims()).unwrap_or(usize::MAX)
     }
 
     /// Whether the array has no elements (some dim is 0).
@@ -315,7 +332,7 @@ impl Layout {
     /// assert!(xla_layout::parse("f32[3,0]").unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.dims().contains(&0)
     }
 
     /// Storage slots: padding and `L(n)` rounding included.
@@ -351,7 +368,7 @@ impl Layout {
     /// assert_eq!((0..l.storage_len()).filter(|&o| l.index_of(o).is_none()).count(), 9);
     /// ```
     pub fn padding_len(&self) -> usize {
-        self.storage_len - self.len
+        self.storage_len.saturating_sub(self.len())
     }
 
     /// The physical shape (dims in `minor_to_major` order, most major first)
@@ -423,16 +440,11 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
-        match &self.forms {
-            Forms::Digits(form) => form.offset(index),
-            Forms::Programs {
-                closed: Some(closed),
-                ..
-            } => closed.offset(index),
-            Forms::Programs {
-                code: Some(code), ..
-            } => code.offset(index),
-            Forms::Programs { .. } => {
+        match (&self.forms.offset, &self.forms.inverse) {
+            (OffsetForm::Closed(closed), _) => closed.offset(index),
+            (OffsetForm::Digits(form), _) => form.offset(index),
+            (OffsetForm::Steps, InverseForm::Code(code)) => code.offset(index),
+            (OffsetForm::Steps, _) => {
                 offset_of(self.dims(), self.minor_to_major(), self.tiles(), index)
             }
         }
@@ -441,9 +453,9 @@ impl Layout {
     /// The closed form of the offset, where the layout keeps one.
     #[cfg(test)]
     pub(crate) fn closed(&self) -> Option<&Closed> {
-        match &self.forms {
-            Forms::Programs { closed, .. } => closed.as_ref(),
-            Forms::Digits(_) => None,
+        match &self.forms.offset {
+            OffsetForm::Closed(closed) => Some(closed),
+            _ => None,
         }
     }
 
@@ -460,9 +472,9 @@ impl Layout {
     /// The compact programs, where the layout keeps them.
     #[cfg(test)]
     pub(crate) fn code(&self) -> Option<&Code> {
-        match &self.forms {
-            Forms::Programs { code, .. } => code.as_ref(),
-            Forms::Digits(_) => None,
+        match &self.forms.inverse {
+            InverseForm::Code(code) => Some(code),
+            _ => None,
         }
     }
 
@@ -534,13 +546,11 @@ impl Layout {
         // and the entries are written in pairs for it (`Entries::Pairs`).
         let mut stage = Stage([0; MAX_RANK]);
         let rank = self.rank().min(MAX_RANK);
-        let found = match &self.forms {
-            Forms::Digits(form) => {
-                offset < self.storage_len && form.index_of(offset, rank, &mut stage.0)
+        let found = match &self.forms.inverse {
+            InverseForm::Digits(form) => {
+                offset < self.storage_len && form.index_of(offset, self.dims(), &mut stage.0)
             }
-            Forms::Programs { .. } => {
-                self.index_entries(offset, Entries::Pairs(rank, &mut stage.0))
-            }
+            _ => self.index_entries(offset, Entries::Pairs(rank, &mut stage.0)),
         };
         if found {
             Some(Index {
@@ -580,10 +590,10 @@ impl Layout {
         if offset >= self.storage_len {
             return false;
         }
-        match &self.forms {
-            Forms::Digits(form) => {
+        match &self.forms.inverse {
+            InverseForm::Digits(form) => {
                 let mut stage = Stage([0; MAX_RANK]);
-                let found = form.index_of(offset, self.rank(), &mut stage.0);
+                let found = form.index_of(offset, self.dims(), &mut stage.0);
                 match index {
                     Entries::Slice(index) => {
                         let n = index.len().min(MAX_RANK);
@@ -593,12 +603,8 @@ impl Layout {
                 }
                 found
             }
-            Forms::Programs {
-                code: Some(code), ..
-            } => code.index_of(offset, index),
-            Forms::Programs { code: None, .. } => {
-                index.with_slice(|index| self.index_slow(offset, index))
-            }
+            InverseForm::Code(code) => code.index_of(offset, index),
+            InverseForm::Fold => index.with_slice(|index| self.index_slow(offset, index)),
         }
     }
 
@@ -606,7 +612,7 @@ impl Layout {
     /// when this layout keeps no compact code (its `index_into` would fold
     /// again on every call), `None` when `index_into` is fast already.
     pub(crate) fn folded_inverse(&self) -> Option<InverseProgram> {
-        if !matches!(self.forms, Forms::Programs { code: None, .. }) {
+        if !matches!(self.forms.inverse, InverseForm::Fold) {
             return None;
         }
         self.fold().map(|f| f.inverse)
@@ -818,7 +824,7 @@ mod tests {
     use std::hash::RandomState;
     use std::println;
 
-    use super::Layout;
+    use super::{Forms, InverseForm, Layout, OffsetForm};
     use crate::{Index, OffsetProgram, Shape, Tile, MAX_PROGRAM_STEPS};
 
     #[test]
@@ -837,6 +843,17 @@ mod tests {
             core::mem::size_of::<crate::closed::Closed>()
         );
         println!("Code: {} bytes", core::mem::size_of::<crate::code::Code>());
+        println!("Forms: {} bytes", core::mem::size_of::<Forms>());
+        println!("OffsetForm: {} bytes", core::mem::size_of::<OffsetForm>());
+        println!("InverseForm: {} bytes", core::mem::size_of::<InverseForm>());
+        println!(
+            "DigitOffset: {} bytes",
+            core::mem::size_of::<crate::eval::DigitOffset>()
+        );
+        println!(
+            "DigitInverse: {} bytes",
+            core::mem::size_of::<crate::eval::DigitInverse>()
+        );
         assert!(size <= 4096, "{size}");
     }
 

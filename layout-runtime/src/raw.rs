@@ -21,9 +21,9 @@
 use crate::attributes::Attributes;
 use crate::closed::Closed;
 use crate::code::Code;
-use crate::eval::DigitForm;
+use crate::eval::{DigitInverse, DigitOffset};
 use crate::fixed::Fixed;
-use crate::layout::Forms;
+use crate::layout::{Forms, InverseForm, OffsetForm};
 use crate::{ElementType, Layout, Tile, TileDim, MAX_TILE_RANK};
 
 /// Reads words in order; past the end every word is 0.
@@ -168,25 +168,29 @@ impl Layout {
             }
         }
         self.attributes.write(w);
-        w(self.len as u64);
         w(self.storage_len as u64);
         w(self.storage_bytes as u64);
-        match &self.forms {
-            Forms::Digits(form) => {
-                w(1);
-                form.write(w);
-            }
-            Forms::Programs { closed, code } => {
+        match &self.forms.offset {
+            OffsetForm::Closed(c) => {
                 w(0);
-                w(u64::from(closed.is_some()));
-                if let Some(c) = closed {
-                    c.write(w);
-                }
-                w(u64::from(code.is_some()));
-                if let Some(c) = code {
-                    c.write(w);
-                }
+                c.write(w);
             }
+            OffsetForm::Digits(d) => {
+                w(1);
+                d.write(w);
+            }
+            OffsetForm::Steps => w(2),
+        }
+        match &self.forms.inverse {
+            InverseForm::Code(c) => {
+                w(0);
+                c.write(w);
+            }
+            InverseForm::Digits(d) => {
+                w(1);
+                d.write(w);
+            }
+            InverseForm::Fold => w(2),
         }
     }
 
@@ -227,24 +231,19 @@ impl Layout {
             level += 1;
         }
         let attributes = Attributes::read(&mut r);
-        let len = r.usize();
         let storage_len = r.usize();
         let storage_bytes = r.usize();
-        let forms = if r.bool() {
-            Forms::Digits(DigitForm::read(&mut r))
-        } else {
-            let closed = if r.bool() {
-                Some(Closed::read(&mut r))
-            } else {
-                None
-            };
-            let code = if r.bool() {
-                Some(Code::read(&mut r))
-            } else {
-                None
-            };
-            Forms::Programs { closed, code }
+        let offset = match r.word() {
+            0 => OffsetForm::Closed(Closed::read(&mut r)),
+            1 => OffsetForm::Digits(DigitOffset::read(&mut r)),
+            _ => OffsetForm::Steps,
         };
+        let inverse = match r.word() {
+            0 => InverseForm::Code(Code::read(&mut r)),
+            1 => InverseForm::Digits(DigitInverse::read(&mut r)),
+            _ => InverseForm::Fold,
+        };
+        let forms = Forms { offset, inverse };
         Layout {
             element,
             dims,
@@ -252,7 +251,6 @@ impl Layout {
             minor_to_major,
             tiles,
             attributes,
-            len,
             storage_len,
             storage_bytes,
             forms,

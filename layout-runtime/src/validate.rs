@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Span};
 use crate::eval::DigitForm;
 use crate::fixed::Fixed;
 use crate::fold::fold;
-use crate::layout::Forms;
+use crate::layout::{Forms, InverseForm, OffsetForm};
 use crate::report::ParseError;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
 
@@ -261,10 +261,8 @@ impl LayoutBuilder {
                     whole,
                 ))
             })?;
-        // Storage covers every element, so this fits whenever storage does.
-        let len = crate::fold::product(dims).unwrap_or(usize::MAX);
         let digits = crate::algebra::digits(dims, &m2m[..rank], tiles).ok();
-        let form = digits.as_ref().and_then(|d| DigitForm::new(d, dims));
+        let compiled = digits.as_ref().and_then(|d| DigitForm::new(d));
         let mut layout = Layout {
             element: self.element,
             dims: Fixed::from_prefix(dims, 0),
@@ -272,17 +270,31 @@ impl LayoutBuilder {
             minor_to_major: Fixed::from_prefix(&m2m[..rank], 0),
             tiles: Fixed::from_prefix(tiles, Tile::EMPTY),
             attributes,
-            len,
             storage_len: folded.storage_len,
             storage_bytes,
-            forms: Forms::Programs {
-                closed: None,
-                code: None,
+            forms: Forms {
+                offset: OffsetForm::Steps,
+                inverse: InverseForm::Fold,
             },
         };
-        match form {
-            Some(form) => layout.forms = Forms::Digits(form),
-            None => program_forms(&mut layout, &folded),
+        program_forms(&mut layout, &folded);
+        if let Some((offset, inverse)) = compiled.map(DigitForm::split) {
+            // The digits where the programs' forms are slower. A closed
+            // form of shifts stays where no dim is ragged: a
+            // caller's summing loop vectorizes it (`benches/offset.rs`,
+            // `sum_bf16_tpu`); on ragged dims the digits are faster
+            // (`benches/family.rs`).
+            let exact = digits.as_ref().is_some_and(|d| d.ragged == 0);
+            if !(exact && matches!(&layout.forms.offset, OffsetForm::Closed(c) if c.is_shifts())) {
+                layout.forms.offset = OffsetForm::Digits(offset);
+            }
+            // The compact programs' shifts and places are faster than
+            // the digits (`benches/offset.rs`, `index_of`); their other
+            // forms divide or interpret.
+            let fast = |c: &Code| matches!(c.form(), "shifts" | "places");
+            if !matches!(&layout.forms.inverse, InverseForm::Code(c) if fast(c)) {
+                layout.forms.inverse = InverseForm::Digits(inverse);
+            }
         }
         Ok(layout)
     }
@@ -409,8 +421,12 @@ pub(crate) fn program_forms(layout: &mut Layout, folded: &crate::fold::Folded) {
     let closed = Closed::new(&folded.offset);
     let interpreted = closed.is_none().then_some(&folded.offset);
     let code = Code::new(interpreted, &folded.inverse);
-    layout.forms = Forms::Programs { closed, code: None };
+    layout.forms = Forms {
+        offset: closed.map_or(OffsetForm::Steps, OffsetForm::Closed),
+        inverse: InverseForm::Fold,
+    };
     // The places need the layout made: its physical and tiled shapes.
-    let code = code.map(|code| code.with_places(layout));
-    layout.forms = Forms::Programs { closed, code };
+    if let Some(code) = code.map(|code| code.with_places(layout)) {
+        layout.forms.inverse = InverseForm::Code(code);
+    }
 }

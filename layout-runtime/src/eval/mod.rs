@@ -2,4 +2,4 @@
 
 mod digits;
 
-pub(crate) use digits::DigitForm;
+pub(crate) use digits::{DigitForm, DigitInverse, DigitOffset};
