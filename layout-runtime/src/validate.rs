@@ -262,7 +262,7 @@ impl LayoutBuilder {
                 ))
             })?;
         let digits = crate::algebra::digits(dims, &m2m[..rank], tiles).ok();
-        let compiled = digits.as_ref().and_then(|d| DigitForm::new(d));
+        let compiled = digits.as_ref().and_then(DigitForm::new);
         let mut layout = Layout {
             element: self.element,
             dims: Fixed::from_prefix(dims, 0),
