@@ -528,4 +528,71 @@ mod tests {
             assert_eq!(compiles(&l), digits, "{spec}");
         }
     }
+
+    /// The digits' evaluators themselves, whichever form a layout picks,
+    /// against the folded programs at every index and every slot (past
+    /// storage too) of random small layouts: ranks 1 to 4, any
+    /// `minor_to_major`, 1 to 3 levels of powers of two, ragged dims,
+    /// `L(n)` and `E(n)`.
+    #[test]
+    fn digit_evaluators_equal_the_programs_everywhere() {
+        let mut rng = Rng(0x0a16_eb4a);
+        let mut compiled = 0;
+        for _ in 0..3000 {
+            let rank = 1 + rng.below(4);
+            let dims: Vec<String> = (0..rank)
+                .map(|_| format!("{}", 1 + rng.below(12)))
+                .collect();
+            let mut m2m: Vec<usize> = (0..rank).collect();
+            for i in (1..rank).rev() {
+                m2m.swap(i, rng.below(i + 1));
+            }
+            let m2m: Vec<String> = m2m.iter().map(|d| format!("{d}")).collect();
+            let tiles: Vec<String> = (0..=rng.below(3))
+                .map(|_| {
+                    let sizes: Vec<String> = (0..=rng.below(3))
+                        .map(|_| format!("{}", 1 << rng.below(4)))
+                        .collect();
+                    sizes.join(",")
+                })
+                .collect();
+            let tiles = tiles.join(")(");
+            let extra = ["", "L(8)", "E(4)"][rng.below(3)];
+            let spec = format!(
+                "s8[{}]{{{}:T({tiles}){extra}}}",
+                dims.join(","),
+                m2m.join(",")
+            );
+            let Ok(l) = crate::parse(&spec) else { continue };
+            let Some(form) = crate::algebra::digits(l.dims(), l.minor_to_major(), l.tiles())
+                .ok()
+                .and_then(|d| super::DigitForm::new(&d))
+            else {
+                continue;
+            };
+            compiled += 1;
+            let (offset, inverse) = form.split();
+            let (p, inv) = l.programs();
+            let mut scratch = [0; MAX_PROGRAM_STEPS];
+            for position in 0..l.len() {
+                let index = Index::unravel(position, l.dims());
+                assert_eq!(
+                    offset.offset(&index),
+                    p.eval(&index, &mut scratch),
+                    "{spec} at {index:?}"
+                );
+            }
+            for k in 0..l.storage_len() + 3 {
+                let mut want = [0; crate::MAX_RANK];
+                let found = k < l.storage_len() && inv.eval(k, &mut scratch, &mut want);
+                let mut got = [0; crate::MAX_RANK];
+                let ok = k < l.storage_len() && inverse.index_of(k, l.dims(), &mut got);
+                assert_eq!(ok, found, "{spec} at {k}");
+                if found {
+                    assert_eq!(got[..l.rank()], want[..l.rank()], "{spec} at {k}");
+                }
+            }
+        }
+        assert!(compiled > 2500, "{compiled}");
+    }
 }
