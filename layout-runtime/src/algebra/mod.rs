@@ -1,7 +1,19 @@
-//! The algebra of a tiled shape: tiles folded level by level into index
-//! programs, simplified as they grow, and division by constants fixed at
-//! run time.
+//! The algebra of a laid-out shape: its tiled shape as mixed-radix digits,
+//! and the tiles folded level by level into index programs, simplified as
+//! they grow, with division by constants fixed at run time.
+//!
+//! Tiling a dim splits it into a quotient and a remainder; nesting tiles
+//! splits those again. When every split lands on a whole digit of the
+//! coordinate it splits (a tile that divides the one it nests in, or is
+//! at least as large), each dim of the tiled shape holds one digit of one
+//! logical coordinate, `(x / place) % radix`, and storage is the tiled
+//! shape in row-major order. [`digits`] is the one place that derives
+//! those digits from the description (dims, `minor_to_major`, tiles);
+//! the evaluators in [`eval`](crate::eval) are compiled from what it says.
 
+mod digits;
 pub(crate) mod divide;
 pub(crate) mod fold;
 pub(crate) mod simplify;
+
+pub(crate) use digits::{digits, Digits, MAX_DIGITS};

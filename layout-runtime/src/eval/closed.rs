@@ -498,6 +498,11 @@ impl Closed {
         free(&mut self.sums[s], SUM_SLOTS)
     }
 
+    /// Whether the form is of shifts and masks only.
+    pub(crate) fn is_shifts(&self) -> bool {
+        matches!(self.kind, Kind::Shifts)
+    }
+
     /// The offset of `index`: exact for in-range indices, unspecified but
     /// never a panic for others.
     ///
@@ -1035,7 +1040,6 @@ impl ClosedInverse {
     }
 
     /// Whether the terms read as shifts.
-    #[cfg(test)]
     pub(crate) fn shifts(&self) -> bool {
         self.kind == Kind::Shifts
     }
@@ -1120,7 +1124,9 @@ pub(crate) mod tests {
         let (mut closed, mut kinds, mut stepped) = (0, [0usize; 4], 0);
         for _ in 0..600 {
             let spec = spec(&mut rng);
-            let Ok(l) = crate::parse(&spec) else { continue };
+            let Ok(l) = crate::parse(&spec).map(crate::Layout::with_program_forms) else {
+                continue;
+            };
             let p = l.offset_program();
             let mut scratch = [0; MAX_PROGRAM_STEPS];
             for position in 0..l.len().min(2000) {
@@ -1136,7 +1142,7 @@ pub(crate) mod tests {
                 assert_eq!(l.offset(&index), want, "{spec} at {index:?}");
                 stepped += 1;
             }
-            let Some(c) = l.closed else { continue };
+            let Some(&c) = l.closed() else { continue };
             closed += 1;
             kinds[match (c.kind, c.has_dims, c.has_sums) {
                 (super::Kind::Shifts, ..) => 0,
@@ -1201,9 +1207,11 @@ pub(crate) mod tests {
         let random: Vec<String> = (0..600).map(|_| spec(&mut rng)).collect();
         let fixed = ranks_7_and_8.into_iter().chain(places);
         for spec in random.iter().map(String::as_str).chain(fixed) {
-            let Ok(l) = crate::parse(spec) else { continue };
+            let Ok(l) = crate::parse(spec).map(crate::Layout::with_program_forms) else {
+                continue;
+            };
             let inverse = l.inverse_program();
-            let form = l.code.as_ref().map_or("ops", |c| c.form());
+            let form = l.code().map_or("ops", |c| c.form());
             let kind = forms.iter().position(|&f| f == form).unwrap();
             closed[kind] += 1;
             ranks[kind] |= 1 << l.rank();
@@ -1279,23 +1287,23 @@ pub(crate) mod tests {
     fn bytes_round_trip_and_foreign_bytes_evaluate() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200 {
-            let Ok(l) = crate::parse(&spec(&mut rng)) else {
+            let Ok(l) = crate::parse(&spec(&mut rng)).map(crate::Layout::with_program_forms) else {
                 continue;
             };
-            if l.closed.is_none() {
+            if l.closed().is_none() {
                 continue;
             }
             let mut bytes = Vec::new();
             l.__bytes(&mut |b| bytes.push(b));
             let back = crate::Layout::__from_bytes(&bytes);
-            assert_eq!(back.closed, l.closed);
+            assert_eq!(back.closed(), l.closed());
             // Noise in place of the closed form's bytes, past the header.
             let header = bytes.len().saturating_sub(400);
             for b in &mut bytes[header..] {
                 *b = rng.next().to_le_bytes()[0];
             }
             let foreign = crate::Layout::__from_bytes(&bytes);
-            if let Some(c) = foreign.closed {
+            if let Some(c) = foreign.closed() {
                 let _ = c.offset(&[usize::MAX, 3, 1 << 40, 0, 7, 9, 11, 12, 13]);
             }
         }

@@ -25,6 +25,8 @@
 
 use crate::eval::closed::Closed;
 use crate::eval::code::Code;
+use crate::eval::layout::{Forms, InverseForm, OffsetForm};
+use crate::eval::{DigitInverse, DigitOffset};
 use crate::fixed::Fixed;
 use crate::spec::attributes::Attributes;
 use crate::{ElementType, Layout, Tile, TileDim, MAX_TILE_RANK};
@@ -171,16 +173,29 @@ impl Layout {
             }
         }
         self.attributes.write(w);
-        w(self.len as u64);
         w(self.storage_len as u64);
         w(self.storage_bytes as u64);
-        w(u64::from(self.closed.is_some()));
-        if let Some(c) = &self.closed {
-            c.write(w);
+        match &self.forms.offset {
+            OffsetForm::Closed(c) => {
+                w(0);
+                c.write(w);
+            }
+            OffsetForm::Digits(d) => {
+                w(1);
+                d.write(w);
+            }
+            OffsetForm::Steps => w(2),
         }
-        w(u64::from(self.code.is_some()));
-        if let Some(c) = &self.code {
-            c.write(w);
+        match &self.forms.inverse {
+            InverseForm::Code(c) => {
+                w(0);
+                c.write(w);
+            }
+            InverseForm::Digits(d) => {
+                w(1);
+                d.write(w);
+            }
+            InverseForm::Fold => w(2),
         }
     }
 
@@ -221,19 +236,19 @@ impl Layout {
             level += 1;
         }
         let attributes = Attributes::read(&mut r);
-        let len = r.usize();
         let storage_len = r.usize();
         let storage_bytes = r.usize();
-        let closed = if r.bool() {
-            Some(Closed::read(&mut r))
-        } else {
-            None
+        let offset = match r.word() {
+            0 => OffsetForm::Closed(Closed::read(&mut r)),
+            1 => OffsetForm::Digits(DigitOffset::read(&mut r)),
+            _ => OffsetForm::Steps,
         };
-        let code = if r.bool() {
-            Some(Code::read(&mut r))
-        } else {
-            None
+        let inverse = match r.word() {
+            0 => InverseForm::Code(Code::read(&mut r)),
+            1 => InverseForm::Digits(DigitInverse::read(&mut r)),
+            _ => InverseForm::Fold,
         };
+        let forms = Forms { offset, inverse };
         Layout {
             element,
             dims,
@@ -241,11 +256,9 @@ impl Layout {
             minor_to_major,
             tiles,
             attributes,
-            len,
             storage_len,
             storage_bytes,
-            closed,
-            code,
+            forms,
         }
     }
 }
@@ -698,6 +711,102 @@ mod places {
     }
 }
 
+/// The forms compiled from a layout's digits.
+mod digits {
+    use super::{Reader, Writer};
+    use crate::algebra::MAX_DIGITS;
+    use crate::eval::digits::{DigitInverse, DigitOffset, Term, NO_TERM, PER_DIM};
+    use crate::MAX_RANK;
+
+    impl DigitOffset {
+        /// The words [`read`](Self::read) reads back, for `layout!`'s tables.
+        pub(crate) fn write(&self, w: Writer) {
+            for (shifts, scales) in self.shifts.iter().zip(&self.scales) {
+                for (&shift, &scale) in shifts.iter().zip(scales) {
+                    w(u64::from(shift));
+                    w(scale as u64);
+                }
+            }
+            w(u64::from(self.width));
+        }
+
+        /// The form [`write`](Self::write) wrote; any words give a form that
+        /// evaluates without a panic.
+        #[allow(clippy::cast_possible_truncation)]
+        pub(crate) const fn read(r: &mut Reader) -> DigitOffset {
+            let mut shifts = [[0; PER_DIM]; MAX_RANK];
+            let mut scales = [[0; PER_DIM]; MAX_RANK];
+            let mut d = 0;
+            while d < MAX_RANK {
+                let mut k = 0;
+                while k < PER_DIM {
+                    shifts[d][k] = (r.word() & 63) as u8;
+                    scales[d][k] = r.word() as usize;
+                    k += 1;
+                }
+                d += 1;
+            }
+            DigitOffset {
+                shifts,
+                scales,
+                width: r.count(PER_DIM) as u8,
+            }
+        }
+    }
+
+    impl DigitInverse {
+        /// The words [`read`](Self::read) reads back, for `layout!`'s tables.
+        pub(crate) fn write(&self, w: Writer) {
+            w(u64::from(self.ragged));
+            w(u64::from(self.minor));
+            w(u64::from(self.major));
+            w(u64::from(self.minor_bits));
+            w(self.minor_padding);
+            w(self.slots as u64);
+            let live = usize::from(self.minor) + usize::from(self.major);
+            for t in &self.terms[..live.min(MAX_DIGITS)] {
+                for word in [t.a, t.b, t.largest] {
+                    w(word);
+                }
+                for byte in [t.shift, t.place, t.dim] {
+                    w(u64::from(byte));
+                }
+            }
+        }
+
+        /// The form [`write`](Self::write) wrote; any words give a form that
+        /// evaluates without a panic.
+        #[allow(clippy::cast_possible_truncation)]
+        pub(crate) const fn read(r: &mut Reader) -> DigitInverse {
+            let ragged = r.word() as u16;
+            let minor = r.count(MAX_DIGITS);
+            let major = r.count(MAX_DIGITS - minor);
+            let mut form = DigitInverse {
+                terms: [NO_TERM; MAX_DIGITS],
+                minor: minor as u8,
+                major: major as u8,
+                minor_bits: r.u8(),
+                minor_padding: r.word(),
+                ragged,
+                slots: r.usize(),
+            };
+            let mut i = 0;
+            while i < minor + major {
+                form.terms[i] = Term {
+                    a: r.word(),
+                    b: r.word(),
+                    largest: r.word(),
+                    shift: (r.word() & 63) as u8,
+                    place: (r.word() & 63) as u8,
+                    dim: r.u8(),
+                };
+                i += 1;
+            }
+            form
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -726,8 +835,7 @@ mod tests {
         let l = crate::parse(spec).unwrap();
         let back = Layout::__from_bytes(&bytes(&l));
         assert_eq!(back, l, "{spec}");
-        assert_eq!(back.closed, l.closed, "{spec}");
-        assert_eq!(back.code, l.code, "{spec}");
+        assert!(back.forms == l.forms, "{spec}");
         assert_eq!(back.to_string(), l.to_string());
     }
 

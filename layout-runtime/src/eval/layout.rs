@@ -7,6 +7,7 @@ use crate::algebra::fold::{fold, offset_of, shape_after, Folded, Shape};
 use crate::eval::closed::{Closed, Entries, Stage};
 use crate::eval::code::Code;
 use crate::eval::program::{InverseProgram, OffsetProgram};
+use crate::eval::{DigitInverse, DigitOffset};
 use crate::fixed::Fixed;
 use crate::spec::attributes::{self, Attributes, Kind};
 use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
@@ -30,12 +31,15 @@ use crate::{ElementType, Tile, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILING_LEVELS};
 /// # Size
 ///
 /// A `Layout` is a plain value of at most 4 KiB (`size_of::<Layout>()`),
-/// without allocation. It keeps the description and its index programs in
-/// a compact form (see [`offset_program`](Self::offset_program)). For
-/// programs too long for that form (over 40 steps, or over 20 distinct
-/// constants), [`offset`](Self::offset) steps the index through the tiling
-/// levels and [`index_of`](Self::index_of) folds the programs again on
-/// every call, which is correct but slower.
+/// without allocation. It keeps the description and tables for
+/// [`offset`](Self::offset) and [`index_of`](Self::index_of): where each
+/// tile splits whole digits of powers of two (every TPU tiling, ragged
+/// dims or not), the digits of the tiled shape, a shift and a multiply
+/// each; otherwise its index programs in a compact form (see
+/// [`offset_program`](Self::offset_program)). For programs too long for
+/// that form (over 40 steps, or over 20 distinct constants), `offset`
+/// steps the index through the tiling levels and `index_of` folds the
+/// programs again on every call, which is correct but slower.
 // Equality and hashing read live entries only: `Fixed` ignores stale slots,
 // and `code` is a function of the description.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -48,11 +52,43 @@ pub struct Layout {
     pub(crate) tiles: Fixed<Tile, MAX_TILING_LEVELS>,
     /// `L(n)`, `E(n)`, `S(n)`: see [`attributes`](crate::spec::attributes).
     pub(crate) attributes: Attributes,
-    pub(crate) len: usize,
     pub(crate) storage_len: usize,
     pub(crate) storage_bytes: usize,
-    pub(crate) closed: Option<Closed>,
-    pub(crate) code: Option<Code>,
+    pub(crate) forms: Forms,
+}
+
+/// How a layout evaluates `offset` and `index_of`: each the fastest form
+/// it has (`benches/offset.rs`, `benches/family.rs`).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Forms {
+    pub(crate) offset: OffsetForm,
+    pub(crate) inverse: InverseForm,
+}
+
+/// How a layout evaluates `offset`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) enum OffsetForm {
+    /// The closed form of shifts and masks: every stride a power of two,
+    /// a loop over indices vectorizes.
+    Closed(Closed),
+    /// Compiled from the layout's digits (see [`algebra`](crate::algebra)),
+    /// where tiles split whole digits of powers of two: every TPU tiling,
+    /// ragged dims or not.
+    Digits(DigitOffset),
+    /// Neither: stepped through the levels, or the compact programs
+    /// where the inverse keeps them.
+    Steps,
+}
+
+/// How a layout evaluates `index_of`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) enum InverseForm {
+    /// The compact programs: for shifts and places, faster than the digits.
+    Code(Code),
+    /// Compiled from the layout's digits.
+    Digits(DigitInverse),
+    /// Neither: the programs folded again on each call.
+    Fold,
 }
 
 const _: () = assert!(core::mem::size_of::<Layout>() <= 4096);
@@ -284,7 +320,8 @@ impl Layout {
     /// assert_eq!(xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap().len(), 15);
     /// ```
     pub fn len(&self) -> usize {
-        self.len
+        // A word less to keep: storage, which covers every element, fits.
+        crate::algebra::fold::product(self.dims()).unwrap_or(usize::MAX)
     }
 
     /// Whether the array has no elements (some dim is 0).
@@ -295,7 +332,7 @@ impl Layout {
     /// assert!(xla_layout::parse("f32[3,0]").unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.dims().contains(&0)
     }
 
     /// Storage slots: padding and `L(n)` rounding included.
@@ -331,7 +368,7 @@ impl Layout {
     /// assert_eq!((0..l.storage_len()).filter(|&o| l.index_of(o).is_none()).count(), 9);
     /// ```
     pub fn padding_len(&self) -> usize {
-        self.storage_len - self.len
+        self.storage_len.saturating_sub(self.len())
     }
 
     /// The physical shape (dims in `minor_to_major` order, most major first)
@@ -403,10 +440,41 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset_unchecked(&self, index: &[usize]) -> usize {
-        match (&self.closed, &self.code) {
-            (Some(closed), _) => closed.offset(index),
-            (None, Some(code)) => code.offset(index),
-            (None, None) => offset_of(self.dims(), self.minor_to_major(), self.tiles(), index),
+        match (&self.forms.offset, &self.forms.inverse) {
+            (OffsetForm::Closed(closed), _) => closed.offset(index),
+            (OffsetForm::Digits(form), _) => form.offset(index),
+            (OffsetForm::Steps, InverseForm::Code(code)) => code.offset(index),
+            (OffsetForm::Steps, _) => {
+                offset_of(self.dims(), self.minor_to_major(), self.tiles(), index)
+            }
+        }
+    }
+
+    /// The closed form of the offset, where the layout keeps one.
+    #[cfg(test)]
+    pub(crate) fn closed(&self) -> Option<&Closed> {
+        match &self.forms.offset {
+            OffsetForm::Closed(closed) => Some(closed),
+            _ => None,
+        }
+    }
+
+    /// This layout with the folded programs' compact forms in place of its
+    /// digits, so that tests reach those forms on every layout.
+    #[cfg(test)]
+    pub(crate) fn with_program_forms(mut self) -> Layout {
+        if let Some(folded) = self.fold() {
+            crate::spec::validate::program_forms(&mut self, &folded);
+        }
+        self
+    }
+
+    /// The compact programs, where the layout keeps them.
+    #[cfg(test)]
+    pub(crate) fn code(&self) -> Option<&Code> {
+        match &self.forms.inverse {
+            InverseForm::Code(code) => Some(code),
+            _ => None,
         }
     }
 
@@ -457,11 +525,9 @@ impl Layout {
     /// The logical index stored at `offset`, or `None` for a padding slot or
     /// an offset at or past [`storage_len`](Self::storage_len).
     ///
-    /// Each call reads the layout's compact tables. To invert many offsets
-    /// of a layout whose rank is known, decode them once:
-    /// `l.ranked::<N>()?.inverse()` gives a
-    /// [`RankedInverse`](crate::RankedInverse) whose `index_of` is 1.4 to
-    /// 1.6 times as fast on the layouts `benches/offset.rs` measures.
+    /// Each call reads the digits of the offset back from the layout's
+    /// tables (a shift and a mask a digit where tiles are powers of two);
+    /// no form is faster to pick for many offsets.
     ///
     /// # Examples
     ///
@@ -480,7 +546,13 @@ impl Layout {
         // and the entries are written in pairs for it (`Entries::Pairs`).
         let mut stage = Stage([0; MAX_RANK]);
         let rank = self.rank().min(MAX_RANK);
-        if self.index_entries(offset, Entries::Pairs(rank, &mut stage.0)) {
+        let found = match &self.forms.inverse {
+            InverseForm::Digits(form) => {
+                offset < self.storage_len && form.index_of(offset, self.dims(), &mut stage.0)
+            }
+            _ => self.index_entries(offset, Entries::Pairs(rank, &mut stage.0)),
+        };
+        if found {
             Some(Index {
                 values: stage.0,
                 len: NonZeroUsize::MIN.saturating_add(rank),
@@ -518,9 +590,21 @@ impl Layout {
         if offset >= self.storage_len {
             return false;
         }
-        match &self.code {
-            Some(code) => code.index_of(offset, index),
-            None => index.with_slice(|index| self.index_slow(offset, index)),
+        match &self.forms.inverse {
+            InverseForm::Digits(form) => {
+                let mut stage = Stage([0; MAX_RANK]);
+                let found = form.index_of(offset, self.dims(), &mut stage.0);
+                match index {
+                    Entries::Slice(index) => {
+                        let n = index.len().min(MAX_RANK);
+                        index[..n].copy_from_slice(&stage.0[..n]);
+                    }
+                    Entries::Pairs(_, index) => *index = stage.0,
+                }
+                found
+            }
+            InverseForm::Code(code) => code.index_of(offset, index),
+            InverseForm::Fold => index.with_slice(|index| self.index_slow(offset, index)),
         }
     }
 
@@ -528,7 +612,7 @@ impl Layout {
     /// when this layout keeps no compact code (its `index_into` would fold
     /// again on every call), `None` when `index_into` is fast already.
     pub(crate) fn folded_inverse(&self) -> Option<InverseProgram> {
-        if self.code.is_some() {
+        if !matches!(self.forms.inverse, InverseForm::Fold) {
             return None;
         }
         self.fold().map(|f| f.inverse)
@@ -740,7 +824,7 @@ mod tests {
     use std::hash::RandomState;
     use std::println;
 
-    use super::Layout;
+    use super::{Forms, InverseForm, Layout, OffsetForm};
     use crate::{Index, OffsetProgram, Shape, Tile, MAX_PROGRAM_STEPS};
 
     #[test]
@@ -753,6 +837,25 @@ mod tests {
         println!(
             "OffsetProgram: {} bytes",
             core::mem::size_of::<OffsetProgram>()
+        );
+        println!(
+            "Closed: {} bytes",
+            core::mem::size_of::<crate::eval::closed::Closed>()
+        );
+        println!(
+            "Code: {} bytes",
+            core::mem::size_of::<crate::eval::code::Code>()
+        );
+        println!("Forms: {} bytes", core::mem::size_of::<Forms>());
+        println!("OffsetForm: {} bytes", core::mem::size_of::<OffsetForm>());
+        println!("InverseForm: {} bytes", core::mem::size_of::<InverseForm>());
+        println!(
+            "DigitOffset: {} bytes",
+            core::mem::size_of::<crate::eval::DigitOffset>()
+        );
+        println!(
+            "DigitInverse: {} bytes",
+            core::mem::size_of::<crate::eval::DigitInverse>()
         );
         assert!(size <= 4096, "{size}");
     }
@@ -793,7 +896,14 @@ mod tests {
     /// Offsets and indices of every slot through the layout's fast form
     /// against the full folded programs.
     fn agrees(spec: &str, every: usize) -> (bool, bool) {
-        let l = crate::parse(spec).unwrap();
+        let digits = crate::parse(spec).unwrap();
+        agrees_in(&digits, spec, every);
+        let l = digits.with_program_forms();
+        agrees_in(&l, spec, every);
+        (l.closed().is_some(), l.code().is_some())
+    }
+
+    fn agrees_in(l: &Layout, spec: &str, every: usize) {
         let (p, inv) = l.programs();
         let mut scratch = [0; MAX_PROGRAM_STEPS];
         for position in (0..l.len()).step_by(every) {
@@ -814,7 +924,6 @@ mod tests {
                 "{spec} at {k}"
             );
         }
-        (l.closed.is_some(), l.code.is_some())
     }
 
     #[test]

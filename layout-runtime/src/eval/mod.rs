@@ -1,11 +1,13 @@
-//! The forms a folded layout is evaluated in: index programs, their closed
-//! forms and compact code, the run-time [`Layout`](crate::Layout), rank-checked
-//! [`Ranked`](crate::Ranked) layouts, the type of `layout!` values and the
-//! bytes that carry them from compile time to run time.
+//! The forms a layout is evaluated in: evaluators compiled from the
+//! [`algebra`](crate::algebra)'s digits, index programs, their closed
+//! forms and compact code, the run-time [`Layout`](crate::Layout),
+//! rank-checked [`Ranked`](crate::Ranked) layouts, the type of `layout!`
+//! values and the bytes that carry them from compile time to run time.
 
 pub(crate) mod closed;
 pub(crate) mod code;
 pub(crate) mod codec;
+mod digits;
 pub(crate) mod folded;
 pub(crate) mod layout;
 pub(crate) mod outside;
@@ -13,3 +15,5 @@ pub(crate) mod places;
 pub mod program;
 pub(crate) mod ranked;
 pub(crate) mod static_layout;
+
+pub(crate) use digits::{DigitForm, DigitInverse, DigitOffset};

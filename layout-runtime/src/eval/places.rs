@@ -588,7 +588,7 @@ mod tests {
             ("f32[7,11,50000,30000]{3,2,1,0:T(*,2,*,3)}", false),
         ] {
             let l = crate::parse(spec).unwrap();
-            let code = l.code.as_ref().unwrap();
+            let code = l.code().unwrap();
             assert_eq!(code.places_small(), Some(small_form), "{spec}");
             let inverse = l.inverse_program();
             let storage = l.storage_len();
@@ -626,7 +626,11 @@ mod tests {
             "s4[5,7,3]{2,1,0:T(*,2,3)E(4)}",
         ] {
             let l = crate::parse(spec).unwrap();
-            assert_eq!(l.code.map(|c| c.form()), Some("places"), "{spec}");
+            assert_eq!(
+                l.code().map(crate::eval::code::Code::form),
+                Some("places"),
+                "{spec}"
+            );
             let mut bytes = Vec::new();
             l.__bytes(&mut |b| bytes.push(b));
             for round in 0..1500 {

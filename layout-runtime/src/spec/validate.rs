@@ -4,6 +4,8 @@
 use crate::algebra::fold::fold;
 use crate::eval::closed::Closed;
 use crate::eval::code::Code;
+use crate::eval::layout::{Forms, InverseForm, OffsetForm};
+use crate::eval::DigitForm;
 use crate::fixed::Fixed;
 use crate::spec::attributes::{self, Attributes, Number};
 use crate::spec::error::{Error, ErrorKind, Span};
@@ -263,11 +265,8 @@ impl LayoutBuilder {
                     whole,
                 ))
             })?;
-        // Storage covers every element, so this fits whenever storage does.
-        let len = crate::algebra::fold::product(dims).unwrap_or(usize::MAX);
-        let closed = Closed::new(&folded.offset);
-        let interpreted = closed.is_none().then_some(&folded.offset);
-        let code = Code::new(interpreted, &folded.inverse);
+        let digits = crate::algebra::digits(dims, &m2m[..rank], tiles).ok();
+        let compiled = digits.as_ref().and_then(DigitForm::new);
         let mut layout = Layout {
             element: self.element,
             dims: Fixed::from_prefix(dims, 0),
@@ -275,15 +274,31 @@ impl LayoutBuilder {
             minor_to_major: Fixed::from_prefix(&m2m[..rank], 0),
             tiles: Fixed::from_prefix(tiles, Tile::EMPTY),
             attributes,
-            len,
             storage_len: folded.storage_len,
             storage_bytes,
-            closed,
-            code,
+            forms: Forms {
+                offset: OffsetForm::Steps,
+                inverse: InverseForm::Fold,
+            },
         };
-        // The places need the layout made: its physical and tiled shapes.
-        if let Some(code) = layout.code {
-            layout.code = Some(code.with_places(&layout));
+        program_forms(&mut layout, &folded);
+        if let Some((offset, inverse)) = compiled.map(DigitForm::split) {
+            // The digits where the programs' forms are slower. A closed
+            // form of shifts stays where no dim is ragged: a
+            // caller's summing loop vectorizes it (`benches/offset.rs`,
+            // `sum_bf16_tpu`); on ragged dims the digits are faster
+            // (`benches/family.rs`).
+            let exact = digits.as_ref().is_some_and(|d| d.ragged == 0);
+            if !(exact && matches!(&layout.forms.offset, OffsetForm::Closed(c) if c.is_shifts())) {
+                layout.forms.offset = OffsetForm::Digits(offset);
+            }
+            // The compact programs' shifts and places are faster than
+            // the digits (`benches/offset.rs`, `index_of`); their other
+            // forms divide or interpret.
+            let fast = |c: &Code| matches!(c.form(), "shifts" | "places");
+            if !matches!(&layout.forms.inverse, InverseForm::Code(c) if fast(c)) {
+                layout.forms.inverse = InverseForm::Digits(inverse);
+            }
         }
         Ok(layout)
     }
@@ -401,5 +416,21 @@ impl LayoutBuilder {
                 }
             }
         }
+    }
+}
+
+/// Gives `layout` the folded programs' compact forms, for a layout whose
+/// digits have no compiled form (and, in tests, for any layout).
+pub(crate) fn program_forms(layout: &mut Layout, folded: &crate::algebra::fold::Folded) {
+    let closed = Closed::new(&folded.offset);
+    let interpreted = closed.is_none().then_some(&folded.offset);
+    let code = Code::new(interpreted, &folded.inverse);
+    layout.forms = Forms {
+        offset: closed.map_or(OffsetForm::Steps, OffsetForm::Closed),
+        inverse: InverseForm::Fold,
+    };
+    // The places need the layout made: its physical and tiled shapes.
+    if let Some(code) = code.map(|code| code.with_places(layout)) {
+        layout.forms.inverse = InverseForm::Code(code);
     }
 }
