@@ -19,8 +19,9 @@
 //!   simplified as they grow, and division by constants fixed at run time.
 //! - `eval/`: the forms a folded layout is evaluated in: [programs](program)
 //!   and how code spells them, closed forms, compact code, places, the
-//!   run-time [`Layout`], [`Ranked`], the type of `layout!` values, and the
-//!   one codec of the bytes that carry them from compile time.
+//!   run-time [`Layout`], [`Ranked`], the type of `layout!` values, what
+//!   the two have in common ([`AnyLayout`]), and the one codec of the
+//!   bytes that carry them from compile time.
 //! - [`bitcast`]: whether a reshape or a transpose moves no data.
 //! - [`relayout`]: whole arrays packed, unpacked and converted: walks and
 //!   routes, plans, the strategies that pick a kernel for each block
@@ -33,6 +34,10 @@
 //! - `xla/`: what comes from XLA itself: the [HLO reader](hlo) and the
 //!   [TPU tile chooser](tpu).
 //! - `fixed.rs`: the fixed-capacity list behind every bounded sequence.
+//!
+//! Modules build on modules below them, never in a circle
+//! (`tests/module_cycles.rs` checks): `spec/` makes a [`Layout`] from
+//! `eval/`'s forms, which know nothing of the text they came from.
 //!
 //! # Features
 //!
@@ -95,6 +100,7 @@ pub use eval::layout::{Index, Layout};
 pub use eval::outside::{dim_of as __dim_of, inside as __inside, outside_dims as __outside_dims};
 pub use eval::ranked::{RankError, Ranked, RankedInverse};
 pub use eval::static_layout::StaticLayout;
+pub use eval::AnyLayout;
 pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 pub use relayout::api::{Options, Threads};
 pub use relayout::bits::BitElement;
@@ -111,7 +117,7 @@ pub use spec::parser::parse;
 pub use spec::report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use spec::tile::{Tile, TileDim};
 pub use spec::validate::LayoutBuilder;
-pub use tensor::{AnyLayout, Storage, StorageMut, Tensor, TiledLayout};
+pub use tensor::{Storage, StorageMut, Tensor, TiledLayout};
 
 /// The largest rank (number of dims) of a shape.
 ///

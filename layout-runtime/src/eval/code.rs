@@ -24,7 +24,7 @@ use crate::eval::closed::{ClosedInverse, Entries};
 use crate::eval::places::Places;
 use crate::eval::program::{InverseProgram, OffsetProgram, Op, Program, StepId};
 use crate::fixed::Fixed;
-use crate::Layout;
+use crate::Tile;
 
 /// The most ops a compact program holds.
 pub(crate) const MAX_OPS: usize = 40;
@@ -236,12 +236,14 @@ impl Code {
         }
     }
 
-    /// This code with the places of `layout`'s tiled shape as its fast
-    /// inverse, if it has none yet and the places and their constants fit.
-    pub(crate) fn with_places(mut self, layout: &Layout) -> Code {
+    /// This code with the places of a layout's tiled shape (its dims,
+    /// minor-to-major order and tiles, as [`Places::new`] takes them) as
+    /// its fast inverse, if it has none yet and the places and their
+    /// constants fit.
+    pub(crate) fn with_places(mut self, dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Code {
         if self.fast == Fast::None {
             let mut more = Compiler { pool: self.pool };
-            if let Some(places) = Places::new(layout, |v| more.constant(v)) {
+            if let Some(places) = Places::new(dims, m2m, tiles, |v| more.constant(v)) {
                 (self.pool, self.fast) = (more.pool, Fast::Places(places));
             }
         }

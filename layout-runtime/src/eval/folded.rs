@@ -24,7 +24,8 @@ use core::marker::PhantomData;
 
 use crate::eval::outside::{dim_of, inside, outside_dims};
 use crate::eval::program::Operator;
-use crate::eval::static_layout::{bytes_of, product, row_major, true_rank};
+use crate::eval::static_layout::{product, row_major, true_rank};
+use crate::spec::element::bytes_of;
 use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
 
 /// Steps `run_short` writes out; a longer program runs in a loop instead.

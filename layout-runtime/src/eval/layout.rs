@@ -648,56 +648,6 @@ impl Layout {
             .eval(offset, &mut [0; MAX_PROGRAM_STEPS], index)
     }
 
-    /// This layout with XLA's old `padded_dimensions` (SPEC.md §7): each dim
-    /// padded to the given width, which is one tile, in physical order, over
-    /// the whole padded array.
-    ///
-    /// # Errors
-    ///
-    /// [`ErrorKind::PaddedDimensions`](crate::ErrorKind::PaddedDimensions) if
-    /// the widths are not one per dim, a width is below its dim, or the layout
-    /// is already tiled.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// // [2x3] column-major padded to [3,5]: `a d 0 b e 0 c f 0 0 0 0 0 0 0`.
-    /// let l = xla_layout::parse("f32[2,3]{0,1}").unwrap();
-    /// let p = l.with_padded_dimensions(&[3, 5]).unwrap();
-    /// assert_eq!(p.to_string(), "f32[2,3]{0,1:T(5,3)}");
-    /// assert_eq!(p.storage_len(), 15);
-    /// assert_eq!(p.offset(&[0, 1]), 3); // b
-    /// ```
-    pub fn with_padded_dimensions(&self, padded: &[usize]) -> Result<Layout, crate::ParseError> {
-        let fail = |reason| {
-            Err(crate::ParseError::single(crate::Error::new(
-                crate::ErrorKind::PaddedDimensions { reason },
-                crate::Span::default(),
-            )))
-        };
-        if padded.len() != self.rank() {
-            return fail("must list one width per dim");
-        }
-        if padded.iter().zip(self.dims()).any(|(p, d)| p < d) {
-            return fail("must not be narrower than the dims they pad");
-        }
-        if !self.tiles.is_empty() {
-            return fail("cannot be combined with tiles; write the tiles alone");
-        }
-        let mut tile = [crate::TileDim::Size(1); MAX_RANK];
-        for (slot, &d) in tile.iter_mut().zip(self.minor_to_major().iter().rev()) {
-            *slot = crate::TileDim::Size(padded[d]);
-        }
-        let mut b = crate::LayoutBuilder::new(self.element, self.dims())
-            .minor_to_major(self.minor_to_major());
-        b.keep_attributes(&self.attributes, |_| true);
-        b.dynamic = self.dynamic;
-        if self.rank() > 0 {
-            b = b.tile(&tile[..self.rank()]);
-        }
-        b.build()
-    }
-
     /// The folded forward map, as `layout!` prints it in Rust.
     ///
     /// The layout keeps its programs in a compact form that [`offset`]
@@ -804,15 +754,6 @@ impl fmt::Display for Layout {
 impl fmt::Debug for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Layout({self})")
-    }
-}
-
-impl core::str::FromStr for Layout {
-    type Err = crate::ParseError;
-
-    /// Same as [`parse`](crate::parse).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::parse(s)
     }
 }
 

@@ -4,6 +4,8 @@
 //! rank-checked [`Ranked`](crate::Ranked) layouts, the type of `layout!`
 //! values and the bytes that carry them from compile time to run time.
 
+mod any_layout;
+mod attributes;
 pub(crate) mod closed;
 pub(crate) mod code;
 pub(crate) mod codec;
@@ -16,4 +18,5 @@ pub mod program;
 pub(crate) mod ranked;
 pub(crate) mod static_layout;
 
+pub use any_layout::AnyLayout;
 pub(crate) use digits::{DigitForm, DigitInverse, DigitOffset};

@@ -13,10 +13,10 @@
 //! multiplier for values below 2^31 beside them.
 
 use crate::algebra::divide::{divide, multiplier};
-use crate::algebra::fold::{physical, product};
+use crate::algebra::fold::{physical, product, shape_after};
 use crate::eval::closed::{constant, Entries, Pool};
 use crate::fixed::Fixed;
-use crate::{Layout, Shape, Tile};
+use crate::{Shape, Tile};
 
 /// The most dims of [`Places`]: evaluation is unrolled over them, so that
 /// a caller's loop decodes each dim's constants once, outside it.
@@ -89,19 +89,17 @@ pub(crate) struct Tiled {
 }
 
 impl Tiled {
-    /// `None` for more than one tiling level, more tile dims than dims,
-    /// an empty layout, or one read from foreign bytes that is no layout.
-    pub(crate) fn new(layout: &Layout) -> Option<Tiled> {
-        if !layout.well_formed() {
-            return None;
-        }
-        let level = layout.tiles().len();
-        let tile = match layout.tiles() {
+    /// The tiled shape of a layout's dims, minor-to-major order and tiles,
+    /// which the caller has checked hold what folding assumes (a layout
+    /// read from foreign bytes may not). `None` for more than one tiling
+    /// level, more tile dims than dims, or an empty layout.
+    pub(crate) fn new(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Option<Tiled> {
+        let tile = match tiles {
             [] => &Tile::EMPTY,
             [tile] => tile,
             _ => return None,
         };
-        let extents = physical(layout.dims(), layout.minor_to_major());
+        let extents = physical(dims, m2m);
         // More tile dims than dims put size-1 dims in front: left to the
         // other forms.
         let base = extents.dims().len().checked_sub(tile.rank())?;
@@ -109,7 +107,7 @@ impl Tiled {
         for (first, last, size) in tile.groups() {
             groups.push((base + first, base + last, size))?;
         }
-        let shape = layout.tiled_shape(level)?;
+        let shape = shape_after(dims, m2m, tiles).ok()?;
         // An empty layout has no last slot.
         let top = shape.product()?.checked_sub(1)?;
         Some(Tiled {
@@ -339,14 +337,17 @@ pub(crate) const MAX_PLACES: usize = 2 * MAX_DIMS;
 const _: () = assert!(MAX_PLACES == 16);
 
 impl Places {
-    /// The places of `layout`, their numbers put in a pool by `constant`;
-    /// `None` for layouts [`Tiled`] refuses or constants past the pool.
+    /// The places of a layout's dims, minor-to-major order and tiles, as
+    /// [`Tiled::new`] takes them, their numbers put in a pool by
+    /// `constant`; `None` for layouts [`Tiled`] refuses or constants past
+    /// the pool.
     pub(crate) fn new(
-        layout: &Layout,
+        dims: &[usize],
+        m2m: &[usize],
+        tiling: &[Tile],
         mut constant: impl FnMut(usize) -> Option<u8>,
     ) -> Option<Places> {
-        let tiled = Tiled::new(layout)?;
-        let m2m = layout.minor_to_major();
+        let tiled = Tiled::new(dims, m2m, tiling)?;
         let rank = m2m.len();
         let shape = tiled.shape.dims();
         if shape.len() > MAX_PLACES || rank > MAX_DIMS {

@@ -3,9 +3,10 @@
 use core::fmt::{Debug, Display};
 use core::hash::Hash;
 
+use crate::spec::element::bytes_of;
 use crate::{
-    BitElement, ElementType, Layout, Offsets, Options, PadValue, PaddingValue, RelayoutError,
-    Slots, Threads, TileDim, MAX_RANK,
+    AnyLayout, BitElement, ElementType, Layout, Offsets, Options, PadValue, PaddingValue,
+    RelayoutError, Slots, Threads, TileDim, MAX_RANK,
 };
 
 /// A layout fixed at compile time by `layout!`: its description as
@@ -406,7 +407,7 @@ pub trait StaticLayout:
     ///     .unwrap();
     /// assert_eq!(tiled, [1, 2, 3, -1]);
     /// ```
-    fn convert<T: Copy + Send + Sync, D: crate::AnyLayout>(
+    fn convert<T: Copy + Send + Sync, D: AnyLayout>(
         self,
         storage: &[T],
         to: D,
@@ -539,7 +540,7 @@ pub trait StaticLayout:
     ///     .unwrap();
     /// assert_eq!(out, [0x31, 0x42]);
     /// ```
-    fn convert_bits<D: crate::AnyLayout>(
+    fn convert_bits<D: AnyLayout>(
         self,
         storage: &[u8],
         to: D,
@@ -605,21 +606,59 @@ pub trait StaticLayout:
     }
 }
 
+// Every `layout!` value is a layout tensors and relayouts take.
+impl<L: StaticLayout> AnyLayout for L {
+    type Index = L::Index;
+
+    fn with_layout<R>(self, f: impl FnOnce(&Layout) -> R) -> R {
+        with_layout(self, f)
+    }
+
+    fn shape(&self) -> &[usize] {
+        L::DIMS
+    }
+
+    fn element_count(&self) -> usize {
+        L::LEN
+    }
+
+    fn slot_count(&self) -> usize {
+        L::STORAGE_LEN
+    }
+
+    fn slot_bits(&self) -> u32 {
+        L::ELEMENT_BITS
+    }
+
+    #[inline]
+    fn locate(self, index: &[usize]) -> Option<usize> {
+        if index.len() != L::RANK {
+            return None;
+        }
+        let mut i = L::Index::default();
+        i.as_mut().copy_from_slice(index);
+        self.try_offset(i)
+    }
+
+    #[inline]
+    fn index_at(self, offset: usize) -> Option<L::Index> {
+        self.index_of(offset)
+    }
+
+    #[inline]
+    fn index_from(&self, values: &[usize]) -> L::Index {
+        let mut i = L::Index::default();
+        i.as_mut().copy_from_slice(values);
+        i
+    }
+}
+
 /// Runs `f` on the layout's tables, or on `SPEC` parsed when it has none.
 pub(crate) fn with_layout<L: StaticLayout, R>(l: L, f: impl FnOnce(&Layout) -> R) -> R {
     match l.tables() {
         Some(tables) => f(tables),
         None => f(&l.runtime()),
     }
-}
-
-/// The bytes `slots` elements of `bits` bits take, rounded up to whole
-/// bytes; widened, so no product overflows first. The parser's check of
-/// storage bytes, the constants of `layout!` values and the summary all
-/// count this way.
-#[allow(clippy::cast_lossless)]
-pub(crate) const fn bytes_of(slots: usize, bits: u32) -> u128 {
-    (slots as u128 * bits as u128).div_ceil(8)
 }
 
 /// The product of `dims`, for the default of [`StaticLayout::LEN`]:

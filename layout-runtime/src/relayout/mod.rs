@@ -106,7 +106,6 @@ pub(crate) mod error;
 mod gather;
 pub(crate) mod iter;
 mod kernels;
-#[cfg(feature = "rayon")]
 mod parallel;
 pub(crate) mod plan;
 mod route;

@@ -443,23 +443,6 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         }
     }
 
-    /// [`run`](Self::run) on `threads`.
-    pub(super) fn run_on(
-        &self,
-        threads: super::Threads,
-        src: &[T],
-        dst: &mut [T],
-    ) -> Result<(), RelayoutError>
-    where
-        T: Send + Sync,
-    {
-        match threads {
-            super::Threads::One => self.run(src, dst),
-            #[cfg(feature = "rayon")]
-            super::Threads::Pool => super::parallel::par_run(self, src, dst),
-        }
-    }
-
     #[cfg(feature = "rayon")]
     pub(super) fn run_checks(&self, src_len: usize) -> Result<(), RelayoutError> {
         self.check_src(src_len)

@@ -124,7 +124,7 @@ impl fmt::Display for Summary<'_> {
             l.storage_len(),
             l.storage_bytes()
         )?;
-        let data_bytes = crate::eval::static_layout::bytes_of(l.len(), l.element_bits());
+        let data_bytes = crate::spec::element::bytes_of(l.len(), l.element_bits());
         writeln!(f, "elements  {}, {data_bytes} bytes", l.len())?;
         let padding = l.storage_len() - l.len();
         if l.storage_len() == 0 {

@@ -37,8 +37,6 @@
 use core::fmt;
 
 use crate::spec::error::ErrorKind;
-use crate::spec::error::Span;
-use crate::{Layout, LayoutBuilder};
 
 /// One attribute: how it is written and what it is.
 #[derive(Clone, Copy, Debug)]
@@ -191,105 +189,6 @@ pub(crate) const ATTRIBUTES: &[Attribute] = &[
     },
 ];
 
-// Each number attribute's typed accessor and setter live here with its
-// row, so an attribute is added in one place.
-impl Layout {
-    /// Bits per element in storage: `E(n)` if written, else the type's width.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("s4[8]{0:E(4)}").unwrap().element_bits(), 4);
-    /// assert_eq!(xla_layout::parse("pred[8]").unwrap().element_bits(), 8);
-    /// ```
-    pub fn element_bits(&self) -> u32 {
-        self.explicit_element_bits().unwrap_or(self.element.bits())
-    }
-
-    /// `E(n)` as written, if it was.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("s4[8]").unwrap().explicit_element_bits(), None);
-    /// ```
-    pub fn explicit_element_bits(&self) -> Option<u32> {
-        let bits = self.attributes.get(ELEMENT_BITS);
-        // At most `MAX_ELEMENT_BITS`: validation and the compact words check.
-        (bits != 0).then_some(bits as u32)
-    }
-
-    /// `L(n)`, 1 when not written.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("f32[5]{0:L(4)}").unwrap().tail_alignment(), 4);
-    /// ```
-    pub fn tail_alignment(&self) -> usize {
-        // At most `usize::MAX`: validation and the compact words check.
-        self.attributes.get(TAIL_ALIGNMENT) as usize
-    }
-
-    /// `S(n)`, 0 when not written.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// assert_eq!(xla_layout::parse("f32[5]{0:S(1)}").unwrap().memory_space(), 1);
-    /// ```
-    pub fn memory_space(&self) -> u64 {
-        self.attributes.get(MEMORY_SPACE)
-    }
-}
-
-impl LayoutBuilder {
-    /// Sets `L(n)`: storage rounds up to a multiple of `n` elements.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::{ElementType, LayoutBuilder};
-    /// let l = LayoutBuilder::new(ElementType::F32, &[5]).tail_alignment(4).build().unwrap();
-    /// assert_eq!(l.storage_len(), 8);
-    /// ```
-    #[must_use]
-    pub fn tail_alignment(mut self, n: usize) -> Self {
-        self.set_number(TAIL_ALIGNMENT, n as u64, Span::default());
-        self
-    }
-
-    /// Sets `E(n)`: each element takes `n` bits of storage.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::{ElementType, LayoutBuilder};
-    /// let l = LayoutBuilder::new(ElementType::S4, &[64, 128]).element_bits(4).build().unwrap();
-    /// assert_eq!(l.storage_bytes(), 4096);
-    /// ```
-    #[must_use]
-    pub fn element_bits(mut self, bits: u32) -> Self {
-        self.set_number(ELEMENT_BITS, u64::from(bits), Span::default());
-        self
-    }
-
-    /// Sets `S(n)`, the memory space (metadata; no effect on offsets).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use xla_layout::{ElementType, LayoutBuilder};
-    /// let l = LayoutBuilder::new(ElementType::F32, &[2]).memory_space(1).build().unwrap();
-    /// assert_eq!(l.to_string(), "f32[2]{0:S(1)}");
-    /// ```
-    #[must_use]
-    pub fn memory_space(mut self, space: u64) -> Self {
-        self.set_number(MEMORY_SPACE, space, Span::default());
-        self
-    }
-}
-
 /// A written number attribute as `layout!` prints it: see
 /// [`Layout::__attributes`].
 #[doc(hidden)]
@@ -302,21 +201,6 @@ pub struct WrittenAttribute {
     pub constant: Option<(&'static str, &'static str)>,
     /// Its value.
     pub value: u64,
-}
-
-impl Layout {
-    /// The number attributes written, in XLA's order; for `layout!`, which
-    /// names types and sets constants from them.
-    #[doc(hidden)]
-    pub fn __attributes(&self) -> impl Iterator<Item = WrittenAttribute> + '_ {
-        self.attributes
-            .written()
-            .map(|(letters, n, value)| WrittenAttribute {
-                letters,
-                constant: n.constant,
-                value,
-            })
-    }
 }
 
 /// How many number attributes the table has: the slots of [`Attributes`].

@@ -210,6 +210,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The bytes `slots` elements of `bits` bits take, rounded up to whole
+/// bytes; widened, so no product overflows first. The parser's check of
+/// storage bytes, the constants of `layout!` values and the summary all
+/// count this way.
+#[allow(clippy::cast_lossless)]
+pub(crate) const fn bytes_of(slots: usize, bits: u32) -> u128 {
+    (slots as u128 * bits as u128).div_ceil(8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -312,3 +312,12 @@ fn parse_tiles(
     }
     Ok(())
 }
+
+impl core::str::FromStr for Layout {
+    type Err = ParseError;
+
+    /// Same as [`parse`](crate::parse).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse(s)
+    }
+}

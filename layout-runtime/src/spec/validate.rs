@@ -257,7 +257,7 @@ impl LayoutBuilder {
             0 => self.element.bits(),
             explicit => explicit as u32,
         };
-        let storage_bytes = crate::eval::static_layout::bytes_of(folded.storage_len, bits)
+        let storage_bytes = crate::spec::element::bytes_of(folded.storage_len, bits)
             .try_into()
             .map_err(|_| {
                 ParseError::single(Error::new(
@@ -430,7 +430,111 @@ pub(crate) fn program_forms(layout: &mut Layout, folded: &crate::algebra::fold::
         inverse: InverseForm::Fold,
     };
     // The places need the layout made: its physical and tiled shapes.
-    if let Some(code) = code.map(|code| code.with_places(layout)) {
+    if let Some(code) =
+        code.map(|code| code.with_places(layout.dims(), layout.minor_to_major(), layout.tiles()))
+    {
         layout.forms.inverse = InverseForm::Code(code);
+    }
+}
+
+// Each number attribute's setter, beside its typed accessor on `Layout`
+// (`eval/attributes.rs`) and its row of the table.
+impl LayoutBuilder {
+    /// Sets `L(n)`: storage rounds up to a multiple of `n` elements.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::F32, &[5]).tail_alignment(4).build().unwrap();
+    /// assert_eq!(l.storage_len(), 8);
+    /// ```
+    #[must_use]
+    pub fn tail_alignment(mut self, n: usize) -> Self {
+        self.set_number(attributes::TAIL_ALIGNMENT, n as u64, Span::default());
+        self
+    }
+
+    /// Sets `E(n)`: each element takes `n` bits of storage.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::S4, &[64, 128]).element_bits(4).build().unwrap();
+    /// assert_eq!(l.storage_bytes(), 4096);
+    /// ```
+    #[must_use]
+    pub fn element_bits(mut self, bits: u32) -> Self {
+        self.set_number(attributes::ELEMENT_BITS, u64::from(bits), Span::default());
+        self
+    }
+
+    /// Sets `S(n)`, the memory space (metadata; no effect on offsets).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use xla_layout::{ElementType, LayoutBuilder};
+    /// let l = LayoutBuilder::new(ElementType::F32, &[2]).memory_space(1).build().unwrap();
+    /// assert_eq!(l.to_string(), "f32[2]{0:S(1)}");
+    /// ```
+    #[must_use]
+    pub fn memory_space(mut self, space: u64) -> Self {
+        self.set_number(attributes::MEMORY_SPACE, space, Span::default());
+        self
+    }
+}
+
+// Made with the builder, which checks the tile it writes.
+impl Layout {
+    /// This layout with XLA's old `padded_dimensions` (SPEC.md §7): each dim
+    /// padded to the given width, which is one tile, in physical order, over
+    /// the whole padded array.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::PaddedDimensions`](ErrorKind::PaddedDimensions) if
+    /// the widths are not one per dim, a width is below its dim, or the layout
+    /// is already tiled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// // [2x3] column-major padded to [3,5]: `a d 0 b e 0 c f 0 0 0 0 0 0 0`.
+    /// let l = xla_layout::parse("f32[2,3]{0,1}").unwrap();
+    /// let p = l.with_padded_dimensions(&[3, 5]).unwrap();
+    /// assert_eq!(p.to_string(), "f32[2,3]{0,1:T(5,3)}");
+    /// assert_eq!(p.storage_len(), 15);
+    /// assert_eq!(p.offset(&[0, 1]), 3); // b
+    /// ```
+    pub fn with_padded_dimensions(&self, padded: &[usize]) -> Result<Layout, ParseError> {
+        let fail = |reason| {
+            Err(ParseError::single(Error::new(
+                ErrorKind::PaddedDimensions { reason },
+                Span::default(),
+            )))
+        };
+        if padded.len() != self.rank() {
+            return fail("must list one width per dim");
+        }
+        if padded.iter().zip(self.dims()).any(|(p, d)| p < d) {
+            return fail("must not be narrower than the dims they pad");
+        }
+        if !self.tiles.is_empty() {
+            return fail("cannot be combined with tiles; write the tiles alone");
+        }
+        let mut tile = [TileDim::Size(1); MAX_RANK];
+        for (slot, &d) in tile.iter_mut().zip(self.minor_to_major().iter().rev()) {
+            *slot = TileDim::Size(padded[d]);
+        }
+        let mut b =
+            LayoutBuilder::new(self.element, self.dims()).minor_to_major(self.minor_to_major());
+        b.keep_attributes(&self.attributes, |_| true);
+        b.dynamic = self.dynamic;
+        if self.rank() > 0 {
+            b = b.tile(&tile[..self.rank()]);
+        }
+        b.build()
     }
 }

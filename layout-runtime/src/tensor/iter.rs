@@ -3,9 +3,10 @@
 use core::iter::StepBy;
 use core::slice;
 
-use super::{AnyLayout, Storage, Tensor};
+use super::{Storage, Tensor};
 use crate::eval::layout::advance;
 use crate::relayout::Run;
+use crate::AnyLayout;
 use crate::{Offsets, MAX_RANK};
 
 /// The elements of a [`Tensor`] in logical (row-major) order. Made by
@@ -181,7 +182,8 @@ pub use self::iter_mut::IterMut;
 
 #[cfg(feature = "alloc")]
 mod iter_mut {
-    use super::super::{AnyLayout, StorageMut, Tensor};
+    use super::super::{StorageMut, Tensor};
+    use crate::AnyLayout;
     use alloc::vec::{self, Vec};
     use core::slice;
 

@@ -2,7 +2,8 @@
 
 use core::slice;
 
-use super::{AnyLayout, Storage, StorageMut, Tensor};
+use super::{Storage, StorageMut, Tensor};
+use crate::AnyLayout;
 use crate::{Layout, LayoutBuilder, StaticLayout, TileDim, MAX_RANK, MAX_TILE_RANK};
 
 /// How a layout's storage splits into first-level tiles.

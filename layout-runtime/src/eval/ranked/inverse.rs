@@ -524,7 +524,11 @@ fn places<const N: usize>(layout: &Layout) -> Option<Form<N>> {
     if m2m.len() != N {
         return None;
     }
-    let tiled = Tiled::new(layout)?;
+    // A layout read from foreign bytes may not be one.
+    if !layout.well_formed() {
+        return None;
+    }
+    let tiled = Tiled::new(layout.dims(), m2m, layout.tiles())?;
     let mut dims = [Physical::UNTILED; N];
     let mut position = [0u8; N];
     // `dims[i]` is dim `m2m[i]`, physical dim `N - 1 - i`.
