@@ -10,7 +10,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use xla_layout::{StaticLayout, Tensor};
+use xla_layout::{tensor::Tensor, StaticLayout};
 
 #[allow(dead_code, reason = "the example's `main` is not used here")]
 #[path = "../examples/matmul.rs"]

@@ -20,7 +20,7 @@ use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use xla_layout::{layout, StaticLayout, Tensor};
+use xla_layout::{layout, tensor::Tensor, StaticLayout};
 
 layout!(struct Big = "f32[4096,4096]{1,0:T(8,128)}");
 layout!(struct BigU = "u32[4096,4096]{1,0:T(8,128)}");

@@ -16,7 +16,7 @@
 //! `benches/matmul.rs` times this kernel against the same algorithm with
 //! hand-written addressing, and against the naive row-major triple loop.
 
-use xla_layout::{layout, StaticLayout, Tensor};
+use xla_layout::{layout, tensor::Tensor, StaticLayout};
 
 /// Rows of A and C.
 pub const M: usize = 256;
@@ -116,7 +116,7 @@ pub fn matmul_naive(a: &[f32], b: &[f32], c: &mut [f32]) {
 pub mod bf16 {
     use super::{ALayout, CLayout, K};
     use xla_layout::relayout::half::bf16;
-    use xla_layout::{layout, Tensor};
+    use xla_layout::{layout, tensor::Tensor};
 
     layout!(pub struct B16Layout = "bf16[256,256]{1,0:T(8,128)(2,1)}");
 

@@ -31,8 +31,9 @@ pub use layout_runtime::*;
 ///   layouts (SPEC.md §7), and `, padding_value = zero|one|lowest|highest`
 ///   what their padding holds ([`StaticLayout::PADDING_VALUE`]).
 /// - a trailing `, tile = Name` also emits the layout of one first-level
-///   tile as the `layout!` type `Name` ([`TiledLayout`], for
-///   [`Tensor::tile_tensors`]); an error for a layout without such tiles.
+///   tile as the `layout!` type `Name` ([`TiledLayout`](tensor::TiledLayout),
+///   for [`Tensor::tile_tensors`](tensor::Tensor::tile_tensors)); an error
+///   for a layout without such tiles.
 ///
 /// Every value implements [`StaticLayout`]. A bad spec is a compile error with
 /// the message and a caret under the offending text.
@@ -256,7 +257,7 @@ pub mod __private {
     };
     pub use layout_runtime::{__dim_of as dim_of, __inside as inside};
     pub use layout_runtime::{
-        ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout,
+        tensor::TiledLayout, ElementType, Layout, PaddingValue, StaticLayout, TileDim,
     };
 
     /// What a failed `layout!` stands for, so uses of it raise no second

@@ -13,7 +13,7 @@ mod common;
 use common::check::{hard_cases, ref_tiles};
 use common::reference::{random_layout, ravel, unravel, RefLayout, RefTileDim, Rng};
 use xla_layout::Options;
-use xla_layout::{layout, parse, AnyLayout, Layout, RelayoutError, StaticLayout, Tensor};
+use xla_layout::{layout, parse, tensor::Tensor, AnyLayout, Layout, RelayoutError, StaticLayout};
 
 const SENTINEL: u32 = u32::MAX;
 
@@ -663,9 +663,9 @@ fn tiles_as_layout_values() {
 /// puts there, or is padding where the tile overhangs the dims.
 fn check_tile_tensors<L>(l: L)
 where
-    L: xla_layout::TiledLayout + AnyLayout<Index = <L as StaticLayout>::Index>,
+    L: xla_layout::tensor::TiledLayout + AnyLayout<Index = <L as StaticLayout>::Index>,
 {
-    type Tile<L> = <L as xla_layout::TiledLayout>::Tile;
+    type Tile<L> = <L as xla_layout::tensor::TiledLayout>::Tile;
     let rt = l.runtime();
     let case = Case::new(&reference_of(&rt));
     let t = Tensor::new(l, &case.storage[..]).unwrap();
@@ -763,7 +763,7 @@ fn tile_tensors_match_the_reference() {
 /// `(8,128)(2,1)` is the `(2,1)` layout), padding value inherited.
 #[test]
 fn tile_types_are_named_layouts() {
-    use xla_layout::TiledLayout;
+    use xla_layout::tensor::TiledLayout;
     layout!(struct W = "bf16[19,260]{1,0:T(8,128)(2,1)}", tile = WTile);
     assert_eq!(<W as TiledLayout>::Tile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
     assert_eq!(WTile::DIMS, [8, 128]);

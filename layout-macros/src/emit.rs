@@ -5,7 +5,10 @@
 
 use std::fmt::Write as _;
 
-use layout_runtime::{InverseProgram, Layout, OffsetProgram, PaddingValue, Program, TileDim};
+use layout_runtime::{
+    program::{InverseProgram, OffsetProgram, Program},
+    Layout, PaddingValue, TileDim,
+};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 

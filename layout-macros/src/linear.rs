@@ -25,7 +25,7 @@
 
 use std::cell::Cell;
 
-use layout_runtime::{OffsetProgram, Op, StepId};
+use layout_runtime::program::{OffsetProgram, Op, StepId};
 
 use crate::tokens::{Arg, Steps};
 

@@ -13,7 +13,10 @@ use std::fmt::Write as _;
 
 pub(crate) use layout_runtime::__Arg as Arg;
 use layout_runtime::program::{scaling, Operand, Operator, Spelling};
-use layout_runtime::{__Step as Step, Op, StepId};
+use layout_runtime::{
+    __Step as Step,
+    program::{Op, StepId},
+};
 
 /// A program being written: each step once (a repeated one is the earlier
 /// step again, as the compiler would find it), in order.
@@ -134,7 +137,7 @@ pub(crate) const MAX_STEPS: usize = layout_runtime::__MAX_STEPS;
 
 #[cfg(test)]
 mod tests {
-    use layout_runtime::Op;
+    use layout_runtime::program::Op;
 
     use super::Steps;
 

@@ -36,7 +36,7 @@
 //! - `fixed.rs`: the fixed-capacity list behind every bounded sequence.
 //!
 //! Modules build on modules below them, never in a circle
-//! (`tests/module_cycles.rs` checks): `spec/` makes a [`Layout`] from
+//! (`tests/runtime_map.rs` checks): `spec/` makes a [`Layout`] from
 //! `eval/`'s forms, which know nothing of the text they came from.
 //!
 //! # Features
@@ -101,7 +101,6 @@ pub use eval::outside::{dim_of as __dim_of, inside as __inside, outside_dims as 
 pub use eval::ranked::{RankError, Ranked, RankedInverse};
 pub use eval::static_layout::StaticLayout;
 pub use eval::AnyLayout;
-pub use program::{Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value};
 pub use relayout::api::{Options, Threads};
 pub use relayout::bits::BitElement;
 pub use relayout::error::RelayoutError;
@@ -117,7 +116,6 @@ pub use spec::parser::parse;
 pub use spec::report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use spec::tile::{Tile, TileDim};
 pub use spec::validate::LayoutBuilder;
-pub use tensor::{Storage, StorageMut, Tensor, TiledLayout};
 
 /// The largest rank (number of dims) of a shape.
 ///

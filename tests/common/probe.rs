@@ -18,7 +18,7 @@
 use super::reference::{random_layout, ravel, unravel, RefLayout, Rng};
 use super::specgen::generate;
 use super::values::Value;
-use xla_layout::{parse, Layout, RelayoutError, RelayoutPlan, Tensor};
+use xla_layout::{parse, tensor::Tensor, Layout, RelayoutError, RelayoutPlan};
 use xla_layout::{Options, Threads};
 
 /// The size past which destinations stream (`STREAM_BYTES` in

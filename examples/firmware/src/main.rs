@@ -21,7 +21,7 @@ use dma::{
     AcceleratorInput, AcceleratorOutput, AdcFrame, Descriptor, RadioPacket, FRAME_LEN,
     FRAME_TO_INPUT_PLAN, INPUT_SLOTS, OUTPUT_SLOTS, OUTPUT_TO_PACKET_PLAN, PACKET_LEN,
 };
-use xla_layout::Tensor;
+use xla_layout::tensor::Tensor;
 
 /// Per-channel gains applied before transmission, in flash: a tensor over a
 /// static buffer, its size checked against the layout when this compiles.

@@ -1,7 +1,7 @@
 //! The folded index programs in the compact form a [`Layout`](crate::Layout)
 //! keeps and evaluates.
 //!
-//! A [`Program`](crate::Program) spells every constant out in a 16-byte
+//! A [`Program`](crate::program::Program) spells every constant out in a 16-byte
 //! step and holds room for [`MAX_PROGRAM_STEPS`](crate::MAX_PROGRAM_STEPS)
 //! of them. Real layouts fold into a few dozen steps over a handful of
 //! distinct constants, so [`Code`] stores 3-byte ops that name their operands

@@ -26,7 +26,7 @@ use crate::eval::outside::{dim_of, inside, outside_dims};
 use crate::eval::program::Operator;
 use crate::eval::static_layout::{product, row_major, true_rank};
 use crate::spec::element::bytes_of;
-use crate::{ElementType, Layout, PaddingValue, StaticLayout, TileDim, TiledLayout};
+use crate::{tensor::TiledLayout, ElementType, Layout, PaddingValue, StaticLayout, TileDim};
 
 /// Steps `run_short` writes out; a longer program runs in a loop instead.
 pub const UNROLLED: usize = 64;
@@ -48,7 +48,7 @@ pub type Arg = u16;
 /// One step of a program as `layout!` writes it: each names earlier steps
 /// by number, and computes in `usize` with the wrapping arithmetic of the
 /// folded programs (shifts and masks for powers of two, from the same
-/// table of spellings, [`Op::spelling`](crate::Op::spelling)).
+/// table of spellings, [`Op::spelling`](crate::program::Op::spelling)).
 ///
 /// Used by `layout!`; not public API.
 #[doc(hidden)]

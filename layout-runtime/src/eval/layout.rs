@@ -766,7 +766,7 @@ mod tests {
     use std::println;
 
     use super::{Forms, InverseForm, Layout, OffsetForm};
-    use crate::{Index, OffsetProgram, Shape, Tile, MAX_PROGRAM_STEPS};
+    use crate::{program::OffsetProgram, Index, Shape, Tile, MAX_PROGRAM_STEPS};
 
     #[test]
     fn sizes() {

@@ -147,7 +147,7 @@ pub trait StaticLayout:
     /// ```
     const STORAGE_LEN: usize;
     /// An array of exactly the storage slots, `[T; STORAGE_LEN]`: the
-    /// storage of [`Tensor::from_buffer`](crate::Tensor::from_buffer).
+    /// storage of [`Tensor::from_buffer`](crate::tensor::Tensor::from_buffer).
     /// A type with the number written out, so an array of another length
     /// is a type error at the code that passes it, naming both lengths.
     ///

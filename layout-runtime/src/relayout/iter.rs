@@ -3,7 +3,7 @@
 use super::digits::{Digits, ALWAYS, MAX_SOURCES, MAX_STEPS};
 use super::route::{Route, Side};
 use super::walk::{Step, Walk};
-use crate::{InverseProgram, Layout, MAX_RANK, MAX_TILED_RANK};
+use crate::{program::InverseProgram, Layout, MAX_RANK, MAX_TILED_RANK};
 
 /// Every storage slot in memory order: `Some(p)` for the element at row-major
 /// logical position `p`, `None` for padding. Made by [`Layout::slots`].

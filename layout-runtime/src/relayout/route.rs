@@ -3,7 +3,7 @@
 
 use super::digits::Digits;
 use super::walk::{Visitor, Walk, UNIT};
-use crate::{InverseProgram, Layout, MAX_RANK};
+use crate::{program::InverseProgram, Layout, MAX_RANK};
 
 /// One end of a relayout: a layout's storage, or a dense row-major array.
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,10 @@
 use core::fmt::{self, Write};
 
 use crate::eval::program::{scaling, Operand, Operator, Spelling};
-use crate::{InverseProgram, Layout, OffsetProgram, Op, Program};
+use crate::{
+    program::{InverseProgram, OffsetProgram, Op, Program},
+    Layout,
+};
 
 /// A self-contained C99 header (also valid C++ and CUDA) with two
 /// functions for one layout:
@@ -313,7 +316,7 @@ mod tests {
 
     use super::{Binary, Scaled};
     use crate::eval::program::{Operand, Spelling};
-    use crate::Op;
+    use crate::program::Op;
 
     fn c(op: Op) -> std::string::String {
         match op.spelling() {

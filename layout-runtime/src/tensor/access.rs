@@ -44,7 +44,7 @@ impl<L: StaticLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[2,2]{0,1}"), [1.0f32, 3.0, 2.0, 4.0]).unwrap();
     /// assert_eq!(t.get([0, 1]), Some(&2.0));
     /// assert_eq!(t.get([2, 0]), None);
@@ -62,7 +62,7 @@ impl<L: StaticLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[2,2]{0,1}"), [0.0f32; 4]).unwrap();
     /// *t.get_mut([0, 1]).unwrap() = 2.0;
     /// assert_eq!(t.storage(), &[0.0, 0.0, 2.0, 0.0]);
@@ -115,7 +115,7 @@ impl<S: Storage> Tensor<&Layout, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::Tensor;
+    /// use xla_layout::tensor::Tensor;
     /// let l = xla_layout::parse("f32[2,2]{0,1}").unwrap();
     /// let t = Tensor::new(&l, [1.0f32, 3.0, 2.0, 4.0]).unwrap();
     /// assert_eq!(t.get(&[0, 1]), Some(&2.0));
@@ -134,7 +134,7 @@ impl<S: StorageMut> Tensor<&Layout, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::Tensor;
+    /// use xla_layout::tensor::Tensor;
     /// let l = xla_layout::parse("f32[2,2]{0,1}").unwrap();
     /// let mut t = Tensor::new(&l, [0.0f32; 4]).unwrap();
     /// *t.get_mut(&[0, 1]).unwrap() = 2.0;

@@ -20,7 +20,7 @@ use crate::{Offsets, MAX_RANK};
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let t = Tensor::new(layout!("f32[2,2]{0,1}"), [1.0f32, 3.0, 2.0, 4.0]).unwrap();
 /// assert!(t.iter().copied().eq([1.0, 2.0, 3.0, 4.0]));
 /// ```
@@ -97,7 +97,7 @@ impl<T> core::iter::FusedIterator for Iter<'_, T> {}
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let t = Tensor::new(layout!("f32[1,2]"), [5.0f32, 6.0]).unwrap();
 /// let v: Vec<([usize; 2], f32)> = t.indexed_iter().map(|(i, &x)| (i, x)).collect();
 /// assert_eq!(v, [([0, 0], 5.0), ([0, 1], 6.0)]);
@@ -138,7 +138,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[2,3]{1,0:T(2,2)}"), [1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0]).unwrap();
     /// assert!(t.iter().copied().eq([1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
     /// ```
@@ -154,7 +154,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[2,2]{0,1}"), [1.0f32, 3.0, 2.0, 4.0]).unwrap();
     /// let (index, x) = t.indexed_iter().nth(1).unwrap();
     /// assert_eq!((index, *x), ([0, 1], 2.0));
@@ -198,7 +198,7 @@ mod iter_mut {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[2,2]{0,1}"), [0.0f32; 4]).unwrap();
     /// for (x, v) in t.iter_mut().zip([1.0, 2.0, 3.0, 4.0]) {
     ///     *x = v;
@@ -252,7 +252,7 @@ mod iter_mut {
         /// # Examples
         ///
         /// ```
-        /// use xla_layout::{layout, Tensor};
+        /// use xla_layout::{layout, tensor::Tensor};
         /// let mut t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
         /// t.iter_mut().for_each(|x| *x += 1.0);
         /// assert_eq!(t.storage(), &[1.0, 1.0, 1.0, 0.0]);

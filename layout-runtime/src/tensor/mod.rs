@@ -12,7 +12,7 @@
 //! # Examples
 //!
 //! ```
-//! use xla_layout::{layout, Tensor};
+//! use xla_layout::{layout, tensor::Tensor};
 //! let l = layout!("f32[3,5]{1,0:T(2,2)}");
 //! let mut t = Tensor::new(l, [0.0f32; 24]).unwrap();
 //! t[[2, 3]] = 7.0;
@@ -41,7 +41,7 @@ pub use tiles::{__tile_layout, TileAt, TileGrid, TileLayoutError, TiledLayout, T
 /// # Examples
 ///
 /// ```
-/// use xla_layout::Storage;
+/// use xla_layout::tensor::Storage;
 /// assert_eq!([1, 2, 3].as_slice_of_storage(), &[1, 2, 3]);
 /// ```
 #[diagnostic::on_unimplemented(
@@ -57,7 +57,7 @@ pub trait Storage {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::Storage;
+    /// use xla_layout::tensor::Storage;
     /// let a = [1.0f32, 2.0];
     /// assert_eq!(a.as_slice_of_storage(), &[1.0, 2.0]);
     /// assert_eq!((&a[1..]).as_slice_of_storage(), &[2.0]);
@@ -70,7 +70,7 @@ pub trait Storage {
 /// # Examples
 ///
 /// ```
-/// use xla_layout::StorageMut;
+/// use xla_layout::tensor::StorageMut;
 /// let mut a = [1, 2, 3];
 /// a.as_mut_slice_of_storage()[0] = 9;
 /// assert_eq!(a, [9, 2, 3]);
@@ -86,7 +86,7 @@ pub trait StorageMut: Storage {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::StorageMut;
+    /// use xla_layout::tensor::StorageMut;
     /// let mut a = [0u16; 4];
     /// (&mut a[2..]).as_mut_slice_of_storage()[1] = 7;
     /// assert_eq!(a, [0, 0, 0, 7]);
@@ -192,7 +192,7 @@ impl<T> StorageMut for alloc::boxed::Box<[T]> {
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let rt = xla_layout::parse("f32[2,3]{1,0:T(2,2)}").unwrap();
 /// let storage = [1.0f32, 2.0, 4.0, 5.0, 3.0, 0.0, 6.0, 0.0];
 /// let t = Tensor::new(&rt, &storage[..]).unwrap();
@@ -237,7 +237,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, RelayoutError, Tensor};
+    /// use xla_layout::{layout, RelayoutError, tensor::Tensor};
     /// let l = layout!("f32[3,5]{1,0:T(2,2)}");
     /// let err = Tensor::new(l, [0.0f32; 15]).unwrap_err();
     /// assert_eq!(err, RelayoutError::StorageLength { expected: 24, actual: 15 });
@@ -257,7 +257,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[2]"), [1.0f32, 2.0]).unwrap();
     /// assert_eq!(t.layout().to_string(), "f32[2]{0}");
     /// ```
@@ -270,7 +270,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[3]{0:T(2)}"), [1.0f32, 2.0, 3.0, 0.0]).unwrap();
     /// assert_eq!(t.storage(), &[1.0, 2.0, 3.0, 0.0]);
     /// ```
@@ -283,7 +283,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[2]"), [1.0f32, 2.0]).unwrap();
     /// assert_eq!(t.into_storage(), [1.0, 2.0]);
     /// ```
@@ -296,7 +296,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
     /// assert!(!t.is_padding(2));
     /// assert!(t.is_padding(3));
@@ -314,7 +314,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[3]{0:T(2)}"), [1.0f32, 2.0, 3.0, 0.0]).unwrap();
     /// let mut out = [0.0; 3];
     /// t.to_row_major(&mut out).unwrap();
@@ -339,7 +339,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[1,3]{1,0:T(1,2)}"), [1.0f32, 2.0, 3.0, 0.0]).unwrap();
     /// assert_eq!(t.to_array().unwrap(), xla_layout::relayout::ndarray::arr2(&[[1.0, 2.0, 3.0]]).into_dyn());
     /// ```
@@ -367,7 +367,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::from_row_major(layout!("f32[3]{0:T(2)}"), &[1.0, 2.0, 3.0], [9.0f32; 4]).unwrap();
     /// assert_eq!(t.storage(), &[1.0, 2.0, 3.0, 0.0]);
     /// ```
@@ -392,7 +392,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let a = xla_layout::relayout::ndarray::arr2(&[[1.0f32, 2.0], [3.0, 4.0]]);
     /// let t = Tensor::from_array(layout!("f32[2,2]{0,1}"), &a.view(), [0.0f32; 4]).unwrap();
     /// assert_eq!(t.storage(), &[1.0, 3.0, 2.0, 4.0]);
@@ -420,7 +420,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
     /// t.storage_mut()[3] = 1.0;
     /// assert!(t.is_padding(3));
@@ -439,7 +439,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let row = Tensor::new(layout!("f32[2,2]"), [1.0f32, 2.0, 3.0, 4.0]).unwrap();
     /// let mut col = Tensor::new(layout!("f32[2,2]{0,1}"), [0.0f32; 4]).unwrap();
     /// col.copy_from(&row).unwrap();
@@ -467,7 +467,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
     /// t.fill(1.0);
     /// assert_eq!(t.storage(), &[1.0, 1.0, 1.0, 0.0]);
@@ -484,7 +484,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[3]{0:T(2)}"), [0.0f32; 4]).unwrap();
     /// t.fill_padding(f32::NAN);
     /// assert!(t.storage()[3].is_nan());
@@ -505,7 +505,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[2,2]{0,1}"), [0.0f32; 4]).unwrap();
     /// let mut n = 0.0;
     /// t.for_each_mut(|x| {
@@ -535,7 +535,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[2,3]{1,0:T(2,2)}"), [0.0f32; 8]).unwrap();
     /// t.indexed_for_each_mut(|[i, j], x| *x = (10 * i + j) as f32);
     /// assert_eq!(t[[1, 2]], 12.0);
@@ -570,7 +570,7 @@ impl<L: StaticLayout, T, const N: usize> Tensor<L, [T; N]> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// layout!(pub struct Weights = "f32[3,5]{1,0:T(2,2)}");
     /// static W: Tensor<Weights, [f32; Weights::STORAGE_LEN]> =
     ///     Tensor::from_buffer(Weights, [0.5; Weights::STORAGE_LEN]);
@@ -580,7 +580,7 @@ impl<L: StaticLayout, T, const N: usize> Tensor<L, [T; N]> {
     /// A buffer of the wrong size does not compile:
     ///
     /// ```compile_fail,E0308
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// layout!(pub struct Weights = "f32[3,5]{1,0:T(2,2)}");
     /// let w = Tensor::from_buffer(Weights, [0.5f32; 15]);
     /// ```

@@ -191,7 +191,7 @@ fn split(l: &Layout) -> Split {
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let t = Tensor::new(layout!("f32[3,5]{1,0:T(2,2)}"), [0.0f32; 24]).unwrap();
 /// let (at, tile) = t.tiles().last().unwrap();
 /// assert_eq!((at.number, at.offset, at.origin), (5, 20, [2, 4]));
@@ -220,7 +220,7 @@ pub struct TileAt<I> {
     /// `[0, 4]` and `[1, 0]` to `[1, 2]`.
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[3,5]{1,0:T(*,4)}"), [0.0f32; 16]).unwrap();
     /// let extents: Vec<Option<[usize; 2]>> = t.tiles().map(|(at, _)| at.extent).collect();
     /// assert_eq!(extents, [Some([1, 4]), None, None, Some([1, 3])]);
@@ -253,7 +253,7 @@ fn at<L: AnyLayout>(layout: L, extents: &Extents, number: usize, len: usize) -> 
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [1.0f32; 16]).unwrap();
 /// assert_eq!(t.tiles().count(), 4);
 /// ```
@@ -293,7 +293,7 @@ impl<L: AnyLayout, T> DoubleEndedIterator for Tiles<'_, L, T> {
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let mut t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
 /// for (at, tile) in t.tiles_mut() {
 ///     tile.fill(at.number as f32);
@@ -341,7 +341,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[2,4]{1,0:T(2,2)}"), [1.0f32, 2.0, 5.0, 6.0, 3.0, 4.0, 7.0, 8.0]).unwrap();
     /// let tiles: Vec<([usize; 2], &[f32])> = t.tiles().map(|(at, s)| (at.origin, s)).collect();
     /// assert_eq!(tiles, [([0, 0], &[1.0, 2.0, 5.0, 6.0][..]), ([0, 2], &[3.0, 4.0, 7.0, 8.0][..])]);
@@ -359,7 +359,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("bf16[16,256]{1,0:T(8,128)(2,1)}"), [0u16; 4096]).unwrap();
     /// let sub = t.tile_layout();
     /// assert_eq!(sub.to_string(), "bf16[8,128]{1,0:T(2,1)}");
@@ -380,7 +380,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
 /// let grid = t.tile_grid();
 /// let (at, tile) = grid.tile_of(&[3, 1]).unwrap();
@@ -402,7 +402,7 @@ impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
     /// assert_eq!(t.tile_grid().tile_len(), 4);
     /// ```
@@ -415,7 +415,7 @@ impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
     /// assert_eq!(t.tile_grid().len(), 4);
     /// ```
@@ -428,7 +428,7 @@ impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[4,0]"), [0.0f32; 0]).unwrap();
     /// assert!(t.tile_grid().is_empty());
     /// ```
@@ -441,7 +441,7 @@ impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
     /// assert_eq!(t.tile_grid().tile(3).unwrap().0.origin, [2, 2]);
     /// ```
@@ -460,7 +460,7 @@ impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
     /// assert_eq!(t.tile_grid().tile_of(&[1, 3]).unwrap().0.number, 1);
     /// ```
@@ -475,7 +475,7 @@ impl<'a, L: AnyLayout, T> TileGrid<'a, L, T> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
     /// assert_eq!(t.tile_grid().iter().count(), 4);
     /// ```
@@ -507,7 +507,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[16,256]{1,0:T(8,128)}"), &[0.0f32; 4096][..]).unwrap();
     /// let grid = t.tile_grid();
     /// let (at, tile) = grid.tile_of(&[9, 130]).unwrap();
@@ -532,7 +532,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[2,4]{1,0:T(2,2)}"), [0.0f32; 8]).unwrap();
     /// let (_, second) = t.tiles_mut().nth(1).unwrap();
     /// second[0] = 1.0;
@@ -559,7 +559,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, Tensor};
+/// use xla_layout::{layout, tensor::Tensor};
 /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
 /// let err = t.tiles_as(layout!("f32[2,2]{0,1}")).map(|_| ()).unwrap_err();
 /// assert_eq!(err.to_string(), "the tiles are laid out as `f32[2,2]{1,0}`, not `f32[2,2]{0,1}`");
@@ -576,7 +576,7 @@ impl TileLayoutError {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
     /// let err = t.tiles_as(layout!("f32[4]")).map(|_| ()).unwrap_err();
     /// assert_eq!(err.expected().to_string(), "f32[2,2]{1,0}");
@@ -611,7 +611,7 @@ impl<L: AnyLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let logical: Vec<u16> = (0..16 * 256).map(|x| x as u16).collect();
     /// let mut storage = vec![0u16; 4096];
     /// let t = Tensor::from_row_major(layout!("bf16[16,256]{1,0:T(8,128)(2,1)}"), &logical, &mut storage[..]).unwrap();
@@ -653,7 +653,7 @@ impl<L: AnyLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let mut t = Tensor::new(layout!("f32[4,4]{1,0:T(2,2)}"), [0.0f32; 16]).unwrap();
     /// for (at, mut tile) in t.tiles_mut_as(layout!("f32[2,2]")).unwrap() {
     ///     tile[[1, 0]] = at.number as f32;
@@ -720,7 +720,7 @@ pub fn __tile_layout(l: &Layout) -> Option<Layout> {
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{layout, StaticLayout, TiledLayout};
+/// use xla_layout::{layout, StaticLayout, tensor::TiledLayout};
 /// layout!(struct W = "bf16[16,256]{1,0:T(8,128)(2,1)}", tile = WTile);
 /// assert_eq!(WTile::SPEC, "bf16[8,128]{1,0:T(2,1)}");
 /// assert_eq!(<W as TiledLayout>::Tile::STORAGE_LEN, 1024);
@@ -747,7 +747,7 @@ impl<L: TiledLayout, S: Storage> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let logical: Vec<u16> = (0..16 * 256).map(|x| x as u16).collect();
     /// let mut storage = vec![0u16; 4096];
     /// let l = layout!("bf16[16,256]{1,0:T(8,128)(2,1)}", tile = Tile);
@@ -783,7 +783,7 @@ impl<L: TiledLayout, S: StorageMut> Tensor<L, S> {
     /// # Examples
     ///
     /// ```
-    /// use xla_layout::{layout, Tensor};
+    /// use xla_layout::{layout, tensor::Tensor};
     /// let l = layout!("f32[4,4]{1,0:T(2,2)}", tile = Tile);
     /// let mut t = Tensor::new(l, [0.0f32; 16]).unwrap();
     /// for (at, mut tile) in t.tile_tensors_mut() {

@@ -52,7 +52,7 @@ fn canonical_len() -> usize {
 pub fn vec_storage() -> usize {
     extern crate alloc;
     let l = xla_layout::layout!("f32[3]{0:T(2)}");
-    let t = xla_layout::Tensor::new(l, alloc::vec![0.0f32; 4]).ok();
+    let t = xla_layout::tensor::Tensor::new(l, alloc::vec![0.0f32; 4]).ok();
     t.map_or(0, |t| t.storage().len())
 }
 

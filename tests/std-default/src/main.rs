@@ -3,7 +3,7 @@
 //! tile's extent, as a kernel over ragged tiles uses it.
 #![deny(warnings, missing_docs, unused)]
 
-use xla_layout::{layout, Tensor};
+use xla_layout::{layout, tensor::Tensor};
 
 /// An offset outside the dims, in a constant: a compile error in every
 /// profile.

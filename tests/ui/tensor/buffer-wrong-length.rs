@@ -1,6 +1,6 @@
 // A static buffer of 15 slots for a layout of 24: a type error at this
 // line, naming both lengths.
-use xla_layout::{layout, Tensor};
+use xla_layout::{layout, tensor::Tensor};
 
 layout!(struct Grid = "f32[3,5]{1,0:T(2,2)}");
 

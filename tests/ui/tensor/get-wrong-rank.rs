@@ -1,5 +1,5 @@
 // `get` with an index of rank 1 on a rank-2 tensor.
-use xla_layout::{layout, Tensor};
+use xla_layout::{layout, tensor::Tensor};
 
 layout!(struct Grid = "f32[3,5]{1,0:T(2,2)}");
 

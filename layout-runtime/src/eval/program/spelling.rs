@@ -1,4 +1,4 @@
-//! How generated code writes each step of a [`Program`](crate::Program):
+//! How generated code writes each step of a [`Program`](crate::program::Program):
 //! the one table of operator spellings that `layout!` (its steps) and
 //! [`CCode`](crate::render::CCode) (C) both write from, so a step reads the
 //! same in both, shifts and masks for powers of two included.
@@ -109,7 +109,7 @@ impl Operator {
 ///
 /// ```
 /// use xla_layout::program::{Operand, Operator, Spelling};
-/// use xla_layout::Op;
+/// use xla_layout::program::Op;
 /// assert_eq!(Op::Mod(3, 8).spelling(), Spelling::Binary(3, Operator::And, Operand::Constant(7)));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,7 +126,7 @@ pub enum Operand {
 ///
 /// ```
 /// use xla_layout::program::{Operand, Operator, Spelling};
-/// use xla_layout::Op;
+/// use xla_layout::program::Op;
 /// assert_eq!(Op::Input(1).spelling(), Spelling::Input(1));
 /// assert_eq!(Op::Div(0, 5).spelling(), Spelling::Binary(0, Operator::Div, Operand::Constant(5)));
 /// assert_eq!(Op::Div(0, 8).spelling(), Spelling::Binary(0, Operator::Shr, Operand::Constant(3)));
@@ -171,7 +171,7 @@ impl Op {
     ///
     /// ```
     /// use xla_layout::program::{Operand, Operator, Spelling};
-    /// use xla_layout::Op;
+    /// use xla_layout::program::Op;
     /// assert_eq!(Op::Mul(2, 4).spelling(), Spelling::Binary(2, Operator::Shl, Operand::Constant(2)));
     /// assert_eq!(Op::Mul(2, 1).spelling(), Spelling::Same(2));
     /// ```

@@ -8,7 +8,7 @@ use crate::{MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK};
 /// # Examples
 ///
 /// ```
-/// use xla_layout::{Op, StepId};
+/// use xla_layout::program::{Op, StepId};
 /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let offset = l.offset_program();
 /// // Every step reads only earlier steps.
@@ -29,7 +29,7 @@ pub type StepId = u16;
 /// # Examples
 ///
 /// ```
-/// use xla_layout::Op;
+/// use xla_layout::program::Op;
 /// let l = xla_layout::parse("f32[3,5]{1,0:T(2,2)}").unwrap();
 /// let offset = l.offset_program();
 /// let ops = offset.program().steps();
@@ -58,7 +58,7 @@ pub enum Op {
 /// // Dim 0 of `f32[1,5]` has one value, so its index is always 0.
 /// let l = xla_layout::parse("f32[1,5]").unwrap();
 /// let inverse = l.inverse_program();
-/// let outputs: &[xla_layout::Value] = inverse.outputs();
+/// let outputs: &[xla_layout::program::Value] = inverse.outputs();
 /// assert_eq!(outputs[0], None);
 /// assert!(outputs[1].is_some());
 /// ```

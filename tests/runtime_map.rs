@@ -1,5 +1,5 @@
-//! The runtime's modules form no import circle, so `layout-runtime/src`
-//! reads as a map: each module builds only on modules below it.
+//! The runtime reads as a map: its modules form no import circle, each
+//! building only on modules below it, and each public item has one path.
 //!
 //! Every path a module names outside its tests (`use` trees, types,
 //! calls) is resolved through the re-exports it passes (`crate::Layout` is
@@ -149,9 +149,65 @@ impl<'ast> Visit<'ast> for Names {
     }
 }
 
+/// What a module makes public, outside `#[doc(hidden)]`: a `pub mod`, an
+/// item it defines, or a `pub use` of a path as written.
+enum Public {
+    Mod,
+    Item,
+    Use(Vec<String>),
+}
+
 struct Crate {
     modules: BTreeSet<Module>,
     names: BTreeMap<Module, Names>,
+    public: BTreeMap<Module, Vec<(String, Public)>>,
+}
+
+/// Whether the attributes hold `#[doc(hidden)]`: items for `layout!`.
+fn is_hidden(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("doc")
+            && a.parse_args::<syn::Ident>()
+                .is_ok_and(|ident| ident == "hidden")
+    })
+}
+
+/// The names a file's top-level items make public.
+fn public_items(file: &syn::File) -> Vec<(String, Public)> {
+    let mut out = Vec::new();
+    for item in &file.items {
+        let (vis, attrs, name) = match item {
+            syn::Item::Const(i) => (&i.vis, &i.attrs, i.ident.to_string()),
+            syn::Item::Enum(i) => (&i.vis, &i.attrs, i.ident.to_string()),
+            syn::Item::Fn(i) => (&i.vis, &i.attrs, i.sig.ident.to_string()),
+            syn::Item::Static(i) => (&i.vis, &i.attrs, i.ident.to_string()),
+            syn::Item::Struct(i) => (&i.vis, &i.attrs, i.ident.to_string()),
+            syn::Item::Trait(i) => (&i.vis, &i.attrs, i.ident.to_string()),
+            syn::Item::Type(i) => (&i.vis, &i.attrs, i.ident.to_string()),
+            syn::Item::Union(i) => (&i.vis, &i.attrs, i.ident.to_string()),
+            syn::Item::Mod(i) => {
+                if matches!(i.vis, syn::Visibility::Public(_)) && !is_hidden(&i.attrs) {
+                    out.push((i.ident.to_string(), Public::Mod));
+                }
+                continue;
+            }
+            syn::Item::Use(u) => {
+                if matches!(u.vis, syn::Visibility::Public(_)) && !is_hidden(&u.attrs) {
+                    let mut names = Names::default();
+                    names.use_tree(&mut Vec::new(), &u.tree);
+                    for (name, path) in names.imports {
+                        out.push((name, Public::Use(path)));
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        if matches!(vis, syn::Visibility::Public(_)) && !is_hidden(attrs) {
+            out.push((name, Public::Item));
+        }
+    }
+    out
 }
 
 impl Crate {
@@ -220,6 +276,7 @@ fn runtime() -> Crate {
     let mut krate = Crate {
         modules: BTreeSet::new(),
         names: BTreeMap::new(),
+        public: BTreeMap::new(),
     };
     for file in &files {
         let text = fs::read_to_string(file).expect("source is readable");
@@ -231,6 +288,7 @@ fn runtime() -> Crate {
         }
         let module = module_of(&root, file);
         krate.modules.insert(module.clone());
+        krate.public.insert(module.clone(), public_items(&ast));
         krate.names.insert(module, names);
     }
     krate
@@ -330,6 +388,78 @@ fn runtime_modules_form_no_cycle() {
         }
     }
     assert!(report.is_empty(), "modules that use each other:\n{report}");
+}
+
+/// Every public path of the crate, `xla_layout::...` as a user writes it,
+/// grouped by the item (its defining module and name) it reaches.
+fn public_paths(
+    krate: &Crate,
+    module: &Module,
+    at: &str,
+    seen: &mut BTreeSet<Module>,
+    out: &mut BTreeMap<(Module, String), Vec<String>>,
+) {
+    if !seen.insert(module.clone()) {
+        return;
+    }
+    for (name, public) in &krate.public[module] {
+        let path = format!("{at}::{name}");
+        let target = match public {
+            Public::Mod => Some([module.as_slice(), std::slice::from_ref(name)].concat()),
+            Public::Item => {
+                out.entry((module.clone(), name.clone()))
+                    .or_default()
+                    .push(path);
+                continue;
+            }
+            Public::Use(written) => krate.absolute(module, written),
+        };
+        // Other crates' items (`half`, `ndarray`) have their own paths.
+        let Some(target) = target else { continue };
+        if krate.modules.contains(&target) {
+            out.entry((target.clone(), String::new()))
+                .or_default()
+                .push(path.clone());
+            public_paths(krate, &target, &path, seen, out);
+        } else if let Some(definer) = krate.definer(&target, 0) {
+            let item = target.last().cloned().unwrap_or_default();
+            out.entry((definer, item)).or_default().push(path);
+        }
+    }
+}
+
+#[test]
+fn each_public_item_has_one_path() {
+    let krate = runtime();
+    let mut paths = BTreeMap::new();
+    public_paths(
+        &krate,
+        &Vec::new(),
+        "xla_layout",
+        &mut BTreeSet::new(),
+        &mut paths,
+    );
+    // The scan sees the public items: `Layout` at the root, `Tensor` in
+    // `tensor`, the HLO reader's module.
+    let layout = (
+        vec!["eval".to_owned(), "layout".to_owned()],
+        "Layout".to_owned(),
+    );
+    assert_eq!(paths[&layout], ["xla_layout::Layout"]);
+    let tensor = (vec!["tensor".to_owned()], "Tensor".to_owned());
+    assert_eq!(paths[&tensor], ["xla_layout::tensor::Tensor"]);
+    let hlo = (vec!["xla".to_owned(), "hlo".to_owned()], String::new());
+    assert_eq!(paths[&hlo], ["xla_layout::hlo"]);
+    let twice: Vec<String> = paths
+        .values()
+        .filter(|p| p.len() > 1)
+        .map(|p| p.join(" and "))
+        .collect();
+    assert!(
+        twice.is_empty(),
+        "public items with more than one path:\n{}",
+        twice.join("\n")
+    );
 }
 
 #[test]
