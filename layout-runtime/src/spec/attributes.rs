@@ -9,18 +9,20 @@
 //!
 //! # Adding an attribute
 //!
-//! A new attribute touches at most three files:
+//! A new attribute touches at most five files:
 //!
 //! 1. this file: one row of [`ATTRIBUTES`]; for a number, also its slot
-//!    constant, its typed accessor on `Layout` and its setter on
-//!    `LayoutBuilder` (both below). A construct XLA prints that we refuse
-//!    needs its row alone: the row carries the text shown and the reason.
-//! 2. for a number that changes offsets or sizes, the code that gives it
+//!    constant. A construct XLA prints that we refuse needs its row alone:
+//!    the row carries the text shown and the reason.
+//! 2. for a number, its typed accessor on `Layout` (`eval/attributes.rs`)
+//!    and its setter on `LayoutBuilder` (`validate.rs`): the table reads
+//!    no `Layout`, so that `eval/` builds on `spec/`'s data and not back.
+//! 3. for a number that changes offsets or sizes, the code that gives it
 //!    that meaning (`fold.rs`, or the size computation in `validate.rs`);
 //!    for one that `StaticLayout` should expose, the trait's constant and
 //!    default in `static_layout.rs` (the row names the constant, and
 //!    `layout!` sets it). Metadata such as `S(n)` needs neither.
-//! 3. the test that pins its meaning against XLA.
+//! 4. the test that pins its meaning against XLA.
 //!
 //! Beyond these, test expectations that quote the list of attributes (the
 //! "expected an attribute (`T`, `L`, `E`, `S`) or `}`" message in
