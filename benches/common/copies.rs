@@ -132,6 +132,66 @@ mod x86 {
         }
     }
 
+    /// The copy loop of [`stream_avx2`] and [`stream_avx512`]: the
+    /// prefetches (none, or some that read `{ahead}`) and the moves of one
+    /// step, then the count, the fence and `vzeroupper`. One `asm!` each,
+    /// so the loop runs exactly the instructions named.
+    macro_rules! stream_loop {
+        ($from:expr, $to:expr, $steps:expr, [$($prefetch:literal),*], $moves:expr) => {
+            core::arch::asm!(
+                "2:",
+                $($prefetch,)*
+                $moves,
+                "dec {n}",
+                "jnz 2b",
+                "sfence",
+                "vzeroupper",
+                s = inout(reg) $from => _,
+                d = inout(reg) $to => _,
+                n = inout(reg) $steps => _,
+                ahead = const PREFETCH_AHEAD,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+                options(nostack),
+            )
+        };
+    }
+
+    /// One step of [`stream_avx2`]: 128 bytes through four `ymm` registers.
+    macro_rules! avx2_moves {
+        () => {
+            concat!(
+                "vmovdqu ymm0, [{s}]\n",
+                "vmovdqu ymm1, [{s} + 32]\n",
+                "vmovdqu ymm2, [{s} + 64]\n",
+                "vmovdqu ymm3, [{s} + 96]\n",
+                "vmovntdq [{d}], ymm0\n",
+                "vmovntdq [{d} + 32], ymm1\n",
+                "vmovntdq [{d} + 64], ymm2\n",
+                "vmovntdq [{d} + 96], ymm3\n",
+                "add {s}, 128\n",
+                "add {d}, 128",
+            )
+        };
+    }
+
+    /// One step of [`stream_avx512`]: 256 bytes through four `zmm` registers.
+    macro_rules! avx512_moves {
+        () => {
+            concat!(
+                "vmovdqu64 zmm0, [{s}]\n",
+                "vmovdqu64 zmm1, [{s} + 64]\n",
+                "vmovdqu64 zmm2, [{s} + 128]\n",
+                "vmovdqu64 zmm3, [{s} + 192]\n",
+                "vmovntdq [{d}], zmm0\n",
+                "vmovntdq [{d} + 64], zmm1\n",
+                "vmovntdq [{d} + 128], zmm2\n",
+                "vmovntdq [{d} + 192], zmm3\n",
+                "add {s}, 256\n",
+                "add {d}, 256",
+            )
+        };
+    }
+
     /// `steps` times: 128 bytes from `from` into `to` through four `ymm`
     /// registers, by streaming stores.
     ///
@@ -150,54 +210,19 @@ mod x86 {
         // before any later store, as a normal copy's would be.
         unsafe {
             if prefetch {
-                core::arch::asm!(
-                    "2:",
-                    "prefetcht0 [{s} + {ahead}]",
-                    "prefetcht0 [{s} + {ahead} + 64]",
-                    "vmovdqu ymm0, [{s}]",
-                    "vmovdqu ymm1, [{s} + 32]",
-                    "vmovdqu ymm2, [{s} + 64]",
-                    "vmovdqu ymm3, [{s} + 96]",
-                    "vmovntdq [{d}], ymm0",
-                    "vmovntdq [{d} + 32], ymm1",
-                    "vmovntdq [{d} + 64], ymm2",
-                    "vmovntdq [{d} + 96], ymm3",
-                    "add {s}, 128",
-                    "add {d}, 128",
-                    "dec {n}",
-                    "jnz 2b",
-                    "sfence",
-                    "vzeroupper",
-                    s = inout(reg) from => _,
-                    d = inout(reg) to => _,
-                    n = inout(reg) steps => _,
-                    ahead = const PREFETCH_AHEAD,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    options(nostack),
+                stream_loop!(
+                    from,
+                    to,
+                    steps,
+                    [
+                        "prefetcht0 [{s} + {ahead}]",
+                        "prefetcht0 [{s} + {ahead} + 64]"
+                    ],
+                    avx2_moves!()
                 );
             } else {
-                core::arch::asm!(
-                    "2:",
-                    "vmovdqu ymm0, [{s}]",
-                    "vmovdqu ymm1, [{s} + 32]",
-                    "vmovdqu ymm2, [{s} + 64]",
-                    "vmovdqu ymm3, [{s} + 96]",
-                    "vmovntdq [{d}], ymm0",
-                    "vmovntdq [{d} + 32], ymm1",
-                    "vmovntdq [{d} + 64], ymm2",
-                    "vmovntdq [{d} + 96], ymm3",
-                    "add {s}, 128",
-                    "add {d}, 128",
-                    "dec {n}",
-                    "jnz 2b",
-                    "sfence",
-                    "vzeroupper",
-                    s = inout(reg) from => _,
-                    d = inout(reg) to => _,
-                    n = inout(reg) steps => _,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    options(nostack),
-                );
+                // `{ahead}` in a comment: every operand must be named.
+                stream_loop!(from, to, steps, ["# {ahead}"], avx2_moves!());
             }
         }
     }
@@ -215,56 +240,20 @@ mod x86 {
         // names cover them whole) and the 64-byte alignment they need.
         unsafe {
             if prefetch {
-                core::arch::asm!(
-                    "2:",
-                    "prefetcht0 [{s} + {ahead}]",
-                    "prefetcht0 [{s} + {ahead} + 64]",
-                    "prefetcht0 [{s} + {ahead} + 128]",
-                    "prefetcht0 [{s} + {ahead} + 192]",
-                    "vmovdqu64 zmm0, [{s}]",
-                    "vmovdqu64 zmm1, [{s} + 64]",
-                    "vmovdqu64 zmm2, [{s} + 128]",
-                    "vmovdqu64 zmm3, [{s} + 192]",
-                    "vmovntdq [{d}], zmm0",
-                    "vmovntdq [{d} + 64], zmm1",
-                    "vmovntdq [{d} + 128], zmm2",
-                    "vmovntdq [{d} + 192], zmm3",
-                    "add {s}, 256",
-                    "add {d}, 256",
-                    "dec {n}",
-                    "jnz 2b",
-                    "sfence",
-                    "vzeroupper",
-                    s = inout(reg) from => _,
-                    d = inout(reg) to => _,
-                    n = inout(reg) steps => _,
-                    ahead = const PREFETCH_AHEAD,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    options(nostack),
+                stream_loop!(
+                    from,
+                    to,
+                    steps,
+                    [
+                        "prefetcht0 [{s} + {ahead}]",
+                        "prefetcht0 [{s} + {ahead} + 64]",
+                        "prefetcht0 [{s} + {ahead} + 128]",
+                        "prefetcht0 [{s} + {ahead} + 192]"
+                    ],
+                    avx512_moves!()
                 );
             } else {
-                core::arch::asm!(
-                    "2:",
-                    "vmovdqu64 zmm0, [{s}]",
-                    "vmovdqu64 zmm1, [{s} + 64]",
-                    "vmovdqu64 zmm2, [{s} + 128]",
-                    "vmovdqu64 zmm3, [{s} + 192]",
-                    "vmovntdq [{d}], zmm0",
-                    "vmovntdq [{d} + 64], zmm1",
-                    "vmovntdq [{d} + 128], zmm2",
-                    "vmovntdq [{d} + 192], zmm3",
-                    "add {s}, 256",
-                    "add {d}, 256",
-                    "dec {n}",
-                    "jnz 2b",
-                    "sfence",
-                    "vzeroupper",
-                    s = inout(reg) from => _,
-                    d = inout(reg) to => _,
-                    n = inout(reg) steps => _,
-                    out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                    options(nostack),
-                );
+                stream_loop!(from, to, steps, ["# {ahead}"], avx512_moves!());
             }
         }
     }
