@@ -1,8 +1,9 @@
-//! The digits of a layout, stepped level by level as the fold steps the
-//! shape (SPEC.md §4: prepend, combine, split into outer and inner dims).
+//! The digits of a layout: its tiled shape stepped by [`Tiled::step`],
+//! each dim carrying the digit of a coordinate it holds.
 
+use crate::algebra::tiling::{Carry, Dim, Refusal, Tiled};
 use crate::fixed::Fixed;
-use crate::{Tile, MAX_TILED_RANK};
+use crate::Tile;
 
 /// At most this many digits: every TPU tiling of rank 16 has at most 19
 /// that are not of extent 1 (`T(1024)(128)(2,1)` and `T(8,128)(2,1)`),
@@ -49,14 +50,6 @@ pub(crate) struct Digits {
     pub(crate) slots: usize,
 }
 
-/// A dim of the tiled shape while the levels are stepped: its value as a
-/// digit (`None` when it is no digit of one coordinate) and its extent.
-#[derive(Clone, Copy)]
-struct Value {
-    digit: Option<Symbol>,
-    extent: usize,
-}
-
 /// `(x_dim / place) % radix` (radix 0: no remainder); radix 1 is the constant 0.
 #[derive(Clone, Copy)]
 struct Symbol {
@@ -85,30 +78,23 @@ pub(crate) enum NoDigits {
 
 /// The digits of the layout of `dims`, `m2m` and `tiles` (validated).
 pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Digits, NoDigits> {
-    if dims.contains(&0) || m2m.len() != dims.len() {
+    if dims.contains(&0) || m2m.len() != dims.len() || m2m.iter().any(|&d| d >= dims.len()) {
         return Err(NoDigits::Limits);
     }
-    let mut shape = [Value {
-        digit: Some(ZERO),
-        extent: 1,
-    }; MAX_TILED_RANK];
-    let mut n = 0;
-    for &d in m2m.iter().rev() {
-        let slot = shape.get_mut(n).ok_or(NoDigits::Limits)?;
-        *slot = Value {
-            digit: Some(Symbol {
-                dim: d,
-                place: 1,
-                radix: 0,
-            }),
-            extent: *dims.get(d).ok_or(NoDigits::Limits)?,
-        };
-        n += 1;
-    }
+    let whole = |d| {
+        Ok(Symbol {
+            dim: d,
+            place: 1,
+            radix: 0,
+        })
+    };
+    let mut shape = Tiled::physical(dims, m2m, ZERO, whole)?;
     for tile in tiles {
-        n = step(&mut shape, n, tile)?;
+        shape.step(tile, &mut Chain).map_err(|r| match r {
+            Refusal::Rank | Refusal::Overflow => NoDigits::Limits,
+            Refusal::Carried(e) => e,
+        })?;
     }
-    let shape = &shape[..n];
     let mut out = Digits {
         list: Fixed::new(Digit {
             dim: 0,
@@ -123,9 +109,9 @@ pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Di
     // Strides, most minor first; the digits then reversed into storage order.
     let mut stride = 1usize;
     let mut minor_first = Fixed::<Digit, MAX_DIGITS>::new(out.list.slots()[0]);
-    for v in shape.iter().rev() {
-        let s = v.digit.ok_or(NoDigits::NotAChain)?;
+    for v in shape.dims().iter().rev() {
         if v.extent != 1 {
+            let s = v.value;
             let digit = Digit {
                 dim: s.dim,
                 place: s.place,
@@ -163,90 +149,56 @@ pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Di
     Ok(out)
 }
 
-/// Applies one tile to the first `n` dims of `shape`, as `fold::step`
-/// applies it to the extents; returns the new number of dims.
-fn step(shape: &mut [Value; MAX_TILED_RANK], n: usize, tile: &Tile) -> Result<usize, NoDigits> {
-    let k = tile.rank();
-    let prepended = k.saturating_sub(n);
-    if n + prepended > MAX_TILED_RANK {
-        return Err(NoDigits::Limits);
+/// Digits through the tile step: a dim's value is a digit of one
+/// coordinate, or the layout has no digits.
+struct Chain;
+
+impl Carry for Chain {
+    type Value = Symbol;
+    type Error = NoDigits;
+
+    fn prepended(&mut self) -> Symbol {
+        ZERO
     }
-    let one = Value {
-        digit: Some(ZERO),
-        extent: 1,
-    };
-    shape.copy_within(..n, prepended);
-    shape[..prepended].fill(one);
-    let n = n + prepended;
-    let base = n - k;
-    let mut outer = [one; crate::MAX_TILE_RANK];
-    let mut inner = [one; crate::MAX_TILE_RANK];
-    let mut groups = 0;
-    for (first, last, t) in tile.groups() {
-        let group = &shape[base + first..=base + last];
+
+    fn combine(&mut self, major: Dim<Symbol>, minor: Dim<Symbol>) -> Result<Symbol, NoDigits> {
         // Dims of extent 1 before the last add nothing to the combined
         // value; any other makes a sum of two coordinates.
-        let extent = group
-            .iter()
-            .try_fold(1usize, |e, v| e.checked_mul(v.extent))
-            .ok_or(NoDigits::Limits)?;
-        let leading_ones = group[..group.len() - 1].iter().all(|v| v.extent == 1);
-        let value = match group.last() {
-            Some(v) if leading_ones => v.digit,
-            _ => None,
-        };
-        let (q, r) = split(value, t)?;
-        outer[groups] = Value {
-            digit: q,
-            extent: extent.div_ceil(t),
-        };
-        inner[groups] = Value {
-            digit: r,
-            extent: t,
-        };
-        groups += 1;
+        if major.extent == 1 {
+            Ok(minor.value)
+        } else {
+            Err(NoDigits::NotAChain)
+        }
     }
-    if base + 2 * groups > MAX_TILED_RANK {
-        return Err(NoDigits::Limits);
-    }
-    shape[base..base + groups].copy_from_slice(&outer[..groups]);
-    shape[base + groups..base + 2 * groups].copy_from_slice(&inner[..groups]);
-    Ok(base + 2 * groups)
-}
 
-/// `value / t` and `value % t` as digits, where they are.
-fn split(value: Option<Symbol>, t: usize) -> Result<(Option<Symbol>, Option<Symbol>), NoDigits> {
-    let Some(s) = value else {
-        return Ok((None, None));
-    };
-    let zero = |s: Symbol| if s.radix == 1 { ZERO } else { s };
-    Ok(match s.radix {
-        // The constant 0 splits into two.
-        1 => (Some(ZERO), Some(ZERO)),
-        // The most significant digit: a new most significant one above a
-        // digit of radix `t`.
-        0 => {
-            let place = s.place.checked_mul(t).ok_or(NoDigits::Limits)?;
-            (
-                Some(Symbol { place, ..s }),
-                Some(zero(Symbol { radix: t, ..s })),
-            )
-        }
-        // A tile at least as large as the digit: all of it in the inner
-        // dim, the outer always 0.
-        r if t >= r => (Some(ZERO), Some(s)),
-        r if r % t == 0 => {
-            let place = s.place.checked_mul(t).ok_or(NoDigits::Limits)?;
-            (
-                Some(zero(Symbol {
-                    place,
-                    radix: r / t,
-                    ..s
-                })),
-                Some(zero(Symbol { radix: t, ..s })),
-            )
-        }
-        // `(x % 3) / 2`: a digit of a digit.
-        _ => (None, None),
-    })
+    fn split(&mut self, dim: Dim<Symbol>, t: usize) -> Result<(Symbol, Symbol), NoDigits> {
+        let s = dim.value;
+        let zero = |s: Symbol| if s.radix == 1 { ZERO } else { s };
+        Ok(match s.radix {
+            // The constant 0 splits into two.
+            1 => (ZERO, ZERO),
+            // The most significant digit: a new most significant one above a
+            // digit of radix `t`.
+            0 => {
+                let place = s.place.checked_mul(t).ok_or(NoDigits::Limits)?;
+                (Symbol { place, ..s }, zero(Symbol { radix: t, ..s }))
+            }
+            // A tile at least as large as the digit: all of it in the inner
+            // dim, the outer always 0.
+            r if t >= r => (ZERO, s),
+            r if r % t == 0 => {
+                let place = s.place.checked_mul(t).ok_or(NoDigits::Limits)?;
+                (
+                    zero(Symbol {
+                        place,
+                        radix: r / t,
+                        ..s
+                    }),
+                    zero(Symbol { radix: t, ..s }),
+                )
+            }
+            // `(x % 3) / 2`: a digit of a digit.
+            _ => return Err(NoDigits::NotAChain),
+        })
+    }
 }

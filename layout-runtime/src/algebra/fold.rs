@@ -1,12 +1,14 @@
 //! Folding tiles into index programs (SPEC.md §4).
 //!
-//! The shape is stepped level by level exactly as the spec describes
-//! (prepend, combine, split into outer and inner dims). Alongside, each dim of
-//! the shape carries a symbolic value built from the inputs; algebraic rules
+//! The shape is stepped level by level by [`Tiled::step`], each dim of
+//! the shape carrying a symbolic value built from the inputs; algebraic rules
 //! that hold for every in-range input remove what a person would not write
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
 
+use core::convert::Infallible;
+
 use crate::algebra::simplify::{Builder, TOO_LARGE};
+use crate::algebra::tiling::{Carry, Dim, Extents, Level, Refusal, Tiled};
 use crate::eval::program::{
     Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value,
 };
@@ -79,78 +81,41 @@ pub(crate) fn product(dims: &[usize]) -> Option<usize> {
     dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))
 }
 
-/// What one tiling level did to the shape, kept so the inverse can undo it.
-#[derive(Clone, Copy)]
-struct Level {
-    /// Size-1 dims put in front because the tile had more dims than the shape.
-    prepended: usize,
-    /// Dims before the tiled suffix.
-    base: usize,
-    tile: Tile,
-    /// Extents of the tiled suffix before combining.
-    extents: [usize; MAX_TILE_RANK],
-}
-
-impl Level {
-    fn k(&self) -> usize {
-        self.tile.rank()
+/// The folded programs' values: a dim carries its symbolic value.
+impl Carry for Builder {
+    type Value = Value;
+    type Error = ErrorKind;
+    fn prepended(&mut self) -> Value {
+        None
     }
-
-    /// `(first, last)` positions in the tile of each combined group, in order,
-    /// and the group's tile extent.
-    fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-        self.tile.groups()
+    fn combine(&mut self, major: Dim<Value>, minor: Dim<Value>) -> Result<Value, ErrorKind> {
+        let scaled = self.mul(major.value, minor.extent)?;
+        self.add(scaled, minor.value)
     }
-
-    fn group_extent(&self, first: usize, last: usize) -> usize {
-        // Overflow was ruled out when the shape was stepped.
-        product(&self.extents[first..=last]).unwrap_or(usize::MAX)
+    fn split(&mut self, dim: Dim<Value>, t: usize) -> Result<(Value, Value), ErrorKind> {
+        Ok((self.div(dim.value, t)?, self.rem(dim.value, t)?))
     }
 }
 
-/// Applies one tile to `shape`. `level` is 1-based, for messages.
-fn step(shape: &mut Shape, tile: &Tile, level: usize) -> Result<Level, ErrorKind> {
-    let k = tile.rank();
-    let len = shape.dims().len();
-    let prepended = k.saturating_sub(len);
-    let mut padded = Shape::EMPTY;
-    for _ in 0..prepended {
-        padded.push(1);
-    }
-    for &d in shape.dims() {
-        padded.push(d);
-    }
-    let base = padded.dims().len() - k;
-    let mut info = Level {
-        prepended,
-        base,
-        tile: *tile,
-        extents: [0; MAX_TILE_RANK],
-    };
-    info.extents[..k].copy_from_slice(&padded.dims()[base..]);
-    let groups = info.groups().count();
-    if base + 2 * groups > MAX_TILED_RANK {
-        return Err(ErrorKind::TiledRankTooLarge {
+/// The error of a refused step at tiling level `level` (1-based).
+fn refused(level: usize) -> impl Fn(Refusal<ErrorKind>) -> ErrorKind {
+    move |r| match r {
+        Refusal::Rank => ErrorKind::TiledRankTooLarge {
             level,
             limit: MAX_TILED_RANK,
-        });
+        },
+        Refusal::Overflow => ErrorKind::StorageOverflow { unit: "slots" },
+        Refusal::Carried(e) => e,
     }
-    let mut next = Shape::EMPTY;
-    for &d in &padded.dims()[..base] {
-        next.push(d);
+}
+
+/// The extents of `tiled`.
+fn extents<V: Copy>(tiled: &Tiled<V>) -> Shape {
+    let mut shape = Shape::EMPTY;
+    for d in tiled.dims() {
+        shape.push(d.extent);
     }
-    let overflow = ErrorKind::StorageOverflow { unit: "slots" };
-    let mut inner = [0usize; MAX_TILE_RANK];
-    for (g, (first, last, t)) in info.groups().enumerate() {
-        let e = product(&info.extents[first..=last]).ok_or(overflow)?;
-        next.push(e.div_ceil(t));
-        inner[g] = t;
-    }
-    for &t in &inner[..groups] {
-        next.push(t);
-    }
-    *shape = next;
-    Ok(info)
+    shape
 }
 
 /// The physical shape before tiling: dims in `minor_to_major` order, most major first.
@@ -168,21 +133,25 @@ pub(crate) fn shape_after(
     m2m: &[usize],
     tiles: &[Tile],
 ) -> Result<Shape, ErrorKind> {
-    let mut shape = physical(dims, m2m);
+    let Ok(mut shape) = Tiled::physical(dims, m2m, (), |_| Ok::<(), Infallible>(()));
     for (i, t) in tiles.iter().enumerate() {
-        step(&mut shape, t, i + 1)?;
+        shape.step(t, &mut Extents).map_err(|r| match r {
+            Refusal::Rank => refused(i + 1)(Refusal::Rank),
+            Refusal::Overflow => refused(i + 1)(Refusal::Overflow),
+            Refusal::Carried(never) => match never {},
+        })?;
     }
-    Ok(shape)
+    Ok(extents(&shape))
 }
 
-/// The storage offset of `index`, stepped level by level as [`step`]
+/// The storage offset of `index`, stepped level by level as [`Tiled::step`]
 /// steps the shape, for layouts whose programs are too long to keep.
 ///
 /// Equal to the folded offset program for every index inside the dims,
 /// some value but never a panic for any other index or description. It
 /// makes no call and writes only its own arrays, so a caller's loop around
 /// `Layout::offset` still keeps loop-invariant reads out of the loop.
-// Names follow `step`'s.
+// Names follow `Tiled::step`'s.
 #[allow(clippy::many_single_char_names)]
 #[inline]
 pub(crate) fn offset_of(dims: &[usize], m2m: &[usize], tiles: &[Tile], index: &[usize]) -> usize {
@@ -274,31 +243,15 @@ pub(crate) fn fold(
 ) -> Result<Folded, ErrorKind> {
     let overflow = ErrorKind::StorageOverflow { unit: "slots" };
     let mut fwd = Builder::new();
-    let mut shape = physical(dims, m2m);
-    let mut values: [Value; MAX_TILED_RANK] = [None; MAX_TILED_RANK];
-    for (p, &d) in m2m.iter().rev().enumerate() {
-        values[p] = fwd.input(d, dims[d])?;
-    }
+    let mut stepped = Tiled::physical(dims, m2m, None, |d| fwd.input(d, dims[d]))?;
     let mut levels = [None; crate::MAX_TILING_LEVELS];
     for (i, tile) in tiles.iter().enumerate() {
-        let before = shape.dims().len();
-        let info = step(&mut shape, tile, i + 1)?;
-        let mut padded = [None; MAX_TILED_RANK];
-        padded[info.prepended..info.prepended + before].copy_from_slice(&values[..before]);
-        let mut next = [None; MAX_TILED_RANK];
-        next[..info.base].copy_from_slice(&padded[..info.base]);
-        let groups = info.groups().count();
-        for (g, (first, last, t)) in info.groups().enumerate() {
-            let mut v = padded[info.base + first];
-            for j in first + 1..=last {
-                let scaled = fwd.mul(v, info.extents[j])?;
-                v = fwd.add(scaled, padded[info.base + j])?;
-            }
-            next[info.base + g] = fwd.div(v, t)?;
-            next[info.base + groups + g] = fwd.rem(v, t)?;
-        }
-        values = next;
-        levels[i] = Some(info);
+        levels[i] = Some(stepped.step(tile, &mut fwd).map_err(refused(i + 1))?);
+    }
+    let shape = extents(&stepped);
+    let mut values: [Value; MAX_TILED_RANK] = [None; MAX_TILED_RANK];
+    for (v, d) in values.iter_mut().zip(stepped.dims()) {
+        *v = d.value;
     }
 
     let n = shape.dims().len();

@@ -15,5 +15,6 @@ mod digits;
 pub(crate) mod divide;
 pub(crate) mod fold;
 pub(crate) mod simplify;
+pub(crate) mod tiling;
 
 pub(crate) use digits::{digits, Digits, MAX_DIGITS};

@@ -1,0 +1,196 @@
+//! The tile step of SPEC.md §4, written once: put size-1 dims in front
+//! when the tile has more dims than the shape, combine each `*` group into
+//! one dim, split each group's dim into an outer dim `ceil(e / t)` and an
+//! inner dim `t`, outers before inners.
+//!
+//! Each dim carries a value of the caller's choosing alongside its extent
+//! (a symbolic index for the folded programs, a digit for the digit form,
+//! nothing for the tiled shape alone); the caller says, through [`Carry`],
+//! what combining and splitting do to it. Changing what a tile means is a
+//! change to [`Tiled::step`] and nothing else.
+
+use crate::algebra::fold::product;
+use crate::{Tile, MAX_TILED_RANK, MAX_TILE_RANK};
+
+/// One dim of a shape being tiled: its extent and what it carries.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dim<V> {
+    pub(crate) extent: usize,
+    pub(crate) value: V,
+}
+
+/// What combining and splitting dims do to the values they carry.
+pub(crate) trait Carry {
+    type Value: Copy;
+    type Error;
+    /// The value of a size-1 dim that a tile with more dims than the
+    /// shape puts in front.
+    fn prepended(&mut self) -> Self::Value;
+    /// The value of `major * minor.extent + minor`: what `*` makes of two
+    /// adjacent dims.
+    fn combine(
+        &mut self,
+        major: Dim<Self::Value>,
+        minor: Dim<Self::Value>,
+    ) -> Result<Self::Value, Self::Error>;
+    /// The values of `dim / t` and `dim % t`: the outer and inner dims a
+    /// tile extent `t` makes of `dim`.
+    fn split(
+        &mut self,
+        dim: Dim<Self::Value>,
+        t: usize,
+    ) -> Result<(Self::Value, Self::Value), Self::Error>;
+}
+
+/// Why a step was not taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal<E> {
+    /// The tiled shape would have more than [`MAX_TILED_RANK`] dims.
+    Rank,
+    /// A combined extent exceeds `usize`.
+    Overflow,
+    /// The caller's values refused.
+    Carried(E),
+}
+
+/// What one tiling level did to the shape, kept so the inverse can undo it.
+#[derive(Clone, Copy)]
+pub(crate) struct Level {
+    /// Size-1 dims put in front because the tile had more dims than the shape.
+    pub(crate) prepended: usize,
+    /// Dims before the tiled suffix.
+    pub(crate) base: usize,
+    pub(crate) tile: Tile,
+    /// Extents of the tiled suffix before combining.
+    pub(crate) extents: [usize; MAX_TILE_RANK],
+}
+
+impl Level {
+    pub(crate) fn k(&self) -> usize {
+        self.tile.rank()
+    }
+
+    /// `(first, last, t)` of each combined group: positions in the tile
+    /// and the group's tile extent.
+    pub(crate) fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        self.tile.groups()
+    }
+
+    pub(crate) fn group_extent(&self, first: usize, last: usize) -> usize {
+        // Overflow was ruled out when the shape was stepped.
+        product(&self.extents[first..=last]).unwrap_or(usize::MAX)
+    }
+}
+
+/// A shape being tiled, most major dim first.
+#[derive(Clone, Copy)]
+pub(crate) struct Tiled<V> {
+    dims: [Dim<V>; MAX_TILED_RANK],
+    len: usize,
+}
+
+impl<V: Copy> Tiled<V> {
+    /// The physical shape before tiling: the logical dims in
+    /// `minor_to_major` order, most major first, dim `d` carrying
+    /// `value(d)`; `fill` is never read.
+    pub(crate) fn physical<E>(
+        dims: &[usize],
+        m2m: &[usize],
+        fill: V,
+        mut value: impl FnMut(usize) -> Result<V, E>,
+    ) -> Result<Self, E> {
+        let mut shape = Tiled {
+            dims: [Dim {
+                extent: 1,
+                value: fill,
+            }; MAX_TILED_RANK],
+            len: 0,
+        };
+        for (slot, &d) in shape.dims.iter_mut().zip(m2m.iter().rev()) {
+            *slot = Dim {
+                extent: dims.get(d).copied().unwrap_or(0),
+                value: value(d)?,
+            };
+            shape.len += 1;
+        }
+        Ok(shape)
+    }
+
+    /// The dims, most major first.
+    pub(crate) fn dims(&self) -> &[Dim<V>] {
+        &self.dims[..self.len]
+    }
+
+    /// Applies `tile`: extents first, so that an extent past `usize` is
+    /// the refusal whatever the values would say, then the values, group
+    /// by group. The shape is unspecified after a refusal.
+    pub(crate) fn step<C: Carry<Value = V>>(
+        &mut self,
+        tile: &Tile,
+        carry: &mut C,
+    ) -> Result<Level, Refusal<C::Error>> {
+        let k = tile.rank();
+        let prepended = k.saturating_sub(self.len);
+        let n = self.len + prepended;
+        let base = n - k;
+        let groups = tile.groups().count();
+        if base + 2 * groups > MAX_TILED_RANK {
+            return Err(Refusal::Rank);
+        }
+        let one = Dim {
+            extent: 1,
+            value: carry.prepended(),
+        };
+        self.dims.copy_within(..self.len, prepended);
+        self.dims[..prepended].fill(one);
+        let mut level = Level {
+            prepended,
+            base,
+            tile: *tile,
+            extents: [0; MAX_TILE_RANK],
+        };
+        for (e, d) in level.extents.iter_mut().zip(&self.dims[base..n]) {
+            *e = d.extent;
+        }
+        let mut outer = [one; MAX_TILE_RANK];
+        let mut inner = [one; MAX_TILE_RANK];
+        for (g, (first, last, t)) in tile.groups().enumerate() {
+            let e = product(&level.extents[first..=last]).ok_or(Refusal::Overflow)?;
+            outer[g].extent = e.div_ceil(t);
+            inner[g].extent = t;
+        }
+        for (g, (first, last, t)) in tile.groups().enumerate() {
+            let mut acc = self.dims[base + first];
+            for &minor in &self.dims[base + first + 1..=base + last] {
+                acc = Dim {
+                    // Saturating only where a later extent is 0: an empty
+                    // array, whose values nothing reads.
+                    extent: acc.extent.saturating_mul(minor.extent),
+                    value: carry.combine(acc, minor).map_err(Refusal::Carried)?,
+                };
+            }
+            let (q, r) = carry.split(acc, t).map_err(Refusal::Carried)?;
+            outer[g].value = q;
+            inner[g].value = r;
+        }
+        self.dims[base..base + groups].copy_from_slice(&outer[..groups]);
+        self.dims[base + groups..base + 2 * groups].copy_from_slice(&inner[..groups]);
+        self.len = base + 2 * groups;
+        Ok(level)
+    }
+}
+
+/// Extents alone: the tiled shape without values.
+pub(crate) struct Extents;
+
+impl Carry for Extents {
+    type Value = ();
+    type Error = core::convert::Infallible;
+    fn prepended(&mut self) {}
+    fn combine(&mut self, _: Dim<()>, _: Dim<()>) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    fn split(&mut self, _: Dim<()>, _: usize) -> Result<((), ()), Self::Error> {
+        Ok(((), ()))
+    }
+}
