@@ -10,12 +10,18 @@ use crate::Tile;
 /// and the layout keeps its evaluators within 4 KiB.
 pub(crate) const MAX_DIGITS: usize = 24;
 
-/// One dim of the tiled shape: a digit of one logical coordinate.
+/// One dim of the tiled shape: a digit of one logical coordinate, or of
+/// a run of adjacent logical dims that `*` merged whole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Digit {
     /// The logical dim whose coordinate the digit is taken from; 0 for a
     /// digit that is always 0 (`radix` 1).
     pub(crate) dim: usize,
+    /// The last logical dim of the digit's coordinate: the digit is one of
+    /// dims `dim..=last` read as one row-major index. `dim` itself unless
+    /// a `*` combined whole, unpadded dims, adjacent in logical order with
+    /// only size-1 dims between (`f32[3,5]{1,0:T(*,4)}`).
+    pub(crate) last: usize,
     /// What one step of the digit adds to the coordinate.
     pub(crate) place: usize,
     /// The digit is `(x / place) % radix`; 0 for the coordinate's most
@@ -38,28 +44,34 @@ impl Digit {
 }
 
 /// The digits of a layout, most major first (in storage order), with the
-/// extent-1 dims of the tiled shape left out: they are always 0.
+/// extent-1 dims of the tiled shape left out: they are always 0. At most
+/// `N`: the evaluators a layout keeps hold [`MAX_DIGITS`], a relayout walk
+/// one per dim of the tiled shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Digits {
-    pub(crate) list: Fixed<Digit, MAX_DIGITS>,
+pub(crate) struct Digits<const N: usize = MAX_DIGITS> {
+    pub(crate) list: Fixed<Digit, N>,
     /// Bit `d`: logical dim `d`'s digits spell values past its size, so a
-    /// coordinate read back from storage must be checked against it.
+    /// coordinate read back from storage must be checked against it (for
+    /// a merged run, every dim of the run: their product).
     pub(crate) ragged: u16,
     /// The product of the tiled shape's extents: the slots the digits
     /// address (storage may be longer, by `L(n)`).
     pub(crate) slots: usize,
 }
 
-/// `(x_dim / place) % radix` (radix 0: no remainder); radix 1 is the constant 0.
-#[derive(Clone, Copy)]
+/// `(x / place) % radix` of the row-major index `x` of dims `dim..=last`
+/// (radix 0: no remainder); radix 1 is the constant 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Symbol {
     dim: usize,
+    last: usize,
     place: usize,
     radix: usize,
 }
 
 const ZERO: Symbol = Symbol {
     dim: 0,
+    last: 0,
     place: 0,
     radix: 1,
 };
@@ -67,30 +79,36 @@ const ZERO: Symbol = Symbol {
 /// Why a layout has no digits, for the callers that keep other forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NoDigits {
-    /// A `*` combines dims that are not all of extent 1 before the last,
-    /// so the combined value is a sum of scaled coordinates; or a tile
+    /// A `*` combines digits that are not one digit (of one coordinate,
+    /// chained, or of whole adjacent dims), so the combined value is a
+    /// sum of scaled coordinates; or a tile
     /// that neither divides the digit it splits nor covers it (`(3,4)`
     /// then `(2,3)`) splits a digit into digits of a digit.
     NotAChain,
-    /// More than [`MAX_DIGITS`] digits, an empty array, or sizes past `usize`.
+    /// More than `N` digits, an empty array, or sizes past `usize`.
     Limits,
 }
 
 /// The digits of the layout of `dims`, `m2m` and `tiles` (validated).
-pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Digits, NoDigits> {
+pub(crate) fn digits<const N: usize>(
+    dims: &[usize],
+    m2m: &[usize],
+    tiles: &[Tile],
+) -> Result<Digits<N>, NoDigits> {
     if dims.contains(&0) || m2m.len() != dims.len() || m2m.iter().any(|&d| d >= dims.len()) {
         return Err(NoDigits::Limits);
     }
     let whole = |d| {
         Ok(Symbol {
             dim: d,
+            last: d,
             place: 1,
             radix: 0,
         })
     };
     let mut shape = Tiled::physical(dims, m2m, ZERO, whole)?;
     for tile in tiles {
-        shape.step(tile, &mut Chain).map_err(|r| match r {
+        shape.step(tile, &mut Chain { dims }).map_err(|r| match r {
             Refusal::Rank | Refusal::Overflow => NoDigits::Limits,
             Refusal::Carried(e) => e,
         })?;
@@ -98,6 +116,7 @@ pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Di
     let mut out = Digits {
         list: Fixed::new(Digit {
             dim: 0,
+            last: 0,
             place: 0,
             radix: 1,
             extent: 1,
@@ -108,12 +127,13 @@ pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Di
     };
     // Strides, most minor first; the digits then reversed into storage order.
     let mut stride = 1usize;
-    let mut minor_first = Fixed::<Digit, MAX_DIGITS>::new(out.list.slots()[0]);
+    let mut minor_first = Fixed::<Digit, N>::new(out.list.slots()[0]);
     for v in shape.dims().iter().rev() {
         if v.extent != 1 {
             let s = v.value;
             let digit = Digit {
                 dim: s.dim,
+                last: s.last,
                 place: s.place,
                 radix: s.radix,
                 extent: v.extent,
@@ -129,21 +149,28 @@ pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Di
     }
     // A coordinate's digits spell at most `place * extent - 1` from its
     // most significant one, plus each lower digit's largest value.
-    for (dim, &size) in dims.iter().enumerate() {
+    for g in out.list.iter().filter(|g| g.radix != 1) {
+        let run = &dims[g.dim..=g.last];
+        let size = run
+            .iter()
+            .try_fold(1usize, |p, &d| p.checked_mul(d))
+            .ok_or(NoDigits::Limits)?;
         let largest = out
             .list
             .iter()
-            .filter(|g| g.dim == dim && g.radix != 1)
-            .try_fold(0usize, |sum, g| {
-                let top = match g.radix {
-                    0 => g.extent,
-                    r => r.min(g.extent),
+            .filter(|h| h.radix != 1 && (h.dim, h.last) == (g.dim, g.last))
+            .try_fold(0usize, |sum, h| {
+                let top = match h.radix {
+                    0 => h.extent,
+                    r => r.min(h.extent),
                 };
-                (top - 1).checked_mul(g.place)?.checked_add(sum)
+                (top - 1).checked_mul(h.place)?.checked_add(sum)
             })
             .ok_or(NoDigits::Limits)?;
         if largest >= size {
-            out.ragged |= 1 << dim;
+            for d in g.dim..=g.last {
+                out.ragged |= 1 << d;
+            }
         }
     }
     Ok(out)
@@ -151,9 +178,25 @@ pub(crate) fn digits(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> Result<Di
 
 /// Digits through the tile step: a dim's value is a digit of one
 /// coordinate, or the layout has no digits.
-struct Chain;
+struct Chain<'a> {
+    /// The logical dims, to tell whole dims from digits of them.
+    dims: &'a [usize],
+}
 
-impl Carry for Chain {
+impl Chain<'_> {
+    /// Whether `v` alone is its whole coordinate, with no padding: the
+    /// row-major index of its dims, every value of it an element.
+    fn whole(&self, v: Dim<Symbol>) -> bool {
+        v.value.radix == 0
+            && v.value.place == 1
+            && self.dims[v.value.dim..=v.value.last]
+                .iter()
+                .try_fold(1usize, |p, &d| p.checked_mul(d))
+                == Some(v.extent)
+    }
+}
+
+impl Carry for Chain<'_> {
     type Value = Symbol;
     type Error = NoDigits;
 
@@ -162,13 +205,42 @@ impl Carry for Chain {
     }
 
     fn combine(&mut self, major: Dim<Symbol>, minor: Dim<Symbol>) -> Result<Symbol, NoDigits> {
-        // Dims of extent 1 before the last add nothing to the combined
-        // value; any other makes a sum of two coordinates.
-        if major.extent == 1 {
-            Ok(minor.value)
-        } else {
-            Err(NoDigits::NotAChain)
+        let (a, b) = (major.value, minor.value);
+        // A dim of extent 1 is always 0 and adds nothing.
+        if minor.extent == 1 {
+            return Ok(a);
         }
+        if major.extent == 1 {
+            return Ok(b);
+        }
+        if a.radix == 1 && b.radix == 1 {
+            return Ok(ZERO);
+        }
+        if a.radix == 1 || b.radix == 1 {
+            return Err(NoDigits::NotAChain);
+        }
+        // Two digits of one coordinate, the major one worth a whole turn
+        // of the minor one: `(x / p) % (ra * rb)`, one digit.
+        if (a.dim, a.last) == (b.dim, b.last)
+            && b.radix == minor.extent
+            && b.place.checked_mul(b.radix) == Some(a.place)
+        {
+            let radix = match a.radix {
+                0 => 0,
+                r => r.checked_mul(b.radix).ok_or(NoDigits::Limits)?,
+            };
+            return Ok(Symbol { radix, ..b });
+        }
+        // Whole dims in logical order, only size-1 dims between: one
+        // row-major index of the run they span.
+        if self.whole(major)
+            && self.whole(minor)
+            && a.last < b.dim
+            && self.dims[a.last + 1..b.dim].iter().all(|&d| d == 1)
+        {
+            return Ok(Symbol { last: b.last, ..a });
+        }
+        Err(NoDigits::NotAChain)
     }
 
     fn split(&mut self, dim: Dim<Symbol>, t: usize) -> Result<(Symbol, Symbol), NoDigits> {
@@ -200,5 +272,139 @@ impl Carry for Chain {
             // `(x % 3) / 2`: a digit of a digit.
             _ => return Err(NoDigits::NotAChain),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::format;
+    use std::string::{String, ToString};
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::digits;
+    use crate::eval::closed::tests::{spec, Rng};
+    use crate::{Layout, MAX_TILED_RANK};
+
+    /// The row-major index of `index[lo..=hi]` over `dims[lo..=hi]`.
+    fn run_index(dims: &[usize], index: &[usize], lo: usize, hi: usize) -> usize {
+        (lo..=hi).fold(0, |x, d| x * dims[d] + index[d])
+    }
+
+    /// `l`'s digits against its offsets and inverse, every element and
+    /// every slot: an element's digit values, at their strides, sum to its
+    /// offset; a slot whose values are all inside their radices and whose
+    /// coordinates are inside the dims is that element, any other slot is
+    /// padding. Returns whether `l` has digits and whether a `*` merged
+    /// whole dims.
+    fn check(spec: &str, l: &Layout) -> (bool, bool) {
+        let Ok(d) = digits::<MAX_TILED_RANK>(l.dims(), l.minor_to_major(), l.tiles()) else {
+            return (false, false);
+        };
+        let dims = l.dims();
+        let value = |g: &super::Digit, x: usize| match g.radix {
+            1 => 0,
+            0 => x / g.place,
+            r => (x / g.place) % r,
+        };
+        let mut index = vec![0; dims.len()];
+        for _ in 0..l.len() {
+            let at: usize = d
+                .list
+                .iter()
+                .map(|g| value(g, run_index(dims, &index, g.dim, g.last)) * g.stride)
+                .sum();
+            assert_eq!(at, l.offset(&index), "{spec} {index:?}");
+            for k in (0..dims.len()).rev() {
+                index[k] += 1;
+                if index[k] < dims[k] {
+                    break;
+                }
+                index[k] = 0;
+            }
+        }
+        for slot in 0..l.storage_len() {
+            let mut runs = vec![0usize; dims.len()];
+            let mut inside = slot < d.slots;
+            for g in d.list.iter() {
+                let v = (slot / g.stride) % g.extent;
+                match g.radix {
+                    1 => inside &= v == 0,
+                    0 => {}
+                    r => inside &= v < r,
+                }
+                if g.radix != 1 {
+                    runs[g.dim] += v * g.place;
+                }
+            }
+            let mut index = vec![0; dims.len()];
+            for g in d.list.iter().filter(|g| g.radix != 1) {
+                let size: usize = dims[g.dim..=g.last].iter().product();
+                inside &= runs[g.dim] < size;
+                let mut x = runs[g.dim];
+                for k in (g.dim..=g.last).rev() {
+                    index[k] = x % dims[k];
+                    x /= dims[k];
+                }
+            }
+            let want = inside.then(|| index.clone());
+            let got = l.index_of(slot).map(|i| i.to_vec());
+            assert_eq!(got, want, "{spec} slot {slot}");
+        }
+        (true, d.list.iter().any(|g| g.last != g.dim))
+    }
+
+    /// Random layouts, and ones of `*` over dims in logical order (most of
+    /// them whole, some of size 1 between), against the layout's offsets
+    /// and inverse.
+    #[test]
+    fn digits_address_every_element_once() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut with, mut merged) = (0, 0);
+        for i in 0..4000 {
+            let spec = if i % 2 == 0 {
+                spec(&mut rng)
+            } else {
+                let rank = 2 + rng.below(4);
+                let dims: Vec<String> = (0..rank)
+                    .map(|_| match rng.below(4) {
+                        0 => "1".into(),
+                        _ => (2 + rng.below(6)).to_string(),
+                    })
+                    .collect();
+                let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
+                let k = 2 + rng.below(rank - 1);
+                let mut tile: Vec<String> = (0..k - 1)
+                    .map(|_| match rng.below(3) {
+                        0 => (1usize << rng.below(3)).to_string(),
+                        _ => "*".into(),
+                    })
+                    .collect();
+                tile.push((1 + rng.below(8)).to_string());
+                let more = match rng.below(3) {
+                    0 => format!("({})", 1usize << rng.below(3)),
+                    _ => String::new(),
+                };
+                format!(
+                    "f32[{}]{{{}:T({}){more}}}",
+                    dims.join(","),
+                    order.join(","),
+                    tile.join(",")
+                )
+            };
+            let Ok(l) = crate::parse(&spec) else { continue };
+            if l.storage_len() > 4096 {
+                continue;
+            }
+            let (has, run) = check(&spec, &l);
+            with += usize::from(has);
+            merged += usize::from(run);
+        }
+        assert!(
+            with >= 2000 && merged >= 600,
+            "{with} with digits, {merged} merged"
+        );
     }
 }

@@ -7,9 +7,12 @@
 //! coordinate it splits (a tile that divides the one it nests in, or is
 //! at least as large), each dim of the tiled shape holds one digit of one
 //! logical coordinate, `(x / place) % radix`, and storage is the tiled
-//! shape in row-major order. [`digits`] is the one place that derives
-//! those digits from the description (dims, `minor_to_major`, tiles);
-//! the evaluators in [`eval`](crate::eval) are compiled from what it says.
+//! shape in row-major order; a `*` over whole adjacent dims makes digits of
+//! their row-major index. [`tiling`] is the one place the tile step is
+//! written, and [`digits`] derives the digits through it from the
+//! description (dims, `minor_to_major`, tiles); the evaluators in
+//! [`eval`](crate::eval) and the relayout walk are compiled from what it
+//! says.
 
 mod digits;
 pub(crate) mod divide;

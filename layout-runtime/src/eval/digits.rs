@@ -80,6 +80,10 @@ impl DigitForm {
     /// a place or radix is not a power of two or a dim has more than four
     /// digits (those layouts keep the folded programs' forms).
     pub(crate) fn new(digits: &Digits) -> Option<DigitForm> {
+        // A digit of dims that `*` merged whole adds to no one dim.
+        if digits.list.iter().any(|g| g.last != g.dim) {
+            return None;
+        }
         let mut form = DigitForm {
             shifts: [[0; PER_DIM]; MAX_RANK],
             scales: [[0; PER_DIM]; MAX_RANK],
