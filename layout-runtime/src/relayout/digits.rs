@@ -14,7 +14,9 @@
 //! significant of its dim by a tile that does not divide it, where two digit
 //! values would name the same index.
 
-use crate::{Layout, TileDim, MAX_RANK, MAX_TILED_RANK};
+#[cfg(test)]
+use crate::TileDim;
+use crate::{algebra, Layout, MAX_RANK, MAX_TILED_RANK};
 
 /// Source of every size-1 dim that tiling prepends: such a slot holds an
 /// element only when all of these digits are 0.
@@ -120,8 +122,81 @@ impl Digits {
     }
 
     /// `layout` as digits, or `None` when it leaves the digit form (see the
-    /// module docs) or is empty.
+    /// module docs) or is empty: the layout's
+    /// [`algebra::digits`](crate::algebra::digits), each run of logical
+    /// dims a source, where no digit but a most significant one has
+    /// padding inside it (two values of such a digit would name one index,
+    /// which the walk's bounds tests cannot tell).
     pub(crate) fn of(layout: &Layout) -> Option<Self> {
+        if layout.is_empty() {
+            return None;
+        }
+        let dims = layout.dims();
+        let digits =
+            algebra::digits::<MAX_TILED_RANK>(dims, layout.minor_to_major(), layout.tiles())
+                .ok()?;
+        let mut out = Digits::empty(dims);
+        // Sources of single dims in physical order, then runs as they come.
+        let mut single = [PHANTOM; MAX_RANK];
+        for &dim in layout.minor_to_major().iter().rev() {
+            single[dim] = out.add_source(dim, dim, dims[dim])?;
+        }
+        let n = digits.list.len();
+        // Phantom digits chain as one mixed-radix number, most minor first:
+        // any value but 0 is padding, and adjacent ones merge into one step.
+        let mut phantom = 1usize;
+        for (i, g) in digits.list.iter().enumerate().rev() {
+            let stored = match g.radix {
+                1 => {
+                    let weight = phantom;
+                    phantom = phantom.checked_mul(g.extent)?;
+                    Digit {
+                        source: PHANTOM,
+                        weight,
+                        count: g.extent,
+                        top: false,
+                        stride: g.stride,
+                    }
+                }
+                r if r != 0 && r != g.extent => return None,
+                r => {
+                    let source = if g.dim == g.last {
+                        single[g.dim]
+                    } else {
+                        out.run(g.dim, g.last)?
+                    };
+                    Digit {
+                        source,
+                        weight: g.place,
+                        count: g.extent,
+                        top: r == 0,
+                        stride: g.stride,
+                    }
+                }
+            };
+            *out.stored.get_mut(i)? = stored;
+        }
+        out.n = n;
+        out.body = digits.slots;
+        out.storage_len = layout.storage_len();
+        Some(out)
+    }
+
+    /// The source of the row-major index of dims `lo..=hi`, added if new.
+    fn run(&mut self, lo: usize, hi: usize) -> Option<u8> {
+        let known = self.sources[..self.n_sources]
+            .iter()
+            .position(|s| (s.lo, s.hi) == (lo, hi));
+        if let Some(id) = known {
+            return u8::try_from(id).ok();
+        }
+        let bound = self.dims[lo..=hi].iter().product();
+        self.add_source(lo, hi, bound)
+    }
+
+    /// The stepping `of` replaced, kept while the two are compared.
+    #[cfg(test)]
+    pub(crate) fn of_stepped(layout: &Layout) -> Option<Self> {
         if layout.is_empty() {
             return None;
         }
@@ -181,6 +256,7 @@ impl Digits {
     }
 
     /// Sets strides (row-major over `shape`), drops size-1 digits.
+    #[cfg(test)]
     fn finish(&mut self, shape: &[Digit], body: usize) {
         let mut stride = 1usize;
         let mut kept = [NO_DIGIT; MAX_TILED_RANK];
@@ -200,6 +276,7 @@ impl Digits {
     }
 
     /// The digit `major * minor.count + minor`, if it is one digit of one source.
+    #[cfg(test)]
     fn merge(&mut self, major: Digit, minor: Digit) -> Option<Digit> {
         if minor.count == 1 {
             return Some(major);
@@ -300,6 +377,7 @@ impl Digits {
 }
 
 /// `e / t` and `e % t` of a digit `e`.
+#[cfg(test)]
 fn split(g: Digit, t: usize) -> Option<(Digit, Digit)> {
     if !g.top && g.source != PHANTOM && g.count % t != 0 {
         // Inner padding: two digit values would name one index.
@@ -316,4 +394,108 @@ fn split(g: Digit, t: usize) -> Option<(Digit, Digit)> {
         ..g
     };
     Some((outer, inner))
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::format;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    use super::{Digits, PHANTOM};
+    use crate::eval::closed::tests::{spec, Rng};
+
+    /// A stored digit as compared: source `(lo, hi, bound)`, weight, count, top, stride.
+    type Seen = (Option<(usize, usize, usize)>, usize, usize, bool, usize);
+
+    /// What a walk reads of digits: per stored digit its source's dims
+    /// and bound (phantom: none, and its weight only nonzero), weight,
+    /// count, top (phantom: none) and stride; the body and storage.
+    fn walked(d: &Digits) -> Vec<Seen> {
+        let mut v: Vec<_> = d.stored[..d.n]
+            .iter()
+            .map(|g| {
+                if g.source == PHANTOM {
+                    assert!(g.weight > 0);
+                    (None, 0, g.count, false, g.stride)
+                } else {
+                    let s = d.sources[usize::from(g.source)];
+                    (
+                        Some((s.lo, s.hi, s.bound)),
+                        g.weight,
+                        g.count,
+                        g.top,
+                        g.stride,
+                    )
+                }
+            })
+            .collect();
+        v.push((None, d.body, d.storage_len, false, 0));
+        v
+    }
+
+    #[test]
+    fn digits_from_the_algebra_equal_the_stepped_ones() {
+        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        let (mut same, mut merged, mut gained) = (0, 0, 0);
+        for i in 0..20000 {
+            let spec = if i % 2 == 0 {
+                spec(&mut rng)
+            } else {
+                let rank = 2 + rng.below(4);
+                let dims: Vec<String> = (0..rank)
+                    .map(|_| match rng.below(4) {
+                        0 => "1".into(),
+                        _ => (2 + rng.below(6)).to_string(),
+                    })
+                    .collect();
+                let mut order: Vec<usize> = (0..rank).rev().collect();
+                if rng.below(4) == 0 {
+                    let j = rng.below(rank - 1);
+                    order.swap(j, j + 1);
+                }
+                let order: Vec<String> = order.iter().map(ToString::to_string).collect();
+                let k = 2 + rng.below(rank - 1);
+                let mut tile: Vec<String> = (0..k - 1)
+                    .map(|_| match rng.below(3) {
+                        0 => (1usize << rng.below(3)).to_string(),
+                        _ => "*".into(),
+                    })
+                    .collect();
+                tile.push((1 + rng.below(8)).to_string());
+                let more = match rng.below(3) {
+                    0 => format!("({})", 1 + rng.below(8)),
+                    1 => format!("(*,{})", 1 + rng.below(8)),
+                    _ => String::new(),
+                };
+                format!(
+                    "f32[{}]{{{}:T({}){more}}}",
+                    dims.join(","),
+                    order.join(","),
+                    tile.join(",")
+                )
+            };
+            let Ok(l) = crate::parse(&spec) else { continue };
+            match (Digits::of_stepped(&l), Digits::of(&l)) {
+                (Some(old), Some(new)) => {
+                    assert_eq!(walked(&old), walked(&new), "{spec}");
+                    same += 1;
+                    merged +=
+                        usize::from(new.sources[1..new.n_sources].iter().any(|s| s.lo < s.hi));
+                }
+                (Some(_), None) => panic!("{spec}: the algebra refuses, the stepping did not"),
+                // Tiles of 1 make digits the stepping refused to split
+                // (`f32[12,3]{1,0:T(8,1)(2)}`); the algebra makes them
+                // constant, and their values past 0 padding.
+                (None, Some(_)) => gained += 1,
+                (None, None) => {}
+            }
+        }
+        assert!(
+            same >= 5000 && merged >= 1000,
+            "{same} same, {merged} merged, {gained} gained"
+        );
+    }
 }
