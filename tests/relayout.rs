@@ -142,6 +142,60 @@ fn random_layouts_match_the_reference() {
     }
 }
 
+/// `*` over whole dims adjacent in logical order (size-1 dims between
+/// them allowed) makes one digit of their row-major index, which the
+/// block walk and the offset iterator take; the same tiles after another
+/// tile or over dims out of logical order leave that form and fall back.
+/// Either way against the reference, later tiles and `L(n)` included.
+#[test]
+fn whole_dim_merges_match_the_reference() {
+    let mut rng = Rng::new(0x5eed_0003);
+    let mut whole = 0;
+    for _ in 0..1500 {
+        let rank = 2 + rng.pick(4);
+        let dims: Vec<usize> = (0..rank)
+            .map(|_| if rng.pick(4) == 0 { 1 } else { 2 + rng.pick(5) })
+            .collect();
+        let mut m2m: Vec<usize> = (0..rank).rev().collect();
+        let in_order = rng.pick(5) != 0;
+        if !in_order {
+            let j = rng.pick(rank - 1);
+            m2m.swap(j, j + 1);
+        }
+        // A tile of `k` dims whose last `stars + 1` combine.
+        let k = 2 + rng.pick(rank - 1);
+        let stars = 1 + rng.pick(k - 1);
+        let mut tile: Vec<Option<usize>> =
+            (0..k - 1 - stars).map(|_| Some(1 + rng.pick(4))).collect();
+        tile.extend(std::iter::repeat_n(None, stars));
+        tile.push(Some(1 + rng.pick(8)));
+        let before = rng.pick(4) == 0;
+        let mut tiles = Vec::new();
+        if before {
+            tiles.push(vec![Some(2)]);
+        }
+        tiles.push(tile);
+        match rng.pick(4) {
+            0 => tiles.push(vec![Some(1 + rng.pick(8))]),
+            1 => tiles.push(vec![Some(2), Some(1)]),
+            _ => {}
+        }
+        let combined = &dims[rank - 1 - stars..];
+        if in_order && !before && combined.iter().filter(|&&d| d > 1).count() > 1 {
+            whole += 1;
+        }
+        let tail = if rng.pick(6) == 0 { 4 } else { 1 };
+        check_u32(&RefLayout {
+            type_name: "u32",
+            dims,
+            minor_to_major: m2m,
+            tiles,
+            tail_alignment: tail,
+        });
+    }
+    assert!(whole >= 500, "{whole} layouts merge whole dims");
+}
+
 /// A `RefLayout` for a spec in the reference's canonical form.
 fn reference(
     type_name: &'static str,
