@@ -3,7 +3,7 @@
 //! Tiling splits and merges the digits of each logical index, so an
 //! element's slot is a sum of terms `floor(e_d / div) mod b * stride`, one
 //! per digit of a dim `d` that survives into the tiled shape ([`Atom`]s,
-//! built by stepping the physical shape as SPEC.md §4 does). With
+//! carried through the tile step, [`Tiled::step`]). With
 //! `e_d = floor(L / P_d) mod D_d` (`P_d` the product of the dims after `d`),
 //! each digit of a dim whose top digit divides it is a digit of `L` itself,
 //! `floor(L / A) mod B * S`. A dim whose tile does not divide it (ragged)
@@ -34,14 +34,15 @@
 //! the first difference lies right there.
 
 use super::gcd;
-use crate::{MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
+use crate::algebra::tiling::{Carry, Dim, Tiled};
+use crate::{MAX_RANK, MAX_TILE_RANK, MAX_TILING_LEVELS};
 
 /// Digits a layout can have: one per dim, and at most one more per split.
 pub(crate) const MAX_ATOMS: usize = MAX_RANK + MAX_TILING_LEVELS * MAX_TILE_RANK;
 
 /// `floor(e_dim / div) mod modulus` (no modulus for a dim's top digit),
-/// `weight` in the value at `at` of the shape being tiled, and in the end
-/// the digit's storage stride.
+/// `weight` in the value of the dim of the shape being tiled that holds
+/// it, and in the end the digit's storage stride.
 #[derive(Clone, Copy, Debug)]
 struct Atom {
     dim: usize,
@@ -50,7 +51,6 @@ struct Atom {
     modulus: usize,
     /// The values the digit takes: `modulus`, or `ceil(D / div)` at the top.
     reach: usize,
-    at: usize,
     weight: usize,
 }
 
@@ -59,9 +59,53 @@ const NO_ATOM: Atom = Atom {
     div: 1,
     modulus: 1,
     reach: 1,
-    at: 0,
     weight: 0,
 };
+
+/// The atoms a dim of the shape being tiled holds: bit `i` for atom `i`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Members([u64; MAX_ATOMS.div_ceil(64)]);
+
+impl Members {
+    fn one(i: usize) -> Self {
+        let mut m = Members::default();
+        m.add(i);
+        m
+    }
+
+    fn add(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    fn iter(self) -> impl Iterator<Item = usize> {
+        (0..MAX_ATOMS).filter(move |&i| self.0[i / 64] >> (i % 64) & 1 == 1)
+    }
+
+    fn union(mut self, other: Self) -> Self {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+        self
+    }
+}
+
+/// The atoms of a layout through the tile step: each dim of the shape
+/// holds a sum of weighted digits, which `*` scales and sums and a split
+/// cuts where a digit of its dim ends.
+struct Sums<'a> {
+    dims: &'a [usize],
+    atoms: [Atom; MAX_ATOMS],
+    n: usize,
+}
+
+impl Sums<'_> {
+    /// A new atom, in a dim of its own.
+    fn push(&mut self, atom: Atom) -> Option<Members> {
+        *self.atoms.get_mut(self.n)? = atom;
+        self.n += 1;
+        Some(Members::one(self.n - 1))
+    }
+}
 
 /// The digits of a layout with their storage strides, or `None` for a
 /// layout whose tiles cut a digit where no digit of its dim ends (a tile
@@ -72,167 +116,136 @@ fn atoms(
     m2m: &[usize],
     tiles: &[crate::Tile],
 ) -> Option<([Atom; MAX_ATOMS], usize)> {
-    let rank = dims.len();
-    let mut atoms = [NO_ATOM; MAX_ATOMS];
-    let mut n = 0;
-    let mut ext = [1usize; MAX_TILED_RANK];
-    let mut len = rank;
-    for (p, &d) in m2m.iter().rev().enumerate() {
-        let size = *dims.get(d)?;
-        ext[p] = size;
+    let mut carry = Sums {
+        dims,
+        atoms: [NO_ATOM; MAX_ATOMS],
+        n: 0,
+    };
+    let mut shape = Tiled::physical(dims, m2m, Members::default(), |d| {
+        let size = *dims.get(d).ok_or(())?;
         // A size-1 dim's digit is always 0: it adds no term.
-        if size > 1 {
-            atoms[n] = Atom {
+        if size == 1 {
+            return Ok(Members::default());
+        }
+        carry
+            .push(Atom {
                 dim: d,
                 div: 1,
                 modulus: 0,
                 reach: size,
-                at: p,
                 weight: 1,
-            };
-            n += 1;
-        }
-    }
+            })
+            .ok_or(())
+    })
+    .ok()?;
     for tile in tiles {
-        let k = tile.rank();
-        let prepended = k.saturating_sub(len);
-        if prepended > 0 {
-            ext.copy_within(..len, prepended);
-            ext[..prepended].fill(1);
-            for a in &mut atoms[..n] {
-                a.at += prepended;
-            }
-            len += prepended;
-        }
-        let base = len - k;
-        let groups = tile.groups().count();
-        if base + 2 * groups > MAX_TILED_RANK {
-            return None;
-        }
-        let mut next = [1usize; MAX_TILED_RANK];
-        next[..base].copy_from_slice(&ext[..base]);
-        // Positions before this level: each group reads the atoms that were
-        // in its dims, not those an earlier group has just moved there.
-        let before = n;
-        let mut was = [0usize; MAX_ATOMS];
-        for (w, a) in was.iter_mut().zip(&atoms[..n]) {
-            *w = a.at;
-        }
-        for (g, (first, last, t)) in tile.groups().enumerate() {
-            let (first, last) = (base + first, base + last);
-            let mut members = [0usize; MAX_ATOMS];
-            let mut m = 0;
-            for (i, &at) in was[..before].iter().enumerate() {
-                if (first..=last).contains(&at) {
-                    members[m] = i;
-                    m += 1;
-                }
-            }
-            // `*`: the group's dims read as one row-major value.
-            let mut extent = 1usize;
-            for p in (first..=last).rev() {
-                for &i in &members[..m] {
-                    if was[i] == p {
-                        atoms[i].weight = atoms[i].weight.checked_mul(extent)?;
-                    }
-                }
-                extent = extent.checked_mul(ext[p])?;
-            }
-            members[..m].sort_unstable_by_key(|&i| atoms[i].weight);
-            let (outer, inner) = (base + g, base + groups + g);
-            n = split(&mut atoms, n, &members[..m], t, dims, outer, inner)?;
-            next[outer] = extent.div_ceil(t);
-            next[inner] = t;
-        }
-        len = base + 2 * groups;
-        ext = next;
+        shape.step(tile, &mut carry).ok()?;
     }
     // Row-major strides of the final shape turn weights into strides.
-    let mut strides = [0usize; MAX_TILED_RANK];
     let mut stride = 1usize;
-    for p in (0..len).rev() {
-        strides[p] = stride;
-        stride = stride.saturating_mul(ext[p]);
+    for d in shape.dims().iter().rev() {
+        for i in d.value.iter() {
+            let a = &mut carry.atoms[i];
+            a.weight = a.weight.checked_mul(stride)?;
+        }
+        stride = stride.saturating_mul(d.extent);
     }
-    for a in &mut atoms[..n] {
-        a.weight = a.weight.checked_mul(strides[a.at])?;
-    }
-    Some((atoms, n))
+    Some((carry.atoms, carry.n))
 }
 
-/// Splits the value made of `members` (sorted by weight) by `t`: the
-/// quotient's digits go to `outer`, the remainder's to `inner`. A digit that
-/// straddles `t` is cut in two when that cut is a digit boundary of its dim;
-/// otherwise `None`. Returns the new number of atoms.
-fn split(
-    atoms: &mut [Atom; MAX_ATOMS],
-    mut n: usize,
-    members: &[usize],
-    t: usize,
-    dims: &[usize],
-    outer: usize,
-    inner: usize,
-) -> Option<usize> {
-    // The largest value the digits below the cut reach.
-    let mut low_max = 0usize;
-    let mut cut = members.len();
-    for (k, &i) in members.iter().enumerate() {
-        let a = atoms[i];
-        if a.weight >= t {
-            cut = k;
+impl Carry for Sums<'_> {
+    type Value = Members;
+    type Error = ();
+
+    fn prepended(&mut self) -> Members {
+        Members::default()
+    }
+
+    /// `*`: the two dims read as one row-major value.
+    fn combine(&mut self, major: Dim<Members>, minor: Dim<Members>) -> Result<Members, ()> {
+        for i in major.value.iter() {
+            let a = &mut self.atoms[i];
+            a.weight = a.weight.checked_mul(minor.extent).ok_or(())?;
+        }
+        Ok(major.value.union(minor.value))
+    }
+
+    /// Splits the value made of the dim's atoms by `t`: the quotient's
+    /// digits go to the outer dim, the remainder's to the inner. A digit
+    /// that straddles `t` is cut in two when that cut is a digit boundary
+    /// of its dim; otherwise the map is no sum of digits.
+    fn split(&mut self, dim: Dim<Members>, t: usize) -> Result<(Members, Members), ()> {
+        let mut members = [0usize; MAX_ATOMS];
+        let mut m = 0;
+        for i in dim.value.iter() {
+            members[m] = i;
+            m += 1;
+        }
+        let members = &mut members[..m];
+        members.sort_unstable_by_key(|&i| self.atoms[i].weight);
+        let (mut outer, mut inner) = (Members::default(), Members::default());
+        // The largest value the digits below the cut reach.
+        let mut low_max = 0usize;
+        let mut cut = members.len();
+        for (k, &i) in members.iter().enumerate() {
+            let a = self.atoms[i];
+            if a.weight >= t {
+                cut = k;
+                break;
+            }
+            let top = (a.reach - 1)
+                .checked_mul(a.weight)
+                .and_then(|x| low_max.checked_add(x))
+                .ok_or(())?;
+            if top < t {
+                low_max = top;
+                continue;
+            }
+            // `a` straddles `t`: `a = hi * s + lo` with `lo * weight` below `t`.
+            if t % a.weight != 0 || low_max >= a.weight {
+                return Err(());
+            }
+            let s = t / a.weight;
+            if a.modulus != 0 && a.modulus % s != 0 {
+                return Err(());
+            }
+            let div = a.div.checked_mul(s).ok_or(())?;
+            let (modulus, reach) = if a.modulus == 0 {
+                (0, self.dims[a.dim].div_ceil(div))
+            } else {
+                (a.modulus / s, a.modulus / s)
+            };
+            if reach > 1 {
+                let high = Atom {
+                    dim: a.dim,
+                    div,
+                    modulus,
+                    reach,
+                    weight: 1,
+                };
+                outer = self.push(high).ok_or(())?;
+            }
+            self.atoms[i] = Atom {
+                modulus: s,
+                reach: s,
+                ..a
+            };
+            cut = k + 1;
             break;
         }
-        let top = low_max.checked_add((a.reach - 1).checked_mul(a.weight)?)?;
-        if top < t {
-            low_max = top;
-            continue;
+        for &i in &members[..cut] {
+            inner.add(i);
         }
-        // `a` straddles `t`: `a = hi * s + lo` with `lo * weight` below `t`.
-        if t % a.weight != 0 || low_max >= a.weight {
-            return None;
+        for &i in &members[cut..] {
+            let a = &mut self.atoms[i];
+            if a.weight % t != 0 {
+                return Err(());
+            }
+            a.weight /= t;
+            outer.add(i);
         }
-        let s = t / a.weight;
-        if a.modulus != 0 && a.modulus % s != 0 {
-            return None;
-        }
-        let div = a.div.checked_mul(s)?;
-        let (modulus, reach) = if a.modulus == 0 {
-            (0, dims[a.dim].div_ceil(div))
-        } else {
-            (a.modulus / s, a.modulus / s)
-        };
-        if reach > 1 {
-            *atoms.get_mut(n)? = Atom {
-                dim: a.dim,
-                div,
-                modulus,
-                reach,
-                at: outer,
-                weight: 1,
-            };
-            n += 1;
-        }
-        atoms[i] = Atom {
-            modulus: s,
-            reach: s,
-            at: inner,
-            ..a
-        };
-        cut = k + 1;
-        break;
+        Ok((outer, inner))
     }
-    for &i in &members[..cut] {
-        atoms[i].at = inner;
-    }
-    for &i in &members[cut..] {
-        let a = &mut atoms[i];
-        if a.weight % t != 0 {
-            return None;
-        }
-        a.weight /= t;
-        a.at = outer;
-    }
-    Some(n)
 }
 
 /// One digit of a block: `floor(e / div) mod modulus * stride` (no modulus
