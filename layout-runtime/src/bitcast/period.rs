@@ -68,7 +68,8 @@
 
 use super::gcd;
 use crate::algebra::fold::offset_of;
-use crate::{Tile, MAX_RANK, MAX_TILED_RANK};
+use crate::algebra::tiling::{Carry, Dim, Tiled};
+use crate::{Tile, MAX_RANK};
 
 /// A laid-out shape, read on its dims, with each dim's period.
 pub(crate) struct Side<'a> {
@@ -236,60 +237,62 @@ impl Iterator for Steps<'_> {
 /// so the step grows by `t / gcd(t, delta * w)` and the quotient's place
 /// moves by `delta * w / t`. Places outside the tile keep their moves.
 fn period(dims: &[usize], m2m: &[usize], tiles: &[Tile], d: usize) -> Option<usize> {
-    let size = dims[d];
-    let rank = dims.len();
-    let mut ext = [1usize; MAX_TILED_RANK];
-    for (e, &x) in ext.iter_mut().zip(m2m.iter().rev()) {
-        *e = dims[x];
-    }
-    let mut len = rank;
-    let mut at = rank - 1 - m2m.iter().position(|&x| x == d)?;
-    let (mut m, mut delta) = (1usize, 1usize);
+    m2m.iter().position(|&x| x == d)?;
+    let mut carry = Period {
+        size: dims[d],
+        m: 1,
+    };
+    let holds = |x| Ok::<_, ()>((x == d).then_some(1));
+    let mut shape = Tiled::physical(dims, m2m, None, holds).ok()?;
     for tile in tiles {
-        let k = tile.rank();
-        let prepended = k.saturating_sub(len);
-        if prepended > 0 {
-            ext.copy_within(..len, prepended);
-            ext[..prepended].fill(1);
-            at += prepended;
-            len += prepended;
-        }
-        let base = len - k;
-        let groups = tile.groups().count();
-        if base + 2 * groups > MAX_TILED_RANK {
-            return None;
-        }
-        let mut next = [1usize; MAX_TILED_RANK];
-        next[..base].copy_from_slice(&ext[..base]);
-        let mut moved = at;
-        for (g, (first, last, t)) in tile.groups().enumerate() {
-            let (first, last) = (base + first, base + last);
-            let mut extent = 1usize;
-            for &e in &ext[first..=last] {
-                extent = extent.checked_mul(e)?;
-            }
-            next[base + g] = extent.div_ceil(t);
-            next[base + groups + g] = t;
-            if (first..=last).contains(&at) {
-                let mut w = 1usize;
-                for &e in &ext[at + 1..=last] {
-                    w = w.checked_mul(e)?;
-                }
-                let shift = delta.checked_mul(w)?;
-                let grow = t / gcd(t, shift);
-                m = m.checked_mul(grow)?;
-                if m >= size {
-                    return None;
-                }
-                delta = shift.checked_mul(grow)? / t;
-                moved = base + g;
-            }
-        }
-        at = moved;
-        len = base + 2 * groups;
-        ext = next;
+        shape.step(tile, &mut carry).ok()?;
     }
-    Some(m)
+    Some(carry.m)
+}
+
+/// The step of one dim through the tile step: `m` so far, and in each dim
+/// of the shape how far a step of `m` moves its value (`None`: not at all).
+struct Period {
+    size: usize,
+    m: usize,
+}
+
+impl Carry for Period {
+    type Value = Option<usize>;
+    type Error = ();
+
+    fn prepended(&mut self) -> Option<usize> {
+        None
+    }
+
+    /// The major dim's move weighs the minor's extent in the joined value.
+    fn combine(
+        &mut self,
+        major: Dim<Option<usize>>,
+        minor: Dim<Option<usize>>,
+    ) -> Result<Option<usize>, ()> {
+        match major.value {
+            Some(delta) => Ok(Some(delta.checked_mul(minor.extent).ok_or(())?)),
+            None => Ok(minor.value),
+        }
+    }
+
+    fn split(
+        &mut self,
+        dim: Dim<Option<usize>>,
+        t: usize,
+    ) -> Result<(Option<usize>, Option<usize>), ()> {
+        let Some(shift) = dim.value else {
+            return Ok((None, None));
+        };
+        let grow = t / gcd(t, shift);
+        self.m = self.m.checked_mul(grow).ok_or(())?;
+        if self.m >= self.size {
+            return Err(());
+        }
+        let delta = shift.checked_mul(grow).ok_or(())? / t;
+        Ok((Some(delta), None))
+    }
 }
 
 /// Candidates for the coordinates' bounds: both sides' dim boundaries and
