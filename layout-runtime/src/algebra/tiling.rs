@@ -66,8 +66,35 @@ pub(crate) struct Level {
 }
 
 impl Level {
+    /// The level `tile` makes of a shape of extents `before`, most major
+    /// first.
+    pub(crate) fn of(before: &[usize], tile: &Tile) -> Level {
+        let k = tile.rank();
+        let prepended = k.saturating_sub(before.len());
+        let base = before.len() + prepended - k;
+        let mut extents = [1; MAX_TILE_RANK];
+        // Positions in the shape with the prepended dims, of extent 1, in front.
+        for (j, e) in extents[..k].iter_mut().enumerate() {
+            if let Some(p) = (base + j).checked_sub(prepended) {
+                *e = before[p];
+            }
+        }
+        Level {
+            prepended,
+            base,
+            tile: *tile,
+            extents,
+        }
+    }
+
     pub(crate) fn k(&self) -> usize {
         self.tile.rank()
+    }
+
+    /// The number of groups: the level makes an outer and an inner dim
+    /// of each.
+    pub(crate) fn count(&self) -> usize {
+        self.groups().count()
     }
 
     /// `(first, last, t)` of each combined group: positions in the tile
@@ -79,6 +106,33 @@ impl Level {
     pub(crate) fn group_extent(&self, first: usize, last: usize) -> usize {
         // Overflow was ruled out when the shape was stepped.
         product(&self.extents[first..=last]).unwrap_or(usize::MAX)
+    }
+
+    /// Undoes the level for one slot: writes to `before` (as long as the
+    /// shape before the level) the index whose slot is `after` in the
+    /// shape after it (tile index times tile plus index in tile, combined
+    /// dims split again, prepended dims dropped), or returns `false` if
+    /// that slot is padding of this level.
+    pub(crate) fn undo(&self, after: &[usize], before: &mut [usize]) -> bool {
+        let (base, groups) = (self.base, self.count());
+        let mut padded = [0usize; MAX_TILED_RANK];
+        padded[..base].copy_from_slice(&after[..base]);
+        for (g, (first, last, t)) in self.groups().enumerate() {
+            let mut x = after[base + g]
+                .wrapping_mul(t)
+                .wrapping_add(after[base + groups + g]);
+            if x >= self.group_extent(first, last) {
+                return false;
+            }
+            for j in (first + 1..=last).rev() {
+                let d = self.extents[j];
+                padded[base + j] = x % d;
+                x /= d;
+            }
+            padded[base + first] = x;
+        }
+        before.copy_from_slice(&padded[self.prepended..base + self.k()]);
+        true
     }
 }
 
@@ -129,11 +183,12 @@ impl<V: Copy> Tiled<V> {
         tile: &Tile,
         carry: &mut C,
     ) -> Result<Level, Refusal<C::Error>> {
-        let k = tile.rank();
-        let prepended = k.saturating_sub(self.len);
-        let n = self.len + prepended;
-        let base = n - k;
-        let groups = tile.groups().count();
+        let mut before = [0usize; MAX_TILED_RANK];
+        for (e, d) in before.iter_mut().zip(self.dims()) {
+            *e = d.extent;
+        }
+        let level = Level::of(&before[..self.len], tile);
+        let (prepended, base, groups) = (level.prepended, level.base, level.count());
         if base + 2 * groups > MAX_TILED_RANK {
             return Err(Refusal::Rank);
         }
@@ -143,15 +198,6 @@ impl<V: Copy> Tiled<V> {
         };
         self.dims.copy_within(..self.len, prepended);
         self.dims[..prepended].fill(one);
-        let mut level = Level {
-            prepended,
-            base,
-            tile: *tile,
-            extents: [0; MAX_TILE_RANK],
-        };
-        for (e, d) in level.extents.iter_mut().zip(&self.dims[base..n]) {
-            *e = d.extent;
-        }
         let mut outer = [one; MAX_TILE_RANK];
         let mut inner = [one; MAX_TILE_RANK];
         for (g, (first, last, t)) in tile.groups().enumerate() {

@@ -4,8 +4,9 @@
 
 use core::fmt::{self, Write};
 
-use super::levels::{Levels, Point, Step};
+use super::levels::{Levels, Point};
 use super::Tuple;
+use crate::algebra::tiling::Level;
 use crate::{Layout, MAX_RANK, MAX_TILED_RANK};
 
 /// `a*B + b` nested for any length: `linear_index` with its arithmetic shown.
@@ -110,7 +111,7 @@ impl fmt::Display for IndexSteps<'_> {
         let levels = Levels::new(layout);
         let mut last = None;
         for (level, tile) in layout.tiles().iter().enumerate() {
-            let step = Step::new(point.len, tile);
+            let step = Level::of(point.shape(), tile);
             writeln!(f, "  level {}, tile {tile}:", level + 1)?;
             // Where the layout's own offset puts the element after this
             // level; the formulas above it must arrive there.
@@ -173,7 +174,7 @@ fn paren(f: &mut dyn Write, h: &Horner<'_>) -> fmt::Result {
 
 /// One level, forwards: the group values, their quotients and remainders,
 /// and the index in the new shape (`next`, computed by the layout itself).
-fn level_forward(f: &mut dyn Write, before: &Point, step: &Step, next: &Point) -> fmt::Result {
+fn level_forward(f: &mut dyn Write, before: &Point, step: &Level, next: &Point) -> fmt::Result {
     // The shape and index the tile sees: size-1 dims prepended as needed.
     let mut padded = Point {
         index: [0; MAX_TILED_RANK],
@@ -340,7 +341,7 @@ impl fmt::Display for OffsetSteps<'_> {
             };
             let mut before = Point::from_shape(&shape);
             writeln!(f, "  undo level {level}, tile {tile}:")?;
-            if !level_backward(f, &point, &Step::new(before.len, &tile), &mut before)? {
+            if !level_backward(f, &point, &Level::of(before.shape(), &tile), &mut before)? {
                 return Ok(());
             }
             point = before;
@@ -369,7 +370,7 @@ impl fmt::Display for OffsetSteps<'_> {
 fn level_backward(
     f: &mut dyn Write,
     after: &Point,
-    step: &Step,
+    step: &Level,
     before: &mut Point,
 ) -> Result<bool, fmt::Error> {
     let base = step.base;

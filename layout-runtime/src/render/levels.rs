@@ -1,7 +1,8 @@
 //! Where an element sits after each tiling level: the shapes SPEC.md §4
 //! steps through, and the tile of each level that holds an element.
 
-use crate::{Layout, Shape, Tile, MAX_TILED_RANK, MAX_TILING_LEVELS};
+use crate::algebra::tiling::Level;
+use crate::{Layout, Shape, MAX_TILED_RANK, MAX_TILING_LEVELS};
 
 /// A shape with room for every tiling step, and an index into it.
 #[derive(Clone, Copy)]
@@ -48,68 +49,6 @@ impl Point {
     }
 }
 
-/// What one tiling level does to the shape before it (SPEC.md §4).
-pub(crate) struct Step {
-    pub(crate) tile: Tile,
-    /// Size-1 dims put in front because the tile is longer than the shape.
-    pub(crate) prepended: usize,
-    /// Dims before the tiled suffix, left as they are.
-    pub(crate) base: usize,
-}
-
-impl Step {
-    /// The level of `tile` applied to a shape of `before` dims.
-    pub(crate) fn new(before: usize, tile: &Tile) -> Step {
-        let prepended = tile.rank().saturating_sub(before);
-        Step {
-            tile: *tile,
-            prepended,
-            base: before + prepended - tile.rank(),
-        }
-    }
-
-    /// `(first, last, t)` for each group of tile positions that `*` merges.
-    pub(crate) fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-        self.tile.groups()
-    }
-
-    pub(crate) fn count(&self) -> usize {
-        self.groups().count()
-    }
-
-    /// The index before this level of an element at `after` (the shape
-    /// after the level), in `before`'s shape: tile index times tile plus
-    /// index in tile, merged dims split again, prepended dims dropped.
-    /// `None` if `after` is a padding slot of this level.
-    pub(crate) fn undo(&self, after: &Point, before: &Shape) -> Option<Point> {
-        let mut padded = Point {
-            index: [0; MAX_TILED_RANK],
-            shape: [1; MAX_TILED_RANK],
-            len: before.dims().len() + self.prepended,
-        };
-        padded.shape[self.prepended..padded.len].copy_from_slice(before.dims());
-        let (base, groups) = (self.base, self.count());
-        padded.index[..base].copy_from_slice(&after.index()[..base]);
-        for (g, (first, last, t)) in self.groups().enumerate() {
-            let mut x = after.index[base + g]
-                .wrapping_mul(t)
-                .wrapping_add(after.index[base + groups + g]);
-            if x >= padded.shape()[base + first..=base + last].iter().product() {
-                return None;
-            }
-            for j in (first + 1..=last).rev() {
-                let d = padded.shape[base + j];
-                padded.index[base + j] = x % d;
-                x /= d;
-            }
-            padded.index[base + first] = x;
-        }
-        let mut point = Point::from_shape(before);
-        point.index[..point.len].copy_from_slice(&padded.index[self.prepended..padded.len]);
-        Some(point)
-    }
-}
-
 /// Where an element sits after each tiling level, and so which tile of each
 /// level holds it.
 ///
@@ -147,8 +86,13 @@ impl<'a> Levels<'a> {
         let mut point = Point::from_shape(&self.shapes[count]);
         point.unravel(self.layout.offset_unchecked(index));
         for l in (level + 1..=count).rev() {
-            let step = Step::new(self.shapes[l - 1].dims().len(), &self.layout.tiles()[l - 1]);
-            point = step.undo(&point, &self.shapes[l - 1])?;
+            let before = &self.shapes[l - 1];
+            let mut undone = Point::from_shape(before);
+            let step = Level::of(before.dims(), &self.layout.tiles()[l - 1]);
+            if !step.undo(point.index(), &mut undone.index[..undone.len]) {
+                return None;
+            }
+            point = undone;
         }
         Some(point)
     }
@@ -156,8 +100,8 @@ impl<'a> Levels<'a> {
     /// Which tile of `level` (1-based) holds element `index`.
     pub(crate) fn key(&self, level: usize, index: &[usize]) -> Option<usize> {
         let point = self.point(level, index)?;
-        let step = Step::new(
-            self.shapes[level.checked_sub(1)?].dims().len(),
+        let step = Level::of(
+            self.shapes[level.checked_sub(1)?].dims(),
             &self.layout.tiles()[level - 1],
         );
         let head = step.base + step.count();
