@@ -14,6 +14,7 @@
 
 use crate::algebra::divide::{divide, multiplier};
 use crate::algebra::fold::{physical, product, shape_after};
+use crate::algebra::tiling::Level;
 use crate::eval::closed::{constant, Entries, Pool};
 use crate::fixed::Fixed;
 use crate::{Shape, Tile};
@@ -100,11 +101,15 @@ impl Tiled {
             _ => return None,
         };
         let extents = physical(dims, m2m);
+        let level = Level::of(extents.dims(), tile);
         // More tile dims than dims put size-1 dims in front: left to the
         // other forms.
-        let base = extents.dims().len().checked_sub(tile.rank())?;
+        if level.prepended > 0 {
+            return None;
+        }
+        let base = level.base;
         let mut groups = Fixed::new((0, 0, 0));
-        for (first, last, size) in tile.groups() {
+        for (first, last, size) in level.groups() {
             groups.push((base + first, base + last, size))?;
         }
         let shape = shape_after(dims, m2m, tiles).ok()?;
