@@ -486,7 +486,7 @@ pub fn transpose(from: &Layout, to: &Layout, perm: &[usize]) -> Result<(), Misma
 /// assert!(bitcast::reshape_layout(&parse("f32[4,6,256]{2,1,0:T(8,128)}").unwrap(), &[24, 256]).is_none());
 /// ```
 pub fn reshape_layout(from: &Layout, to_dims: &[usize]) -> Option<Layout> {
-    if to_dims.len() > MAX_RANK || crate::algebra::fold::product(to_dims) != Some(from.len()) {
+    if to_dims.len() > MAX_RANK || crate::algebra::tiling::product(to_dims) != Some(from.len()) {
         return None;
     }
     let rank = to_dims.len();

@@ -321,7 +321,7 @@ impl Layout {
     /// ```
     pub fn len(&self) -> usize {
         // A word less to keep: storage, which covers every element, fits.
-        crate::algebra::fold::product(self.dims()).unwrap_or(usize::MAX)
+        crate::algebra::tiling::product(self.dims()).unwrap_or(usize::MAX)
     }
 
     /// Whether the array has no elements (some dim is 0).

@@ -13,7 +13,8 @@
 //! multiplier for values below 2^31 beside them.
 
 use crate::algebra::divide::{divide, multiplier};
-use crate::algebra::fold::{physical, product, shape_after};
+use crate::algebra::fold::{physical, shape_after};
+use crate::algebra::tiling::product;
 use crate::algebra::tiling::Level;
 use crate::eval::closed::{constant, Entries, Pool};
 use crate::fixed::Fixed;

@@ -159,7 +159,7 @@ fn first_level(l: &Layout) -> Option<(Layout, usize)> {
     if grid != outer || tail != own.dims() {
         return None;
     }
-    let count = crate::algebra::fold::product(outer)?;
+    let count = crate::algebra::tiling::product(outer)?;
     (count.checked_mul(sub.storage_len())? <= l.storage_len()).then_some((sub, count))
 }
 
