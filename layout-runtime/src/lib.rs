@@ -15,9 +15,13 @@
 //!
 //! - `spec/`: text to a validated spec: lexer, parser, validation, element
 //!   types, tiles, the attribute table, errors and their reports.
-//! - `algebra/`: tiles folded level by level into index programs,
-//!   simplified as they grow, and division by constants fixed at run time.
-//! - `eval/`: the forms a folded layout is evaluated in: [programs](program)
+//! - `algebra/`: the tile step of the spec, written once (`tiling.rs`),
+//!   and what is carried through it: the layout's mixed-radix digits (dim,
+//!   place, radix, extent, stride), from which the evaluators, the
+//!   relayout walk and the bitcast terms are compiled; the index programs
+//!   folded level by level, simplified as they grow; division by
+//!   constants fixed at run time.
+//! - `eval/`: the forms a layout is evaluated in: [programs](program)
 //!   and how code spells them, closed forms, compact code, places, the
 //!   run-time [`Layout`], [`Ranked`], the type of `layout!` values, what
 //!   the two have in common ([`AnyLayout`]), and the one codec of the
