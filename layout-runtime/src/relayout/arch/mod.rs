@@ -5,14 +5,16 @@
 //! reads next. This is the workspace's only `unsafe` code.
 //!
 //! Everything here is SSE or SSE2, which every x86-64 CPU has, except the
-//! 8x8 transpose, which needs AVX, and the 16x16 line tiles, which need
-//! AVX2; those run only where the CPU reports the feature
-//! (asked once at run time); other targets get the portable loops. The kernels
-//! are inline assembly rather than intrinsics on purpose: they move the
-//! bytes of any `Copy` type, whose padding may be uninitialised, and
-//! assembly reads memory as bytes where an intrinsic would read typed
-//! vector values. Every public function checks its bounds in safe code
-//! before any `unsafe` block runs.
+//! 8x8 transpose, which needs AVX, the 16x16 line tiles, which need AVX2,
+//! and the streaming copies' whole lines, stored 32 bytes at a time with
+//! AVX and 64 with AVX-512F; those run only where the CPU reports the
+//! feature (asked once at run time); other targets get the portable
+//! loops. The kernels are inline assembly rather than intrinsics on
+//! purpose: they move the bytes of any `Copy` type, whose padding may be
+//! uninitialised, and assembly reads memory as bytes where an intrinsic
+//! would read typed vector values (it also needs no AVX-512 intrinsics,
+//! which the crate's oldest supported Rust, 1.85, lacks). Every public
+//! function checks its bounds in safe code before any `unsafe` block runs.
 //!
 //! This module is the one dispatch point: the kernels outside it call the
 //! safe functions here, which pick the machine code for the CPU they run
@@ -280,7 +282,7 @@ pub(crate) fn deinterleave_line_streamed<T: Copy>(
             }
         }
         for j in 0..k {
-            x86_64::stream_copy(&mut dst[j * pitch..][..line], &buf[j * line..][..line], 64);
+            x86_64::stream_line(&mut dst[j * pitch..][..line], &buf[j * line..][..line]);
         }
     }
     true
@@ -456,7 +458,7 @@ fn stream_copy_granule<T: Copy>(dst: &mut [T], src: &[T], granule: usize, start:
     #[cfg(target_arch = "x86_64")]
     {
         if dst.len() == src.len() && dst.as_ptr().addr() & (start - 1) == 0 {
-            x86_64::stream_copy(dst, src, granule);
+            x86_64::stream_copy(x86_64::Stores::best(), dst, src, granule);
             return;
         }
     }

@@ -889,7 +889,8 @@ fn streaming_copies_match_copy_from_slice() {
             {
                 for granule in [16, 64] {
                     let mut got = std::vec![0xaau8; 700];
-                    x86_64::stream_copy(&mut got[d..d + len], &src[s..s + len], granule);
+                    let stores = x86_64::Stores::best();
+                    x86_64::stream_copy(stores, &mut got[d..d + len], &src[s..s + len], granule);
                     stream_fence();
                     assert_eq!(
                         got, want,
@@ -905,5 +906,72 @@ fn streaming_copies_match_copy_from_slice() {
         stream_copy(&mut got[off..], &wide[..200 - off]);
         assert_eq!(&got[off..], &wide[..200 - off]);
         assert!(got[..off].iter().all(|&x| x == [0; 3]));
+    }
+}
+
+/// Each width of streaming store this CPU has, against `copy_from_slice`:
+/// every start in two lines of a line-aligned buffer, sources skewed from
+/// it by whole lines, half lines and less, lengths short of a line, of
+/// whole lines, and past the prefetch distance, each not a multiple of 64
+/// by a few bytes as well, for both granules.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn every_store_width_matches_copy_from_slice() {
+    use x86_64::{Avx, Avx512, Stores};
+    let widths = [
+        Some(Stores::Sse2),
+        Avx::detect().map(Stores::Avx),
+        Avx512::detect().map(Stores::Avx512),
+    ];
+    // Both sides on lines of 64 bytes, so that offsets are alignments and
+    // `s - d` the skew of the loads against the stores.
+    let mut from = std::vec![0u8; 3000 + 64];
+    let first = from.as_ptr().align_offset(64);
+    let src = &mut from[first..][..3000];
+    for (x, b) in src.iter_mut().enumerate() {
+        *b = (x * 29 + 7) as u8;
+    }
+    let src = &*src;
+    let mut lines = std::vec![0u8; 3000 + 64];
+    let first = lines.as_ptr().align_offset(64);
+    let buf = &mut lines[first..][..3000];
+    for stores in widths.into_iter().flatten() {
+        for len in [
+            0,
+            16,
+            48,
+            63,
+            64,
+            65,
+            80,
+            127,
+            128,
+            192,
+            200,
+            1024,
+            1090,
+            2048 + 17,
+        ] {
+            for d in 0..128 {
+                for s in [0, 1, 16, 32, 61] {
+                    for granule in [16, 64] {
+                        buf.fill(0xaa);
+                        x86_64::stream_copy(
+                            stores,
+                            &mut buf[d..d + len],
+                            &src[s..s + len],
+                            granule,
+                        );
+                        stream_fence();
+                        let mut want = std::vec![0xaau8; buf.len()];
+                        want[d..d + len].copy_from_slice(&src[s..s + len]);
+                        assert_eq!(
+                            buf, want,
+                            "{stores:?}: {len} bytes at {d} from {s}, granule {granule}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

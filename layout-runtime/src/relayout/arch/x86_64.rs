@@ -429,10 +429,123 @@ pub(super) fn interleave2_nt<T: Copy>(line: &mut [T], rows: [&[T]; 2]) {
     }
 }
 
+feature_proof!(Avx512, cpu_avx512, "avx512f", "AVX-512F", "512");
+
+/// The registers [`stream_copy`] streams whole lines from, each with the
+/// proof its instructions run: four 16-byte `movntdq` a line (SSE2, every
+/// x86-64 CPU), two 32-byte `vmovntdq` (AVX) or one 64-byte `vmovntdq`
+/// (AVX-512F). Fewer, wider stores a line is what keeps up with the
+/// memory: a copy streaming 16 bytes at a time moved 0.7-0.8 of the
+/// bytes the 64-byte one did in the same time. Against 16-byte stores
+/// (`benches/relayout_ab.py`, `b / a` of three runs, Intel Xeon family 6
+/// model 207, a loaded host): packs of `f32 T(8,128)` 0.89-0.96, of
+/// rows of 512 `f32` 0.88-0.93, column-major into `T(8,128)` 0.69-1.00;
+/// the unpacks, whose pieces are shorter, 0.98-1.06.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Stores {
+    Sse2,
+    Avx(Avx),
+    Avx512(Avx512),
+}
+
+impl Stores {
+    /// The widest this CPU runs (asked once, then answered from a cache).
+    #[inline]
+    pub(super) fn best() -> Stores {
+        match (Avx512::detect(), Avx::detect()) {
+            (Some(p), _) => Stores::Avx512(p),
+            (None, Some(p)) => Stores::Avx(p),
+            (None, None) => Stores::Sse2,
+        }
+    }
+}
+
+/// How far ahead of its loads [`stream_copy`] asks for the source: far
+/// enough to cover a miss's latency at full bandwidth, as the copies the
+/// relayouts are measured against do. Runs no longer than this are copied
+/// without: each prefetch would ask for a line past the run's end, which
+/// the copy does not read (a tile's row of 512 bytes, a line staged on
+/// the stack).
+const PREFETCH_AHEAD: usize = 1024;
+
+/// The loop of [`stream_copy`] over `$lines` bytes of whole lines, a
+/// line a step from `{s} + {k}` to `{d} + {k}` while the negative `{k}`
+/// counts up to 0: `$ask` (a prefetch of the source `{ahead}` bytes on,
+/// or a comment naming `{ahead}`, as every operand must be used), then
+/// `$moves`, the loads and streaming stores of one line; after the loop
+/// `$end` once (`vzeroupper` after `ymm` or `zmm` moves, which leaves the
+/// upper halves clean for the SSE code that follows; nothing after
+/// SSE2's, as a CPU without AVX has no `vzeroupper`). An `asm!` for the
+/// caller's `unsafe` block, whose safety argument covers the bytes and
+/// the alignment.
+macro_rules! stream_lines_asm {
+    ($s:expr, $d:expr, $lines:expr, $ask:literal, $moves:literal, $end:literal) => {
+        asm!(
+            "2:",
+            $ask,
+            $moves,
+            "add {k}, 64",
+            "jnz 2b",
+            $end,
+            s = in(reg) $s.add($lines),
+            d = in(reg) $d.add($lines),
+            k = inout(reg) $lines.wrapping_neg() => _,
+            ahead = const PREFETCH_AHEAD,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            options(nostack),
+        )
+    };
+}
+
+/// [`stream_lines_asm`] with the moves of `$stores`' registers.
+macro_rules! stream_lines_by {
+    ($stores:expr, $s:expr, $d:expr, $lines:expr, $ask:literal) => {
+        match $stores {
+            Stores::Sse2 => stream_lines_asm!(
+                $s,
+                $d,
+                $lines,
+                $ask,
+                "movdqu xmm0, [{s} + {k}]
+                 movdqu xmm1, [{s} + {k} + 16]
+                 movdqu xmm2, [{s} + {k} + 32]
+                 movdqu xmm3, [{s} + {k} + 48]
+                 movntdq [{d} + {k}], xmm0
+                 movntdq [{d} + {k} + 16], xmm1
+                 movntdq [{d} + {k} + 32], xmm2
+                 movntdq [{d} + {k} + 48], xmm3",
+                ""
+            ),
+            Stores::Avx(_) => stream_lines_asm!(
+                $s,
+                $d,
+                $lines,
+                $ask,
+                "vmovdqu ymm0, [{s} + {k}]
+                 vmovdqu ymm1, [{s} + {k} + 32]
+                 vmovntdq [{d} + {k}], ymm0
+                 vmovntdq [{d} + {k} + 32], ymm1",
+                "vzeroupper"
+            ),
+            Stores::Avx512(_) => stream_lines_asm!(
+                $s,
+                $d,
+                $lines,
+                $ask,
+                "vmovdqu64 zmm0, [{s} + {k}]
+                 vmovntdq [{d} + {k}], zmm0",
+                "vzeroupper"
+            ),
+        }
+    };
+}
+
 /// Copies `src` into `dst` (equal lengths), with streaming stores from
 /// the first `granule`-aligned byte of `dst` to the last whole
-/// `granule` (16 or 64 bytes), plain ones outside.
-pub(super) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T], granule: usize) {
+/// `granule` (16 or 64 bytes), plain ones outside: the whole lines with
+/// the registers of `stores`, the 16-byte pieces before the first line
+/// and after the last (a granule of 16 only) with `movntdq`.
+pub(super) fn stream_copy<T: Copy>(stores: Stores, dst: &mut [T], src: &[T], granule: usize) {
     let n = dst.len().min(src.len());
     let (dst, src) = (&mut dst[..n], &src[..n]);
     let granule = if granule == 16 { 16 } else { 64 };
@@ -441,63 +554,119 @@ pub(super) fn stream_copy<T: Copy>(dst: &mut [T], src: &[T], granule: usize) {
     let s = src.as_ptr().cast::<u8>();
     let head = d.align_offset(granule).min(bytes);
     let body = (bytes - head) / granule * granule;
-    let lines = body / 64 * 64;
-    let rest = body - lines;
+    // The streamed part: 16-byte pieces up to the first line, lines, and
+    // 16-byte pieces after (both 0 for a granule of 64, whose body starts
+    // a line and is whole lines).
+    let lead = d.wrapping_add(head).align_offset(64).min(body);
+    let lines = (body - lead) / 64 * 64;
+    let rest = body - lead - lines;
     let tail = bytes - head - body;
     // SAFETY: `d` and `s` are valid for `bytes` bytes (two slices of `n`
     // elements of `T`), and a unique borrow cannot overlap a shared one.
-    // `head + lines + rest + tail == bytes`, so every access is inside
-    // them. `copy_nonoverlapping` and the assembly copy bytes without
-    // reading them as typed values, so padding bytes of `T` may be
-    // anything; the stores from `d + head` on are at least 16-byte
-    // aligned, as `movntdq` needs (`rest` is a multiple of 16).
+    // `head + lead + lines + rest + tail == bytes`, so every access is
+    // inside them; the prefetches, which may point past them, are hints
+    // that never fault. `copy_nonoverlapping` and the assembly copy bytes
+    // without reading them as typed values, so padding bytes of `T` may
+    // be anything. The streamed bytes from `d + head` on are 16-byte
+    // aligned, as `movntdq` needs (`head` reaches a multiple of the
+    // granule, `lead` and `rest` are multiples of 16), and the lines from
+    // `d + head + lead` on 64-byte aligned, as the 32- and 64-byte
+    // `vmovntdq` need. The `Avx` and `Avx512` proofs show the CPU and OS
+    // run the instructions of their loops. Each loop declares the vector
+    // registers it uses clobbered (the `xmm` names cover the whole `ymm`
+    // and `zmm` registers, whose upper halves no code built without those
+    // features holds anything in) and the flags changed, and uses no
+    // stack.
     // A call to `memcpy` for an empty head or tail costs as much as a
     // line's worth of copying, hence the tests.
     unsafe {
         if head > 0 {
             core::ptr::copy_nonoverlapping(s, d, head);
         }
-        if lines > 0 {
-            asm!(
-                "2:",
-                "movdqu xmm0, [{s}]",
-                "movdqu xmm1, [{s} + 16]",
-                "movdqu xmm2, [{s} + 32]",
-                "movdqu xmm3, [{s} + 48]",
-                "movntdq [{d}], xmm0",
-                "movntdq [{d} + 16], xmm1",
-                "movntdq [{d} + 32], xmm2",
-                "movntdq [{d} + 48], xmm3",
-                "add {s}, 64",
-                "add {d}, 64",
-                "sub {k}, 64",
-                "jnz 2b",
-                s = inout(reg) s.add(head) => _,
-                d = inout(reg) d.add(head) => _,
-                k = inout(reg) lines => _,
-                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
-                options(nostack),
-            );
+        let (s, d) = (s.add(head), d.add(head));
+        stream_pieces(s, d, lead);
+        let (s, d) = (s.add(lead), d.add(lead));
+        if lines > PREFETCH_AHEAD {
+            stream_lines_by!(stores, s, d, lines, "prefetcht0 [{s} + {k} + {ahead}]");
+        } else if lines > 0 {
+            stream_lines_by!(stores, s, d, lines, "# {ahead}");
         }
-        if rest > 0 {
-            asm!(
-                "2:",
-                "movdqu xmm0, [{s}]",
-                "movntdq [{d}], xmm0",
-                "add {s}, 16",
-                "add {d}, 16",
-                "sub {k}, 16",
-                "jnz 2b",
-                s = inout(reg) s.add(head + lines) => _,
-                d = inout(reg) d.add(head + lines) => _,
-                k = inout(reg) rest => _,
-                out("xmm0") _,
-                options(nostack),
-            );
-        }
+        let (s, d) = (s.add(lines), d.add(lines));
+        stream_pieces(s, d, rest);
         if tail > 0 {
-            core::ptr::copy_nonoverlapping(s.add(head + body), d.add(head + body), tail);
+            core::ptr::copy_nonoverlapping(s.add(rest), d.add(rest), tail);
         }
+    }
+}
+
+/// One line, `src[..64 bytes]` into `dst`, which starts a line, by
+/// four 16-byte streaming stores: for a line just put together in a
+/// stack buffer ([`deinterleave_line_streamed`](super::deinterleave_line_streamed)),
+/// copied with none of [`stream_copy`]'s bookkeeping. Through
+/// `stream_copy`, which the compiler then kept out of line, the `bf16
+/// (2,1)` and `s8 (4,1)` unpacks took 1.2-1.5 times as long, with the
+/// samples on its prologue; and 16-byte loads are what the stores that
+/// just wrote the buffer can forward to.
+#[inline]
+pub(super) fn stream_line<T: Copy>(dst: &mut [T], src: &[T]) {
+    let n = 64 / core::mem::size_of::<T>();
+    assert_eq!(n * core::mem::size_of::<T>(), 64);
+    let (dst, src) = (&mut dst[..n], &src[..n]);
+    let d = dst.as_mut_ptr().cast::<u8>();
+    assert_eq!(d.addr() % 64, 0);
+    // SAFETY: `dst` and `src` are 64 bytes each (`n` elements of a size
+    // dividing 64, asserted, the slicing checked), a unique borrow and a
+    // shared one, so disjoint; `d` starts a line (asserted), as
+    // `movntdq` needs 16 bytes of alignment. The bytes move as bytes,
+    // through four registers declared clobbered; no stack, no flags.
+    unsafe {
+        asm!(
+            "movdqu xmm0, [{s}]",
+            "movdqu xmm1, [{s} + 16]",
+            "movdqu xmm2, [{s} + 32]",
+            "movdqu xmm3, [{s} + 48]",
+            "movntdq [{d}], xmm0",
+            "movntdq [{d} + 16], xmm1",
+            "movntdq [{d} + 32], xmm2",
+            "movntdq [{d} + 48], xmm3",
+            s = in(reg) src.as_ptr(),
+            d = in(reg) d,
+            out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// `len` bytes (a multiple of 16, under a line) from `s` to `d` by
+/// 16-byte streaming stores.
+///
+/// # Safety
+///
+/// `s` and `d` must be valid for `len` bytes and not overlap, `d` 16-byte
+/// aligned.
+#[inline]
+unsafe fn stream_pieces(s: *const u8, d: *mut u8, len: usize) {
+    if len == 0 {
+        return;
+    }
+    // SAFETY: the caller's contract: `len` bytes either side, the
+    // alignment `movntdq` needs; one register, declared clobbered, and
+    // no stack.
+    unsafe {
+        asm!(
+            "2:",
+            "movdqu xmm0, [{s}]",
+            "movntdq [{d}], xmm0",
+            "add {s}, 16",
+            "add {d}, 16",
+            "sub {k}, 16",
+            "jnz 2b",
+            s = inout(reg) s => _,
+            d = inout(reg) d => _,
+            k = inout(reg) len => _,
+            out("xmm0") _,
+            options(nostack),
+        );
     }
 }
 

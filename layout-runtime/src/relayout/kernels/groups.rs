@@ -118,10 +118,15 @@ pub(crate) fn group_tiles<T: Copy>(
 /// (8,128)(4,1)` 0.78 to 0.90 (medians). Each group's kernel steps
 /// streamed straight into the destination, 16 bytes of each row in turn,
 /// read 1.26 for `bf16` but 0.57 for `s8`: four rows' lines open at once
-/// (see [`arch::deinterleave_line_streamed`]). No prefetch: with the plain
-/// path's, asking for the source ahead, the `bf16` unpack read 0.92
-/// (against 1.21 without), the prefetches waiting on the streaming
-/// stores (`benches/README.md`, "Group unpacks streamed").
+/// (see [`arch::deinterleave_line_streamed`]). Each group asks for its
+/// source [`AHEAD_BYTES`] on, in whole tiles ([`tiles_ahead`]), as the
+/// plain path does: without, the loads of the source held most of the
+/// samples (`perf record -e cpu-clock`), and with it the `bf16` and `s8`
+/// unpacks took 0.81-0.84 of the time (`benches/relayout_ab.py`, three
+/// runs, Intel Xeon family 6 model 207). On AMD EPYC Zen 4 the plain
+/// path's prefetch a tile had read the `bf16` unpack at 0.92 of `memcpy`
+/// against 1.21 without, the prefetches waiting on the streaming stores
+/// (`benches/README.md`, "Group unpacks streamed").
 pub(crate) fn stream_group_tiles<T: Copy>(
     (dst, to): (&mut [T], usize),
     (src, from): (&[T], usize),
@@ -170,10 +175,13 @@ pub(crate) fn stream_group_tiles<T: Copy>(
         }
     };
     let last = band.count - 1;
+    let ahead = tiles_ahead::<T>(groups.count.saturating_mul(groups.walk));
     for x in 0..band.count {
         let tile = from + x * band.walk;
         for g in 0..groups.count {
             let s = tile + g * groups.walk;
+            let at = s.saturating_add(ahead);
+            arch::prefetch_span(src, at, at.saturating_add(piece.saturating_mul(k)));
             let d = to + g * groups.other + x * piece;
             // This piece's columns from `start` on, whole lines from a
             // line boundary; before them, the line split with the previous
