@@ -5,7 +5,7 @@
 //! that hold for every in-range input remove what a person would not write
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
 //!
-//! The offset program of a layout with [digits](crate::algebra::digits) is
+//! The offset program of a layout with [`digits`](super::digits()) is
 //! built from them instead, by the same rules: the program `layout!` and
 //! the C export print is then read off the one description of the tiled
 //! shape. The symbolic values stay for the layouts without digits and for
