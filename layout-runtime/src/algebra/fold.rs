@@ -14,6 +14,8 @@
 use core::convert::Infallible;
 
 use crate::algebra::simplify::{Builder, TOO_LARGE};
+// The tile step's product, where the callers that size shapes look for it.
+pub(crate) use crate::algebra::tiling::product;
 use crate::algebra::tiling::{Carry, Dim, Extents, Level, Refusal, Tiled};
 use crate::algebra::{digits, Digit, Digits};
 use crate::eval::program::{
@@ -77,15 +79,6 @@ impl Shape {
         let pushed = self.dims.push(d);
         debug_assert!(pushed.is_some(), "shape rank checked by the caller");
     }
-}
-
-/// The product of `dims`, or `None` if it exceeds `usize`. A zero anywhere
-/// makes it 0, however large the rest: an empty array takes no storage.
-pub(crate) fn product(dims: &[usize]) -> Option<usize> {
-    if dims.contains(&0) {
-        return Some(0);
-    }
-    dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))
 }
 
 /// The folded programs' values: a dim carries its symbolic value.

@@ -9,7 +9,6 @@
 //! what combining and splitting do to it. Changing what a tile means is a
 //! change to [`Tiled::step`] and nothing else.
 
-use crate::algebra::fold::product;
 use crate::{Tile, MAX_TILED_RANK, MAX_TILE_RANK};
 
 /// One dim of a shape being tiled: its extent and what it carries.
@@ -239,4 +238,13 @@ impl Carry for Extents {
     fn split(&mut self, _: Dim<()>, _: usize) -> Result<((), ()), Self::Error> {
         Ok(((), ()))
     }
+}
+
+/// The product of `dims`, or `None` if it exceeds `usize`. A zero anywhere
+/// makes it 0, however large the rest: an empty array takes no storage.
+pub(crate) fn product(dims: &[usize]) -> Option<usize> {
+    if dims.contains(&0) {
+        return Some(0);
+    }
+    dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d))
 }
