@@ -323,13 +323,20 @@ pub(crate) fn digits_offset<const N: usize>(
         list.copy_within(j + 1..n, j);
         list.truncate(n - 1);
     }
-    let digits = list.iter();
-    for g in digits.clone() {
-        let size = dims[g.dim..=g.last]
-            .iter()
-            .try_fold(1usize, |p, &d| p.checked_mul(d))
-            .ok_or(TOO_LARGE)?;
-        if g.place == 1 && (g.radix == 0 || g.radix >= size) {
+    let whole = |g: &Digit| {
+        g.place == 1
+            && (g.radix == 0
+                || dims[g.dim..=g.last]
+                    .iter()
+                    .try_fold(1usize, |p, &d| p.checked_mul(d))
+                    .is_some_and(|size| g.radix >= size))
+    };
+    // Each digit's value, a coordinate's all at once, most significant
+    // first: a tile takes a quotient and its remainder together, and
+    // generated code orders its work by the steps.
+    let mut value: Fixed<Option<Value>, N> = Fixed::filled(list.len(), None);
+    for (i, g) in list.iter().enumerate() {
+        if whole(g) {
             // A whole coordinate: its dims' terms, each at its own stride.
             let mut stride = g.stride;
             for k in (g.dim..=g.last).rev() {
@@ -340,42 +347,57 @@ pub(crate) fn digits_offset<const N: usize>(
             }
             continue;
         }
-        let mut x = b.input(g.dim, dims[g.dim])?;
-        for (k, &e) in dims[..=g.last].iter().enumerate().skip(g.dim + 1) {
-            let scaled = b.mul(x, e)?;
-            let next = b.input(k, e)?;
-            x = b.add(scaled, next)?;
+        if value[i].is_none() {
+            for (j, h) in list.iter().enumerate().skip(i) {
+                if (h.dim, h.last) == (g.dim, g.last) && !whole(h) {
+                    value[j] = Some(digit_value(&mut b, h, &list, dims)?);
+                }
+            }
         }
-        // `x / place` through the quotients of the coordinate's lower
-        // digits, as the tiles take them: `(x / 2) / 8` shares `x / 2`
-        // with the digit below, and the rules simplify each small step
-        // where one large division would stay whole.
-        let mut below: Fixed<usize, N> = Fixed::new(1);
-        let mut place = g.place;
-        while let Some(p) = digits
-            .clone()
-            .filter(|h| {
-                (h.dim, h.last) == (g.dim, g.last) && h.place < place && place % h.place == 0
-            })
-            .map(|h| h.place)
-            .max()
-        {
-            below.push(p).ok_or(TOO_LARGE)?;
-            place = p;
-        }
-        let mut reached = 1;
-        for &p in below.iter().rev().chain([g.place].iter()) {
-            x = b.div(x, p / reached)?;
-            reached = p;
-        }
-        let v = match g.radix {
-            0 => x,
-            r => b.rem(x, r)?,
-        };
-        values.push(v).ok_or(TOO_LARGE)?;
+        values.push(value[i].flatten()).ok_or(TOO_LARGE)?;
         strides.push(g.stride).ok_or(TOO_LARGE)?;
     }
     Ok(offset_program(b, &values, &strides))
+}
+
+/// `(x / place) % radix` of digit `g`, `x` the row-major index of its
+/// dims; `list` holds the coordinate's other digits.
+fn digit_value(
+    b: &mut Builder,
+    g: &Digit,
+    list: &[Digit],
+    dims: &[usize],
+) -> Result<Value, ErrorKind> {
+    let mut x = b.input(g.dim, dims[g.dim])?;
+    for (k, &e) in dims[..=g.last].iter().enumerate().skip(g.dim + 1) {
+        let scaled = b.mul(x, e)?;
+        let next = b.input(k, e)?;
+        x = b.add(scaled, next)?;
+    }
+    // `x / place` through the quotients of the coordinate's lower digits,
+    // as the tiles take them: `(x / 2) / 8` shares `x / 2` with the digit
+    // below, and the rules simplify each small step where one large
+    // division would stay whole.
+    let mut below: Fixed<usize, MAX_TILED_RANK> = Fixed::new(1);
+    let mut place = g.place;
+    while let Some(p) = list
+        .iter()
+        .filter(|h| (h.dim, h.last) == (g.dim, g.last) && h.place < place && place % h.place == 0)
+        .map(|h| h.place)
+        .max()
+    {
+        below.push(p).ok_or(TOO_LARGE)?;
+        place = p;
+    }
+    let mut reached = 1;
+    for &p in below.iter().rev().chain([g.place].iter()) {
+        x = b.div(x, p / reached)?;
+        reached = p;
+    }
+    match g.radix {
+        0 => Ok(x),
+        r => b.rem(x, r),
+    }
 }
 
 /// Digits `i` (major) and `j` of `list` that step as one, and that one.
