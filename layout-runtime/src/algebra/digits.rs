@@ -276,7 +276,7 @@ impl Carry for Chain<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     extern crate std;
 
     use std::format;
@@ -356,43 +356,49 @@ mod tests {
         (true, d.list.iter().any(|g| g.last != g.dim))
     }
 
+    /// A layout whose `*` combines dims in logical order, most of them
+    /// whole, some of size 1 between, then perhaps one more level.
+    pub(crate) fn merged(rng: &mut Rng) -> String {
+        let rank = 2 + rng.below(4);
+        let dims: Vec<String> = (0..rank)
+            .map(|_| match rng.below(4) {
+                0 => "1".into(),
+                _ => (2 + rng.below(6)).to_string(),
+            })
+            .collect();
+        let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
+        let k = 2 + rng.below(rank - 1);
+        let mut tile: Vec<String> = (0..k - 1)
+            .map(|_| match rng.below(3) {
+                0 => (1usize << rng.below(3)).to_string(),
+                _ => "*".into(),
+            })
+            .collect();
+        tile.push((1 + rng.below(8)).to_string());
+        let more = match rng.below(3) {
+            0 => format!("({})", 1usize << rng.below(3)),
+            _ => String::new(),
+        };
+        format!(
+            "f32[{}]{{{}:T({}){more}}}",
+            dims.join(","),
+            order.join(","),
+            tile.join(",")
+        )
+    }
+
     /// Random layouts, and ones of `*` over dims in logical order (most of
     /// them whole, some of size 1 between), against the layout's offsets
     /// and inverse.
     #[test]
     fn digits_address_every_element_once() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let (mut with, mut merged) = (0, 0);
+        let (mut with, mut runs) = (0, 0);
         for i in 0..4000 {
             let spec = if i % 2 == 0 {
                 spec(&mut rng)
             } else {
-                let rank = 2 + rng.below(4);
-                let dims: Vec<String> = (0..rank)
-                    .map(|_| match rng.below(4) {
-                        0 => "1".into(),
-                        _ => (2 + rng.below(6)).to_string(),
-                    })
-                    .collect();
-                let order: Vec<String> = (0..rank).rev().map(|d| d.to_string()).collect();
-                let k = 2 + rng.below(rank - 1);
-                let mut tile: Vec<String> = (0..k - 1)
-                    .map(|_| match rng.below(3) {
-                        0 => (1usize << rng.below(3)).to_string(),
-                        _ => "*".into(),
-                    })
-                    .collect();
-                tile.push((1 + rng.below(8)).to_string());
-                let more = match rng.below(3) {
-                    0 => format!("({})", 1usize << rng.below(3)),
-                    _ => String::new(),
-                };
-                format!(
-                    "f32[{}]{{{}:T({}){more}}}",
-                    dims.join(","),
-                    order.join(","),
-                    tile.join(",")
-                )
+                merged(&mut rng)
             };
             let Ok(l) = crate::parse(&spec) else { continue };
             if l.storage_len() > 4096 {
@@ -400,11 +406,11 @@ mod tests {
             }
             let (has, run) = check(&spec, &l);
             with += usize::from(has);
-            merged += usize::from(run);
+            runs += usize::from(run);
         }
         assert!(
-            with >= 2000 && merged >= 600,
-            "{with} with digits, {merged} merged"
+            with >= 2000 && runs >= 600,
+            "{with} with digits, {runs} merged"
         );
     }
 }

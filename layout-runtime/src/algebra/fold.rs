@@ -4,11 +4,18 @@
 //! the shape carrying a symbolic value built from the inputs; algebraic rules
 //! that hold for every in-range input remove what a person would not write
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
+//!
+//! The offset program of a layout with [`digits`](super::digits()) is
+//! built from them instead, by the same rules: the program `layout!` and
+//! the C export print is then read off the one description of the tiled
+//! shape. The symbolic values stay for the layouts without digits and for
+//! the inverse program.
 
 use core::convert::Infallible;
 
 use crate::algebra::simplify::{Builder, TOO_LARGE};
 use crate::algebra::tiling::{product, Carry, Dim, Extents, Level, Refusal, Tiled};
+use crate::algebra::{digits, Digit, Digits};
 use crate::eval::program::{
     Check, InverseProgram, OffsetProgram, Op, Program, StepId, Term, Value,
 };
@@ -259,7 +266,15 @@ pub(crate) fn fold(
         .checked_mul(tail_alignment)
         .ok_or(overflow)?;
 
-    let offset = offset_program(fwd, &values[..n], &strides[..n]);
+    // The digits where the layout has them: the one description of its
+    // tiled shape, which the run-time evaluators are compiled from too.
+    let from_digits = digits::<MAX_TILED_RANK>(dims, m2m, tiles)
+        .ok()
+        .and_then(|d| digits_offset(&d, dims, m2m).ok());
+    let offset = match from_digits {
+        Some(p) => p,
+        None => offset_program(fwd, &values[..n], &strides[..n]),
+    };
     let inverse = inverse_program(
         m2m,
         &shape,
@@ -272,6 +287,144 @@ pub(crate) fn fold(
         inverse,
         storage_len,
     })
+}
+
+/// The offset program of a layout's digits: `Σ ((x / place) % radix) *
+/// stride`, each `x` the row-major index of the digit's dims, built by the
+/// same rules as the folded values, so a quotient that is always 0 or a
+/// remainder that is always its argument goes. An error (terms past
+/// [`MAX_TILED_RANK`], steps past [`MAX_PROGRAM_STEPS`]) leaves the layout
+/// to the folded values' program.
+pub(crate) fn digits_offset<const N: usize>(
+    d: &Digits<N>,
+    dims: &[usize],
+    m2m: &[usize],
+) -> Result<OffsetProgram, ErrorKind> {
+    let mut b = Builder::new();
+    // The inputs first, most major first, as the folded program reads
+    // them: generated code orders its sums by the steps.
+    for &k in m2m.iter().rev() {
+        b.input(k, dims[k])?;
+    }
+    let mut values: Fixed<Value, N> = Fixed::new(None);
+    let mut strides: Fixed<usize, N> = Fixed::new(0);
+    let mut list: Fixed<Digit, N> = Fixed::new(d.list.slots()[0]);
+    for g in d.list.iter().filter(|g| g.radix != 1) {
+        list.append(*g);
+    }
+    // Two digits of one coordinate that are adjacent in it and in storage,
+    // with no padding between, are one digit: `((x / 2) % 3) * 2 + x % 2`
+    // is `(x % 6) * 1`, which the rules then see whole.
+    while let Some((i, j, one)) = adjacent(&list) {
+        list[i] = one;
+        let n = list.len();
+        list.copy_within(j + 1..n, j);
+        list.truncate(n - 1);
+    }
+    let whole = |g: &Digit| {
+        g.place == 1
+            && (g.radix == 0
+                || dims[g.dim..=g.last]
+                    .iter()
+                    .try_fold(1usize, |p, &d| p.checked_mul(d))
+                    .is_some_and(|size| g.radix >= size))
+    };
+    // Each digit's value, a coordinate's all at once, most significant
+    // first: a tile takes a quotient and its remainder together, and
+    // generated code orders its work by the steps.
+    let mut value: Fixed<Option<Value>, N> = Fixed::filled(list.len(), None);
+    for (i, g) in list.iter().enumerate() {
+        if whole(g) {
+            // A whole coordinate: its dims' terms, each at its own stride.
+            let mut stride = g.stride;
+            for k in (g.dim..=g.last).rev() {
+                let v = b.input(k, dims[k])?;
+                values.push(v).ok_or(TOO_LARGE)?;
+                strides.push(stride).ok_or(TOO_LARGE)?;
+                stride = stride.checked_mul(dims[k]).ok_or(TOO_LARGE)?;
+            }
+            continue;
+        }
+        if value[i].is_none() {
+            for (j, h) in list.iter().enumerate().skip(i) {
+                if (h.dim, h.last) == (g.dim, g.last) && !whole(h) {
+                    value[j] = Some(digit_value(&mut b, h, &list, dims)?);
+                }
+            }
+        }
+        values.push(value[i].flatten()).ok_or(TOO_LARGE)?;
+        strides.push(g.stride).ok_or(TOO_LARGE)?;
+    }
+    Ok(offset_program(b, &values, &strides))
+}
+
+/// `(x / place) % radix` of digit `g`, `x` the row-major index of its
+/// dims; `list` holds the coordinate's other digits.
+fn digit_value(
+    b: &mut Builder,
+    g: &Digit,
+    list: &[Digit],
+    dims: &[usize],
+) -> Result<Value, ErrorKind> {
+    let mut x = b.input(g.dim, dims[g.dim])?;
+    for (k, &e) in dims[..=g.last].iter().enumerate().skip(g.dim + 1) {
+        let scaled = b.mul(x, e)?;
+        let next = b.input(k, e)?;
+        x = b.add(scaled, next)?;
+    }
+    // `x / place` through the quotients of the coordinate's lower digits,
+    // as the tiles take them: `(x / 2) / 8` shares `x / 2` with the digit
+    // below, and the rules simplify each small step where one large
+    // division would stay whole.
+    let mut below: Fixed<usize, MAX_TILED_RANK> = Fixed::new(1);
+    let mut place = g.place;
+    while let Some(p) = list
+        .iter()
+        .filter(|h| (h.dim, h.last) == (g.dim, g.last) && h.place < place && place % h.place == 0)
+        .map(|h| h.place)
+        .max()
+    {
+        below.push(p).ok_or(TOO_LARGE)?;
+        place = p;
+    }
+    let mut reached = 1;
+    for &p in below.iter().rev().chain([g.place].iter()) {
+        x = b.div(x, p / reached)?;
+        reached = p;
+    }
+    match g.radix {
+        0 => Ok(x),
+        r => b.rem(x, r),
+    }
+}
+
+/// Digits `i` (major) and `j` of `list` that step as one, and that one.
+fn adjacent(list: &[Digit]) -> Option<(usize, usize, Digit)> {
+    for (i, g) in list.iter().enumerate() {
+        for (j, h) in list.iter().enumerate() {
+            if (g.dim, g.last) == (h.dim, h.last)
+                && h.radix == h.extent
+                && h.place.checked_mul(h.radix) == Some(g.place)
+                && h.stride.checked_mul(h.extent) == Some(g.stride)
+            {
+                let radix = match g.radix {
+                    0 => 0,
+                    r => r.checked_mul(h.radix)?,
+                };
+                let extent = g.extent.checked_mul(h.extent)?;
+                return Some((
+                    i.min(j),
+                    i.max(j),
+                    Digit {
+                        radix,
+                        extent,
+                        ..*h
+                    },
+                ));
+            }
+        }
+    }
+    None
 }
 
 fn offset_program(mut b: Builder, values: &[Value], strides: &[usize]) -> OffsetProgram {
@@ -429,5 +582,88 @@ impl Checks {
             Some(step) if b.range(v) > bound => self.push(step, bound),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use std::vec;
+
+    use super::*;
+    use crate::algebra::digits::tests::merged;
+    use crate::eval::closed::tests::{spec, Rng};
+
+    /// The offset program the symbolic values fold into, as `fold` made
+    /// it before the digits.
+    fn symbolic(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> OffsetProgram {
+        let mut fwd = Builder::new();
+        let mut stepped = Tiled::physical(dims, m2m, None, |d| fwd.input(d, dims[d])).unwrap();
+        for tile in tiles {
+            stepped.step(tile, &mut fwd).unwrap();
+        }
+        let shape = extents(&stepped);
+        let n = shape.dims().len();
+        let mut values = [None; MAX_TILED_RANK];
+        for (v, d) in values.iter_mut().zip(stepped.dims()) {
+            *v = d.value;
+        }
+        let mut strides = [0usize; MAX_TILED_RANK];
+        let mut acc = 1usize;
+        for j in (0..n).rev() {
+            strides[j] = acc;
+            acc = acc.saturating_mul(shape.dims()[j]);
+        }
+        offset_program(fwd, &values[..n], &strides[..n])
+    }
+
+    /// The digits' program is the one `fold` gives, equals the stepped
+    /// offsets on every element, and is no longer than the program of the
+    /// symbolic values: random layouts, and ones of `*` over whole dims.
+    #[test]
+    fn digits_programs_equal_the_stepped_offsets() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut with, mut differ) = (0, 0);
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        for i in 0..4000 {
+            let spec = if i % 2 == 0 {
+                spec(&mut rng)
+            } else {
+                merged(&mut rng)
+            };
+            let Ok(l) = crate::parse(&spec) else { continue };
+            let (dims, m2m, tiles) = (l.dims(), l.minor_to_major(), l.tiles());
+            let Ok(d) = digits::<MAX_TILED_RANK>(dims, m2m, tiles) else {
+                continue;
+            };
+            with += 1;
+            let p = digits_offset(&d, dims, m2m).unwrap();
+            let folded = fold(dims, m2m, tiles, l.tail_alignment()).unwrap();
+            assert_eq!(folded.offset, p, "{spec}");
+            let old = symbolic(dims, m2m, tiles);
+            let size = |p: &OffsetProgram| p.program().steps().len() + p.terms().len();
+            assert!(size(&p) <= size(&old), "{spec}: {p:?}\n  symbolic {old:?}");
+            differ += usize::from(p != old);
+            if l.len() > 4096 {
+                continue;
+            }
+            let mut index = vec![0; dims.len()];
+            for _ in 0..l.len() {
+                let want = offset_of(dims, m2m, tiles, &index);
+                assert_eq!(p.eval(&index, &mut scratch), want, "{spec} {index:?}");
+                for k in (0..dims.len()).rev() {
+                    index[k] += 1;
+                    if index[k] < dims[k] {
+                        break;
+                    }
+                    index[k] = 0;
+                }
+            }
+        }
+        assert!(
+            with >= 2500 && differ >= 200,
+            "{with} with digits, {differ} differ"
+        );
     }
 }

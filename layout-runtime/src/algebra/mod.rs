@@ -11,7 +11,8 @@
 //! their row-major index. [`tiling`] is the one place the tile step is
 //! written, and [`digits`] derives the digits through it from the
 //! description (dims, `minor_to_major`, tiles); the evaluators in
-//! [`eval`](crate::eval) and the relayout walk are compiled from what it
+//! [`eval`](crate::eval), the relayout walk and the offset program that
+//! `layout!` and the C export print ([`fold`]) are compiled from what it
 //! says.
 
 mod digits;
@@ -20,4 +21,4 @@ pub(crate) mod fold;
 pub(crate) mod simplify;
 pub(crate) mod tiling;
 
-pub(crate) use digits::{digits, Digits, MAX_DIGITS};
+pub(crate) use digits::{digits, Digit, Digits, MAX_DIGITS};
