@@ -19,9 +19,6 @@
 //!
 //! Every rewrite is an identity for all inputs in wrapping arithmetic, so
 //! the offsets equal the folded program's everywhere, in range or not.
-//! On the 968 random layouts of `tests/macro_layouts.rs` this takes the
-//! `x86_64` code from 5856 instructions to 5221 (249 layouts gain, 15 lose
-//! one or two).
 
 use std::cell::Cell;
 
