@@ -21,9 +21,7 @@ use crate::eval::program::{
 };
 use crate::fixed::Fixed;
 use crate::spec::error::ErrorKind;
-use crate::{
-    Tile, TileDim, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK,
-};
+use crate::{Tile, MAX_CHECKS, MAX_PROGRAM_STEPS, MAX_RANK, MAX_TILED_RANK};
 
 /// Extents of a shape, most major first: what
 /// [`Layout::tiled_shape`](crate::Layout::tiled_shape) returns.
@@ -142,84 +140,56 @@ pub(crate) fn shape_after(
     Ok(extents(&shape))
 }
 
-/// The storage offset of `index`, stepped level by level as [`Tiled::step`]
-/// steps the shape, for layouts whose programs are too long to keep.
+/// Concrete values: a dim carries its index, wrapping where an index
+/// outside the dims would overflow.
+struct Concrete;
+
+impl Carry for Concrete {
+    type Value = usize;
+    type Error = Infallible;
+    #[inline]
+    fn prepended(&mut self) -> usize {
+        0
+    }
+    #[inline]
+    fn combine(&mut self, major: Dim<usize>, minor: Dim<usize>) -> Result<usize, Infallible> {
+        Ok(major
+            .value
+            .wrapping_mul(minor.extent)
+            .wrapping_add(minor.value))
+    }
+    #[inline]
+    fn split(&mut self, dim: Dim<usize>, t: usize) -> Result<(usize, usize), Infallible> {
+        // Validation rules out a tile extent of 0.
+        Ok((dim.value / t, dim.value % t))
+    }
+}
+
+/// The storage offset of `index`, the shape stepped level by level by
+/// [`Tiled::step`] with each dim carrying its index, for layouts whose
+/// programs are too long to keep.
 ///
-/// Equal to the folded offset program for every index inside the dims,
-/// some value but never a panic for any other index or description. It
-/// makes no call and writes only its own arrays, so a caller's loop around
-/// `Layout::offset` still keeps loop-invariant reads out of the loop.
-// Names follow `Tiled::step`'s.
-#[allow(clippy::many_single_char_names)]
+/// Equal to the folded offset program for every index inside the dims of
+/// a validated description, some value but never a panic for any other
+/// index. It makes no call and writes only its own arrays, so a caller's
+/// loop around `Layout::offset` still keeps loop-invariant reads out of
+/// the loop.
 #[inline]
 pub(crate) fn offset_of(dims: &[usize], m2m: &[usize], tiles: &[Tile], index: &[usize]) -> usize {
-    // Extents and values of the shape, most major first.
-    let mut ext = [0usize; MAX_TILED_RANK];
-    let mut val = [0usize; MAX_TILED_RANK];
-    let mut n = 0;
-    for (&d, (e, v)) in m2m.iter().rev().zip(ext.iter_mut().zip(val.iter_mut())) {
-        *e = dims.get(d).copied().unwrap_or(0);
-        *v = index.get(d).copied().unwrap_or(0);
-        n += 1;
-    }
+    let mut shape = Tiled::new(0);
+    let Ok(()) = shape.set_physical(dims, m2m, |d| {
+        Ok::<usize, Infallible>(index.get(d).copied().unwrap_or(0))
+    });
     for tile in tiles {
-        let k = tile.rank();
-        // Size-1 dims in front when the tile has more dims than the shape.
-        let prepended = k.saturating_sub(n);
-        if prepended > 0 {
-            for j in (0..n).rev() {
-                let (Some(&e), Some(&v)) = (ext.get(j), val.get(j)) else {
-                    return 0;
-                };
-                if let (Some(e2), Some(v2)) =
-                    (ext.get_mut(j + prepended), val.get_mut(j + prepended))
-                {
-                    (*e2, *v2) = (e, v);
-                }
-            }
-            for (e, v) in ext.iter_mut().zip(val.iter_mut()).take(prepended) {
-                (*e, *v) = (1, 0);
-            }
-            n += prepended;
-        }
-        let base = n - k;
-        let (mut outer, mut inner) = (
-            [(0usize, 0usize); MAX_TILE_RANK],
-            [(0usize, 0usize); MAX_TILE_RANK],
-        );
-        let (mut groups, mut combined, mut extent) = (0, 0usize, 1usize);
-        for (j, d) in tile.dims().iter().enumerate() {
-            let (e, v) = (
-                ext.get(base + j).copied().unwrap_or(0),
-                val.get(base + j).copied().unwrap_or(0),
-            );
-            combined = combined.wrapping_mul(e).wrapping_add(v);
-            extent = extent.saturating_mul(e);
-            if let TileDim::Size(t) = *d {
-                let (Some(o), Some(i)) = (outer.get_mut(groups), inner.get_mut(groups)) else {
-                    return 0;
-                };
-                *o = (
-                    combined.checked_div(t).unwrap_or(0),
-                    extent.div_ceil(t.max(1)),
-                );
-                *i = (combined.checked_rem(t).unwrap_or(0), t);
-                (groups, combined, extent) = (groups + 1, 0, 1);
-            }
-        }
-        n = base;
-        for &(v, e) in outer.iter().take(groups).chain(inner.iter().take(groups)) {
-            let (Some(e2), Some(v2)) = (ext.get_mut(n), val.get_mut(n)) else {
-                return 0;
-            };
-            (*e2, *v2) = (e, v);
-            n += 1;
+        // A validated description is never refused; any value will do.
+        if shape.step(tile, &mut Concrete).is_err() {
+            return 0;
         }
     }
     let (mut offset, mut stride) = (0usize, 1usize);
-    for (&e, &v) in ext.iter().zip(&val).take(n).rev() {
-        offset = offset.wrapping_add(v.wrapping_mul(stride));
-        stride = stride.wrapping_mul(e);
+    for d in shape.dims().iter().rev() {
+        offset = offset.wrapping_add(d.value.wrapping_mul(stride));
+        stride = stride.wrapping_mul(d.extent);
     }
     offset
 }

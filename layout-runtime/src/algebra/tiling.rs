@@ -13,6 +13,7 @@ use crate::{Tile, MAX_TILED_RANK, MAX_TILE_RANK};
 
 /// The product of `dims`, or `None` if it exceeds `usize`. A zero anywhere
 /// makes it 0, however large the rest: an empty array takes no storage.
+#[inline]
 pub(crate) fn product(dims: &[usize]) -> Option<usize> {
     if dims.contains(&0) {
         return Some(0);
@@ -76,15 +77,23 @@ pub(crate) struct Level {
 impl Level {
     /// The level `tile` makes of a shape of extents `before`, most major
     /// first.
+    #[inline]
     pub(crate) fn of(before: &[usize], tile: &Tile) -> Level {
+        Level::with(before.len(), tile, |p| before[p])
+    }
+
+    /// The level `tile` makes of a shape of `len` dims, dim `p` of extent
+    /// `extent(p)`.
+    #[inline]
+    fn with(len: usize, tile: &Tile, extent: impl Fn(usize) -> usize) -> Level {
         let k = tile.rank();
-        let prepended = k.saturating_sub(before.len());
-        let base = before.len() + prepended - k;
+        let prepended = k.saturating_sub(len);
+        let base = len + prepended - k;
         let mut extents = [1; MAX_TILE_RANK];
         // Positions in the shape with the prepended dims, of extent 1, in front.
         for (j, e) in extents[..k].iter_mut().enumerate() {
             if let Some(p) = (base + j).checked_sub(prepended) {
-                *e = before[p];
+                *e = extent(p);
             }
         }
         Level {
@@ -95,22 +104,26 @@ impl Level {
         }
     }
 
+    #[inline]
     pub(crate) fn k(&self) -> usize {
         self.tile.rank()
     }
 
     /// The number of groups: the level makes an outer and an inner dim
     /// of each.
+    #[inline]
     pub(crate) fn count(&self) -> usize {
         self.groups().count()
     }
 
     /// `(first, last, t)` of each combined group: positions in the tile
     /// and the group's tile extent.
+    #[inline]
     pub(crate) fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
         self.tile.groups()
     }
 
+    #[inline]
     pub(crate) fn group_extent(&self, first: usize, last: usize) -> usize {
         // Overflow was ruled out when the shape was stepped.
         product(&self.extents[first..=last]).unwrap_or(usize::MAX)
@@ -155,30 +168,56 @@ impl<V: Copy> Tiled<V> {
     /// The physical shape before tiling: the logical dims in
     /// `minor_to_major` order, most major first, dim `d` carrying
     /// `value(d)`; `fill` is never read.
+    #[inline]
     pub(crate) fn physical<E>(
         dims: &[usize],
         m2m: &[usize],
         fill: V,
-        mut value: impl FnMut(usize) -> Result<V, E>,
+        value: impl FnMut(usize) -> Result<V, E>,
     ) -> Result<Self, E> {
-        let mut shape = Tiled {
+        let mut shape = Tiled::new(fill);
+        shape.set_physical(dims, m2m, value)?;
+        Ok(shape)
+    }
+
+    /// No dims; `fill` is never read.
+    #[inline]
+    pub(crate) fn new(fill: V) -> Self {
+        Tiled {
+            // Extent 0: where `fill` is zero, the array is one zeroed block.
             dims: [Dim {
-                extent: 1,
+                extent: 0,
                 value: fill,
             }; MAX_TILED_RANK],
             len: 0,
-        };
-        for (slot, &d) in shape.dims.iter_mut().zip(m2m.iter().rev()) {
+        }
+    }
+
+    /// [`Tiled::physical`] in place: a loop that steps a shape per index
+    /// makes it where it lives rather than moving it out of a `Result`.
+    #[inline]
+    pub(crate) fn set_physical<E>(
+        &mut self,
+        dims: &[usize],
+        m2m: &[usize],
+        mut value: impl FnMut(usize) -> Result<V, E>,
+    ) -> Result<(), E> {
+        // Counted in a local: `self.len` in the loop would be a store and
+        // a load per dim.
+        let mut len = 0;
+        for (slot, &d) in self.dims.iter_mut().zip(m2m.iter().rev()) {
             *slot = Dim {
                 extent: dims.get(d).copied().unwrap_or(0),
                 value: value(d)?,
             };
-            shape.len += 1;
+            len += 1;
         }
-        Ok(shape)
+        self.len = len;
+        Ok(())
     }
 
     /// The dims, most major first.
+    #[inline]
     pub(crate) fn dims(&self) -> &[Dim<V>] {
         &self.dims[..self.len]
     }
@@ -186,17 +225,16 @@ impl<V: Copy> Tiled<V> {
     /// Applies `tile`: extents first, so that an extent past `usize` is
     /// the refusal whatever the values would say, then the values, group
     /// by group. The shape is unspecified after a refusal.
+    #[inline]
     pub(crate) fn step<C: Carry<Value = V>>(
         &mut self,
         tile: &Tile,
         carry: &mut C,
     ) -> Result<Level, Refusal<C::Error>> {
-        let mut before = [0usize; MAX_TILED_RANK];
-        for (e, d) in before.iter_mut().zip(self.dims()) {
-            *e = d.extent;
-        }
-        let level = Level::of(&before[..self.len], tile);
-        let (prepended, base, groups) = (level.prepended, level.base, level.count());
+        let level = Level::with(self.len, tile, |p| self.dims[p].extent);
+        // `tile`'s groups, not the copy in `level`: reading the copy right
+        // after it is made stalls the loop that steps a shape per index.
+        let (prepended, base, groups) = (level.prepended, level.base, tile.groups().count());
         if base + 2 * groups > MAX_TILED_RANK {
             return Err(Refusal::Rank);
         }
@@ -204,15 +242,29 @@ impl<V: Copy> Tiled<V> {
             extent: 1,
             value: carry.prepended(),
         };
-        self.dims.copy_within(..self.len, prepended);
-        self.dims[..prepended].fill(one);
-        let mut outer = [one; MAX_TILE_RANK];
-        let mut inner = [one; MAX_TILE_RANK];
-        for (g, (first, last, t)) in tile.groups().enumerate() {
-            let e = product(&level.extents[first..=last]).ok_or(Refusal::Overflow)?;
-            outer[g].extent = e.div_ceil(t);
-            inner[g].extent = t;
+        if prepended > 0 {
+            self.dims.copy_within(..self.len, prepended);
+            self.dims[..prepended].fill(one);
         }
+        let mut outer = [0usize; MAX_TILE_RANK];
+        for (g, (first, last, t)) in tile.groups().enumerate() {
+            // The group's extents from the dims rather than `level`: reading
+            // its copy right after it is made stalls a loop that steps a
+            // shape per index.
+            let mut extents = [0usize; MAX_TILE_RANK];
+            for (e, d) in extents
+                .iter_mut()
+                .zip(&self.dims[base + first..=base + last])
+            {
+                *e = d.extent;
+            }
+            let e = product(&extents[..=last - first]).ok_or(Refusal::Overflow)?;
+            outer[g] = e.div_ceil(t);
+        }
+        // Each outer dim is written where its group began or before, over
+        // dims already read; the inner ones wait, as they would overwrite
+        // groups not yet read.
+        let mut inner = [one.value; MAX_TILE_RANK];
         for (g, (first, last, t)) in tile.groups().enumerate() {
             let mut acc = self.dims[base + first];
             for &minor in &self.dims[base + first + 1..=base + last] {
@@ -224,11 +276,18 @@ impl<V: Copy> Tiled<V> {
                 };
             }
             let (q, r) = carry.split(acc, t).map_err(Refusal::Carried)?;
-            outer[g].value = q;
-            inner[g].value = r;
+            self.dims[base + g] = Dim {
+                extent: outer[g],
+                value: q,
+            };
+            inner[g] = r;
         }
-        self.dims[base..base + groups].copy_from_slice(&outer[..groups]);
-        self.dims[base + groups..base + 2 * groups].copy_from_slice(&inner[..groups]);
+        for (g, (_, _, t)) in tile.groups().enumerate() {
+            self.dims[base + groups + g] = Dim {
+                extent: t,
+                value: inner[g],
+            };
+        }
         self.len = base + 2 * groups;
         Ok(level)
     }

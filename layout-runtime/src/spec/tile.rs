@@ -82,6 +82,7 @@ impl Tile {
     /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,4)}").unwrap();
     /// assert_eq!(l.tiles()[0].dims().len(), 2);
     /// ```
+    #[inline]
     pub fn dims(&self) -> &[TileDim] {
         &self.dims
     }
@@ -94,12 +95,14 @@ impl Tile {
     /// let l = xla_layout::parse("f32[8,8]{1,0:T(2,1,1,1)}").unwrap();
     /// assert_eq!(l.tiles()[0].rank(), 4);
     /// ```
+    #[inline]
     pub fn rank(&self) -> usize {
         self.dims.len()
     }
 
     /// `(first, last, size)` of each group of tile dims: the dims that `*`
     /// merges into the sized dim after them, positions in the tile.
+    #[inline]
     pub(crate) fn groups(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
         let mut start = 0;
         self.dims()
