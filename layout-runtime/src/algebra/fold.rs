@@ -6,10 +6,10 @@
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
 //!
 //! The offset program of a layout with [`digits`](super::digits()) is
-//! built from them instead, by the same rules: the program `layout!` and
-//! the C export print is then read off the one description of the tiled
-//! shape. The symbolic values stay for the layouts without digits and for
-//! the inverse program.
+//! built from the digits, by the same rules, so that the program `layout!`
+//! and the C export print is read off the one description of the tiled
+//! shape. The symbolic values serve the layouts without digits and the
+//! inverse program.
 
 use core::convert::Infallible;
 
@@ -171,9 +171,11 @@ impl Carry for Concrete {
 ///
 /// Equal to the folded offset program for every index inside the dims of
 /// a validated description, some value but never a panic for any other
-/// index. It makes no call and writes only its own arrays, so a caller's
-/// loop around `Layout::offset` still keeps loop-invariant reads out of
-/// the loop.
+/// index. It writes only its own arrays: once inlined, its only calls are
+/// the compiler's copies of them (`memset`, `memcpy`, and `memmove` where a
+/// tile prepends dims) and bounds panics that a validated description
+/// never reaches, so a caller's loop around `Layout::offset` keeps
+/// loop-invariant reads out of the loop.
 #[inline]
 pub(crate) fn offset_of(dims: &[usize], m2m: &[usize], tiles: &[Tile], index: &[usize]) -> usize {
     let mut shape = Tiled::new(0);
