@@ -356,9 +356,22 @@ pub(crate) mod tests {
         (true, d.list.iter().any(|g| g.last != g.dim))
     }
 
+    /// The layouts the digits are tested on: random ones and [`merged`]
+    /// ones in turn, the same on every run.
+    pub(crate) fn samples() -> impl Iterator<Item = String> {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        (0..4000).map(move |i| {
+            if i % 2 == 0 {
+                spec(&mut rng)
+            } else {
+                merged(&mut rng)
+            }
+        })
+    }
+
     /// A layout whose `*` combines dims in logical order, most of them
     /// whole, some of size 1 between, then perhaps one more level.
-    pub(crate) fn merged(rng: &mut Rng) -> String {
+    fn merged(rng: &mut Rng) -> String {
         let rank = 2 + rng.below(4);
         let dims: Vec<String> = (0..rank)
             .map(|_| match rng.below(4) {
@@ -392,14 +405,8 @@ pub(crate) mod tests {
     /// and inverse.
     #[test]
     fn digits_address_every_element_once() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let (mut with, mut runs) = (0, 0);
-        for i in 0..4000 {
-            let spec = if i % 2 == 0 {
-                spec(&mut rng)
-            } else {
-                merged(&mut rng)
-            };
+        for spec in samples() {
             let Ok(l) = crate::parse(&spec) else { continue };
             if l.storage_len() > 4096 {
                 continue;

@@ -564,11 +564,10 @@ mod tests {
     use std::vec;
 
     use super::*;
-    use crate::algebra::digits::tests::merged;
-    use crate::eval::closed::tests::{spec, Rng};
+    use crate::algebra::digits::tests::samples;
 
-    /// The offset program the symbolic values fold into, as `fold` made
-    /// it before the digits.
+    /// The offset program the symbolic values fold into: what `fold`
+    /// gives a layout without digits.
     fn symbolic(dims: &[usize], m2m: &[usize], tiles: &[Tile]) -> OffsetProgram {
         let mut fwd = Builder::new();
         let mut stepped = Tiled::physical(dims, m2m, None, |d| fwd.input(d, dims[d])).unwrap();
@@ -595,15 +594,9 @@ mod tests {
     /// symbolic values: random layouts, and ones of `*` over whole dims.
     #[test]
     fn digits_programs_equal_the_stepped_offsets() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let (mut with, mut differ) = (0, 0);
         let mut scratch = [0; MAX_PROGRAM_STEPS];
-        for i in 0..4000 {
-            let spec = if i % 2 == 0 {
-                spec(&mut rng)
-            } else {
-                merged(&mut rng)
-            };
+        for spec in samples() {
             let Ok(l) = crate::parse(&spec) else { continue };
             let (dims, m2m, tiles) = (l.dims(), l.minor_to_major(), l.tiles());
             let Ok(d) = digits::<MAX_TILED_RANK>(dims, m2m, tiles) else {
