@@ -114,15 +114,6 @@ fn extents<V: Copy>(tiled: &Tiled<V>) -> Shape {
     shape
 }
 
-/// The physical shape before tiling: dims in `minor_to_major` order, most major first.
-pub(crate) fn physical(dims: &[usize], m2m: &[usize]) -> Shape {
-    let mut s = Shape::EMPTY;
-    for &d in m2m.iter().rev() {
-        s.push(dims[d]);
-    }
-    s
-}
-
 /// The shape after the first `levels` tiles.
 pub(crate) fn shape_after(
     dims: &[usize],

@@ -13,7 +13,7 @@
 //! multiplier for values below 2^31 beside them.
 
 use crate::algebra::divide::{divide, multiplier};
-use crate::algebra::fold::{physical, shape_after};
+use crate::algebra::fold::shape_after;
 use crate::algebra::tiling::product;
 use crate::algebra::tiling::Level;
 use crate::eval::closed::{constant, Entries, Pool};
@@ -101,7 +101,8 @@ impl Tiled {
             [tile] => tile,
             _ => return None,
         };
-        let extents = physical(dims, m2m);
+        // The shape before any tile.
+        let extents = shape_after(dims, m2m, &[]).ok()?;
         let level = Level::of(extents.dims(), tile);
         // More tile dims than dims put size-1 dims in front: left to the
         // other forms.
