@@ -18,7 +18,7 @@
 mod digits;
 pub(crate) mod divide;
 pub(crate) mod fold;
-pub(crate) mod simplify;
+mod simplify;
 pub(crate) mod tiling;
 
 pub(crate) use digits::{digits, Digit, Digits, MAX_DIGITS};
