@@ -284,12 +284,15 @@ impl LayoutBuilder {
         program_forms(&mut layout, &folded);
         if let Some((offset, inverse)) = compiled.map(DigitForm::split) {
             // The digits where the programs' forms are slower. A closed
-            // form of shifts stays where no dim is ragged: a
-            // caller's summing loop vectorizes it (`benches/offset.rs`,
-            // `sum_bf16_tpu`); on ragged dims the digits are faster
-            // (`benches/family.rs`).
+            // form that divides nothing stays where no dim is ragged: of
+            // shifts, a caller's summing loop vectorizes it
+            // (`benches/offset.rs`, `sum_bf16_tpu`); of its linear part
+            // alone, it is one multiply a dim (`sum_untiled_row_major`).
+            // Where it divides, or on ragged dims, the digits are faster
+            // (`sum_batched_tpu`, `benches/family.rs`).
             let exact = digits.as_ref().is_some_and(|d| d.ragged == 0);
-            if !(exact && matches!(&layout.forms.offset, OffsetForm::Closed(c) if c.is_shifts())) {
+            let closed = |c: &Closed| exact && c.divides_nothing();
+            if !matches!(&layout.forms.offset, OffsetForm::Closed(c) if closed(c)) {
                 layout.forms.offset = OffsetForm::Digits(offset);
             }
             // The compact programs' shifts and places are faster than

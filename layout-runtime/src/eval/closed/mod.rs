@@ -502,9 +502,10 @@ impl Closed {
         free(&mut self.sums[s], SUM_SLOTS)
     }
 
-    /// Whether the form is of shifts and masks only.
-    pub(crate) fn is_shifts(&self) -> bool {
-        matches!(self.kind, Kind::Shifts)
+    /// Whether the form divides nothing: shifts and masks only, or its
+    /// linear part alone (an untiled layout).
+    pub(crate) fn divides_nothing(&self) -> bool {
+        matches!(self.kind, Kind::Shifts) || !(self.has_dims || self.has_sums)
     }
 
     /// The offset of `index`: exact for in-range indices, unspecified but
