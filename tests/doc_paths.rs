@@ -3,19 +3,12 @@
 //! `layout_runtime` to `use` (that is `error[E0432]`). The doc tests compile
 //! the examples; this scan catches the path in prose and in ignored blocks too.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).expect("source directory is readable") {
-        let path = entry.expect("directory entry is readable").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use std::fs;
+use std::path::Path;
+
+use common::rust_files;
 
 #[test]
 fn runtime_docs_name_only_the_facade() {

@@ -8,26 +8,18 @@
 //! A module that names another module's items depends on it, and the
 //! dependencies must have no cycle.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use common::rust_files;
 use syn::visit::Visit;
 
 /// A module's path from the crate root: `["eval", "layout"]`.
 type Module = Vec<String>;
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).expect("source directory is readable") {
-        let path = entry.expect("directory entry is readable").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The module a source file is: `eval/layout.rs` and `eval/layout/mod.rs`
 /// are both `eval::layout`, `lib.rs` is the root.

@@ -15,6 +15,18 @@ pub mod values;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+/// Every `.rs` file under `dir`, at any depth, into `out`.
+pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("source directory is readable") {
+        let path = entry.expect("directory entry is readable").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
 /// Whether snapshot tests rewrite their files: under `BLESS=1`, and no other
 /// value (`BLESS=0` compares, as an unset `BLESS` does).
 pub fn bless() -> bool {
