@@ -12,12 +12,14 @@
 //! Throughput is reported in logical bytes.
 //!
 //! `cargo bench --bench relayout` runs divan. With `RELAYOUT_TIMINGS=1` in
-//! the environment it prints the copies' own bandwidths on one thread and
-//! on every core, then median seconds per case, one `case operation
-//! seconds best_copy_ratio r memcpy_ratio m best_copy name` line each (for
+//! the environment it prints the copies' own bandwidths on each thread
+//! count, then median seconds per case, one `case operation seconds
+//! best_copy_ratio r memcpy_ratio m best_copy name` line each (for
 //! `benches/numpy_relayout.py`), then a table of those ratios against each
-//! case's goal. `RELAYOUT_CASES` (comma-separated parts of case names;
-//! `copies` for the copies alone) runs some of them.
+//! case's goal. `RELAYOUT_THREADS` (say `1,4,8,16`) sets the thread
+//! counts of the copies and of the threaded plans, one and every core when
+//! unset. `RELAYOUT_CASES` (comma-separated parts of case names; `copies`
+//! for the copies alone) runs some of them.
 
 #![allow(
     clippy::cast_precision_loss,
@@ -485,8 +487,7 @@ fn copy_bandwidths() {
     let bytes = 64 * MIB;
     let src = data(bytes, |i| i as u8);
     let mut dst = vec![0u8; bytes];
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    for threads in [1, cores] {
+    for threads in thread_counts() {
         let copies = copies::available();
         let mut times = vec![Vec::new(); copies.len()];
         for _ in 0..11 {
@@ -518,8 +519,7 @@ fn copies_as_operations(rows: &mut Vec<Row>) {
     let src = data(bytes, |i| i as u8);
     let dst = RefCell::new(vec![0u8; bytes]);
     let copies = copies::available();
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let runs: Vec<(String, usize, &copies::Copy)> = [1, cores]
+    let runs: Vec<(String, usize, &copies::Copy)> = thread_counts()
         .into_iter()
         .flat_map(|t| {
             copies
@@ -712,7 +712,50 @@ fn on_threads<T: Copy + Send + Sync>(
     });
 }
 
-/// The same plans on one thread and on two (their chunks on scoped
+/// The thread counts the plans and the copies run on: `RELAYOUT_THREADS`
+/// (comma-separated, say `1,4,8,16`), else one and every core.
+fn thread_counts() -> Vec<usize> {
+    if let Ok(list) = std::env::var("RELAYOUT_THREADS") {
+        return list
+            .split(',')
+            .map(|t| match t.trim().parse::<usize>() {
+                Ok(n) if n > 0 => n,
+                _ => panic!("RELAYOUT_THREADS: `{t}` is not a thread count; expected a list like `1,4,8,16`"),
+            })
+            .collect();
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut counts = vec![1, cores];
+    counts.dedup();
+    counts
+}
+
+/// An operation run on as many threads as it is given.
+type Threaded<'a> = &'a dyn Fn(usize);
+
+/// Measures each of `ops` as `{name}_{threads}` on every thread count of
+/// [`thread_counts`], each against the best copy on as many threads.
+fn on_counts(rows: &mut Vec<Row>, case: &str, bytes: usize, ops: &[(&str, Threaded<'_>)]) {
+    let counts = thread_counts();
+    let runs: Vec<(String, usize, Threaded<'_>)> = ops
+        .iter()
+        .flat_map(|&(name, op)| counts.iter().map(move |&t| (format!("{name}_{t}"), t, op)))
+        .collect();
+    let mut calls: Vec<Box<dyn FnMut() + '_>> = runs
+        .iter()
+        .map(|&(_, threads, op)| Box::new(move || op(threads)) as Box<dyn FnMut()>)
+        .collect();
+    let mut ops: Vec<Op<'_>> = runs
+        .iter()
+        .zip(&mut calls)
+        .map(|((name, threads, _), call)| {
+            (name.as_str(), *threads, &mut **call as &mut dyn FnMut())
+        })
+        .collect();
+    measure(rows, case, f64::NAN, bytes, &mut ops);
+}
+
+/// The same plans on each of [`thread_counts`] (their chunks on scoped
 /// threads), each against the best copy on as many threads.
 fn threads(rows: &mut Vec<Row>) {
     if wanted("threads_f32_8x128") {
@@ -738,7 +781,7 @@ fn threads(rows: &mut Vec<Row>) {
 }
 
 /// `f32 T(8,128)` packed, unpacked and converted from column-major, the
-/// column-major pack and the tiled 4-D permutation, on one thread and two.
+/// column-major pack and the tiled 4-D permutation, on each thread count.
 fn threads_tiled(rows: &mut Vec<Row>) {
     let l = parse("f32[4096,4096]{1,0:T(8,128)}").unwrap();
     let col = parse("f32[4096,4096]{0,1}").unwrap();
@@ -755,51 +798,32 @@ fn threads_tiled(rows: &mut Vec<Row>) {
         RefCell::new(vec![0.0f32; l.storage_len()]),
         RefCell::new(vec![0.0f32; l.len()]),
     );
-    let out = || out.borrow_mut();
-    let back = || back.borrow_mut();
-    measure(
+    on_counts(
         rows,
         "threads_f32_8x128",
-        f64::NAN,
         l.len() * 4,
-        &mut [
-            ("pack_1", 1, &mut || {
-                on_threads(&pack, 1, black_box(&src), &mut out());
+        &[
+            ("pack", &|t| {
+                on_threads(&pack, t, black_box(&src), &mut out.borrow_mut());
             }),
-            ("pack_2", 2, &mut || {
-                on_threads(&pack, 2, black_box(&src), &mut out());
+            ("unpack", &|t| {
+                on_threads(&unpack, t, black_box(&storage), &mut back.borrow_mut());
             }),
-            ("unpack_1", 1, &mut || {
-                on_threads(&unpack, 1, black_box(&storage), &mut back());
-            }),
-            ("unpack_2", 2, &mut || {
-                on_threads(&unpack, 2, black_box(&storage), &mut back());
-            }),
-            ("from_column_major_1", 1, &mut || {
-                on_threads(&convert, 1, black_box(&src), &mut out());
-            }),
-            ("from_column_major_2", 2, &mut || {
-                on_threads(&convert, 2, black_box(&src), &mut out());
+            ("from_column_major", &|t| {
+                on_threads(&convert, t, black_box(&src), &mut out.borrow_mut());
             }),
         ],
     );
     // Into an untiled destination, whose walk has two steps to cut.
     let pack_col = col.pack_plan(0.0f32).unwrap();
     let col_out = RefCell::new(vec![0.0f32; col.storage_len()]);
-    let col_out = || col_out.borrow_mut();
-    measure(
+    on_counts(
         rows,
         "threads_f32_column_major",
-        f64::NAN,
         col.len() * 4,
-        &mut [
-            ("pack_1", 1, &mut || {
-                on_threads(&pack_col, 1, black_box(&src), &mut col_out());
-            }),
-            ("pack_2", 2, &mut || {
-                on_threads(&pack_col, 2, black_box(&src), &mut col_out());
-            }),
-        ],
+        &[("pack", &|t| {
+            on_threads(&pack_col, t, black_box(&src), &mut col_out.borrow_mut());
+        })],
     );
     drop((src, storage));
     let (from, to) = (
@@ -809,42 +833,28 @@ fn threads_tiled(rows: &mut Vec<Row>) {
     let plan = from.convert_plan(&to, 0u16).unwrap();
     let src = data(from.len(), |i| i as u16);
     let out = RefCell::new(vec![0u16; to.storage_len()]);
-    let out = || out.borrow_mut();
-    measure(
+    on_counts(
         rows,
         "threads_bf16_4d_permute",
-        f64::NAN,
         from.len() * 2,
-        &mut [
-            ("convert_1", 1, &mut || {
-                on_threads(&plan, 1, black_box(&src), &mut out());
-            }),
-            ("convert_2", 2, &mut || {
-                on_threads(&plan, 2, black_box(&src), &mut out());
-            }),
-        ],
+        &[("convert", &|t| {
+            on_threads(&plan, t, black_box(&src), &mut out.borrow_mut());
+        })],
     );
 }
 
-/// `convert_plan` from `from` to `to` on one thread and on two.
+/// `convert_plan` from `from` to `to` on each thread count.
 fn threaded_convert(rows: &mut Vec<Row>, case: &str, from: &str, to: &str) {
     let (from, to) = (parse(from).unwrap(), parse(to).unwrap());
     let plan = from.convert_plan(&to, 0.0f32).unwrap();
     let src = data(from.storage_len(), |i| i as f32);
     let out = RefCell::new(vec![0.0f32; to.storage_len()]);
-    let out = || out.borrow_mut();
-    measure(
+    on_counts(
         rows,
         case,
-        f64::NAN,
         from.len() * 4,
-        &mut [
-            ("convert_1", 1, &mut || {
-                on_threads(&plan, 1, black_box(&src), &mut out());
-            }),
-            ("convert_2", 2, &mut || {
-                on_threads(&plan, 2, black_box(&src), &mut out());
-            }),
-        ],
+        &[("convert", &|t| {
+            on_threads(&plan, t, black_box(&src), &mut out.borrow_mut());
+        })],
     );
 }

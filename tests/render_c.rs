@@ -2,7 +2,8 @@
 //! layouts and hundreds of random ones, a C driver prints every index's
 //! offset and every slot's index, and the text must equal what the Rust
 //! `Layout` gives. The header is included from two files of one program, as
-//! C and as C++, and compiled for a GPU by `nvcc` where one is installed.
+//! C and as C++, compiled for a GPU by `nvcc` where one is installed, and
+//! run on the GPU, every index and slot again, where one answers.
 //! Skipped, with a message, when no C compiler is found; under `CI=true` a
 //! missing compiler fails instead (a missing `nvcc` is only skipped).
 
@@ -452,5 +453,151 @@ fn the_header_compiles_for_a_gpu_under_nvcc() {
     assert!(
         ptx.contains(".entry every_layout"),
         "no kernel in the PTX:\n{ptx}"
+    );
+}
+
+/// Whether a GPU answers: `nvidia-smi -L` lists one.
+fn gpu() -> bool {
+    Command::new("nvidia-smi")
+        .arg("-L")
+        .output()
+        .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("GPU"))
+}
+
+/// A CUDA program that evaluates every layout's functions on the GPU, one
+/// thread per index and per slot, and prints what [`expected`] prints.
+fn gpu_program(layouts: &[Layout]) -> String {
+    let mut cu = String::from(
+        "#include <stdio.h>\n#include <stdlib.h>\n#include \"layouts.h\"\n\n\
+         #define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \\\n\
+         \x20   fprintf(stderr, \"%s: %s\\n\", #x, cudaGetErrorString(e_)); exit(1); } } while (0)\n\n\
+         typedef void (*kernel_fn)(size_t, size_t, size_t *, size_t *, int *);\n\
+         struct entry { kernel_fn kernel; size_t rank; size_t count; size_t slots; };\n\n",
+    );
+    for (i, l) in layouts.iter().enumerate() {
+        let dims: Vec<String> = l.dims().iter().map(|d| format!("{d}u")).collect();
+        let dims = if dims.is_empty() {
+            "0u".to_string()
+        } else {
+            dims.join(", ")
+        };
+        writeln!(
+            cu,
+            "__global__ void k{i}(size_t count, size_t slots, size_t *offsets, size_t *indices, int *named)\n{{\n\
+             \x20   const size_t dims[] = {{ {dims} }};\n\
+             \x20   size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, index[16], rest = t, d;\n\
+             \x20   if (t < count) {{\n\
+             \x20       for (d = {rank}; d-- > 0;) {{ index[d] = rest % dims[d]; rest /= dims[d]; }}\n\
+             \x20       offsets[t] = l{i}_offset(index);\n\
+             \x20   }}\n\
+             \x20   if (t < slots) named[t] = l{i}_index_of(t, indices + 16 * t);\n}}\n",
+            rank = l.rank(),
+        )
+        .unwrap();
+    }
+    cu.push_str(
+        "static void run(size_t n, const struct entry *e)\n{\n\
+         \x20   size_t threads = e->count > e->slots ? e->count : e->slots, i, d;\n\
+         \x20   size_t *offsets, *indices, *host_offsets, *host_indices;\n\
+         \x20   int *named, *host_named;\n\
+         \x20   CHECK(cudaMalloc(&offsets, (e->count + 1) * sizeof(size_t)));\n\
+         \x20   CHECK(cudaMalloc(&indices, 16 * e->slots * sizeof(size_t)));\n\
+         \x20   CHECK(cudaMalloc(&named, e->slots * sizeof(int)));\n\
+         \x20   e->kernel<<<(unsigned)((threads + 255) / 256), 256>>>(e->count, e->slots, offsets, indices, named);\n\
+         \x20   CHECK(cudaGetLastError());\n\
+         \x20   CHECK(cudaDeviceSynchronize());\n\
+         \x20   host_offsets = (size_t *)malloc((e->count + 1) * sizeof(size_t));\n\
+         \x20   host_indices = (size_t *)malloc(16 * e->slots * sizeof(size_t));\n\
+         \x20   host_named = (int *)malloc(e->slots * sizeof(int));\n\
+         \x20   CHECK(cudaMemcpy(host_offsets, offsets, (e->count + 1) * sizeof(size_t), cudaMemcpyDeviceToHost));\n\
+         \x20   CHECK(cudaMemcpy(host_indices, indices, 16 * e->slots * sizeof(size_t), cudaMemcpyDeviceToHost));\n\
+         \x20   CHECK(cudaMemcpy(host_named, named, e->slots * sizeof(int), cudaMemcpyDeviceToHost));\n\
+         \x20   printf(\"L%lu\\n\", (unsigned long)n);\n\
+         \x20   for (i = 0; i < e->count; i++) printf(\"%lu\\n\", (unsigned long)host_offsets[i]);\n\
+         \x20   for (i = 0; i < e->slots; i++) {\n\
+         \x20       if (!host_named[i]) { puts(\"-\"); continue; }\n\
+         \x20       putchar('=');\n\
+         \x20       for (d = 0; d < e->rank; d++) printf(d ? \",%lu\" : \"%lu\", (unsigned long)host_indices[16 * i + d]);\n\
+         \x20       putchar('\\n');\n\
+         \x20   }\n\
+         \x20   cudaFree(offsets); cudaFree(indices); cudaFree(named);\n\
+         \x20   free(host_offsets); free(host_indices); free(host_named);\n}\n\n\
+         static const struct entry layouts[] = {\n",
+    );
+    for (i, l) in layouts.iter().enumerate() {
+        writeln!(
+            cu,
+            "    {{ k{i}, {}, {}u, {}u }},",
+            l.rank(),
+            l.len(),
+            l.storage_len() + 2
+        )
+        .unwrap();
+    }
+    cu.push_str(
+        "};\n\nint main(void)\n{\n    size_t n;\n\
+         \x20   for (n = 0; n < sizeof layouts / sizeof layouts[0]; n++) run(n, &layouts[n]);\n\
+         \x20   return 0;\n}\n",
+    );
+    cu
+}
+
+/// On a machine with a GPU, the header's functions run there, one thread
+/// per index and per slot, and agree with Rust on every one.
+#[test]
+fn the_header_runs_on_a_gpu_and_agrees_with_rust() {
+    let Some(nvcc) = nvcc() else {
+        eprintln!("skipped: no nvcc (on PATH, or from `pip install nvidia-cuda-nvcc`)");
+        return;
+    };
+    if !gpu() {
+        // Compiling for a GPU is checked above; running needs one.
+        eprintln!("skipped: no GPU (`nvidia-smi -L` lists none)");
+        return;
+    }
+    let dir = dir().join("gpu");
+    std::fs::create_dir_all(&dir).unwrap();
+    let layouts = layouts();
+    std::fs::write(dir.join("layouts.h"), unit(&layouts)).unwrap();
+    let source = dir.join("gpu.cu");
+    std::fs::write(&source, gpu_program(&layouts)).unwrap();
+    let exe = dir.join("gpu");
+    let out = Command::new(&nvcc)
+        .args(["-arch=native", "-O2", "-Werror", "all-warnings"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed:\n{}",
+        nvcc.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    assert!(
+        run.status.success(),
+        "the GPU program failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let got = String::from_utf8(run.stdout).unwrap();
+    let want = expected(&layouts);
+    let first = got
+        .lines()
+        .zip(want.lines())
+        .position(|(g, w)| g != w)
+        .unwrap_or(got.lines().count().min(want.lines().count()));
+    assert!(
+        got == want,
+        "the GPU disagrees with Rust from line {}: got {:?}, want {:?}",
+        first + 1,
+        got.lines().nth(first),
+        want.lines().nth(first)
+    );
+    eprintln!(
+        "{} layouts, {} lines agree on the GPU",
+        layouts.len(),
+        want.lines().count()
     );
 }
