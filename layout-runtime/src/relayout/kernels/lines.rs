@@ -540,21 +540,36 @@ pub(crate) fn stream_lines<T: Copy>(
     }
     plain(dst, 0..i_lo, 0..nj);
     plain(dst, i_hi..ni, 0..nj);
-    // Where the destination's rows lie back to back, the part of a row
-    // before its first whole line and the part of the row above past its
-    // last make one line: 16 of them go as a tile, whose source runs are
-    // the columns from `j_hi` one row up and those before `j_lo`. As two
-    // strips, each of those lines was written twice, in pieces, without
-    // streaming: a quarter of the lines of rows of 64 units (the 4-D
-    // permutation), and more than half its time.
-    // (`rows_dst` has the source's rows evenly spaced already.)
-    let back_to_back = b.da == nj * w && (o.count == 1 || o.d == b.na * b.da);
-    if !(rows_dst && j_lo > 0 && back_to_back) {
+    // `rows_dst` has the source's rows evenly spaced already.
+    if rows_dst && j_lo > 0 && b.da == nj * w && (o.count == 1 || o.d == b.na * b.da) {
+        let edges = (i_lo..i_hi, j_lo, j_hi, nj);
+        joined_edges(kernel, (dst, d), (src, s), b, edges, plain);
+    } else {
         plain(dst, i_lo..i_hi, 0..j_lo);
         plain(dst, i_lo..i_hi, j_hi..nj);
-        return true;
     }
-    // Rows evenly spaced both sides: row `i` is `i * da` (`i * sa`) in.
+    true
+}
+
+/// The columns `0..j_lo` and `j_hi..nj` of rows `rows` of block `b` (at
+/// `d` in `dst`, `s` in `src`) whose destination rows lie back to back,
+/// `b.da = nj` units apart, and whose source rows are evenly spaced too:
+/// row `i` is `i * da` (`i * sa`) in. The part of a row before its first
+/// whole line and the part of the row above past its last make one line:
+/// 16 of them go as a tile, whose source runs are the columns from `j_hi`
+/// one row up and those before `j_lo`. As two strips, each of those lines
+/// was written twice, in pieces, without streaming: a quarter of the lines
+/// of rows of 64 units (the 4-D permutation), and more than half its time.
+/// `plain` copies what no tile covers.
+fn joined_edges<T: Copy>(
+    kernel: arch::TileKernel,
+    (dst, d): (&mut [T], usize),
+    (src, s): (&[T], usize),
+    b: Block,
+    (rows, j_lo, j_hi, nj): (core::ops::Range<usize>, usize, usize, usize),
+    plain: impl Fn(&mut [T], core::ops::Range<usize>, core::ops::Range<usize>),
+) {
+    let (i_lo, i_hi) = (rows.start, rows.end);
     let tail = nj - j_hi;
     let mut to: [usize; 16] = core::array::from_fn(|r| d + (i_lo + r) * b.da + j_hi * b.db);
     let mut from: [usize; 16] = core::array::from_fn(|c| {
@@ -578,5 +593,4 @@ pub(crate) fn stream_lines<T: Copy>(
     }
     plain(dst, i - 1..i_hi, j_hi..nj);
     plain(dst, i..i_hi, 0..j_lo);
-    true
 }
