@@ -171,7 +171,7 @@ fn paren(f: &mut dyn Write, h: &Horner<'_>) -> fmt::Result {
 /// and the index in the new shape (`next`, computed by the layout itself).
 fn level_forward(f: &mut dyn Write, before: &Point, step: &Level, next: &Point) -> fmt::Result {
     // The shape and index the tile sees: size-1 dims prepended as needed.
-    let mut seen = Point::from_shape([]);
+    let mut seen = Point::from_shape(&[]);
     seen.len = step.seen(before.index(), 0, &mut seen.index);
     step.seen(before.shape(), 1, &mut seen.shape);
     if step.prepended > 0 {
@@ -300,7 +300,7 @@ impl fmt::Display for OffsetSteps<'_> {
             None => writeln!(f, "offset {offset} is padding")?,
         }
         let levels = Levels::new(l);
-        let mut point = Point::from_shape(levels.shape(levels.count()).iter().copied());
+        let mut point = Point::from_shape(levels.shape(levels.count()));
         let filled = product(point.shape());
         if filled.is_some_and(|filled| offset >= filled) {
             return writeln!(
@@ -319,7 +319,7 @@ impl fmt::Display for OffsetSteps<'_> {
             Tuple(point.index())
         )?;
         for (level, step) in levels.steps().iter().enumerate().rev() {
-            let mut before = Point::from_shape(levels.shape(level).iter().copied());
+            let mut before = Point::from_shape(levels.shape(level));
             writeln!(f, "  undo level {}, tile {}:", level + 1, step.tile)?;
             if !level_backward(f, &point, step, &mut before)? {
                 return Ok(());

@@ -15,16 +15,14 @@ pub(crate) struct Point {
 }
 
 impl Point {
-    /// The zero index of the shape of extents `shape`, most major first.
-    pub(crate) fn from_shape(shape: impl IntoIterator<Item = usize>) -> Point {
+    /// The zero index of the shape of extents `shape`.
+    pub(crate) fn from_shape(shape: &[usize]) -> Point {
         let mut p = Point {
             index: [0; MAX_TILED_RANK],
             shape: [0; MAX_TILED_RANK],
-            len: 0,
+            len: shape.len(),
         };
-        for (e, extent) in p.shape.iter_mut().zip(shape) {
-            (*e, p.len) = (extent, p.len + 1);
-        }
+        p.shape[..p.len].copy_from_slice(shape);
         p
     }
 
@@ -63,8 +61,10 @@ impl Point {
 /// index before the level's inner dims names the tile.
 pub(crate) struct Levels<'a> {
     layout: &'a Layout,
-    /// The shape after each level, 0 (the physical shape) to the last.
-    shapes: [Point; MAX_TILING_LEVELS + 1],
+    /// The extents after each level, 0 (the physical shape) to the last,
+    /// and how many each has.
+    shapes: [[usize; MAX_TILED_RANK]; MAX_TILING_LEVELS + 1],
+    lens: [usize; MAX_TILING_LEVELS + 1],
     /// What each level did, the first level at 0.
     steps: [Level; MAX_TILING_LEVELS],
     /// The levels stepped: all the layout's, as they stepped when it was built.
@@ -73,25 +73,33 @@ pub(crate) struct Levels<'a> {
 
 impl<'a> Levels<'a> {
     pub(crate) fn new(layout: &'a Layout) -> Levels<'a> {
-        let Ok(mut shape) = Tiled::physical(layout.dims(), layout.minor_to_major(), (), |_| {
-            Ok::<(), Infallible>(())
-        });
-        let extents = |shape: &Tiled<()>| Point::from_shape(shape.dims().iter().map(|d| d.extent));
         let mut levels = Levels {
             layout,
-            shapes: [extents(&shape); MAX_TILING_LEVELS + 1],
+            shapes: [[0; MAX_TILED_RANK]; MAX_TILING_LEVELS + 1],
+            lens: [0; MAX_TILING_LEVELS + 1],
             steps: [Level::of(&[], &Tile::EMPTY); MAX_TILING_LEVELS],
             count: 0,
         };
+        let Ok(mut shape) = Tiled::physical(layout.dims(), layout.minor_to_major(), (), |_| {
+            Ok::<(), Infallible>(())
+        });
+        levels.keep(0, &shape);
         for (i, tile) in layout.tiles().iter().enumerate() {
             let Ok(step) = shape.step(tile, &mut Extents) else {
                 break;
             };
-            levels.steps[i] = step;
-            levels.shapes[i + 1] = extents(&shape);
-            levels.count = i + 1;
+            (levels.steps[i], levels.count) = (step, i + 1);
+            levels.keep(i + 1, &shape);
         }
         levels
+    }
+
+    /// Keeps the extents of `shape` as the shape after `level` levels.
+    fn keep(&mut self, level: usize, shape: &Tiled<()>) {
+        for (e, d) in self.shapes[level].iter_mut().zip(shape.dims()) {
+            *e = d.extent;
+        }
+        self.lens[level] = shape.dims().len();
     }
 
     /// How many tiling levels there are.
@@ -102,7 +110,7 @@ impl<'a> Levels<'a> {
     /// The extents after `level` tiling levels, most major first: 0 is the
     /// physical shape.
     pub(crate) fn shape(&self, level: usize) -> &[usize] {
-        self.shapes[level].shape()
+        &self.shapes[level][..self.lens[level]]
     }
 
     /// What each level did to the shape before it, the first level first.
@@ -115,10 +123,10 @@ impl<'a> Levels<'a> {
         if level > self.count {
             return None;
         }
-        let mut point = self.shapes[self.count];
+        let mut point = Point::from_shape(self.shape(self.count));
         point.unravel(self.layout.offset_unchecked(index));
         for l in (level + 1..=self.count).rev() {
-            let mut undone = self.shapes[l - 1];
+            let mut undone = Point::from_shape(self.shape(l - 1));
             if !self.steps[l - 1].undo(point.index(), &mut undone.index[..undone.len]) {
                 return None;
             }
