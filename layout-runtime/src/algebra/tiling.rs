@@ -7,7 +7,8 @@
 //! (a symbolic index for the folded programs, a digit for the digit form,
 //! nothing for the tiled shape alone); the caller says, through [`Carry`],
 //! what combining and splitting do to it. Changing what a tile means is a
-//! change to [`Tiled::step`] and nothing else.
+//! change to [`Tiled::step`] and to the [`Level`] it records, which says
+//! where the step put each dim and undoes it, and nothing else.
 
 use core::ops::Range;
 
@@ -163,9 +164,19 @@ impl Level {
     /// [`group_extent`](Self::group_extent) is padding of this level.
     #[inline]
     pub(crate) fn joined(&self, g: usize, t: usize, after: &[usize]) -> usize {
-        after[self.base + g]
+        after[self.outer().start + g]
             .wrapping_mul(t)
-            .wrapping_add(after[self.base + self.count() + g])
+            .wrapping_add(after[self.inner().start + g])
+    }
+
+    /// What `*` makes of the group of tile positions `first..=last`: the
+    /// row-major index of `tiled[first..=last]` over the group's extents,
+    /// the value the level splits. [`unmerge`](Self::unmerge) undoes it.
+    pub(crate) fn merged(&self, first: usize, last: usize, tiled: &[usize]) -> usize {
+        tiled[first..=last]
+            .iter()
+            .zip(&self.extents[first..=last])
+            .fold(0usize, |x, (&i, &d)| x.wrapping_mul(d).wrapping_add(i))
     }
 
     /// Undoes the `*` of the group of tile positions `first..=last`:

@@ -2,11 +2,12 @@
 //! example (tile index, index within the tile, the sum) for any index or
 //! offset.
 
+use core::convert::Infallible;
 use core::fmt::{self, Write};
 
 use super::levels::{Levels, Point};
 use super::Tuple;
-use crate::algebra::tiling::{product, Level};
+use crate::algebra::tiling::{product, Level, Tiled};
 use crate::{Layout, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK};
 
 /// `a*B + b` nested for any length: `linear_index` with its arithmetic shown.
@@ -96,11 +97,10 @@ impl fmt::Display for IndexSteps<'_> {
         let offset = layout.offset(index);
         writeln!(f, "index {} is at offset {offset}", Tuple(index))?;
         let levels = Levels::new(layout);
-        // The element's place in the physical shape, where the layout's own
-        // offset puts it, as after each level below.
-        let Some(mut point) = levels.point(0, index) else {
-            return Ok(());
-        };
+        let mut point = Point::from_shape(levels.shape(0));
+        for (i, d) in point.index.iter_mut().zip(physical(layout).dims()) {
+            *i = index[d.value];
+        }
         writeln!(
             f,
             "  physical index {} in {}",
@@ -159,6 +159,14 @@ impl fmt::Display for IndexSteps<'_> {
     }
 }
 
+/// The physical shape, each dim carrying the logical dim it is.
+fn physical(layout: &Layout) -> Tiled<usize> {
+    let Ok(shape) = Tiled::physical(layout.dims(), layout.minor_to_major(), 0, |d| {
+        Ok::<_, Infallible>(d)
+    });
+    shape
+}
+
 fn paren(f: &mut dyn Write, h: &Horner<'_>) -> fmt::Result {
     if h.is_sum() {
         write!(f, "({h})")
@@ -193,11 +201,10 @@ fn level_forward(f: &mut dyn Write, before: &Point, step: &Level, next: &Point) 
             Tuple(&seen.shape()[..base])
         )?;
     }
-    // Each group's value before the split, from where the layout put the
-    // element: what `*` made of the group's dims.
+    // Each group's value before the split: what `*` makes of its dims.
     let mut values = [0usize; MAX_TILED_RANK];
-    for (g, (first, last, t)) in step.groups().enumerate() {
-        values[g] = step.joined(g, t, next.index());
+    for (g, (first, last, _)) in step.groups().enumerate() {
+        values[g] = step.merged(first, last, &seen.index()[base..]);
         if first < last {
             let group = base + first..=base + last;
             let (e, d) = (&seen.index()[group.clone()], &seen.shape()[group]);
@@ -294,9 +301,8 @@ impl fmt::Display for OffsetSteps<'_> {
                 l.storage_len()
             );
         }
-        let held = l.index_of(offset);
-        match &held {
-            Some(index) => writeln!(f, "offset {offset} holds index {}", Tuple(index))?,
+        match l.index_of(offset) {
+            Some(index) => writeln!(f, "offset {offset} holds index {}", Tuple(&index))?,
             None => writeln!(f, "offset {offset} is padding")?,
         }
         let levels = Levels::new(l);
@@ -326,19 +332,19 @@ impl fmt::Display for OffsetSteps<'_> {
             }
             point = before;
         }
-        // Every level undone: the slot holds an element, the one the
-        // layout's own inverse names.
-        let Some(logical) = held else {
-            return Ok(());
-        };
+        let mut logical = [0usize; MAX_RANK];
+        for (&i, d) in point.index().iter().zip(physical(l).dims()) {
+            logical[d.value] = i;
+        }
+        let logical = &logical[..l.rank()];
         if l.rank() > 0 && levels.count() > 0 {
-            writeln!(f, "  logical index {}", Tuple(&logical))?;
+            writeln!(f, "  logical index {}", Tuple(logical))?;
         } else {
             writeln!(
                 f,
                 "  physical index {} is logical index {}",
                 Tuple(point.index()),
-                Tuple(&logical)
+                Tuple(logical)
             )?;
         }
         Ok(())

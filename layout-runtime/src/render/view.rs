@@ -136,8 +136,8 @@ impl<'a> View<'a> {
 }
 
 /// What each dim of the tiled shape holds, for a picture: the logical dim
-/// it holds alone, or `None` for a dim a tile prepended or one that `*`
-/// merged with a more major dim of extent above 1.
+/// it holds alone, or `None` for a dim a tile prepended or a `*` group
+/// whose dims before its last are not all of extent 1.
 struct Alone;
 
 type Held = Option<usize>;
