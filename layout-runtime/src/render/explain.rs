@@ -413,8 +413,7 @@ fn level_backward(
         }
     }
     // Every group is inside its extent, so the level undoes.
-    let len = before.len;
-    if !step.undo(after.index(), &mut before.index[..len]) {
+    if !step.undo(after.index(), &mut before.index[..before.len]) {
         return Ok(false);
     }
     writeln!(
