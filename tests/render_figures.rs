@@ -126,6 +126,56 @@ fn check_grid(l: &Layout, r: &RefLayout, slice: &Slice) {
         "{}\n{text}",
         r.spec()
     );
+    // And each drawn dim runs to the end of its tiles, or of the dim; the
+    // columns may be cut to fit a line, marked `...`.
+    let extent = |d: Option<usize>| d.map_or(1, |d| drawn_extent(r, d));
+    assert_eq!(grid.len(), extent(slice.rows()), "{}\n{text}", r.spec());
+    let cut = text.lines().any(|line| line.ends_with(" ..."));
+    for cells in &grid {
+        let full = cells.len() == extent(slice.cols());
+        assert!(
+            full || cut && cells.len() < extent(slice.cols()),
+            "{}\n{text}",
+            r.spec()
+        );
+    }
+}
+
+/// The extent a picture gives logical dim `d`: the dim padded to whole
+/// tiles of the first level when that level's tile has a size for `d` and
+/// every dim a `*` merges into it has size 1 (or was prepended), else the
+/// dim itself. Worked out from the written tile, the way SPEC.md §4 lines
+/// a tile up with the physical dims.
+fn drawn_extent(r: &RefLayout, d: usize) -> usize {
+    let size = r.dims[d];
+    let Some(tile) = r.tiles.first() else {
+        return size;
+    };
+    // The logical dim at each position the tile sees, prepended ones `None`.
+    let mut seen: Vec<Option<usize>> = r.minor_to_major.iter().rev().map(|&d| Some(d)).collect();
+    while seen.len() < tile.len() {
+        seen.insert(0, None);
+    }
+    let start = seen.len() - tile.len();
+    let Some(j) = seen
+        .iter()
+        .position(|&s| s == Some(d))
+        .and_then(|p| p.checked_sub(start))
+    else {
+        return size;
+    };
+    let Some(t) = tile[j] else {
+        return size;
+    };
+    let merged_are_1 = (0..j)
+        .rev()
+        .take_while(|&i| tile[i].is_none())
+        .all(|i| seen[start + i].map_or(1, |m| r.dims[m]) == 1);
+    if merged_are_1 {
+        size.div_ceil(t) * t
+    } else {
+        size
+    }
 }
 
 #[test]
@@ -153,6 +203,64 @@ fn grids_of_random_layouts_show_the_reference_offsets() {
             check_grid(&l, &r, &slice);
         }
     }
+}
+
+/// Thousands of random layouts, every picture and walk-through of each:
+/// none panics, the grid and the memory listing agree with the reference
+/// as above, and the walk-throughs start from the reference's offset and
+/// slot.
+#[test]
+fn thousands_of_random_layouts_draw_and_explain_the_reference() {
+    use xla_layout::render::{IndexSteps, OffsetSteps, Summary, Svg};
+    let mut rng = Rng::new(0x0F16_0003);
+    for _ in 0..2000 {
+        let r = random_layout(&mut rng);
+        let spec = r.spec();
+        let l = parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        check_grid(&l, &r, &Slice::default_for(&l));
+        let slots = r.slots();
+        let memory = Memory::new(&l).limits(usize::MAX).to_string();
+        assert_eq!(read_memory(&memory), slots, "{spec}\n{memory}");
+        let colour = Memory::new(&l).colour(true).to_string();
+        let first = memory.lines().next().unwrap_or_default();
+        assert!(colour.starts_with(first), "{spec}\n{colour}");
+        let summary = Summary::new(&l).to_string();
+        assert!(summary.starts_with(&format!("layout    {l}\n")), "{spec}");
+        assert!(
+            Svg::new(&l).to_string().trim_end().ends_with("</svg>"),
+            "{spec}"
+        );
+        let offsets = r.offsets_row_major();
+        let mut index = vec![0; l.rank()];
+        for (flat, offset) in offsets.iter().enumerate().step_by(13) {
+            let mut rest = flat;
+            for (i, &d) in index.iter_mut().zip(&r.dims).rev() {
+                (*i, rest) = (rest % d, rest / d);
+            }
+            let text = IndexSteps::new(&l, &index).unwrap().to_string();
+            assert!(
+                text.lines()
+                    .next()
+                    .unwrap()
+                    .ends_with(&format!(" is at offset {offset}")),
+                "{spec}\n{text}"
+            );
+        }
+        for (slot, held) in slots.iter().enumerate().step_by(31) {
+            let text = OffsetSteps::new(&l, slot).to_string();
+            let first = match held {
+                Some(index) => format!("offset {slot} holds index {}", tuple(index)),
+                None => format!("offset {slot} is padding"),
+            };
+            assert_eq!(text.lines().next(), Some(first.as_str()), "{spec}\n{text}");
+        }
+    }
+}
+
+/// An index as the walk-throughs write it: `(2,3)`.
+fn tuple(index: &[usize]) -> String {
+    let parts: Vec<String> = index.iter().map(ToString::to_string).collect();
+    format!("({})", parts.join(","))
 }
 
 /// The index in each slot of a memory listing, read back from its text.

@@ -7,7 +7,10 @@
 //! (a symbolic index for the folded programs, a digit for the digit form,
 //! nothing for the tiled shape alone); the caller says, through [`Carry`],
 //! what combining and splitting do to it. Changing what a tile means is a
-//! change to [`Tiled::step`] and nothing else.
+//! change to [`Tiled::step`] and to the [`Level`] it records, which says
+//! where the step put each dim and undoes it, and nothing else.
+
+use core::ops::Range;
 
 use crate::{Tile, MAX_TILED_RANK, MAX_TILE_RANK};
 
@@ -129,28 +132,80 @@ impl Level {
         product(&self.extents[first..=last]).unwrap_or(usize::MAX)
     }
 
+    /// Positions, in the shape after the level, of the outer dims: the
+    /// index of the tile, one dim per group.
+    #[inline]
+    pub(crate) fn outer(&self) -> Range<usize> {
+        self.base..self.base + self.count()
+    }
+
+    /// Positions, in the shape after the level, of the inner dims: the
+    /// index in the tile, one dim per group.
+    #[inline]
+    pub(crate) fn inner(&self) -> Range<usize> {
+        let groups = self.count();
+        self.base + groups..self.base + 2 * groups
+    }
+
+    /// `before` (an index of the shape before the level, or its extents)
+    /// as the tile sees it, written to the front of `seen`: `fill` (0 for
+    /// an index, 1 for extents) in each prepended dim, then `before`.
+    /// Returns how many entries that is.
+    pub(crate) fn seen(&self, before: &[usize], fill: usize, seen: &mut [usize]) -> usize {
+        let len = self.prepended + before.len();
+        seen[..self.prepended].fill(fill);
+        seen[self.prepended..len].copy_from_slice(before);
+        len
+    }
+
+    /// Group `g`'s value before the level split it, read from `after`,
+    /// an index of the shape after the level: its tile index times its
+    /// tile extent `t` plus its index in the tile. A value not below
+    /// [`group_extent`](Self::group_extent) is padding of this level.
+    #[inline]
+    pub(crate) fn joined(&self, g: usize, t: usize, after: &[usize]) -> usize {
+        after[self.outer().start + g]
+            .wrapping_mul(t)
+            .wrapping_add(after[self.inner().start + g])
+    }
+
+    /// What `*` makes of the group of tile positions `first..=last`: the
+    /// row-major index of `tiled[first..=last]` over the group's extents,
+    /// the value the level splits. [`unmerge`](Self::unmerge) undoes it.
+    pub(crate) fn merged(&self, first: usize, last: usize, tiled: &[usize]) -> usize {
+        tiled[first..=last]
+            .iter()
+            .zip(&self.extents[first..=last])
+            .fold(0usize, |x, (&i, &d)| x.wrapping_mul(d).wrapping_add(i))
+    }
+
+    /// Undoes the `*` of the group of tile positions `first..=last`:
+    /// writes to `tiled[first..=last]` the indices of its dims whose
+    /// row-major index is `x`, a value below the group's extent.
+    pub(crate) fn unmerge(&self, first: usize, last: usize, mut x: usize, tiled: &mut [usize]) {
+        for j in (first + 1..=last).rev() {
+            let d = self.extents[j];
+            tiled[j] = x % d;
+            x /= d;
+        }
+        tiled[first] = x;
+    }
+
     /// Undoes the level for one slot: writes to `before` (as long as the
     /// shape before the level) the index whose slot is `after` in the
     /// shape after it (tile index times tile plus index in tile, combined
     /// dims split again, prepended dims dropped), or returns `false` if
     /// that slot is padding of this level.
     pub(crate) fn undo(&self, after: &[usize], before: &mut [usize]) -> bool {
-        let (base, groups) = (self.base, self.count());
+        let base = self.base;
         let mut padded = [0usize; MAX_TILED_RANK];
         padded[..base].copy_from_slice(&after[..base]);
         for (g, (first, last, t)) in self.groups().enumerate() {
-            let mut x = after[base + g]
-                .wrapping_mul(t)
-                .wrapping_add(after[base + groups + g]);
+            let x = self.joined(g, t, after);
             if x >= self.group_extent(first, last) {
                 return false;
             }
-            for j in (first + 1..=last).rev() {
-                let d = self.extents[j];
-                padded[base + j] = x % d;
-                x /= d;
-            }
-            padded[base + first] = x;
+            self.unmerge(first, last, x, &mut padded[base..]);
         }
         before.copy_from_slice(&padded[self.prepended..base + self.k()]);
         true

@@ -2,12 +2,13 @@
 //! example (tile index, index within the tile, the sum) for any index or
 //! offset.
 
+use core::convert::Infallible;
 use core::fmt::{self, Write};
 
 use super::levels::{Levels, Point};
 use super::Tuple;
-use crate::algebra::tiling::Level;
-use crate::{Layout, MAX_RANK, MAX_TILED_RANK};
+use crate::algebra::tiling::{product, Level, Tiled};
+use crate::{Layout, MAX_RANK, MAX_TILED_RANK, MAX_TILE_RANK};
 
 /// `a*B + b` nested for any length: `linear_index` with its arithmetic shown.
 struct Horner<'a>(&'a [usize], &'a [usize]);
@@ -95,12 +96,10 @@ impl fmt::Display for IndexSteps<'_> {
         let index = &self.index[..layout.rank()];
         let offset = layout.offset(index);
         writeln!(f, "index {} is at offset {offset}", Tuple(index))?;
-        let Some(physical) = layout.tiled_shape(0) else {
-            return Ok(());
-        };
-        let mut point = Point::from_shape(&physical);
-        for (p, &dim) in layout.minor_to_major().iter().rev().enumerate() {
-            point.index[p] = index[dim];
+        let levels = Levels::new(layout);
+        let mut point = Point::from_shape(levels.shape(0));
+        for (i, d) in point.index.iter_mut().zip(physical(layout).dims()) {
+            *i = index[d.value];
         }
         writeln!(
             f,
@@ -108,24 +107,20 @@ impl fmt::Display for IndexSteps<'_> {
             Tuple(point.index()),
             Tuple(point.shape())
         )?;
-        let levels = Levels::new(layout);
-        let mut last = None;
-        for (level, tile) in layout.tiles().iter().enumerate() {
-            let step = Level::of(point.shape(), tile);
-            writeln!(f, "  level {}, tile {tile}:", level + 1)?;
+        for (level, step) in levels.steps().iter().enumerate() {
+            writeln!(f, "  level {}, tile {}:", level + 1, step.tile)?;
             // Where the layout's own offset puts the element after this
             // level; the formulas above it must arrive there.
             let Some(next) = levels.point(level + 1, index) else {
                 return Ok(());
             };
-            level_forward(f, &point, &step, &next)?;
+            level_forward(f, &point, step, &next)?;
             point = next;
-            last = Some(step);
         }
         // The documents split the sum at the last tile: tiles before it,
         // then the position inside it.
-        let (head, inner) = match last {
-            Some(step) => (step.base + step.count(), step.count()),
+        let (head, inner) = match levels.steps().last() {
+            Some(step) => (step.outer().end, step.count()),
             None => (point.len, 0),
         };
         let (values, extents) = (point.index(), point.shape());
@@ -164,6 +159,14 @@ impl fmt::Display for IndexSteps<'_> {
     }
 }
 
+/// The physical shape, each dim carrying the logical dim it is.
+fn physical(layout: &Layout) -> Tiled<usize> {
+    let Ok(shape) = Tiled::physical(layout.dims(), layout.minor_to_major(), 0, |d| {
+        Ok::<_, Infallible>(d)
+    });
+    shape
+}
+
 fn paren(f: &mut dyn Write, h: &Horner<'_>) -> fmt::Result {
     if h.is_sum() {
         write!(f, "({h})")
@@ -176,21 +179,17 @@ fn paren(f: &mut dyn Write, h: &Horner<'_>) -> fmt::Result {
 /// and the index in the new shape (`next`, computed by the layout itself).
 fn level_forward(f: &mut dyn Write, before: &Point, step: &Level, next: &Point) -> fmt::Result {
     // The shape and index the tile sees: size-1 dims prepended as needed.
-    let mut padded = Point {
-        index: [0; MAX_TILED_RANK],
-        shape: [1; MAX_TILED_RANK],
-        len: before.len + step.prepended,
-    };
-    padded.index[step.prepended..padded.len].copy_from_slice(before.index());
-    padded.shape[step.prepended..padded.len].copy_from_slice(before.shape());
+    let mut seen = Point::from_shape(&[]);
+    seen.len = step.seen(before.index(), 0, &mut seen.index);
+    step.seen(before.shape(), 1, &mut seen.shape);
     if step.prepended > 0 {
         writeln!(
             f,
             "    the tile is longer than the shape: prepend {} dim{} of size 1 -> {} in {}",
             step.prepended,
             if step.prepended == 1 { "" } else { "s" },
-            Tuple(padded.index()),
-            Tuple(padded.shape())
+            Tuple(seen.index()),
+            Tuple(seen.shape())
         )?;
     }
     let base = step.base;
@@ -198,18 +197,17 @@ fn level_forward(f: &mut dyn Write, before: &Point, step: &Level, next: &Point) 
         writeln!(
             f,
             "    untouched      {} in {}",
-            Tuple(&padded.index()[..base]),
-            Tuple(&padded.shape()[..base])
+            Tuple(&seen.index()[..base]),
+            Tuple(&seen.shape()[..base])
         )?;
     }
+    // Each group's value before the split: what `*` makes of its dims.
     let mut values = [0usize; MAX_TILED_RANK];
     for (g, (first, last, _)) in step.groups().enumerate() {
-        let (e, d) = (
-            &padded.index()[base + first..=base + last],
-            &padded.shape()[base + first..=base + last],
-        );
-        values[g] = Point::linear(e, d);
+        values[g] = step.merged(first, last, &seen.index()[base..]);
         if first < last {
+            let group = base + first..=base + last;
+            let (e, d) = (&seen.index()[group.clone()], &seen.shape()[group]);
             writeln!(
                 f,
                 "    combine        {} in {} -> {} = {} in {}",
@@ -217,12 +215,10 @@ fn level_forward(f: &mut dyn Write, before: &Point, step: &Level, next: &Point) 
                 Tuple(d),
                 Horner(e, d),
                 values[g],
-                d.iter().product::<usize>()
+                step.group_extent(first, last)
             )?;
         }
     }
-    let groups = step.count();
-    let (outer, inner) = (base..base + groups, base + groups..base + 2 * groups);
     let list = |f: &mut dyn Write, op: char| -> fmt::Result {
         f.write_char('(')?;
         for (g, (_, _, t)) in step.groups().enumerate() {
@@ -238,16 +234,16 @@ fn level_forward(f: &mut dyn Write, before: &Point, step: &Level, next: &Point) 
     writeln!(
         f,
         " = {} in {}",
-        Tuple(&next.index()[outer.clone()]),
-        Tuple(&next.shape()[outer])
+        Tuple(&next.index()[step.outer()]),
+        Tuple(&next.shape()[step.outer()])
     )?;
     f.write_str("    index in tile  ")?;
     list(f, '%')?;
     writeln!(
         f,
         " = {} in {}",
-        Tuple(&next.index()[inner.clone()]),
-        Tuple(&next.shape()[inner])
+        Tuple(&next.index()[step.inner()]),
+        Tuple(&next.shape()[step.inner()])
     )?;
     writeln!(
         f,
@@ -309,15 +305,9 @@ impl fmt::Display for OffsetSteps<'_> {
             Some(index) => writeln!(f, "offset {offset} holds index {}", Tuple(&index))?,
             None => writeln!(f, "offset {offset} is padding")?,
         }
-        let levels = l.tiles().len();
-        let Some(last) = l.tiled_shape(levels) else {
-            return Ok(());
-        };
-        let mut point = Point::from_shape(&last);
-        let filled = point
-            .shape()
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d));
+        let levels = Levels::new(l);
+        let mut point = Point::from_shape(levels.shape(levels.count()));
+        let filled = product(point.shape());
         if filled.is_some_and(|filled| offset >= filled) {
             return writeln!(
                 f,
@@ -334,30 +324,27 @@ impl fmt::Display for OffsetSteps<'_> {
             Tuple(point.shape()),
             Tuple(point.index())
         )?;
-        for level in (1..=levels).rev() {
-            let tile = l.tiles()[level - 1];
-            let Some(shape) = l.tiled_shape(level - 1) else {
-                return Ok(());
-            };
-            let mut before = Point::from_shape(&shape);
-            writeln!(f, "  undo level {level}, tile {tile}:")?;
-            if !level_backward(f, &point, &Level::of(before.shape(), &tile), &mut before)? {
+        for (level, step) in levels.steps().iter().enumerate().rev() {
+            let mut before = Point::from_shape(levels.shape(level));
+            writeln!(f, "  undo level {}, tile {}:", level + 1, step.tile)?;
+            if !level_backward(f, &point, step, &mut before)? {
                 return Ok(());
             }
             point = before;
         }
         let mut logical = [0usize; MAX_RANK];
-        for (p, &d) in l.minor_to_major().iter().rev().enumerate() {
-            logical[d] = point.index[p];
+        for (&i, d) in point.index().iter().zip(physical(l).dims()) {
+            logical[d.value] = i;
         }
-        if l.rank() > 0 && !l.tiles().is_empty() {
-            writeln!(f, "  logical index {}", Tuple(&logical[..l.rank()]))?;
+        let logical = &logical[..l.rank()];
+        if l.rank() > 0 && levels.count() > 0 {
+            writeln!(f, "  logical index {}", Tuple(logical))?;
         } else {
             writeln!(
                 f,
                 "  physical index {} is logical index {}",
                 Tuple(point.index()),
-                Tuple(&logical[..l.rank()])
+                Tuple(logical)
             )?;
         }
         Ok(())
@@ -373,24 +360,14 @@ fn level_backward(
     step: &Level,
     before: &mut Point,
 ) -> Result<bool, fmt::Error> {
-    let base = step.base;
-    let groups = step.count();
-    let outer = &after.index()[base..base + groups];
-    let inner = &after.index()[base + groups..base + 2 * groups];
+    let (outer, inner) = (&after.index()[step.outer()], &after.index()[step.inner()]);
     writeln!(
         f,
         "    tile index {}, index in tile {}",
         Tuple(outer),
         Tuple(inner)
     )?;
-    // The shape the tile saw, with any prepended size-1 dims.
-    let mut padded = Point {
-        index: [0; MAX_TILED_RANK],
-        shape: [1; MAX_TILED_RANK],
-        len: before.len + step.prepended,
-    };
-    padded.shape[step.prepended..padded.len].copy_from_slice(before.shape());
-    padded.index[..base].copy_from_slice(&after.index()[..base]);
+    let groups = step.count();
     let mut values = [0usize; MAX_TILED_RANK];
     let mut extents = [0usize; MAX_TILED_RANK];
     f.write_str("    (")?;
@@ -399,8 +376,8 @@ fn level_backward(
             f.write_char(',')?;
         }
         write!(f, "{}*{t}+{}", outer[g], inner[g])?;
-        values[g] = outer[g].wrapping_mul(t).wrapping_add(inner[g]);
-        extents[g] = padded.shape()[base + first..=base + last].iter().product();
+        values[g] = step.joined(g, t, after.index());
+        extents[g] = step.group_extent(first, last);
     }
     writeln!(
         f,
@@ -408,6 +385,8 @@ fn level_backward(
         Tuple(&values[..groups]),
         Tuple(&extents[..groups])
     )?;
+    // The tile's dims, as the tile saw them.
+    let mut tiled = [0usize; MAX_TILE_RANK];
     for (g, (first, last, _)) in step.groups().enumerate() {
         if values[g] >= extents[g] {
             let what = if first < last {
@@ -422,26 +401,21 @@ fn level_backward(
             )?;
             return Ok(false);
         }
-        let mut x = values[g];
-        for j in (first + 1..=last).rev() {
-            let d = padded.shape[base + j];
-            padded.index[base + j] = x % d;
-            x /= d;
-        }
-        padded.index[base + first] = x;
         if first < last {
-            let range = base + first..=base + last;
+            step.unmerge(first, last, values[g], &mut tiled);
             writeln!(
                 f,
                 "    split {} over {}: {}",
                 values[g],
-                Tuple(&padded.shape()[range.clone()]),
-                Tuple(&padded.index()[range])
+                Tuple(&step.extents[first..=last]),
+                Tuple(&tiled[first..=last])
             )?;
         }
     }
-    // Values are inside every group, so prepended dims (size 1) hold 0.
-    before.index[..before.len].copy_from_slice(&padded.index[step.prepended..padded.len]);
+    // Every group is inside its extent, so the level undoes.
+    if !step.undo(after.index(), &mut before.index[..before.len]) {
+        return Ok(false);
+    }
     writeln!(
         f,
         "    -> {} in {}",

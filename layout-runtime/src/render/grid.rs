@@ -163,9 +163,7 @@ impl Painter<'_, '_> {
 
     fn between(&self, a: (usize, usize), b: (usize, usize)) -> Border {
         let v = self.view;
-        if v.levels.count() == 0 {
-            return Border::None;
-        }
+        // Untiled, every key is `None`: no borders.
         if v.key(1, a.0, a.1) != v.key(1, b.0, b.1) {
             return Border::Tile;
         }
@@ -460,7 +458,7 @@ impl fmt::Display for Memory<'_> {
             return Ok(());
         }
         let view = View::new(l, Slice::default_for(l));
-        let per_line = slots_per_line(l, 16);
+        let per_line = slots_per_line(&view.levels, 16);
         let lines = storage.div_ceil(per_line).min(self.max_lines);
         let shown = (lines * per_line).min(storage);
         let label = digits(shown - 1);

@@ -1,8 +1,10 @@
 //! Where an element sits after each tiling level: the shapes SPEC.md §4
 //! steps through, and the tile of each level that holds an element.
 
-use crate::algebra::tiling::Level;
-use crate::{Layout, Shape, MAX_TILED_RANK, MAX_TILING_LEVELS};
+use core::convert::Infallible;
+
+use crate::algebra::tiling::{Extents, Level, Tiled};
+use crate::{Layout, Tile, MAX_TILED_RANK, MAX_TILING_LEVELS};
 
 /// A shape with room for every tiling step, and an index into it.
 #[derive(Clone, Copy)]
@@ -13,14 +15,14 @@ pub(crate) struct Point {
 }
 
 impl Point {
-    /// The zero index of `shape`.
-    pub(crate) fn from_shape(shape: &Shape) -> Point {
+    /// The zero index of the shape of extents `shape`.
+    pub(crate) fn from_shape(shape: &[usize]) -> Point {
         let mut p = Point {
             index: [0; MAX_TILED_RANK],
             shape: [0; MAX_TILED_RANK],
-            len: shape.dims().len(),
+            len: shape.len(),
         };
-        p.shape[..p.len].copy_from_slice(shape.dims());
+        p.shape[..p.len].copy_from_slice(shape);
         p
     }
 
@@ -49,47 +51,83 @@ impl Point {
     }
 }
 
-/// Where an element sits after each tiling level, and so which tile of each
-/// level holds it.
+/// The layout stepped once through [`Tiled::step`]: the shape after each
+/// level and what each level did, so which tile of each level holds an
+/// element.
 ///
 /// The layout's own offset names the element's index in the final shape;
 /// undoing the levels one by one (a bijection on elements) gives its index
 /// after each earlier level. That shape ends with the level's tile, so the
-/// index without its last `groups` entries names the tile.
+/// index before the level's inner dims names the tile.
 pub(crate) struct Levels<'a> {
     layout: &'a Layout,
-    /// The shape after each level, 0 (the physical shape) to the last.
-    shapes: [Shape; MAX_TILING_LEVELS + 1],
+    /// The extents after each level, 0 (the physical shape) to the last,
+    /// and how many each has.
+    shapes: [[usize; MAX_TILED_RANK]; MAX_TILING_LEVELS + 1],
+    lens: [usize; MAX_TILING_LEVELS + 1],
+    /// What each level did, the first level at 0.
+    steps: [Level; MAX_TILING_LEVELS],
+    /// The levels stepped: all the layout's, as they stepped when it was built.
+    count: usize,
 }
 
 impl<'a> Levels<'a> {
     pub(crate) fn new(layout: &'a Layout) -> Levels<'a> {
-        let mut shapes = [Shape::EMPTY; MAX_TILING_LEVELS + 1];
-        for (level, shape) in shapes.iter_mut().enumerate().take(layout.tiles().len() + 1) {
-            // Cannot fail for a level the layout has.
-            *shape = layout.tiled_shape(level).unwrap_or(Shape::EMPTY);
+        let mut levels = Levels {
+            layout,
+            shapes: [[0; MAX_TILED_RANK]; MAX_TILING_LEVELS + 1],
+            lens: [0; MAX_TILING_LEVELS + 1],
+            steps: [Level::of(&[], &Tile::EMPTY); MAX_TILING_LEVELS],
+            count: 0,
+        };
+        let Ok(mut shape) = Tiled::physical(layout.dims(), layout.minor_to_major(), (), |_| {
+            Ok::<(), Infallible>(())
+        });
+        levels.keep(0, &shape);
+        for (i, tile) in layout.tiles().iter().enumerate() {
+            let Ok(step) = shape.step(tile, &mut Extents) else {
+                break;
+            };
+            (levels.steps[i], levels.count) = (step, i + 1);
+            levels.keep(i + 1, &shape);
         }
-        Levels { layout, shapes }
+        levels
+    }
+
+    /// Keeps the extents of `shape` as the shape after `level` levels.
+    fn keep(&mut self, level: usize, shape: &Tiled<()>) {
+        for (e, d) in self.shapes[level].iter_mut().zip(shape.dims()) {
+            *e = d.extent;
+        }
+        self.lens[level] = shape.dims().len();
     }
 
     /// How many tiling levels there are.
     pub(crate) fn count(&self) -> usize {
-        self.layout.tiles().len()
+        self.count
+    }
+
+    /// The extents after `level` tiling levels, most major first: 0 is the
+    /// physical shape.
+    pub(crate) fn shape(&self, level: usize) -> &[usize] {
+        &self.shapes[level][..self.lens[level]]
+    }
+
+    /// What each level did to the shape before it, the first level first.
+    pub(crate) fn steps(&self) -> &[Level] {
+        &self.steps[..self.count]
     }
 
     /// The index of element `index` in the shape after `level` tiling levels.
     pub(crate) fn point(&self, level: usize, index: &[usize]) -> Option<Point> {
-        let count = self.count();
-        if level > count {
+        if level > self.count {
             return None;
         }
-        let mut point = Point::from_shape(&self.shapes[count]);
+        let mut point = Point::from_shape(self.shape(self.count));
         point.unravel(self.layout.offset_unchecked(index));
-        for l in (level + 1..=count).rev() {
-            let before = &self.shapes[l - 1];
-            let mut undone = Point::from_shape(before);
-            let step = Level::of(before.dims(), &self.layout.tiles()[l - 1]);
-            if !step.undo(point.index(), &mut undone.index[..undone.len]) {
+        for l in (level + 1..=self.count).rev() {
+            let mut undone = Point::from_shape(self.shape(l - 1));
+            if !self.steps[l - 1].undo(point.index(), &mut undone.index[..undone.len]) {
                 return None;
             }
             point = undone;
@@ -100,11 +138,7 @@ impl<'a> Levels<'a> {
     /// Which tile of `level` (1-based) holds element `index`.
     pub(crate) fn key(&self, level: usize, index: &[usize]) -> Option<usize> {
         let point = self.point(level, index)?;
-        let step = Level::of(
-            self.shapes[level.checked_sub(1)?].dims(),
-            &self.layout.tiles()[level - 1],
-        );
-        let head = step.base + step.count();
+        let head = self.steps().get(level.checked_sub(1)?)?.outer().end;
         Some(Point::linear(
             &point.index()[..head],
             &point.shape()[..head],

@@ -228,7 +228,7 @@ impl fmt::Display for Svg<'_> {
         let cols = view.cols.min(self.max_cells);
         let storage = l.storage_len();
         let w = width_for(storage.saturating_sub(1));
-        let per_line = slots_per_line(l, 16);
+        let per_line = slots_per_line(&view.levels, 16);
         // Memory need not run far below the grid: it is the same data again.
         let lines = storage
             .div_ceil(per_line)

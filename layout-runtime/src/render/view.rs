@@ -1,11 +1,13 @@
 //! The cells a picture draws, their tiles and colours, shared by the text
 //! and SVG pictures.
 
+use core::convert::Infallible;
 use core::fmt;
 
 use super::levels::Levels;
 use super::Slice;
-use crate::{Layout, TileDim, MAX_RANK};
+use crate::algebra::tiling::{product, Carry, Dim, Tiled};
+use crate::{Layout, MAX_RANK};
 
 /// The cells a picture shows: a slice padded, along each drawn axis, to
 /// whole tiles of the first level where the tile covers that dim alone.
@@ -41,7 +43,8 @@ pub(crate) const PALETTE: [(&str, u8); 8] = [
 impl<'a> View<'a> {
     pub(crate) fn new(layout: &'a Layout, slice: Slice) -> View<'a> {
         let extent = |dim: Option<usize>| dim.map_or(1, |d| layout.dims()[d]);
-        let padded = |dim: Option<usize>| dim.map_or(1, |d| padded_extent(layout, d));
+        let alone = alone(layout);
+        let padded = |dim: Option<usize>| dim.map_or(1, |d| alone[d].unwrap_or(layout.dims()[d]));
         let (mut rows, mut cols) = (padded(slice.rows), padded(slice.cols));
         if layout.is_empty() {
             (rows, cols) = (0, 0);
@@ -132,40 +135,44 @@ impl<'a> View<'a> {
     }
 }
 
-/// The extent a drawn dim has in the picture: padded to whole first-level
-/// tiles when the tile splits that dim by itself (no `*` merges another dim
-/// of size above 1 into it), else the dim itself.
-fn padded_extent(layout: &Layout, dim: usize) -> usize {
-    let size = layout.dims()[dim];
-    let Some(tile) = layout.tiles().first() else {
-        return size;
-    };
-    let rank = layout.rank();
-    let tile_rank = tile.rank();
-    let Some(minor) = layout.minor_to_major().iter().position(|&d| d == dim) else {
-        return size;
-    };
-    // Physical position from the major end, then its position in the tile.
-    let physical = rank - 1 - minor;
-    let Some(entry) = (physical + tile_rank).checked_sub(rank) else {
-        return size;
-    };
-    let TileDim::Size(extent) = tile.dims()[entry] else {
-        return size;
-    };
-    // A `*` before this entry merges more major dims into this one; that is
-    // harmless only when they all have size 1 (or were prepended).
-    let mut merged = entry;
-    while merged > 0 && tile.dims()[merged - 1] == TileDim::Combine {
-        merged -= 1;
-        let size_of_merged = (merged + rank)
-            .checked_sub(tile_rank)
-            .map_or(1, |q| layout.dims()[layout.minor_to_major()[rank - 1 - q]]);
-        if size_of_merged != 1 {
-            return size;
+/// What each dim of the tiled shape holds, for a picture: the logical dim
+/// it holds alone, or `None` for a dim a tile prepended or a `*` group
+/// whose dims before its last are not all of extent 1.
+struct Alone;
+
+type Held = Option<usize>;
+
+impl Carry for Alone {
+    type Value = Held;
+    type Error = Infallible;
+    fn prepended(&mut self) -> Held {
+        None
+    }
+    fn combine(&mut self, major: Dim<Held>, minor: Dim<Held>) -> Result<Held, Infallible> {
+        Ok(minor.value.filter(|_| major.extent == 1))
+    }
+    fn split(&mut self, dim: Dim<Held>, _: usize) -> Result<(Held, Held), Infallible> {
+        Ok((dim.value, dim.value))
+    }
+}
+
+/// The extent in the picture of each dim that the first tiling level
+/// splits alone (no `*` merges a more major dim of extent above 1 into
+/// it): padded to whole tiles, its tile index and index in the tile
+/// together. Any other dim is drawn as it is.
+fn alone(layout: &Layout) -> [Option<usize>; MAX_RANK] {
+    let mut alone = [None::<usize>; MAX_RANK];
+    let Ok(mut shape) = Tiled::physical(layout.dims(), layout.minor_to_major(), None, |d| {
+        Ok::<_, Infallible>(Some(d))
+    });
+    if let Some(Ok(_)) = layout.tiles().first().map(|t| shape.step(t, &mut Alone)) {
+        for dim in shape.dims() {
+            if let Some(d) = dim.value {
+                alone[d] = Some(alone[d].map_or(dim.extent, |e| e.saturating_mul(dim.extent)));
+            }
         }
     }
-    size.div_ceil(extent).saturating_mul(extent)
+    alone
 }
 
 /// Which dims a picture draws: `rows: dim 0 (3), columns: dim 1 (5)`, and
@@ -202,23 +209,13 @@ impl fmt::Display for SliceCaption<'_> {
     }
 }
 
-/// How many slots a memory picture shows per line: the first-level tile
-/// (or the most minor physical dim when untiled), split into parts of at
-/// most `max`, so lines start where tiles start.
-pub(crate) fn slots_per_line(layout: &Layout, max: usize) -> usize {
-    let unit = match layout.tiles().first() {
-        Some(t) => t
-            .dims()
-            .iter()
-            .map(|d| match d {
-                TileDim::Size(n) => *n,
-                TileDim::Combine => 1,
-            })
-            .product(),
-        None => layout
-            .minor_to_major()
-            .first()
-            .map_or(1, |&d| layout.dims()[d]),
+/// How many slots a memory picture shows per line: a first-level tile
+/// (its inner dims), or the most minor physical dim when untiled, split
+/// into parts of at most `max`, so lines start where tiles start.
+pub(crate) fn slots_per_line(levels: &Levels<'_>, max: usize) -> usize {
+    let unit = match levels.steps().first() {
+        Some(step) => product(&levels.shape(1)[step.inner()]).unwrap_or(usize::MAX),
+        None => levels.shape(0).last().copied().unwrap_or(1),
     };
     let max = max.max(1);
     if unit == 0 {
@@ -240,10 +237,5 @@ pub(crate) fn slot_entry(
     let index = layout.index_of(slot)?;
     let mut full = [0; MAX_RANK];
     full[..index.len()].copy_from_slice(&index);
-    let key = if levels.count() == 0 {
-        None
-    } else {
-        levels.key(1, &index)
-    };
-    Some((full, key))
+    Some((full, levels.key(1, &index)))
 }
