@@ -2,6 +2,7 @@
 //! built in code alike. Independent mistakes are all reported.
 
 use crate::algebra::fold::fold;
+use crate::algebra::MAX_DIGITS;
 use crate::eval::closed::Closed;
 use crate::eval::code::Code;
 use crate::eval::layout::{Forms, InverseForm, OffsetForm};
@@ -265,7 +266,9 @@ impl LayoutBuilder {
                     whole,
                 ))
             })?;
-        let digits = crate::algebra::digits(dims, &m2m[..rank], tiles).ok();
+        // The digits the fold compiled its programs from, within the
+        // evaluators' capacity.
+        let digits = folded.digits.and_then(|d| d.narrowed::<MAX_DIGITS>());
         let compiled = digits.as_ref().and_then(DigitForm::new);
         let mut layout = Layout {
             element: self.element,
