@@ -214,7 +214,12 @@ fn lex(text: &str) -> Option<TokenStream> {
 /// The items are written as text and lexed once: in a user's build the
 /// macro runs unoptimized, and building them token by token took most of
 /// its time, while the compiler's lexer is optimized.
-pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
+pub(crate) fn layout(
+    input: &Input,
+    l: &Layout,
+    offset: &OffsetProgram,
+    inverse: &InverseProgram,
+) -> TokenStream {
     let short = input.named.is_none();
     let krate = &input.krate;
     let private = Ident::new(SHORT_PATHS, Span::call_site());
@@ -234,7 +239,8 @@ pub(crate) fn layout(input: &Input, l: &Layout) -> TokenStream {
         let _ = write!(text, "{SHORT_PATHS}::named!({ty}, {rank});");
     }
     text.push_str(STEP_NAMES);
-    if let Err(message) = spec_impl(&mut text, &ty, l, input.padding_value, short) {
+    let programs = (offset, inverse);
+    if let Err(message) = spec_impl(&mut text, &ty, l, programs, input.padding_value, short) {
         return syn::Error::new(Span::call_site(), message).to_compile_error();
     }
     if !short {
@@ -354,12 +360,14 @@ fn description(l: &Layout, padding: Option<PaddingValue>, short: bool, dims: &st
 
 /// `impl FoldedSpec`: the description as constants (those whose default is
 /// this layout's value left to the trait: every item costs compile time)
-/// and the two programs as steps. An error only for programs past the
-/// runtime's limit of steps, which no layout within the spec's limits has.
+/// and the two programs (`l`'s offset and inverse, from the fold that made
+/// it) as steps. An error only for programs past the runtime's limit of
+/// steps, which no layout within the spec's limits has.
 fn spec_impl(
     out: &mut String,
     ty: &Ident,
     l: &Layout,
+    (offset, inverse): (&OffsetProgram, &InverseProgram),
     padding: Option<PaddingValue>,
     short: bool,
 ) -> Result<(), String> {
@@ -373,16 +381,14 @@ fn spec_impl(
         short,
         &format!("const DIMS: [{usize}; {rank}] = [{}];", dims_list(l)),
     );
-    // One fold gives both programs.
-    let (offset, inverse) = l.programs();
     let too_long = || {
         format!(
             "layout!: `{spec}` folds to more than {} steps, the most `layout!` runs",
             crate::tokens::MAX_STEPS
         )
     };
-    let offset = offset_steps(&offset).ok_or_else(too_long)?;
-    let inverse = inverse_steps(&inverse).ok_or_else(too_long)?;
+    let offset = offset_steps(offset).ok_or_else(too_long)?;
+    let inverse = inverse_steps(inverse).ok_or_else(too_long)?;
     let checks = if inverse.checks.is_empty() {
         String::new()
     } else {

@@ -19,12 +19,10 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 /// The expansion of valid input, or every error found.
 fn expand_input(input: &Input) -> Result<TokenStream, syn::Error> {
     let src = Source::new(&input.spec);
-    let parsed = layout_runtime::parse(&src.text).and_then(|l| match &input.padded {
-        Some((padded, _)) => l.with_padded_dimensions(padded),
-        None => Ok(l),
-    });
-    match parsed {
-        Ok(layout) => Ok(emit::layout(input, &layout)),
+    // The layout and its programs from one fold.
+    let padded = input.padded.as_ref().map(|(padded, _)| &padded[..]);
+    match layout_runtime::__parse_with_programs(&src.text, padded) {
+        Ok((layout, offset, inverse)) => Ok(emit::layout(input, &layout, &offset, &inverse)),
         Err(errors) => {
             let padded_span = input.padded.as_ref().map(|(_, s)| *s);
             let combined = errors

@@ -117,6 +117,9 @@ pub use spec::attributes::WrittenAttribute as __WrittenAttribute;
 pub use spec::element::ElementType;
 pub use spec::error::{Error, ErrorKind, Snippet, Span};
 pub use spec::padding::{PadValue, PaddingValue};
+/// Used by `layout!`; not public API.
+#[doc(hidden)]
+pub use spec::parser::__parse_with_programs;
 pub use spec::parser::parse;
 pub use spec::report::{Excerpt, ParseError, Report, SpecError, MAX_ERRORS};
 pub use spec::tile::{Tile, TileDim};

@@ -59,6 +59,18 @@ pub(crate) struct Digits<const N: usize = MAX_DIGITS> {
     pub(crate) slots: usize,
 }
 
+impl<const N: usize> Digits<N> {
+    /// The same digits in a list of at most `M`, or `None` if there are
+    /// more: what [`digits`] with a width of `M` gives.
+    pub(crate) fn narrowed<const M: usize>(&self) -> Option<Digits<M>> {
+        Some(Digits {
+            list: Fixed::from_slice(&self.list, self.list.slots()[0])?,
+            ragged: self.ragged,
+            slots: self.slots,
+        })
+    }
+}
+
 /// `(x / place) % radix` of the row-major index `x` of dims `dim..=last`
 /// (radix 0: no remainder); radix 1 is the constant 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

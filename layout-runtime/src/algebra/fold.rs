@@ -5,11 +5,11 @@
 //! that hold for every in-range input remove what a person would not write
 //! (`x / 128` of a value below 128, `(x / t) * t*s + (x % t) * s`, ...).
 //!
-//! The offset program of a layout with [`digits`](super::digits()) is
-//! built from the digits, by the same rules, so that the program `layout!`
-//! and the C export print is read off the one description of the tiled
-//! shape. The symbolic values serve the layouts without digits and the
-//! inverse program.
+//! Both programs of a layout with [`digits`](super::digits()) are built
+//! from the digits, by the same rules, so that the programs `layout!` and
+//! the C export print are read off the one description of the tiled
+//! shape; such a layout is never stepped with symbolic values. The
+//! symbolic values serve the layouts without digits.
 
 use core::convert::Infallible;
 
@@ -192,15 +192,64 @@ pub(crate) struct Folded {
     pub(crate) offset: OffsetProgram,
     pub(crate) inverse: InverseProgram,
     pub(crate) storage_len: usize,
+    /// The digits, where the layout has them: the description both
+    /// programs were compiled from, handed on so that no caller derives
+    /// them again. As wide as the tiled shape, so that every layout with
+    /// digits gets its programs from them; the evaluators a layout keeps
+    /// hold fewer ([`MAX_DIGITS`](super::MAX_DIGITS)) and take them
+    /// [`narrowed`](Digits::narrowed).
+    pub(crate) digits: Option<Digits<MAX_TILED_RANK>>,
 }
 
 /// Folds a layout. Inputs are valid (checked by `validate`), except that
 /// sizes may overflow and limits may be exceeded: those are the errors here.
+///
+/// A layout with digits gets both programs from them, and its shape is
+/// never stepped with symbolic values: that its digits exist says the
+/// shape steps within every limit and its slots fit `usize`. A layout
+/// without, or whose digits' programs exceed the limits, is folded
+/// symbolically, and refused with the errors of that fold.
 pub(crate) fn fold(
     dims: &[usize],
     m2m: &[usize],
     tiles: &[Tile],
     tail_alignment: usize,
+) -> Result<Folded, ErrorKind> {
+    let digits = digits::<MAX_TILED_RANK>(dims, m2m, tiles).ok();
+    let mut offset = None;
+    if let Some(d) = &digits {
+        let storage_len = aligned(d.slots, tail_alignment)?;
+        offset = digits_offset(d, dims, m2m).ok();
+        if let (Some(offset), Ok(inverse)) = (offset, digits_inverse(d, dims, storage_len)) {
+            return Ok(Folded {
+                offset,
+                inverse,
+                storage_len,
+                digits,
+            });
+        }
+    }
+    let symbolic = fold_symbolic(dims, m2m, tiles, tail_alignment, offset.as_ref())?;
+    Ok(Folded { digits, ..symbolic })
+}
+
+/// `slots` rounded up to a multiple of `L(n)`'s `tail_alignment`.
+fn aligned(slots: usize, tail_alignment: usize) -> Result<usize, ErrorKind> {
+    slots
+        .div_ceil(tail_alignment)
+        .checked_mul(tail_alignment)
+        .ok_or(ErrorKind::StorageOverflow { unit: "slots" })
+}
+
+/// [`fold`] by symbolic values stepped through every tile: the offset
+/// program of their terms unless `offset` is given (the digits' own),
+/// the inverse by undoing the levels one by one.
+fn fold_symbolic(
+    dims: &[usize],
+    m2m: &[usize],
+    tiles: &[Tile],
+    tail_alignment: usize,
+    offset: Option<&OffsetProgram>,
 ) -> Result<Folded, ErrorKind> {
     let overflow = ErrorKind::StorageOverflow { unit: "slots" };
     let mut fwd = Builder::new();
@@ -224,18 +273,9 @@ pub(crate) fn fold(
         strides[j] = acc;
         acc = acc.saturating_mul(shape.dims()[j]);
     }
-    let storage_len = slots
-        .div_ceil(tail_alignment)
-        .checked_mul(tail_alignment)
-        .ok_or(overflow)?;
-
-    // The digits where the layout has them: the one description of its
-    // tiled shape, which the run-time evaluators are compiled from too.
-    let from_digits = digits::<MAX_TILED_RANK>(dims, m2m, tiles)
-        .ok()
-        .and_then(|d| digits_offset(&d, dims, m2m).ok());
-    let offset = match from_digits {
-        Some(p) => p,
+    let storage_len = aligned(slots, tail_alignment)?;
+    let offset = match offset {
+        Some(p) => *p,
         None => offset_program(fwd, &values[..n], &strides[..n]),
     };
     let inverse = inverse_program(
@@ -249,6 +289,7 @@ pub(crate) fn fold(
         offset,
         inverse,
         storage_len,
+        digits: None,
     })
 }
 
@@ -319,6 +360,117 @@ pub(crate) fn digits_offset<const N: usize>(
         strides.push(g.stride).ok_or(TOO_LARGE)?;
     }
     Ok(offset_program(b, &values, &strides))
+}
+
+/// The inverse program of a layout's digits, for offsets below
+/// `storage_len`: each digit's value `(o / stride) % extent` (the most
+/// major's without the remainder, which the rules drop), the values of a
+/// coordinate summed at their places, most significant first (`(v2 * r1 +
+/// v1) * r0 + v0`, so that the rules see a quotient beside its remainder),
+/// and a coordinate of a run of dims that `*` merged split back into them
+/// row-major. Built by the same rules as the inverse of the folded values,
+/// with its padding checks: an offset past the tiled shape but inside the
+/// `L(n)` rounding, a digit at or past its radix (a tile past its dim, a
+/// dim that a tile prepended), a coordinate at or past its dims' size. An
+/// error (steps past [`MAX_PROGRAM_STEPS`], places that do not divide)
+/// leaves the layout to the folded values' inverse.
+fn digits_inverse<const N: usize>(
+    d: &Digits<N>,
+    dims: &[usize],
+    storage_len: usize,
+) -> Result<InverseProgram, ErrorKind> {
+    let mut b = Builder::new();
+    let mut checks = Checks(Fixed::new(Check { step: 0, bound: 0 }));
+    // Offsets past the tiled shape but inside `L(n)` rounding are padding;
+    // below the tiled shape, the most major digit is below its extent.
+    let off = if storage_len > d.slots {
+        let step = b.push(Op::Input(0), d.slots)?;
+        if let Some(step) = step {
+            checks.push(step, d.slots)?;
+        }
+        step
+    } else {
+        b.input(0, d.slots)?
+    };
+    // Adjacent digits of one coordinate read as one, as in the offset:
+    // `(o / 6) % 4 * 3 + (o / 2) % 3` is `(o / 2) % 12`.
+    let mut list: Fixed<Digit, N> = Fixed::new(d.list.slots()[0]);
+    for g in d.list.iter().filter(|g| g.radix != 1) {
+        list.append(*g);
+    }
+    while let Some((i, j, one)) = adjacent(&list) {
+        list[i] = one;
+        let n = list.len();
+        list.copy_within(j + 1..n, j);
+        list.truncate(n - 1);
+    }
+    let value = |b: &mut Builder, g: &Digit| {
+        let q = b.div(off, g.stride)?;
+        b.rem(q, g.extent)
+    };
+    // A digit that is always 0 is padding wherever it is not; such digits
+    // adjacent in storage are one, checked once.
+    let mut zeros = d.list.iter().filter(|g| g.radix == 1).peekable();
+    while let Some(&g) = zeros.next() {
+        let mut zero = g;
+        while let Some(h) = zeros.next_if(|h| h.stride.checked_mul(h.extent) == Some(zero.stride)) {
+            zero = Digit {
+                extent: zero.extent.checked_mul(h.extent).ok_or(TOO_LARGE)?,
+                ..*h
+            };
+        }
+        let v = value(&mut b, &zero)?;
+        checks.require(&b, v, 1)?;
+    }
+    let mut values: Fixed<Value, N> = Fixed::new(None);
+    for g in list.iter() {
+        let v = value(&mut b, g)?;
+        if g.reaches_padding() {
+            checks.require(&b, v, g.radix)?;
+        }
+        values.append(v);
+    }
+    let mut outputs: Fixed<Value, MAX_RANK> = Fixed::filled(dims.len(), None);
+    let mut done = 0u32;
+    for (i, g) in list.iter().enumerate() {
+        if done & (1 << g.dim) != 0 {
+            continue;
+        }
+        done |= 1 << g.dim;
+        // The coordinate's digits, most significant first.
+        let mut order: Fixed<usize, N> = Fixed::new(0);
+        for (j, h) in list.iter().enumerate().skip(i) {
+            if (h.dim, h.last) == (g.dim, g.last) {
+                order.append(j);
+            }
+        }
+        order.sort_unstable_by(|&a, &c| list[c].place.cmp(&list[a].place));
+        let mut x = None;
+        let mut place = list[order[0]].place;
+        for &j in order.iter() {
+            let h = &list[j];
+            if place % h.place != 0 {
+                return Err(TOO_LARGE);
+            }
+            let scaled = b.mul(x, place / h.place)?;
+            x = b.add(scaled, values[j])?;
+            place = h.place;
+        }
+        x = b.mul(x, place)?;
+        if d.ragged & (1 << g.dim) != 0 {
+            let size = dims[g.dim..=g.last]
+                .iter()
+                .try_fold(1usize, |p, &e| p.checked_mul(e))
+                .ok_or(TOO_LARGE)?;
+            checks.require(&b, x, size)?;
+        }
+        for k in (g.dim + 1..=g.last).rev() {
+            outputs[k] = b.rem(x, dims[k])?;
+            x = b.div(x, dims[k])?;
+        }
+        outputs[g.dim] = x;
+    }
+    Ok(inverse_of(b, checks.0, outputs, storage_len))
 }
 
 /// `(x / place) % radix` of digit `g`, `x` the row-major index of its
@@ -508,8 +660,18 @@ fn inverse_program(
     for (p, &d) in m2m.iter().rev().enumerate() {
         outputs[d] = values[p];
     }
+    Ok(inverse_of(b, checks.0, outputs, storage_len))
+}
+
+/// The inverse program of `outputs` and `checks`, the steps nothing reads
+/// removed.
+fn inverse_of(
+    mut b: Builder,
+    mut checks: Fixed<Check, MAX_CHECKS>,
+    mut outputs: Fixed<Value, MAX_RANK>,
+    storage_len: usize,
+) -> InverseProgram {
     let mut live = [false; MAX_PROGRAM_STEPS];
-    let mut checks = checks.0;
     for c in checks.iter() {
         live[usize::from(c.step)] = true;
     }
@@ -523,12 +685,12 @@ fn inverse_program(
     for s in outputs.iter_mut().flatten() {
         *s = remap[usize::from(*s)];
     }
-    Ok(InverseProgram {
+    InverseProgram {
         program: b.program,
         checks,
         outputs,
         storage_len,
-    })
+    }
 }
 
 /// Conditions that tell padding from data, gathered while inverting.
@@ -578,6 +740,103 @@ mod tests {
             acc = acc.saturating_mul(shape.dims()[j]);
         }
         offset_program(fwd, &values[..n], &strides[..n])
+    }
+
+    /// The inverse program the folded values give: what `fold` gives a
+    /// layout without digits.
+    fn symbolic_inverse(l: &crate::Layout) -> InverseProgram {
+        let (dims, m2m, tiles) = (l.dims(), l.minor_to_major(), l.tiles());
+        fold_symbolic(dims, m2m, tiles, l.tail_alignment(), None)
+            .unwrap()
+            .inverse
+    }
+
+    /// The index at `slot` with the levels undone one by one by
+    /// [`Level::undo`], from the tiled shape back to the physical one, or
+    /// `None` for padding.
+    fn undone(l: &crate::Layout, slot: usize) -> Option<vec::Vec<usize>> {
+        let (dims, m2m, tiles) = (l.dims(), l.minor_to_major(), l.tiles());
+        let last = shape_after(dims, m2m, tiles).unwrap();
+        if slot >= last.product().unwrap() {
+            return None;
+        }
+        let mut at = vec![0; last.dims().len()];
+        let mut rest = slot;
+        for (a, &e) in at.iter_mut().zip(last.dims()).rev() {
+            *a = rest % e;
+            rest /= e;
+        }
+        for level in (0..tiles.len()).rev() {
+            let before = shape_after(dims, m2m, &tiles[..level]).unwrap();
+            let mut undone = vec![0; before.dims().len()];
+            if !Level::of(before.dims(), &tiles[level]).undo(&at, &mut undone) {
+                return None;
+            }
+            at = undone;
+        }
+        let mut index = vec![0; dims.len()];
+        for (p, &d) in m2m.iter().rev().enumerate() {
+            index[d] = at[p];
+        }
+        index.iter().zip(dims).all(|(i, d)| i < d).then_some(index)
+    }
+
+    /// Instructions of an inverse: its steps and its checks.
+    fn inverse_size(p: &InverseProgram) -> usize {
+        p.program().steps().len() + p.checks().len()
+    }
+
+    /// The digits' inverse is the one `fold` gives, reads every slot
+    /// (padding and the `L(n)` rounding included) as the levels undone one
+    /// by one do, and is at most 2 instructions longer than the folded
+    /// values' inverse on a layout, never longer on all of them together.
+    #[test]
+    fn digits_inverses_equal_the_undone_levels() {
+        let (mut with, mut shorter, mut checked) = (0, 0, 0);
+        let (mut total, mut total_symbolic) = (0, 0);
+        let mut scratch = [0; MAX_PROGRAM_STEPS];
+        for spec in samples() {
+            let Ok(l) = crate::parse(&spec) else { continue };
+            let (dims, m2m, tiles) = (l.dims(), l.minor_to_major(), l.tiles());
+            let Ok(d) = digits::<MAX_TILED_RANK>(dims, m2m, tiles) else {
+                continue;
+            };
+            with += 1;
+            let p = digits_inverse(&d, dims, l.storage_len()).unwrap();
+            let folded = fold(dims, m2m, tiles, l.tail_alignment()).unwrap();
+            assert_eq!(folded.inverse, p, "{spec}");
+            assert_eq!(folded.digits, Some(d), "{spec}");
+            let old = symbolic_inverse(&l);
+            let (size, size_symbolic) = (inverse_size(&p), inverse_size(&old));
+            assert!(
+                size <= size_symbolic + 2,
+                "{spec}: {p:?}\n  symbolic {old:?}"
+            );
+            total += size;
+            total_symbolic += size_symbolic;
+            shorter += usize::from(size < size_symbolic);
+            if l.storage_len() > 4096 {
+                continue;
+            }
+            checked += 1;
+            let mut index = vec![0; dims.len()];
+            for slot in 0..l.storage_len() + 2 {
+                let got = p
+                    .eval(slot, &mut scratch, &mut index)
+                    .then(|| index.clone());
+                let want = undone(&l, slot).filter(|_| slot < l.storage_len());
+                assert_eq!(got, want, "{spec} slot {slot}: {p:?}");
+                if let Some(i) = want {
+                    assert_eq!(offset_of(dims, m2m, tiles, &i), slot, "{spec} {i:?}");
+                }
+            }
+        }
+        std::eprintln!("{with} with digits ({checked} every slot), {shorter} shorter; instructions {total} (symbolic {total_symbolic})");
+        assert!(total <= total_symbolic, "{total} against {total_symbolic}");
+        assert!(
+            with >= 2500 && checked >= 1500 && shorter >= 100,
+            "{with} with digits, {checked} every slot, {shorter} shorter"
+        );
     }
 
     /// The digits' program is the one `fold` gives, equals the stepped

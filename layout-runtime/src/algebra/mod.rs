@@ -11,9 +11,9 @@
 //! their row-major index. [`tiling`] is the one place the tile step is
 //! written, and [`digits`] derives the digits through it from the
 //! description (dims, `minor_to_major`, tiles); the evaluators in
-//! [`eval`](crate::eval), the relayout walk and the offset program that
+//! [`eval`](crate::eval), the relayout walk and both index programs that
 //! `layout!` and the C export print ([`fold`]) are compiled from what it
-//! says.
+//! says, and [`fold`] derives them once for a parse and hands them on.
 
 mod digits;
 pub(crate) mod divide;

@@ -3,6 +3,8 @@
 //! The parser only reads; every rule about values (ranges, permutations,
 //! limits, sizes) lives in `validate`, shared with layouts built in code.
 
+use crate::algebra::fold::Folded;
+use crate::eval::program::{InverseProgram, OffsetProgram};
 use crate::spec::attributes::{self, Kind, ATTRIBUTES};
 use crate::spec::element::NON_ARRAY_TYPES;
 use crate::spec::error::{Error, ErrorKind, Snippet, Span};
@@ -14,7 +16,7 @@ use crate::{ElementType, Layout, TileDim, MAX_TILE_RANK};
 /// Parses and validates a spec such as `bf16[8,128]{1,0:T(8,128)(2,1)}`.
 ///
 /// Accepts everything `layout!` accepts, with the same messages: the two
-/// share this function. Never panics and never allocates.
+/// share the reading and the checks. Never panics and never allocates.
 ///
 /// # Errors
 ///
@@ -31,13 +33,40 @@ use crate::{ElementType, Layout, TileDim, MAX_TILE_RANK};
 /// assert_eq!(err.first().to_string(), "tile dim `0` at level 1 must be positive or `*`");
 /// ```
 pub fn parse(spec: &str) -> Result<Layout, ParseError> {
+    let (builder, errors) = read(spec)?;
+    builder.build_with(errors, |layout, _| layout)
+}
+
+/// The description `spec` writes and the value mistakes found in it, or
+/// every mistake up to a syntax error.
+fn read(spec: &str) -> Result<(LayoutBuilder, ParseError), ParseError> {
     let mut errors = ParseError::empty();
     match parse_builder(spec, &mut errors) {
-        Ok(builder) => builder.build_into(errors),
+        Ok(builder) => Ok((builder, errors)),
         Err(hard) => {
             errors.push(hard);
             Err(errors)
         }
+    }
+}
+
+/// [`parse`] and, with `padded`, [`Layout::with_padded_dimensions`],
+/// with the index programs from the fold that made the layout, so that
+/// `layout!` folds each spec once rather than again through
+/// [`Layout::programs`]. Used by `layout!`; not public API.
+#[doc(hidden)]
+pub fn __parse_with_programs(
+    spec: &str,
+    padded: Option<&[usize]>,
+) -> Result<(Layout, OffsetProgram, InverseProgram), ParseError> {
+    let keep = |layout, folded: &Folded| (layout, folded.offset, folded.inverse);
+    let (builder, errors) = read(spec)?;
+    match padded {
+        None => builder.build_with(errors, keep),
+        Some(padded) => builder
+            .build_with(errors, |layout, _| layout)?
+            .padded_builder(padded)?
+            .build_with(ParseError::empty(), keep),
     }
 }
 
@@ -319,5 +348,42 @@ impl core::str::FromStr for Layout {
     /// Same as [`parse`](crate::parse).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         parse(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::__parse_with_programs;
+    use crate::eval::closed::tests::{spec, Rng};
+
+    /// What `layout!` gets in one fold is what `parse`,
+    /// `with_padded_dimensions` and `programs` give, mistakes included.
+    #[test]
+    fn one_fold_gives_the_layout_and_its_programs() {
+        let mut rng = Rng(0x6a09_e667_f3bc_c908);
+        for _ in 0..400 {
+            let spec = spec(&mut rng);
+            let Ok(got) = __parse_with_programs(&spec, None) else {
+                assert!(crate::parse(&spec).is_err(), "{spec}");
+                continue;
+            };
+            let l = crate::parse(&spec).unwrap();
+            let (offset, inverse) = l.programs();
+            assert_eq!(got, (l, offset, inverse), "{spec}");
+        }
+        let l = crate::parse("f32[2,3]{0,1}").unwrap();
+        let padded = l.with_padded_dimensions(&[3, 5]).unwrap();
+        let (offset, inverse) = padded.programs();
+        assert_eq!(
+            __parse_with_programs("f32[2,3]{0,1}", Some(&[3, 5])).unwrap(),
+            (padded, offset, inverse)
+        );
+        let err = |spec, padded| __parse_with_programs(spec, padded).unwrap_err();
+        let wrong = crate::parse("f32[2,0x]").unwrap_err();
+        assert_eq!(err("f32[2,0x]", Some(&[3])), wrong);
+        let narrow = l.with_padded_dimensions(&[1, 5]).unwrap_err();
+        assert_eq!(err("f32[2,3]{0,1}", Some(&[1, 5])), narrow);
     }
 }

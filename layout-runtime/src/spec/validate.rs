@@ -1,7 +1,8 @@
 //! Validation: every rule about values, for parsed specs and for layouts
 //! built in code alike. Independent mistakes are all reported.
 
-use crate::algebra::fold::fold;
+use crate::algebra::fold::{fold, Folded};
+use crate::algebra::MAX_DIGITS;
 use crate::eval::closed::Closed;
 use crate::eval::code::Code;
 use crate::eval::layout::{Forms, InverseForm, OffsetForm};
@@ -227,10 +228,16 @@ impl LayoutBuilder {
     /// assert_eq!(err.first().to_string(), "dim `0` appears twice in `minor_to_major`; each dim must appear exactly once");
     /// ```
     pub fn build(&self) -> Result<Layout, ParseError> {
-        self.build_into(ParseError::empty())
+        self.build_with(ParseError::empty(), |layout, _| layout)
     }
 
-    pub(crate) fn build_into(&self, mut errors: ParseError) -> Result<Layout, ParseError> {
+    /// [`build`](Self::build), after the mistakes in `errors`, giving
+    /// `keep` the layout and what its fold derived.
+    pub(crate) fn build_with<R>(
+        &self,
+        mut errors: ParseError,
+        keep: impl FnOnce(Layout, &Folded) -> R,
+    ) -> Result<R, ParseError> {
         if let Some(e) = self.too_many {
             errors.push(e);
             return Err(errors);
@@ -265,7 +272,9 @@ impl LayoutBuilder {
                     whole,
                 ))
             })?;
-        let digits = crate::algebra::digits(dims, &m2m[..rank], tiles).ok();
+        // The digits the fold compiled its programs from, within the
+        // evaluators' capacity.
+        let digits = folded.digits.and_then(|d| d.narrowed::<MAX_DIGITS>());
         let compiled = digits.as_ref().and_then(DigitForm::new);
         let mut layout = Layout {
             element: self.element,
@@ -303,7 +312,7 @@ impl LayoutBuilder {
                 layout.forms.inverse = InverseForm::Digits(inverse);
             }
         }
-        Ok(layout)
+        Ok(keep(layout, &folded))
     }
 
     /// The number attributes, each unset where it is written wrong;
@@ -424,7 +433,7 @@ impl LayoutBuilder {
 
 /// Gives `layout` the folded programs' compact forms, for a layout whose
 /// digits have no compiled form (and, in tests, for any layout).
-pub(crate) fn program_forms(layout: &mut Layout, folded: &crate::algebra::fold::Folded) {
+pub(crate) fn program_forms(layout: &mut Layout, folded: &Folded) {
     let closed = Closed::new(&folded.offset);
     let interpreted = closed.is_none().then_some(&folded.offset);
     let code = Code::new(interpreted, &folded.inverse);
@@ -512,6 +521,12 @@ impl Layout {
     /// assert_eq!(p.offset(&[0, 1]), 3); // b
     /// ```
     pub fn with_padded_dimensions(&self, padded: &[usize]) -> Result<Layout, ParseError> {
+        self.padded_builder(padded)?.build()
+    }
+
+    /// The description of [`with_padded_dimensions`](Self::with_padded_dimensions),
+    /// unchecked beyond its own rules.
+    pub(crate) fn padded_builder(&self, padded: &[usize]) -> Result<LayoutBuilder, ParseError> {
         let fail = |reason| {
             Err(ParseError::single(Error::new(
                 ErrorKind::PaddedDimensions { reason },
@@ -538,6 +553,6 @@ impl Layout {
         if self.rank() > 0 {
             b = b.tile(&tile[..self.rank()]);
         }
-        b.build()
+        Ok(b)
     }
 }
