@@ -14,6 +14,8 @@
 //! [`eval`](crate::eval), the relayout walk and both index programs that
 //! `layout!` and the C export print ([`fold`]) are compiled from what it
 //! says, and [`fold`] derives them once for a parse and hands them on.
+//! Layouts without digits fold symbolic values through the same step, and
+//! [`render`](crate::render) draws and narrates the levels it yields.
 
 mod digits;
 pub(crate) mod divide;
