@@ -191,8 +191,8 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(7);
     println!("fastest of {rounds} alternated runs; ratio = run-time `Layout` / `layout!`\n");
-    println!("| layout | `offset` | `index_of` |");
-    println!("|---|---:|---:|");
+    println!("| layout | `offset` | `index_of` | `index_of` ms, generated / run-time |");
+    println!("|---|---:|---:|---:|");
     let (mut worst_offset, mut worst_inverse) = ((0.0, ""), (0.0, ""));
     for m in &members {
         let ratio = |(generated, run_time): (Duration, Duration)| {
@@ -203,12 +203,15 @@ fn main() {
             || m.generated_offsets(),
             || m.run_time_offsets(),
         ));
-        let inverse = ratio(fastest(
-            rounds,
-            || m.generated_inverse(),
-            || m.run_time_inverse(),
-        ));
-        println!("| `{}` | {offset:.2} | {inverse:.2} |", m.spec());
+        let times = fastest(rounds, || m.generated_inverse(), || m.run_time_inverse());
+        let inverse = ratio(times);
+        let ms = |t: Duration| t.as_secs_f64() * 1e3;
+        println!(
+            "| `{}` | {offset:.2} | {inverse:.2} | {:.3} / {:.3} |",
+            m.spec(),
+            ms(times.0),
+            ms(times.1)
+        );
         if offset > worst_offset.0 {
             worst_offset = (offset, m.spec());
         }

@@ -519,31 +519,21 @@ fn copies_as_operations(rows: &mut Vec<Row>) {
     let src = data(bytes, |i| i as u8);
     let dst = RefCell::new(vec![0u8; bytes]);
     let copies = copies::available();
-    let runs: Vec<(String, usize, &copies::Copy)> = thread_counts()
-        .into_iter()
-        .flat_map(|t| {
-            copies
-                .iter()
-                .map(move |c| (format!("{}_{t}", c.name), t, c))
-        })
-        .collect();
-    let mut calls: Vec<Box<dyn FnMut() + '_>> = runs
+    let calls: Vec<Box<dyn Fn(usize) + '_>> = copies
         .iter()
-        .map(|&(_, threads, copy)| {
+        .map(|copy| {
             let (src, dst) = (&src, &dst);
-            Box::new(move || {
+            Box::new(move |threads| {
                 copy.time(black_box(src), &mut dst.borrow_mut(), threads);
-            }) as Box<dyn FnMut()>
+            }) as Box<dyn Fn(usize)>
         })
         .collect();
-    let mut ops: Vec<Op<'_>> = runs
+    let ops: Vec<(&str, Threaded<'_>)> = copies
         .iter()
-        .zip(&mut calls)
-        .map(|((name, threads, _), call)| {
-            (name.as_str(), *threads, &mut **call as &mut dyn FnMut())
-        })
+        .zip(&calls)
+        .map(|(copy, call)| (copy.name, &**call as Threaded<'_>))
         .collect();
-    measure(rows, "copies", f64::NAN, bytes, &mut ops);
+    on_counts(rows, "copies", bytes, &ops);
 }
 
 /// Whether `RELAYOUT_CASES` (a comma-separated list of case-name parts,
