@@ -795,6 +795,16 @@ mod tests {
         p.program().steps().len() + p.checks().len()
     }
 
+    /// The sampled layouts that parse and have digits, with them.
+    fn with_digits(
+    ) -> impl Iterator<Item = (std::string::String, crate::Layout, Digits<MAX_TILED_RANK>)> {
+        samples().filter_map(|spec| {
+            let l = crate::parse(&spec).ok()?;
+            let d = digits(l.dims(), l.minor_to_major(), l.tiles()).ok()?;
+            Some((spec, l, d))
+        })
+    }
+
     /// The digits' inverse is the one `fold` gives, reads every slot
     /// (padding and the `L(n)` rounding included) as the levels undone one
     /// by one do, and is at most 2 instructions longer than the folded
@@ -804,12 +814,8 @@ mod tests {
         let (mut with, mut shorter, mut checked) = (0, 0, 0);
         let (mut total, mut total_symbolic) = (0, 0);
         let mut scratch = [0; MAX_PROGRAM_STEPS];
-        for spec in samples() {
-            let Ok(l) = crate::parse(&spec) else { continue };
+        for (spec, l, d) in with_digits() {
             let (dims, m2m, tiles) = (l.dims(), l.minor_to_major(), l.tiles());
-            let Ok(d) = digits::<MAX_TILED_RANK>(dims, m2m, tiles) else {
-                continue;
-            };
             with += 1;
             let p = digits_inverse(&d, dims, l.storage_len()).unwrap();
             let folded = fold(dims, m2m, tiles, l.tail_alignment()).unwrap();
@@ -855,12 +861,8 @@ mod tests {
     fn digits_programs_equal_the_stepped_offsets() {
         let (mut with, mut differ) = (0, 0);
         let mut scratch = [0; MAX_PROGRAM_STEPS];
-        for spec in samples() {
-            let Ok(l) = crate::parse(&spec) else { continue };
+        for (spec, l, d) in with_digits() {
             let (dims, m2m, tiles) = (l.dims(), l.minor_to_major(), l.tiles());
-            let Ok(d) = digits::<MAX_TILED_RANK>(dims, m2m, tiles) else {
-                continue;
-            };
             with += 1;
             let p = digits_offset(&d, dims, m2m).unwrap();
             let folded = fold(dims, m2m, tiles, l.tail_alignment()).unwrap();
