@@ -407,6 +407,25 @@ fn nvcc() -> Option<PathBuf> {
         .find(|p| runs(p))
 }
 
+/// Compiles `source` to `out` with `nvcc` and `args`, every warning an
+/// error, and requires success.
+fn run_nvcc(nvcc: &Path, args: &[&str], source: &Path, out: &Path) {
+    let run = Command::new(nvcc)
+        .args(args)
+        .args(["-Werror", "all-warnings"])
+        .arg(source)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{} {args:?} failed:\n{}",
+        nvcc.display(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 #[test]
 fn the_header_compiles_for_a_gpu_under_nvcc() {
     let Some(nvcc) = nvcc() else {
@@ -436,19 +455,7 @@ fn the_header_compiles_for_a_gpu_under_nvcc() {
     let source = dir.join("kernel.cu");
     std::fs::write(&source, kernel).unwrap();
     let ptx = dir.join("kernel.ptx");
-    let out = Command::new(&nvcc)
-        .args(["-ptx", "-Werror", "all-warnings"])
-        .arg(&source)
-        .arg("-o")
-        .arg(&ptx)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} -ptx failed:\n{}",
-        nvcc.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_nvcc(&nvcc, &["-ptx"], &source, &ptx);
     let ptx = std::fs::read_to_string(ptx).unwrap();
     assert!(
         ptx.contains(".entry every_layout"),
@@ -562,19 +569,7 @@ fn the_header_runs_on_a_gpu_and_agrees_with_rust() {
     let source = dir.join("gpu.cu");
     std::fs::write(&source, gpu_program(&layouts)).unwrap();
     let exe = dir.join("gpu");
-    let out = Command::new(&nvcc)
-        .args(["-arch=native", "-O2", "-Werror", "all-warnings"])
-        .arg(&source)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} failed:\n{}",
-        nvcc.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_nvcc(&nvcc, &["-arch=native", "-O2"], &source, &exe);
     let run = Command::new(&exe).output().unwrap();
     assert!(
         run.status.success(),

@@ -17,11 +17,11 @@
 //!   types, tiles, the attribute table, errors and their reports.
 //! - `algebra/`: the tile step of the spec, written once (`tiling.rs`),
 //!   and what is carried through it: the layout's mixed-radix digits (dim,
-//!   place, radix, extent, stride), from which the evaluators, the offset
-//!   program that `layout!` and the C export print, the relayout walk and
-//!   the bitcast terms are compiled; the inverse programs (and the offsets
-//!   of layouts with no digits) folded level by level, simplified as they
-//!   grow; division by constants fixed at run time.
+//!   place, radix, extent, stride), from which the evaluators, both index
+//!   programs that `layout!` and the C export print, the relayout walk and
+//!   the bitcast terms are compiled; the programs of layouts with no
+//!   digits folded level by level; the levels `render` draws; division by
+//!   constants fixed at run time.
 //! - `eval/`: the forms a layout is evaluated in: [programs](program)
 //!   and how code spells them, closed forms, compact code, places, the
 //!   run-time [`Layout`], [`Ranked`], the type of `layout!` values, what

@@ -34,7 +34,23 @@ pub(crate) struct Digit {
     pub(crate) stride: usize,
 }
 
+/// The number of values of the coordinate of dims `dim..=last` (one dim,
+/// or whole dims merged by `*`): the product of their sizes, or `None` if
+/// it exceeds `usize`.
+#[inline]
+pub(crate) fn run_size(dims: &[usize], dim: usize, last: usize) -> Option<usize> {
+    dims[dim..=last]
+        .iter()
+        .try_fold(1usize, |p, &d| p.checked_mul(d))
+}
+
 impl Digit {
+    /// [`run_size`] of the coordinate this digit is taken from.
+    #[inline]
+    pub(crate) fn size(&self, dims: &[usize]) -> Option<usize> {
+        run_size(dims, self.dim, self.last)
+    }
+
     /// Whether a slot can hold a value of this digit that no coordinate
     /// has: storage is wider than the digit (a tile past its dim, or a
     /// dim that a tile prepended).
@@ -162,11 +178,7 @@ pub(crate) fn digits<const N: usize>(
     // A coordinate's digits spell at most `place * extent - 1` from its
     // most significant one, plus each lower digit's largest value.
     for g in out.list.iter().filter(|g| g.radix != 1) {
-        let run = &dims[g.dim..=g.last];
-        let size = run
-            .iter()
-            .try_fold(1usize, |p, &d| p.checked_mul(d))
-            .ok_or(NoDigits::Limits)?;
+        let size = g.size(dims).ok_or(NoDigits::Limits)?;
         let largest = out
             .list
             .iter()
@@ -201,10 +213,7 @@ impl Chain<'_> {
     fn whole(&self, v: Dim<Symbol>) -> bool {
         v.value.radix == 0
             && v.value.place == 1
-            && self.dims[v.value.dim..=v.value.last]
-                .iter()
-                .try_fold(1usize, |p, &d| p.checked_mul(d))
-                == Some(v.extent)
+            && run_size(self.dims, v.value.dim, v.value.last) == Some(v.extent)
     }
 }
 

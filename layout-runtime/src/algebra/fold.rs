@@ -314,12 +314,7 @@ pub(crate) fn digits_offset<const N: usize>(
     let mut strides: Fixed<usize, N> = Fixed::new(0);
     let list = merged(d);
     let whole = |g: &Digit| {
-        g.place == 1
-            && (g.radix == 0
-                || dims[g.dim..=g.last]
-                    .iter()
-                    .try_fold(1usize, |p, &d| p.checked_mul(d))
-                    .is_some_and(|size| g.radix >= size))
+        g.place == 1 && (g.radix == 0 || g.size(dims).is_some_and(|size| g.radix >= size))
     };
     // Each digit's value, a coordinate's all at once, most significant
     // first: a tile takes a quotient and its remainder together, and
@@ -453,10 +448,7 @@ fn digits_inverse<const N: usize>(
             x = b.add(x, term)?;
         }
         if d.ragged & (1 << g.dim) != 0 {
-            let size = dims[g.dim..=g.last]
-                .iter()
-                .try_fold(1usize, |p, &e| p.checked_mul(e))
-                .ok_or(TOO_LARGE)?;
+            let size = g.size(dims).ok_or(TOO_LARGE)?;
             // The values the coordinate's digits spell, padding included.
             let reach = order.iter().fold(1u128, |r, &j| {
                 let h = &list[j];
