@@ -135,16 +135,22 @@ static void run(size_t n, const struct entry *e)
 }
 "#;
 
+/// `l`'s dims as the entries of a C array initializer; `0u` for a scalar,
+/// whose array must still have one entry.
+fn c_dims(l: &Layout) -> String {
+    let dims: Vec<String> = l.dims().iter().map(|d| format!("{d}u")).collect();
+    if dims.is_empty() {
+        "0u".to_string()
+    } else {
+        dims.join(", ")
+    }
+}
+
 fn driver(layouts: &[Layout]) -> String {
     let mut c = String::from(DRIVER);
     c.push_str("\nstatic const struct entry layouts[] = {\n");
     for (i, l) in layouts.iter().enumerate() {
-        let dims: Vec<String> = l.dims().iter().map(|d| format!("{d}u")).collect();
-        let dims = if dims.is_empty() {
-            "0".to_string()
-        } else {
-            dims.join(", ")
-        };
+        let dims = c_dims(l);
         writeln!(
             c,
             "    {{ l{i}_offset, l{i}_index_of, {}, {{ {dims} }}, {}u }},",
@@ -482,12 +488,7 @@ fn gpu_program(layouts: &[Layout]) -> String {
          struct entry { kernel_fn kernel; size_t rank; size_t count; size_t slots; };\n\n",
     );
     for (i, l) in layouts.iter().enumerate() {
-        let dims: Vec<String> = l.dims().iter().map(|d| format!("{d}u")).collect();
-        let dims = if dims.is_empty() {
-            "0u".to_string()
-        } else {
-            dims.join(", ")
-        };
+        let dims = c_dims(l);
         writeln!(
             cu,
             "__global__ void k{i}(size_t count, size_t slots, size_t *offsets, size_t *indices, int *named)\n{{\n\
