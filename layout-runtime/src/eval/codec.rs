@@ -728,6 +728,7 @@ mod digits {
                 }
             }
             w(u64::from(self.width));
+            w(u64::from(self.wide));
         }
 
         /// The form [`write`](Self::write) wrote; any words give a form that
@@ -750,6 +751,7 @@ mod digits {
                 shifts,
                 scales,
                 width: r.count(PER_DIM) as u8,
+                wide: r.word() as u16,
             }
         }
     }

@@ -46,6 +46,8 @@ pub(crate) struct DigitForm {
     scales: [[usize; PER_DIM]; MAX_RANK],
     /// The most slots a dim uses.
     width: u8,
+    /// Bit `d`: dim `d` uses more than two slots.
+    wide: u16,
     /// The digits of the inverse, most minor first: `minor` read by
     /// shifts and masks, then `major` as a mixed-radix number.
     terms: [Term; MAX_DIGITS],
@@ -88,6 +90,7 @@ impl DigitForm {
             shifts: [[0; PER_DIM]; MAX_RANK],
             scales: [[0; PER_DIM]; MAX_RANK],
             width: 0,
+            wide: 0,
             terms: [NO_TERM; MAX_DIGITS],
             minor: 0,
             major: 0,
@@ -161,6 +164,9 @@ impl DigitForm {
             if count > PER_DIM {
                 return None;
             }
+            if count > 2 {
+                form.wide |= 1 << dim;
+            }
             let mut place = 1usize;
             let mut below = 0usize;
             for k in 0..count {
@@ -188,6 +194,7 @@ impl DigitForm {
                 shifts: self.shifts,
                 scales: self.scales,
                 width: self.width,
+                wide: self.wide,
             },
             DigitInverse {
                 terms: self.terms,
@@ -208,6 +215,7 @@ pub(crate) struct DigitOffset {
     pub(crate) shifts: [[u8; PER_DIM]; MAX_RANK],
     pub(crate) scales: [[usize; PER_DIM]; MAX_RANK],
     pub(crate) width: u8,
+    pub(crate) wide: u16,
 }
 
 /// `index_of` from the digits: see [`DigitForm`]'s fields.
@@ -242,8 +250,10 @@ impl DigitOffset {
         // them, ran 63.5 µs against 45.8 with these two, and the
         // column-major `f32` TPU sum 1.04 ms against 0.71
         // (`benches/offset.rs`); one, three and four, 80 µs; three and
-        // four, 63.5. A three-slot tiling (`(2,1)`, `(4,1)`) pays a
-        // fourth term a dim, about 7% of its sum (`benches/family.rs`).
+        // four, 63.5. Within four slots, the slots past two are taken
+        // only by the dims that use them (see `terms_of`): again a third
+        // arm, or a test for the fourth slot apart, made other layouts'
+        // loops up to 1.5 times slower (`benches/family.rs`).
         match self.width {
             0..=2 => self.terms_of::<2>(index),
             _ => self.terms_of::<4>(index),
@@ -262,9 +272,21 @@ impl DigitOffset {
                 if let Some(&x) = index.get($d) {
                     // The first slot is of place 1: `x` itself.
                     acc = acc.wrapping_add(x.wrapping_mul(self.scales[$d][0]));
-                    for k in 1..W.min(PER_DIM) {
+                    for k in 1..W.min(2) {
                         let (shift, scale) = (self.shifts[$d][k], self.scales[$d][k]);
                         acc = acc.wrapping_add(x.wrapping_shr(u32::from(shift)).wrapping_mul(scale));
+                    }
+                    // The slots past two only where the dim uses them:
+                    // `(2,1)` and `(4,1)` split only the second most minor
+                    // dim into three, and a caller's loop over any other
+                    // skips two shifts and multiplies an index (the family's
+                    // row-major three-slot layouts ran 3.8 times the
+                    // generated code's time with them, 2.6 without).
+                    if W > 2 && self.wide & (1 << $d) != 0 {
+                        for k in 2..W.min(PER_DIM) {
+                            let (shift, scale) = (self.shifts[$d][k], self.scales[$d][k]);
+                            acc = acc.wrapping_add(x.wrapping_shr(u32::from(shift)).wrapping_mul(scale));
+                        }
                     }
                 }
             )*};
