@@ -190,7 +190,9 @@ impl<T: Copy> Visitor for Gather<'_, T> {
                 self.end = usize::MAX;
                 return;
             }
-            if stream_rows_across(self.dst, d, self.src, other, outer, block, self.unit) {
+            if stream_rows_across(
+                self.dst, d, self.src, other, outer, block, self.unit, self.stage,
+            ) {
                 // The end of the last piece written, the last row of the last tile.
                 self.end =
                     d + (o.count - 1) * o.walk + (a.count - 1) * a.walk + b.count * self.unit;

@@ -449,6 +449,18 @@ pub(crate) fn stream_copy_lines<T: Copy>(dst: &mut [T], src: &[T]) {
     stream_copy_granule(dst, src, 64, 1);
 }
 
+/// `dst.copy_from_slice(src)` of one line, `dst` starting one, with
+/// streaming stores where the target has them: a line put together in a
+/// stage, with none of [`stream_copy`]'s bookkeeping.
+pub(crate) fn stream_line<T: Copy>(dst: &mut [T], src: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_64::stream_line(dst, src);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.copy_from_slice(src);
+}
+
 /// The streaming copy behind the three above: every `granule` bytes from
 /// the first boundary in `dst` on streamed, the rest plain, when `dst`
 /// starts on a multiple of `start` bytes (a power of two, tested with a

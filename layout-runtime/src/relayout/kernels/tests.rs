@@ -651,7 +651,9 @@ fn rows_across_match_a_plain_loop() {
         ] {
             let len = (piece_bytes / size).max(w) / w * w;
             for (d, s) in [(0, 0), (1, 3), (4, 5), (16, 2)] {
-                for pad in [0, 1, 7] {
+                // No stage: every piece streams; a line a tile: the lines
+                // shared between a tile's rows go whole from the stage.
+                for (pad, stage_len) in [(0, 0), (1, 0), (7, 0), (0, 1024), (1, 1024), (7, 1024)] {
                     // The source's rows: the tiles' pieces side by side.
                     let sa = count * len + pad;
                     let src: std::vec::Vec<T> = (0..s + na * sa + 5).map(make).collect();
@@ -678,7 +680,8 @@ fn rows_across_match_a_plain_loop() {
                         sa,
                         sb: w,
                     };
-                    let done = stream_rows_across(&mut got, d, &src, s, o, b, w);
+                    let mut stage = std::vec![old; stage_len];
+                    let done = stream_rows_across(&mut got, d, &src, s, o, b, w, &mut stage);
                     arch::stream_fence();
                     let fits = (2..=ACROSS_TILES).contains(&count)
                         && na > 1
