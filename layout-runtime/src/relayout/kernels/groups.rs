@@ -314,10 +314,7 @@ pub(crate) fn stream_joined_rows<T: Copy>(
                     // elements, which end the first line, and this
                     // piece's first `head`, which start the second.
                     lines[line..].copy_from_slice(&from[..line]);
-                    arch::stream_copy_lines(
-                        &mut dst[to + head - line..][..line],
-                        &lines[head..][..line],
-                    );
+                    arch::stream_line(&mut dst[to + head - line..][..line], &lines[head..][..line]);
                 }
             }
             arch::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
