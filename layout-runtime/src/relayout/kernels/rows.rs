@@ -48,7 +48,7 @@ pub(crate) const PAGE_BYTES: usize = 4096;
 /// row, pieces under a line.
 ///
 /// Where the pieces are whole lines long but start inside a line (a `Vec`
-/// starts 16 bytes into one) and `stage` holds a line a tile, that shared
+/// starts 16 bytes into one) and `stage` holds two lines a tile, that shared
 /// line is put together in `stage` and streamed whole (see
 /// [`across_seams`]): streamed in two parts `o.count` pieces apart, each
 /// part left the write-combining buffer alone, and the pack of
@@ -69,7 +69,7 @@ pub(crate) const PAGE_BYTES: usize = 4096;
 /// whole pages no faster (1024 columns 0.93-1.14, 2048 1.06-1.10), nor
 /// rows past 8 KiB (3000 columns 0.92-0.94, 4000 0.95-1.00, the ragged
 /// `4093` 1.07-1.13).
-// The names of `Block`, `Outer` and `stream_lines`.
+// The names of `Block` and `Outer`; the stage is an eighth argument.
 #[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 pub(crate) fn stream_rows_across<T: Copy>(
     dst: &mut [T],
