@@ -3,7 +3,8 @@
 //! stores.
 
 use super::{
-    arch, copy_block, line_elements, to_line, to_line_in, Axis, Block, Outer, SHORT_ROW_BYTES,
+    arch, copy_block, line_elements, stream_joined_piece, to_line, to_line_in, Axis, Block, Outer,
+    Piece, SHORT_ROW_BYTES,
 };
 
 /// Rows of a [`Scatter`] whose joined pieces have been streamed up to the
@@ -240,19 +241,13 @@ pub(crate) fn joined_lines<T>(stage: &mut [T], row: usize) -> &mut [T] {
 /// the destination (the tiles of one tile row, unpacked into a row-major
 /// array), when those rows do not all start on a line (a row-major
 /// `f32[4093,4093]`, or `f32[4096,1000]`, whose rows start on 16 bytes but
-/// not all on a line): tile by tile as the source lies, each
-/// piece of a row streams its whole lines straight from the source, and
-/// the line split between two tiles' pieces is streamed from `stage`,
-/// which keeps two lines a row: the previous piece's last line of source
-/// elements and this piece's first, the split line lying whole across
-/// them. Only each joined row's end lines go with plain stores;
-/// streaming the pieces alone (whole lines only) leaves one line in eight
-/// to plain stores, each read from memory first: rows on 16 bytes but off
-/// a line unpacked so at 0.66-0.80 of `memcpy`, joined at 1.05-1.16
-/// (`f32[4096,4092]`, AMD EPYC Zen 3). Whole lines go into the stage
-/// rather than the split line's two parts, whose lengths are known only at
-/// run time and cost a call to `memcpy` each (8% of the samples of a
-/// program unpacking `f32[4093,4093]`).
+/// not all on a line): tile by tile as the source lies, each row one run
+/// of pieces ([`stream_joined_piece`]), the stage keeping two lines a row.
+/// Only each joined row's end lines go with plain stores; streaming the
+/// pieces alone (whole lines only) leaves one line in eight to plain
+/// stores, each read from memory first: rows on 16 bytes but off a line
+/// unpacked so at 0.66-0.80 of `memcpy`, joined at 1.05-1.16
+/// (`f32[4096,4092]`, AMD EPYC Zen 3).
 ///
 /// Each row's last partial line stays in `stage` rather than going out
 /// with plain stores, for a piece that may continue the rows: the rows
@@ -296,31 +291,13 @@ pub(crate) fn stream_joined_rows<T: Copy>(
         return None;
     }
     for x in 0..o.count {
+        // A row's last tail stays in the stage for the piece that may
+        // continue it (see `Joined`): no piece here is the last.
+        let at = if x == 0 { Piece::First } else { Piece::Inside };
         for i in 0..b.na {
-            let to = d + i * b.da + x * piece;
             let from = &src[s + x * o.s + i * b.sa..][..piece];
-            // The previous piece's last line, then this piece's first.
-            let lines = joined_lines(stage, i);
-            // Elements to the row's first line boundary; the piece's last
-            // line holds the rest of that line's elements.
-            let head = to_line_in(dst, d + i * b.da);
-            let tail = (line - head) % line;
-            let body = piece - head - tail;
-            if head > 0 {
-                if x == 0 {
-                    dst[to..][..head].copy_from_slice(&from[..head]);
-                } else {
-                    // The split line: the previous piece's last `tail`
-                    // elements, which end the first line, and this
-                    // piece's first `head`, which start the second.
-                    lines[line..].copy_from_slice(&from[..line]);
-                    arch::stream_line(&mut dst[to + head - line..][..line], &lines[head..][..line]);
-                }
-            }
-            arch::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
-            if tail > 0 {
-                lines[..line].copy_from_slice(&from[piece - line..]);
-            }
+            let to = d + i * b.da + x * piece;
+            stream_joined_piece(dst, to, from, joined_lines(stage, i), at);
         }
     }
     Some(Joined {

@@ -25,6 +25,61 @@ pub(crate) fn to_line_in<T>(slice: &[T], k: usize) -> usize {
     to_line::<T>(slice.as_ptr().addr() + k * core::mem::size_of::<T>())
 }
 
+/// Where a piece of a run joined from pieces stands in the run: the first
+/// (its head's line is shared with what lies before the run), inside, or
+/// the last (its tail's line is shared with what lies after).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Piece {
+    First,
+    Inside,
+    Last,
+}
+
+/// Copies `from` into `dst[to..]`, one piece of a run that other pieces
+/// continue on both sides, each line whole with streaming stores:
+/// the lines inside the piece from the source, and the line it shares
+/// with the piece before from `lines`, two lines of the stage that hold
+/// the piece before's last line of source elements (put there by this
+/// call for that piece) and, copied in now, this piece's first, the
+/// shared line lying whole across them. Whole lines go into the stage,
+/// not the shared line's two parts, whose lengths are known only at run
+/// time and cost a call to `memcpy` each (8% of the samples of a program
+/// unpacking `f32[4093,4093]`). The first piece's head and the
+/// last's tail share their lines with what lies outside the run and go
+/// with plain stores. Every piece must start at the same place in its
+/// line and be at least a line long.
+pub(crate) fn stream_joined_piece<T: Copy>(
+    dst: &mut [T],
+    to: usize,
+    from: &[T],
+    lines: &mut [T],
+    piece: Piece,
+) {
+    let line = line_elements::<T>();
+    let len = from.len();
+    // Elements to the piece's first line boundary; its last line holds the
+    // rest of that line's elements.
+    let head = to_line_in(dst, to);
+    let tail = (line - head) % line;
+    let body = len - head - tail;
+    if head > 0 {
+        if piece == Piece::First {
+            dst[to..][..head].copy_from_slice(&from[..head]);
+        } else {
+            lines[line..].copy_from_slice(&from[..line]);
+            arch::stream_line(&mut dst[to + head - line..][..line], &lines[head..][..line]);
+        }
+    }
+    arch::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
+    if tail > 0 {
+        if piece == Piece::Last {
+            dst[to + len - tail..][..tail].copy_from_slice(&from[len - tail..]);
+        } else {
+            lines[..line].copy_from_slice(&from[len - line..]);
+        }
+    }
+}
+
 /// Source rows at most this long are packed a row at a time across a row
 /// of tiles: see [`stream_rows_across`].
 pub(crate) const SHORT_SOURCE_ROW_BYTES: usize = 8192;
@@ -109,17 +164,10 @@ pub(crate) fn stream_rows_across<T: Copy>(
 }
 
 /// [`stream_rows_across`]'s rows when every piece, `len` elements, is
-/// whole lines long and starts `head` elements before a line boundary
-/// (0 < `head` < a line): each piece streams its whole lines from the
-/// source, and the line it shares with the piece above in its tile goes
-/// whole from `stage`, which keeps two lines a tile: the piece above's
-/// last line of source elements, then this piece's first, the shared line
-/// lying whole across them from `head` on. Whole lines go into the stage,
-/// not the shared line's two parts, whose lengths are known only at run
-/// time and cost a call to `memcpy` each. A tile's first row's head and
-/// last row's tail, whose lines are shared with other tiles or blocks, go
-/// with plain stores. `false`, nothing written, for other pieces or a
-/// stage under two lines a tile.
+/// whole lines long and starts inside a line: each tile's rows are one
+/// run of pieces ([`stream_joined_piece`]), the stage keeping two lines a
+/// tile. `false`, nothing written, for other pieces or a stage under two
+/// lines a tile.
 #[allow(clippy::too_many_arguments)]
 fn across_seams<T: Copy>(
     dst: &mut [T],
@@ -132,8 +180,7 @@ fn across_seams<T: Copy>(
     stage: &mut [T],
 ) -> bool {
     let line = line_elements::<T>();
-    let head = to_line_in(dst, d);
-    if head == 0
+    if to_line_in(dst, d) == 0
         || line * core::mem::size_of::<T>() != 64
         || len % line != 0
         || o.d % line != 0
@@ -141,26 +188,15 @@ fn across_seams<T: Copy>(
     {
         return false;
     }
-    let tail = line - head;
     for i in 0..b.na {
+        let piece = match i {
+            0 => Piece::First,
+            _ if i + 1 == b.na => Piece::Last,
+            _ => Piece::Inside,
+        };
         for (x, lines) in stage.chunks_exact_mut(2 * line).take(o.count).enumerate() {
-            let to = d + x * o.d + i * b.da;
             let from = &src[s + x * o.s + i * b.sa..][..len];
-            if i == 0 {
-                dst[to..][..head].copy_from_slice(&from[..head]);
-            } else {
-                lines[line..].copy_from_slice(&from[..line]);
-                arch::stream_line(&mut dst[to - tail..][..line], &lines[head..][..line]);
-            }
-            arch::stream_copy_lines(
-                &mut dst[to + head..][..len - line],
-                &from[head..][..len - line],
-            );
-            if i + 1 == b.na {
-                dst[to + len - tail..][..tail].copy_from_slice(&from[len - tail..]);
-            } else {
-                lines[..line].copy_from_slice(&from[len - line..]);
-            }
+            stream_joined_piece(dst, d + x * o.d + i * b.da, from, lines, piece);
         }
     }
     true
