@@ -3,8 +3,8 @@
 
 use super::arch;
 use super::kernels::{
-    copy_any, line_elements, line_units, stream_fill, stream_lines, stream_padded_rows,
-    stream_rows_across, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
+    copy_any, line_elements, line_units, stream_fill, stream_lines, stream_padded_rows, Block,
+    Outer, FAR_ROW_BYTES, STAGED_ROWS,
 };
 use super::walk::{Axis, Visitor};
 
@@ -40,6 +40,31 @@ impl<T: Copy> Gather<'_, T> {
         if a.count > 0 && b.count > 0 {
             self.end = d + (a.count - 1) * a.walk + (b.count - 1) * b.walk + self.unit;
         }
+    }
+
+    /// The rows of a band of tiles, each contiguous on both sides, in one
+    /// call of [`arch::stream_runs`]: a call a row, the calls' bookkeeping
+    /// cost as much as the copy. Where the band continues the last write
+    /// and its rows lie back to back, every 16 bytes are streamed, as
+    /// [`copy_any`] streams runs in order. `false`, nothing written, for
+    /// other blocks.
+    fn band_of_runs(&mut self, d: usize, other: usize, o: Axis, block: Block) -> bool {
+        let len = block.nb * self.unit;
+        if block.db != self.unit || block.sb != self.unit || block.na == 0 || o.count == 0 {
+            return false;
+        }
+        let back_to_back = block.da == len && (o.count == 1 || o.walk == block.na * len);
+        let granule = if back_to_back && d == self.end {
+            16
+        } else {
+            64
+        };
+        let grid = [(o.count, o.walk, o.other), (block.na, block.da, block.sa)];
+        if !arch::stream_runs(&mut self.dst[d..], &self.src[other..], grid, len, granule) {
+            return false;
+        }
+        self.end = d + (o.count - 1) * o.walk + (block.na - 1) * block.da + len;
+        true
     }
 
     /// [`stream_padded_rows`] into this walk's destination from `d` on,
@@ -190,12 +215,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
                 self.end = usize::MAX;
                 return;
             }
-            if stream_rows_across(
-                self.dst, d, self.src, other, outer, block, self.unit, self.stage,
-            ) {
-                // The end of the last piece written, the last row of the last tile.
-                self.end =
-                    d + (o.count - 1) * o.walk + (a.count - 1) * a.walk + b.count * self.unit;
+            if self.band_of_runs(d, other, o, block) {
                 return;
             }
         }

@@ -886,6 +886,19 @@ mod tests {
         let mut back = std::vec![make(7); l.len()];
         unpack.run(&want, &mut back).unwrap();
         assert_eq!(back, logical, "unpack {l}");
+        // Either buffer starting at every place in a line (a sample for
+        // small elements): the streaming kernels choose their paths by it.
+        let line = (64 / core::mem::size_of::<T>()).max(1);
+        let mut buf = std::vec![make(7); l.storage_len().max(l.len()) + 2 * line];
+        let base = buf.as_ptr().align_offset(64).min(line);
+        for k in (0..line).step_by((line / 16).max(1)).chain([line - 1]) {
+            let dst = &mut buf[base + k..][..l.storage_len()];
+            plan.run(&logical, dst).unwrap();
+            assert_eq!(dst, &want[..], "pack {l}, {k} elements into a line");
+            let back = &mut buf[base + k..][..l.len()];
+            unpack.run(&want, back).unwrap();
+            assert_eq!(back, &logical[..], "unpack {l}, {k} elements into a line");
+        }
         for n in [2, 5] {
             let mut cut = std::vec![make(7); l.len()];
             for (c, part) in unpack.chunks_mut(n, &mut cut).unwrap() {

@@ -139,6 +139,21 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
                 return;
             }
         }
+        // A band of whole rows on lines, one call for all (see `stream_runs`).
+        let grid = [(o.count, o.other, o.walk), (block.na, block.da, block.sa)];
+        let runs = !self.stage.is_empty()
+            && block.db == self.unit
+            && block.sb == self.unit
+            && arch::stream_runs(
+                &mut self.dst[d..],
+                &self.src[off..],
+                grid,
+                block.nb * self.unit,
+                64,
+            );
+        if runs {
+            return;
+        }
         let streamed = !self.stage.is_empty()
             && line_units::<T>(self.unit)
             && stream_lines(

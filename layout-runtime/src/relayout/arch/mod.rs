@@ -461,6 +461,31 @@ pub(crate) fn stream_line<T: Copy>(dst: &mut [T], src: &[T]) {
     dst.copy_from_slice(src);
 }
 
+/// Runs of `len` elements on a grid of two levels, `[(count, dst stride,
+/// src stride); 2]`, outer first, with streaming stores, in one call: the
+/// rows of a band of tiles. With a `granule` of 64 ([`stream_copy`]'s
+/// lines) every destination run must start a line and be whole lines
+/// long; with 16 ([`stream_copy_in_order`]'s, for runs written in the
+/// order the destination lies) start and end on 16 bytes. `false`,
+/// nothing written, otherwise.
+pub(crate) fn stream_runs<T: Copy>(
+    dst: &mut [T],
+    src: &[T],
+    grid: [(usize, usize, usize); 2],
+    len: usize,
+    granule: usize,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_64::stream_runs(x86_64::Stores::best(), dst, src, grid, len, granule)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (dst, src, grid, len, granule);
+        false
+    }
+}
+
 /// The streaming copy behind the three above: every `granule` bytes from
 /// the first boundary in `dst` on streamed, the rest plain, when `dst`
 /// starts on a multiple of `start` bytes (a power of two, tested with a

@@ -975,3 +975,65 @@ fn every_store_width_matches_copy_from_slice() {
         }
     }
 }
+
+/// Grids of runs at every store width, against the plain loop: runs of
+/// whole lines and not, destinations on lines and off by a few bytes,
+/// strides that keep the runs on lines and some that do not, sources at
+/// odd offsets; a grid refused writes nothing, and a grid whose runs all
+/// start lines and are whole lines long is never refused.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn grids_of_runs_match_a_plain_loop() {
+    use x86_64::{Avx, Avx512, Stores};
+    let widths = [
+        Some(Stores::Sse2),
+        Avx::detect().map(Stores::Avx),
+        Avx512::detect().map(Stores::Avx512),
+    ];
+    let src: Vec<u8> = (0..20_000).map(|x: usize| (x * 31 + 5) as u8).collect();
+    let mut lines = std::vec![0u8; 24_000 + 64];
+    let first = lines.as_ptr().align_offset(64);
+    let buf = &mut lines[first..][..24_000];
+    for stores in widths.into_iter().flatten() {
+        for len in [0, 48, 64, 100, 128, 192, 1088, 1152] {
+            for grid in [
+                [(1, 0, 0), (1, 0, 0)],
+                [(1, 0, 0), (3, 1152, 1153)],
+                [(3, 1280, 1301), (2, 4096, 1155)],
+                [(2, 64 * 30, 1200), (4, 64 * 7, 3)],
+                [(2, 1300, 1300), (2, 64 * 40, 2000)],
+                [(2, 64 * 40, 1300), (2, 1250, 2000)],
+                [(0, 64, 64), (3, 1280, 1280)],
+                [(1, 13, 7), (2, 1280, 1280)],
+            ] {
+                for d in [0, 1, 16, 64] {
+                    for s in [0, 3, 16] {
+                        buf.fill(0xaa);
+                        let done =
+                            x86_64::stream_runs(stores, &mut buf[d..], &src[s..], grid, len, 64);
+                        stream_fence();
+                        let [(n0, d0, s0), (n1, d1, s1)] = grid;
+                        let mut want = std::vec![0xaau8; buf.len()];
+                        if done {
+                            for x in 0..n0 {
+                                for i in 0..n1 {
+                                    let (to, from) = (d + x * d0 + i * d1, s + x * s0 + i * s1);
+                                    want[to..to + len].copy_from_slice(&src[from..from + len]);
+                                }
+                            }
+                        }
+                        let whole = len > 0 && len % 64 == 0 && d % 64 == 0;
+                        let on_lines = (n0 < 2 || d0 % 64 == 0) && (n1 < 2 || d1 % 64 == 0);
+                        let taken = n0 > 0 && n1 > 0 && whole && on_lines;
+                        assert_eq!(done, taken, "{stores:?}: {grid:?} of {len} at {d} from {s}");
+                        assert_eq!(
+                            buf,
+                            &want[..],
+                            "{stores:?}: {grid:?} of {len} at {d} from {s}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

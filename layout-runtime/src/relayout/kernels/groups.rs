@@ -239,15 +239,24 @@ pub(crate) fn joined_lines<T>(stage: &mut [T], row: usize) -> &mut [T] {
 
 /// `o.count` blocks `b` of `w`-element units whose rows join end to end in
 /// the destination (the tiles of one tile row, unpacked into a row-major
-/// array), when those rows do not all start on a line (a row-major
-/// `f32[4093,4093]`, or `f32[4096,1000]`, whose rows start on 16 bytes but
-/// not all on a line): tile by tile as the source lies, each row one run
-/// of pieces ([`stream_joined_piece`]), the stage keeping two lines a row.
-/// Only each joined row's end lines go with plain stores; streaming the
-/// pieces alone (whole lines only) leaves one line in eight to plain
-/// stores, each read from memory first: rows on 16 bytes but off a line
-/// unpacked so at 0.66-0.80 of `memcpy`, joined at 1.05-1.16
-/// (`f32[4096,4092]`, AMD EPYC Zen 3).
+/// array), when those rows do not all start on a line (a `Vec` starts 16
+/// bytes into one; a row-major `f32[4093,4093]` or `f32[4096,1000]` has
+/// rows in every place): each row one run of pieces, the stage keeping
+/// two lines a row. The pieces' whole lines go many at a call
+/// ([`arch::stream_runs`]): rows all in the same place in their lines in
+/// one call, in the order the source lies; rows in different places a
+/// call a row. Then each row's first head goes plainly and the lines
+/// split between its pieces are put together in the stage and streamed
+/// whole. Only each joined row's end lines go with plain stores;
+/// streaming the pieces alone (whole lines only) leaves one line in
+/// eight to plain stores, each read from memory first: rows on 16 bytes
+/// but off a line unpacked so at 0.66-0.80 of `memcpy`, joined at
+/// 1.05-1.16 (`f32[4096,4092]`, AMD EPYC Zen 3). A piece a call
+/// ([`stream_joined_piece`], which a row the kernel does not take still
+/// goes through), the calls' bookkeeping took as long as the copies: the
+/// `f32 T(8,128)` unpack of 4096 columns into a `Vec` took 8.6-9.3 ms
+/// against 7.5-8.2, and of 1000 columns 9.8-10.3 against 7.8-8.5 (Intel
+/// Xeon family 6 model 207).
 ///
 /// Each row's last partial line stays in `stage` rather than going out
 /// with plain stores, for a piece that may continue the rows: the rows
@@ -290,20 +299,75 @@ pub(crate) fn stream_joined_rows<T: Copy>(
     {
         return None;
     }
-    for x in 0..o.count {
-        // A row's last tail stays in the stage for the piece that may
-        // continue it (see `Joined`): no piece here is the last.
-        let at = if x == 0 { Piece::First } else { Piece::Inside };
-        for i in 0..b.na {
-            let from = &src[s + x * o.s + i * b.sa..][..piece];
-            let to = d + i * b.da + x * piece;
-            stream_joined_piece(dst, to, from, joined_lines(stage, i), at);
+    // Each piece's lines from its first boundary, `head` elements in, to
+    // the last whole one.
+    let body = |head: usize| if head == 0 { piece } else { piece - line };
+    let same = b.na == 1 || (b.da * size) % 64 == 0;
+    let all = same && {
+        let head = to_line_in(dst, d);
+        let grid = [(o.count, piece, o.s), (b.na, b.da, b.sa)];
+        arch::stream_runs(&mut dst[d + head..], &src[s + head..], grid, body(head), 64)
+    };
+    // Rows back to back (a row-major destination of whole tiles a row):
+    // each row also continues the one before, through one pair of lines.
+    let back_to_back = b.na > 1 && b.da == o.count * piece;
+    for i in 0..b.na {
+        let (to, from) = (d + i * b.da, s + i * b.sa);
+        let head = to_line_in(dst, to);
+        let lines = joined_lines(stage, if back_to_back { 0 } else { i });
+        let first = if back_to_back && i > 0 {
+            Piece::Inside
+        } else {
+            Piece::First
+        };
+        let grid = [(1, 0, 0), (o.count, piece, o.s)];
+        if !all
+            && !arch::stream_runs(
+                &mut dst[to + head..],
+                &src[from + head..],
+                grid,
+                body(head),
+                64,
+            )
+        {
+            for x in 0..o.count {
+                let at = if x == 0 { first } else { Piece::Inside };
+                let piece_src = &src[from + x * o.s..][..piece];
+                stream_joined_piece(dst, to + x * piece, piece_src, lines, at);
+            }
+            continue;
         }
+        if head == 0 {
+            // Every piece whole lines on lines: nothing is split.
+            continue;
+        }
+        if first == Piece::First {
+            dst[to..][..head].copy_from_slice(&src[from..][..head]);
+        } else {
+            // The line split with the row before, whose last line of
+            // source elements the stage holds.
+            lines[line..].copy_from_slice(&src[from..][..line]);
+            arch::stream_line(&mut dst[to + head - line..][..line], &lines[head..][..line]);
+        }
+        for x in 1..o.count {
+            let at = from + x * o.s;
+            lines[..line].copy_from_slice(&src[at - o.s + piece - line..][..line]);
+            lines[line..].copy_from_slice(&src[at..][..line]);
+            let seam = to + x * piece + head - line;
+            arch::stream_line(&mut dst[seam..][..line], &lines[head..][..line]);
+        }
+        // The last line of source elements waits for the piece that may
+        // continue the row (see `Joined`).
+        let last = from + (o.count - 1) * o.s + piece - line;
+        lines[..line].copy_from_slice(&src[last..][..line]);
     }
+    // Rows back to back leave only the last row's end waiting, in the
+    // stage's first two lines.
+    let rows = if back_to_back { 1 } else { b.na };
     Some(Joined {
-        end: d + o.count * piece,
+        end: d + (b.na - rows) * b.da + o.count * piece,
         stride: b.da,
-        rows: b.na,
+        rows,
         next: 0,
     })
 }

@@ -280,6 +280,11 @@ pub(crate) fn stream_block<T: Copy>(
         return;
     }
     if rows.sb == width {
+        let grid = [(1, 0, 0), (rows.na, rows.da, rows.sa)];
+        let granule = if in_order && rows.da == len { 16 } else { 64 };
+        if arch::stream_runs(&mut dst[d..], &src[s..], grid, len, granule) {
+            return;
+        }
         for i in 0..rows.na {
             stream_copy(
                 &mut dst[d + i * rows.da..][..len],
