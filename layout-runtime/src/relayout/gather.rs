@@ -3,8 +3,8 @@
 
 use super::arch;
 use super::kernels::{
-    copy_any, line_elements, line_units, stream_fill, stream_lines, stream_padded_rows, Block,
-    Outer, FAR_ROW_BYTES, STAGED_ROWS,
+    copy_any, line_elements, line_units, stream_fill, stream_interleaved_band, stream_lines,
+    stream_padded_rows, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
 };
 use super::walk::{Axis, Visitor};
 
@@ -216,6 +216,15 @@ impl<T: Copy> Visitor for Gather<'_, T> {
                 return;
             }
             if self.band_of_runs(d, other, o, block) {
+                return;
+            }
+            if self.unit == 1 && stream_interleaved_band(self.dst, d, self.src, other, outer, block)
+            {
+                self.end = d
+                    + (o.count - 1) * o.walk
+                    + (a.count - 1) * a.walk
+                    + (b.count - 1) * b.walk
+                    + 1;
                 return;
             }
         }

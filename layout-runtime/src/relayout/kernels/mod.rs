@@ -307,6 +307,44 @@ pub(crate) fn stream_block<T: Copy>(
     }
 }
 
+/// [`stream_interleaved`] for `o.count` blocks `b` of single elements (a
+/// band of `(4,1)` or `(2,1)` tiles packed), in one loop: a tile's groups
+/// a call of [`copy_any`], the dispatch took a sixth of the samples of the
+/// `bf16 (8,128)(2,1)` pack. `false`, nothing written, for other blocks.
+// The names of `Block`, `Outer` and `stream_interleaved`.
+#[allow(clippy::many_single_char_names)]
+pub(crate) fn stream_interleaved_band<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    o: Outer,
+    b: Block,
+) -> bool {
+    let rows = if b.db == 1 || b.nb == 1 {
+        b
+    } else if b.da == 1 || b.na == 1 {
+        b.transposed()
+    } else {
+        return false;
+    };
+    let rows = Block { db: 1, ..rows };
+    let k = match core::mem::size_of::<T>() {
+        1 => 4,
+        2 => 2,
+        _ => return false,
+    };
+    if rows.sa != 1 || rows.nb != k || rows.da != k || rows.na < 16 {
+        return false;
+    }
+    for x in 0..o.count {
+        if !stream_interleaved(dst, d + x * o.d, src, s + x * o.s, rows) {
+            copy_block(dst, d + x * o.d, src, s + x * o.s, rows);
+        }
+    }
+    true
+}
+
 /// `(4,1)` tiles of bytes and `(2,1)` tiles of 2-byte elements: a
 /// destination run (along `j`, rows back to back) that groups `k` rows of
 /// the source, moved by kernels that write it with streaming stores
