@@ -584,17 +584,10 @@ pub(super) fn stream_copy<T: Copy>(stores: Stores, dst: &mut [T], src: &[T], gra
             core::ptr::copy_nonoverlapping(s, d, head);
         }
         let (s, d) = (s.add(head), d.add(head));
-        stream_pieces(s, d, lead);
-        let (s, d) = (s.add(lead), d.add(lead));
-        if lines > PREFETCH_AHEAD {
-            stream_lines_by!(stores, s, d, lines, "prefetcht0 [{s} + {k} + {ahead}]");
-        } else if lines > 0 {
-            stream_lines_by!(stores, s, d, lines, "# {ahead}");
-        }
-        let (s, d) = (s.add(lines), d.add(lines));
-        stream_pieces(s, d, rest);
+        stream_span(stores, s, d, [lead, lines, rest]);
+        let at = lead + lines + rest;
         if tail > 0 {
-            core::ptr::copy_nonoverlapping(s.add(rest), d.add(rest), tail);
+            core::ptr::copy_nonoverlapping(s.add(at), d.add(at), tail);
         }
     }
 }
@@ -664,14 +657,7 @@ pub(super) fn stream_runs<T: Copy>(
                 let d = d.add((x * d0 + i * d1) * size);
                 let lead = d.align_offset(64).min(bytes);
                 let lines = (bytes - lead) / 64 * 64;
-                stream_pieces(s, d, lead);
-                let (s, d) = (s.add(lead), d.add(lead));
-                if lines > PREFETCH_AHEAD {
-                    stream_lines_by!(stores, s, d, lines, "prefetcht0 [{s} + {k} + {ahead}]");
-                } else if lines > 0 {
-                    stream_lines_by!(stores, s, d, lines, "# {ahead}");
-                }
-                stream_pieces(s.add(lines), d.add(lines), bytes - lead - lines);
+                stream_span(stores, s, d, [lead, lines, bytes - lead - lines]);
             }
         }
     }
@@ -713,6 +699,36 @@ pub(super) fn stream_line<T: Copy>(dst: &mut [T], src: &[T]) {
             out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _,
             options(nostack, preserves_flags),
         );
+    }
+}
+
+/// `lead` bytes from `s` to `d` by 16-byte streaming stores, then
+/// `lines` bytes of whole lines with the registers of `stores` (asking
+/// for the source ahead when there are more than [`PREFETCH_AHEAD`]
+/// bytes), then `rest` bytes by 16-byte stores again: the streamed part
+/// of [`stream_copy`] and of each run of [`stream_runs`].
+///
+/// # Safety
+///
+/// `s` and `d` must be valid for `lead + lines + rest` bytes and not
+/// overlap; `d` must be 16-byte aligned and `d + lead` 64-byte aligned
+/// where `lines` is not 0; `lead`, `lines` and `rest` must be multiples of
+/// 16, `lines` of 64.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+unsafe fn stream_span(stores: Stores, s: *const u8, d: *mut u8, [lead, lines, rest]: [usize; 3]) {
+    // SAFETY: the caller's contract covers each part: the pieces' bytes
+    // and 16-byte alignment, the lines' bytes and 64-byte alignment; the
+    // prefetches may point past the bytes and never fault.
+    unsafe {
+        stream_pieces(s, d, lead);
+        let (s, d) = (s.add(lead), d.add(lead));
+        if lines > PREFETCH_AHEAD {
+            stream_lines_by!(stores, s, d, lines, "prefetcht0 [{s} + {k} + {ahead}]");
+        } else if lines > 0 {
+            stream_lines_by!(stores, s, d, lines, "# {ahead}");
+        }
+        stream_pieces(s.add(lines), d.add(lines), rest);
     }
 }
 
