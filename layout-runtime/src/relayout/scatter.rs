@@ -139,8 +139,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
                 return;
             }
         }
-        // A band of whole rows on lines, one call for all (see `stream_runs`).
-        let grid = [(o.count, o.other, o.walk), (block.na, block.da, block.sa)];
+        // A band of whole rows on lines, one call for all (see `stream_runs`),
+        // row by row as the destination lies (see `stream_joined_rows`).
+        let grid = [(block.na, block.da, block.sa), (o.count, o.other, o.walk)];
         let runs = !self.stage.is_empty()
             && block.db == self.unit
             && block.sb == self.unit

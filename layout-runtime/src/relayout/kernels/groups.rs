@@ -243,8 +243,10 @@ pub(crate) fn joined_lines<T>(stage: &mut [T], row: usize) -> &mut [T] {
 /// bytes into one; a row-major `f32[4093,4093]` or `f32[4096,1000]` has
 /// rows in every place): each row one run of pieces, the stage keeping
 /// two lines a row. The pieces' whole lines go many at a call
-/// ([`arch::stream_runs`]): rows all in the same place in their lines in
-/// one call, in the order the source lies; rows in different places a
+/// ([`arch::stream_runs`]), row by row as the destination lies (in the
+/// order the source lies, tile by tile, the `f32 T(8,128)` unpack took
+/// 1.12-1.20 times as long, `benches/relayout_ab.py`): rows all in the
+/// same place in their lines in one call, rows in different places a
 /// call a row. Then each row's first head goes plainly and the lines
 /// split between its pieces are put together in the stage and streamed
 /// whole. Only each joined row's end lines go with plain stores;
@@ -305,7 +307,7 @@ pub(crate) fn stream_joined_rows<T: Copy>(
     let same = b.na == 1 || (b.da * size) % 64 == 0;
     let all = same && {
         let head = to_line_in(dst, d);
-        let grid = [(o.count, piece, o.s), (b.na, b.da, b.sa)];
+        let grid = [(b.na, b.da, b.sa), (o.count, piece, o.s)];
         arch::stream_runs(&mut dst[d + head..], &src[s + head..], grid, body(head), 64)
     };
     // Rows back to back (a row-major destination of whole tiles a row):
