@@ -541,9 +541,9 @@ pub(crate) fn stream_lines<T: Copy>(
     plain(dst, 0..i_lo, 0..nj);
     plain(dst, i_hi..ni, 0..nj);
     // `rows_dst` has the source's rows evenly spaced already.
-    if rows_dst && j_lo > 0 && b.da == nj * w && (o.count == 1 || o.d == b.na * b.da) {
+    if rows_dst && j_lo > 0 && b.da == nj * w {
         let edges = (i_lo..i_hi, j_lo, j_hi, nj);
-        joined_edges(kernel, (dst, d), (src, s), b, edges, plain);
+        joined_edges(kernel, (dst, d), (src, s), (o, b), edges, stage, plain);
     } else {
         plain(dst, i_lo..i_hi, 0..j_lo);
         plain(dst, i_lo..i_hi, j_hi..nj);
@@ -553,25 +553,45 @@ pub(crate) fn stream_lines<T: Copy>(
 
 /// The columns `0..j_lo` and `j_hi..nj` of rows `rows` of block `b` (at
 /// `d` in `dst`, `s` in `src`) whose destination rows lie back to back,
-/// `b.da = nj` units apart, and whose source rows are evenly spaced too:
-/// row `i` is `i * da` (`i * sa`) in. The part of a row before its first
-/// whole line and the part of the row above past its last make one line:
-/// 16 of them go as a tile, whose source runs are the columns from `j_hi`
-/// one row up and those before `j_lo`. As two strips, each of those lines
-/// was written twice, in pieces, without streaming: a quarter of the lines
-/// of rows of 64 units (the 4-D permutation), and more than half its time.
-/// `plain` copies what no tile covers.
+/// `b.da = nj` units apart, in groups of `b.na` (a tile's rows; the groups
+/// `o.d` apart), and whose source rows are evenly spaced: row `i` is `i *
+/// sa` in. The part of a row before its first whole line and the part of
+/// the row above past its last make one line: 16 of them go as a tile,
+/// whose source runs are the columns from `j_hi` one row up and those
+/// before `j_lo`. As two strips, each of those lines was written twice, in
+/// pieces, without streaming: a quarter of the lines of rows of 64 units
+/// (the 4-D permutation), and more than half its time; an eighth of the
+/// lines of `T(8,128)` rows filled from a column-major array, and a third
+/// of its time. A row that starts a group shares no line with the row
+/// above: the tiles holding one go through `stage` (16 lines), the lines
+/// inside groups streamed from it, the two parts of the others written
+/// plainly. `plain` copies what no tile covers.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 fn joined_edges<T: Copy>(
     kernel: arch::TileKernel,
     (dst, d): (&mut [T], usize),
     (src, s): (&[T], usize),
-    b: Block,
+    (o, b): (Outer, Block),
     (rows, j_lo, j_hi, nj): (core::ops::Range<usize>, usize, usize, usize),
+    stage: &mut [T],
     plain: impl Fn(&mut [T], core::ops::Range<usize>, core::ops::Range<usize>),
 ) {
     let (i_lo, i_hi) = (rows.start, rows.end);
     let tail = nj - j_hi;
-    let mut to: [usize; 16] = core::array::from_fn(|r| d + (i_lo + r) * b.da + j_hi * b.db);
+    // Where row `i` starts, and whether every row continues the one above.
+    let joined = o.count == 1 || o.d == b.na * b.da;
+    let row = |i: usize| {
+        if joined {
+            d + i * b.da
+        } else {
+            d + (i / b.na) * o.d + (i % b.na) * b.da
+        }
+    };
+    let unit = b.db;
+    let line = 16 * unit;
+    let skip = to_line::<T>(stage.as_ptr().addr());
+    let staged: [usize; 16] = core::array::from_fn(|r| skip + r * line);
     let mut from: [usize; 16] = core::array::from_fn(|c| {
         if c < tail {
             s + i_lo * b.sa + (j_hi + c) * b.sb
@@ -583,11 +603,27 @@ fn joined_edges<T: Copy>(
     // The lines from the tail of row `i - 1` to the head of row `i`.
     let mut i = i_lo + 1;
     while i + 16 <= i_hi {
-        if !arch::tile16_on(kernel, dst, &to, src, &from, true) {
+        let to: [usize; 16] = core::array::from_fn(|r| row(i - 1 + r) + j_hi * b.db);
+        let done = if joined || (i..i + 16).all(|q| q % b.na != 0) {
+            arch::tile16_on(kernel, dst, &to, src, &from, true)
+        } else if arch::tile16_on(kernel, stage, &staged, src, &from, false) {
+            for (r, &at) in to.iter().enumerate() {
+                let lined = &stage[staged[r]..][..line];
+                if (i + r) % b.na == 0 {
+                    dst[at..][..tail * unit].copy_from_slice(&lined[..tail * unit]);
+                    dst[row(i + r)..][..j_lo * unit].copy_from_slice(&lined[tail * unit..]);
+                } else {
+                    arch::stream_line(&mut dst[at..][..line], lined);
+                }
+            }
+            true
+        } else {
+            false
+        };
+        if !done {
             plain(dst, i - 1..i + 15, j_hi..nj);
             plain(dst, i..i + 16, 0..j_lo);
         }
-        to = to.map(|t| t + 16 * b.da);
         from = from.map(|f| f + 16 * b.sa);
         i += 16;
     }
