@@ -105,8 +105,8 @@ fn whole_element_tiles_past_the_cache() {
     // row's joined lines, which are written out first.
     pack_and_unpack::<u32>("f32[1031,2053]{1,0:T(8,128)}");
     pack_and_unpack::<u32>("f32[2048,1024]{1,0:T(8,128)}");
-    // Rows of 4000 and 7604 bytes, packed a row at a time across their
-    // tiles, unpacked joined to the end through the padded last tile
+    // Rows of 4000 and 7604 bytes, packed a band of tiles at a time,
+    // unpacked joined to the end through the padded last tile
     // (the first's a tile of 8 rows at a time; the second's, whose rows
     // are padded too, a row at a time), the second's rows off 16 bytes.
     pack_and_unpack::<u32>("f32[2200,1000]{1,0:T(8,128)}");

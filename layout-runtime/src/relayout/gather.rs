@@ -206,6 +206,10 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         };
         let d = off - self.base;
         if !self.stage.is_empty() {
+            // Rows contiguous on both sides first: no transpose takes them.
+            if self.band_of_runs(d, other, o, block) {
+                return;
+            }
             if line_units::<T>(self.unit)
                 && stream_lines(
                     self.dst, d, self.src, other, outer, block, self.unit, self.stage,
@@ -213,9 +217,6 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             {
                 // No later run continues these lines.
                 self.end = usize::MAX;
-                return;
-            }
-            if self.band_of_runs(d, other, o, block) {
                 return;
             }
             if self.unit == 1 && stream_interleaved_band(self.dst, d, self.src, other, outer, block)

@@ -781,7 +781,7 @@ mod tests {
             // Rows unpacked off a line, tiles joined.
             "f32[19,1021]{1,0:T(8,128)}",
             "f32[17,1004]{1,0:T(8,128)}",
-            // Rows of at most 2 KiB, packed a row at a time across tiles.
+            // Rows of at most 2 KiB, a few tiles a row.
             "f32[37,512]{1,0:T(8,128)}",
             "f32[19,500]{1,0:T(8,128)}",
             "bf16[16,512]{1,0:T(8,128)}",
