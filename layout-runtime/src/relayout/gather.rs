@@ -38,7 +38,7 @@ impl<T: Copy> Gather<'_, T> {
             self.dst, d, src, other, block, self.unit, self.stage, in_order,
         );
         if a.count > 0 && b.count > 0 {
-            self.end = d + (a.count - 1) * a.walk + (b.count - 1) * b.walk + self.unit;
+            self.end = end_of(d, &[a, b], self.unit);
         }
     }
 
@@ -47,7 +47,7 @@ impl<T: Copy> Gather<'_, T> {
     /// cost as much as the copy. Where the band continues the last write
     /// and its rows lie back to back, every 16 bytes are streamed, as
     /// [`copy_any`] streams runs in order. `false`, nothing written, for
-    /// other blocks.
+    /// other blocks; the caller moves the end of the last write.
     fn band_of_runs(&mut self, d: usize, other: usize, o: Axis, block: Block) -> bool {
         let len = block.nb * self.unit;
         if block.db != self.unit || block.sb != self.unit || block.na == 0 || o.count == 0 {
@@ -60,11 +60,7 @@ impl<T: Copy> Gather<'_, T> {
             64
         };
         let grid = [(o.count, o.walk, o.other), (block.na, block.da, block.sa)];
-        if !arch::stream_runs(&mut self.dst[d..], &self.src[other..], grid, len, granule) {
-            return false;
-        }
-        self.end = d + (o.count - 1) * o.walk + (block.na - 1) * block.da + len;
-        true
+        arch::stream_runs(&mut self.dst[d..], &self.src[other..], grid, len, granule)
     }
 
     /// [`stream_padded_rows`] into this walk's destination from `d` on,
@@ -191,6 +187,13 @@ impl<T: Copy> Gather<'_, T> {
     }
 }
 
+/// Where a write of the walked storage from `d` over `axes` (none empty)
+/// ends: past its last unit of `unit` elements.
+fn end_of(d: usize, axes: &[Axis], unit: usize) -> usize {
+    axes.iter()
+        .fold(d + unit, |end, x| end + (x.count - 1) * x.walk)
+}
+
 impl<T: Copy> Visitor for Gather<'_, T> {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
         let src = self.src;
@@ -208,6 +211,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         if !self.stage.is_empty() {
             // Rows contiguous on both sides first: no transpose takes them.
             if self.band_of_runs(d, other, o, block) {
+                self.end = end_of(d, &[o, a, b], self.unit);
                 return;
             }
             if line_units::<T>(self.unit)
@@ -221,11 +225,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             }
             if self.unit == 1 && stream_interleaved_band(self.dst, d, self.src, other, outer, block)
             {
-                self.end = d
-                    + (o.count - 1) * o.walk
-                    + (a.count - 1) * a.walk
-                    + (b.count - 1) * b.walk
-                    + 1;
+                self.end = end_of(d, &[o, a, b], self.unit);
                 return;
             }
         }

@@ -3,8 +3,8 @@
 
 use super::arch;
 use super::kernels::{
-    copy_any, group_tiles, joined_lines, line_elements, line_units, prefetch_short_rows,
-    short_group_rows, stream_joined_rows, stream_lines, to_line_in, Block, Joined, Outer,
+    copy_any, group_tiles, join_head, joined_lines, line_elements, line_units, prefetch_short_rows,
+    short_group_rows, stream_joined_rows, stream_lines, Block, Joined, Outer, Piece,
 };
 use super::walk::{Axis, Visitor, UNIT};
 
@@ -79,17 +79,8 @@ impl<'a, T: Copy> Scatter<'a, T> {
         for i in 0..piece.na {
             let to = at + i * rows.stride;
             let from = &self.src[src_at + i * piece.sa..][..len];
-            let head = to_line_in(self.dst, to);
             let lines = joined_lines(self.stage, rows.next + i);
-            if head > 0 {
-                // The previous piece's last `line - head` elements, then
-                // this piece's first `head`: one whole line.
-                lines[line..].copy_from_slice(&from[..line]);
-                arch::stream_copy_lines(
-                    &mut self.dst[to + head - line..][..line],
-                    &lines[head..][..line],
-                );
-            }
+            let head = join_head(self.dst, to, from, lines, Piece::Inside);
             arch::stream_copy_lines(&mut self.dst[to + head..][..len - head], &from[head..]);
         }
         let next = rows.next + piece.na;

@@ -3,8 +3,8 @@
 //! stores.
 
 use super::{
-    arch, copy_block, line_elements, stream_joined_piece, to_line, to_line_in, Axis, Block, Outer,
-    Piece, SHORT_ROW_BYTES,
+    arch, copy_block, join_head, keep_tail, line_elements, stream_joined_piece, to_line,
+    to_line_in, Axis, Block, Outer, Piece, SHORT_ROW_BYTES,
 };
 
 /// Rows of a [`Scatter`] whose joined pieces have been streamed up to the
@@ -323,45 +323,25 @@ pub(crate) fn stream_joined_rows<T: Copy>(
             Piece::First
         };
         let grid = [(1, 0, 0), (o.count, piece, o.s)];
-        if !all
-            && !arch::stream_runs(
+        let streamed = all
+            || arch::stream_runs(
                 &mut dst[to + head..],
                 &src[from + head..],
                 grid,
                 body(head),
                 64,
-            )
-        {
-            for x in 0..o.count {
-                let at = if x == 0 { first } else { Piece::Inside };
-                let piece_src = &src[from + x * o.s..][..piece];
-                stream_joined_piece(dst, to + x * piece, piece_src, lines, at);
+            );
+        for x in 0..o.count {
+            let at = if x == 0 { first } else { Piece::Inside };
+            let (to, from) = (to + x * piece, &src[from + x * o.s..][..piece]);
+            if streamed {
+                // The lines between are out: the split ones remain.
+                join_head(dst, to, from, lines, at);
+                keep_tail(dst, to, from, lines);
+            } else {
+                stream_joined_piece(dst, to, from, lines, at);
             }
-            continue;
         }
-        if head == 0 {
-            // Every piece whole lines on lines: nothing is split.
-            continue;
-        }
-        if first == Piece::First {
-            dst[to..][..head].copy_from_slice(&src[from..][..head]);
-        } else {
-            // The line split with the row before, whose last line of
-            // source elements the stage holds.
-            lines[line..].copy_from_slice(&src[from..][..line]);
-            arch::stream_line(&mut dst[to + head - line..][..line], &lines[head..][..line]);
-        }
-        for x in 1..o.count {
-            let at = from + x * o.s;
-            lines[..line].copy_from_slice(&src[at - o.s + piece - line..][..line]);
-            lines[line..].copy_from_slice(&src[at..][..line]);
-            let seam = to + x * piece + head - line;
-            arch::stream_line(&mut dst[seam..][..line], &lines[head..][..line]);
-        }
-        // The last line of source elements waits for the piece that may
-        // continue the row (see `Joined`).
-        let last = from + (o.count - 1) * o.s + piece - line;
-        lines[..line].copy_from_slice(&src[last..][..line]);
     }
     // Rows back to back leave only the last row's end waiting, in the
     // stage's first two lines.

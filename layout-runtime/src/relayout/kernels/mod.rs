@@ -53,6 +53,20 @@ impl Block {
         }
     }
 
+    /// This block oriented so that the destination's rows of `width`-element
+    /// units run along `j` (`db` set to `width`), or `None` when neither
+    /// side's inner stride is a unit.
+    pub(crate) fn destination_rows(self, width: usize) -> Option<Block> {
+        let rows = if self.db == width || self.nb == 1 {
+            self
+        } else if self.da == width || self.na == 1 {
+            self.transposed()
+        } else {
+            return None;
+        };
+        Some(Block { db: width, ..rows })
+    }
+
     /// The copy of a walk's block `a` x `b` out of the walked storage
     /// (unpacking: the other array is the destination).
     pub(crate) fn from_walked(a: Axis, b: Axis) -> Block {
@@ -206,15 +220,9 @@ pub(crate) fn stream_block<T: Copy>(
     let plain = |dst: &mut [T], d: usize, src: &[T], s: usize, b: Block| {
         copy_any(dst, d, src, s, b, width, &mut [], false);
     };
-    // Oriented so that the destination's rows run along `j`.
-    let rows = if b.db == width || b.nb == 1 {
-        b
-    } else if b.da == width || b.na == 1 {
-        b.transposed()
-    } else {
+    let Some(rows) = b.destination_rows(width) else {
         return plain(dst, d, src, s, b);
     };
-    let rows = Block { db: width, ..rows };
     if width == 1 && stream_interleaved(dst, d, src, s, rows) {
         return;
     }
@@ -321,20 +329,10 @@ pub(crate) fn stream_interleaved_band<T: Copy>(
     o: Outer,
     b: Block,
 ) -> bool {
-    let rows = if b.db == 1 || b.nb == 1 {
-        b
-    } else if b.da == 1 || b.na == 1 {
-        b.transposed()
-    } else {
+    let Some(rows) = b.destination_rows(1) else {
         return false;
     };
-    let rows = Block { db: 1, ..rows };
-    let k = match core::mem::size_of::<T>() {
-        1 => 4,
-        2 => 2,
-        _ => return false,
-    };
-    if rows.sa != 1 || rows.nb != k || rows.da != k || rows.na < 16 {
+    if group_rows::<T>(rows).is_none() || rows.na < 16 || o.count == 0 {
         return false;
     }
     for x in 0..o.count {
@@ -345,6 +343,19 @@ pub(crate) fn stream_interleaved_band<T: Copy>(
     true
 }
 
+/// The `k` source rows a block of single elements (oriented by
+/// [`Block::destination_rows`]) groups into its destination run, for the
+/// blocks [`stream_interleaved`] takes: `(4,1)` tiles of bytes, `(2,1)`
+/// tiles of 2-byte elements.
+fn group_rows<T>(rows: Block) -> Option<usize> {
+    let k = match core::mem::size_of::<T>() {
+        1 => 4,
+        2 => 2,
+        _ => return None,
+    };
+    (rows.db == 1 && rows.sa == 1 && rows.nb == k && rows.da == k).then_some(k)
+}
+
 /// `(4,1)` tiles of bytes and `(2,1)` tiles of 2-byte elements: a
 /// destination run (along `j`, rows back to back) that groups `k` rows of
 /// the source, moved by kernels that write it with streaming stores
@@ -353,14 +364,9 @@ pub(crate) fn stream_interleaved_band<T: Copy>(
 /// 16 bytes at a time into four rows far apart measured slower than
 /// staging whole rows (`s8` unpack 0.4 against 0.5 of `memcpy`).
 fn stream_interleaved<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, rows: Block) -> bool {
-    let k = match core::mem::size_of::<T>() {
-        1 => 4,
-        2 => 2,
-        _ => return false,
-    };
-    if rows.db != 1 || rows.sa != 1 || rows.nb != k || rows.da != k {
+    let Some(k) = group_rows::<T>(rows) else {
         return false;
-    }
+    };
     // dst[d + i*k + j] = src[s + i + j*sb]: k rows into groups.
     let done = arch::interleave_stream(&mut dst[d..][..rows.na * k], &src[s..], rows.sb, rows.na);
     if done == 0 {

@@ -37,17 +37,10 @@ pub(crate) enum Piece {
 
 /// Copies `from` into `dst[to..]`, one piece of a run that other pieces
 /// continue on both sides, each line whole with streaming stores:
-/// the lines inside the piece from the source, and the line it shares
-/// with the piece before from `lines`, two lines of the stage that hold
-/// the piece before's last line of source elements (put there by this
-/// call for that piece) and, copied in now, this piece's first, the
-/// shared line lying whole across them. Whole lines go into the stage,
-/// not the shared line's two parts, whose lengths are known only at run
-/// time and cost a call to `memcpy` each (8% of the samples of a program
-/// unpacking `f32[4093,4093]`). The first piece's head shares its line
-/// with what lies before the run and goes with plain stores; each piece's
-/// tail waits in `lines` for the next. Every piece must start at the same
-/// place in its line and be at least a line long.
+/// the line it shares with the piece before ([`join_head`]), the lines
+/// inside the piece from the source, and its last line kept for the
+/// piece after ([`keep_tail`]). Every piece must start at the same place
+/// in its line and be at least a line long.
 pub(crate) fn stream_joined_piece<T: Copy>(
     dst: &mut [T],
     to: usize,
@@ -56,12 +49,31 @@ pub(crate) fn stream_joined_piece<T: Copy>(
     piece: Piece,
 ) {
     let line = line_elements::<T>();
-    let len = from.len();
-    // Elements to the piece's first line boundary; its last line holds the
-    // rest of that line's elements.
+    let head = join_head(dst, to, from, lines, piece);
+    let body = (from.len() - head) / line * line;
+    arch::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
+    keep_tail(dst, to, from, lines);
+}
+
+/// The head of a piece of a joined run, `from` into `dst[to..]`, up to
+/// its first line boundary, and returns its length. The first piece's
+/// head shares its line with what lies before the run and goes with plain
+/// stores; any other's completes the line the piece before started:
+/// `lines`, two lines of the stage, hold the piece before's last line of
+/// source elements ([`keep_tail`]) and, copied in now, this piece's
+/// first, the shared line lying whole across them, streamed whole. Whole
+/// lines go into the stage, not the shared line's two parts, whose
+/// lengths are known only at run time and cost a call to `memcpy` each
+/// (8% of the samples of a program unpacking `f32[4093,4093]`).
+pub(crate) fn join_head<T: Copy>(
+    dst: &mut [T],
+    to: usize,
+    from: &[T],
+    lines: &mut [T],
+    piece: Piece,
+) -> usize {
+    let line = line_elements::<T>();
     let head = to_line_in(dst, to);
-    let tail = (line - head) % line;
-    let body = len - head - tail;
     if head > 0 {
         if piece == Piece::First {
             dst[to..][..head].copy_from_slice(&from[..head]);
@@ -70,9 +82,16 @@ pub(crate) fn stream_joined_piece<T: Copy>(
             arch::stream_line(&mut dst[to + head - line..][..line], &lines[head..][..line]);
         }
     }
-    arch::stream_copy_lines(&mut dst[to + head..][..body], &from[head..][..body]);
-    if tail > 0 {
-        lines[..line].copy_from_slice(&from[len - line..]);
+    head
+}
+
+/// Keeps the last line of source elements of a piece of a joined run
+/// (`from`, bound for `dst[to..]`) in the first of `lines`, for the piece
+/// that continues the run ([`join_head`]), when its last line is partial.
+pub(crate) fn keep_tail<T: Copy>(dst: &[T], to: usize, from: &[T], lines: &mut [T]) {
+    let line = line_elements::<T>();
+    if to_line_in(dst, to + from.len()) > 0 {
+        lines[..line].copy_from_slice(&from[from.len() - line..]);
     }
 }
 
