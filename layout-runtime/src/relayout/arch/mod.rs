@@ -24,7 +24,8 @@
 //! - `mod.rs`: transposes and interleaves of a few rows, streaming copies,
 //!   prefetches and the stack buffers the streaming kernels stage through;
 //! - `tiles`: the 16x16 tiles of 4-byte units on cache lines;
-//! - `x86_64`: the inline assembly, the only place with `core::arch`.
+//! - `x86_64`: the inline assembly, the only place with `core::arch`: its
+//!   `stream` the streaming copies, its `tile16` the 16x16 line tiles.
 
 mod tiles;
 #[cfg(target_arch = "x86_64")]
