@@ -11,7 +11,7 @@
 //! then the worst ratio of the family: the figure a goal must hold for.
 //!
 //! ```sh
-//! cargo bench --bench family                  # FAMILY_ROUNDS=7 by default
+//! cargo bench --bench family                  # FAMILY_ROUNDS=25 by default
 //! ```
 
 use std::hint::black_box;
@@ -185,11 +185,18 @@ fn main() {
         "f32[600,7,260]{0,2,1:T(8,128)}",
         "f32[33,1000,30]{1,2,0:T(8,128)}",
         "f32[100,100,100]{2,1,0:T(8,128)}",
+        "bf16[999,3,257]{0,2,1:T(8,128)(2,1)}",
+        "s8[5,1000,77]{1,2,0:T(8,128)(4,1)}",
+        "bf16[2,2,600,600]{2,3,1,0:T(8,128)(2,1)}",
+        "u8[3,4,500,700]{2,3,0,1:T(8,128)(4,1)}",
+        "s4[1000,1000]{0,1:T(8,128)(8,1)E(4)}",
+        "f32[3,1000,1000]{1,2,0:T(8,128)}",
+        "bf16[7,5000]{0,1:T(1024)(128)(2,1)}",
     ];
     let rounds = std::env::var("FAMILY_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
-        .unwrap_or(7);
+        .unwrap_or(25);
     println!("fastest of {rounds} alternated runs; ratio = run-time `Layout` / `layout!`\n");
     println!("| layout | `offset` | `index_of` | `index_of` ms, generated / run-time |");
     println!("|---|---:|---:|---:|");

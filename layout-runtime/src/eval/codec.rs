@@ -715,7 +715,7 @@ mod places {
 mod digits {
     use super::{Reader, Writer};
     use crate::algebra::MAX_DIGITS;
-    use crate::eval::digits::{DigitInverse, DigitOffset, Term, NO_TERM, PER_DIM};
+    use crate::eval::digits::{DigitInverse, DigitOffset, Term, NO_TERM, SLOTS};
     use crate::MAX_RANK;
 
     impl DigitOffset {
@@ -727,20 +727,19 @@ mod digits {
                     w(scale as u64);
                 }
             }
-            w(u64::from(self.width));
-            w(u64::from(self.wide));
+            w(u64::from(self.third));
         }
 
         /// The form [`write`](Self::write) wrote; any words give a form that
         /// evaluates without a panic.
         #[allow(clippy::cast_possible_truncation)]
         pub(crate) const fn read(r: &mut Reader) -> DigitOffset {
-            let mut shifts = [[0; PER_DIM]; MAX_RANK];
-            let mut scales = [[0; PER_DIM]; MAX_RANK];
+            let mut shifts = [[0; SLOTS]; MAX_RANK];
+            let mut scales = [[0; SLOTS]; MAX_RANK];
             let mut d = 0;
             while d < MAX_RANK {
                 let mut k = 0;
-                while k < PER_DIM {
+                while k < SLOTS {
                     shifts[d][k] = (r.word() & 63) as u8;
                     scales[d][k] = r.word() as usize;
                     k += 1;
@@ -750,8 +749,7 @@ mod digits {
             DigitOffset {
                 shifts,
                 scales,
-                width: r.count(PER_DIM) as u8,
-                wide: r.word() as u16,
+                third: r.word() != 0,
             }
         }
     }

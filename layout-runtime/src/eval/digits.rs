@@ -11,11 +11,15 @@
 //! as independent shifts and masks, then the rest as a mixed-radix number.
 
 use crate::algebra::divide::{divide, Divisor};
-use crate::algebra::{Digits, MAX_DIGITS};
+use crate::algebra::{Digit, Digits, MAX_DIGITS};
 use crate::MAX_RANK;
 
 /// The most digits of one dim: a `(1024)(128)(2,1)` tiling's four.
 pub(crate) const PER_DIM: usize = 4;
+
+/// The most terms of one dim's part of the offset: every TPU tiling's
+/// digits take at most three (see [`DigitForm::new`]).
+pub(crate) const SLOTS: usize = 3;
 
 /// A digit read back from an offset `o`, added to `index[dim]` at `place`
 /// (a shift); padding if above `largest`. A minor digit is `(o >> shift)
@@ -42,12 +46,12 @@ pub(crate) struct DigitForm {
     /// telescoped, as `p_(k+1) = p_k r_k`, into quotients alone, each
     /// scaled by `s_k - r_(k-1) s_(k-1)` (wrapping). The one of place 1
     /// is `x` itself; unused slots scale by 0.
-    shifts: [[u8; PER_DIM]; MAX_RANK],
-    scales: [[usize; PER_DIM]; MAX_RANK],
-    /// The most slots a dim uses.
-    width: u8,
-    /// Bit `d`: dim `d` uses more than two slots.
-    wide: u16,
+    shifts: [[u8; SLOTS]; MAX_RANK],
+    scales: [[usize; SLOTS]; MAX_RANK],
+    third: bool,
+    /// Whether every dim's terms fit [`SLOTS`]: only some tilings of three
+    /// levels need more, and keep the programs' offset.
+    fits: bool,
     /// The digits of the inverse, most minor first: `minor` read by
     /// shifts and masks, then `major` as a mixed-radix number.
     terms: [Term; MAX_DIGITS],
@@ -87,10 +91,10 @@ impl DigitForm {
             return None;
         }
         let mut form = DigitForm {
-            shifts: [[0; PER_DIM]; MAX_RANK],
-            scales: [[0; PER_DIM]; MAX_RANK],
-            width: 0,
-            wide: 0,
+            shifts: [[0; SLOTS]; MAX_RANK],
+            scales: [[0; SLOTS]; MAX_RANK],
+            third: false,
+            fits: true,
             terms: [NO_TERM; MAX_DIGITS],
             minor: 0,
             major: 0,
@@ -159,43 +163,59 @@ impl DigitForm {
                 }
             };
         }
-        // Each dim's digits by place: they tile its coordinate, from place 1 up.
         for (dim, &count) in per_dim.iter().enumerate() {
-            if count > PER_DIM {
-                return None;
-            }
-            if count > 2 {
-                form.wide |= 1 << dim;
-            }
-            let mut place = 1usize;
-            let mut below = 0usize;
-            for k in 0..count {
-                let g = all
-                    .iter()
-                    .find(|g| g.dim == dim && g.radix != 1 && g.place == place)?;
-                form.shifts[dim][k] = log2(place)?;
-                form.scales[dim][k] = g.stride.wrapping_sub(below);
-                below = g.radix.wrapping_mul(g.stride);
-                place = place.checked_mul(g.radix).unwrap_or(0);
-            }
+            form.slots_of(all, dim, count)?;
         }
-        #[allow(clippy::cast_possible_truncation)]
-        let width = per_dim.iter().max().copied().unwrap_or(0) as u8;
-        form.width = width;
         form.minor = u8::try_from(minor).ok()?;
         form.major = u8::try_from(all.len() - minor).ok()?;
         Some(form)
     }
 
-    /// The two evaluators, apart: a layout keeps each or another form.
-    pub(crate) fn split(self) -> (DigitOffset, DigitInverse) {
+    /// The offset's slots of dim `dim`, from its `count` digits (of
+    /// `all`): they tile its coordinate, from place 1 up. `None` where
+    /// the digits do not (or there are too many for the inverse).
+    fn slots_of(&mut self, all: &[Digit], dim: usize, count: usize) -> Option<()> {
+        if count > PER_DIM {
+            return None;
+        }
+        let mut place = 1usize;
+        let mut below = 0usize;
+        let mut slots = 0;
+        for k in 0..count {
+            let g = all
+                .iter()
+                .find(|g| g.dim == dim && g.radix != 1 && g.place == place)?;
+            let scale = g.stride.wrapping_sub(below);
+            // A digit whose stride continues the one below it (a tile
+            // count over tiles laid end to end, as `T(1024)(128)(2,1)`'s)
+            // scales by 0: it needs no slot. The first slot stays the one
+            // of place 1, which `offset` takes unshifted.
+            if k == 0 || scale != 0 {
+                match (
+                    self.shifts[dim].get_mut(slots),
+                    self.scales[dim].get_mut(slots),
+                ) {
+                    (Some(shift), Some(slot)) => (*shift, *slot) = (log2(place)?, scale),
+                    _ => self.fits = false,
+                }
+                slots += 1;
+            }
+            self.third |= slots > 2;
+            below = g.radix.wrapping_mul(g.stride);
+            place = place.checked_mul(g.radix).unwrap_or(0);
+        }
+        Some(())
+    }
+
+    /// The two evaluators, apart: a layout keeps each or another form
+    /// (the offset only where every dim's terms fit [`SLOTS`]).
+    pub(crate) fn split(self) -> (Option<DigitOffset>, DigitInverse) {
         (
-            DigitOffset {
+            self.fits.then_some(DigitOffset {
                 shifts: self.shifts,
                 scales: self.scales,
-                width: self.width,
-                wide: self.wide,
-            },
+                third: self.third,
+            }),
             DigitInverse {
                 terms: self.terms,
                 minor: self.minor,
@@ -212,10 +232,11 @@ impl DigitForm {
 /// `offset` from the digits: see [`DigitForm`]'s fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct DigitOffset {
-    pub(crate) shifts: [[u8; PER_DIM]; MAX_RANK],
-    pub(crate) scales: [[usize; PER_DIM]; MAX_RANK],
-    pub(crate) width: u8,
-    pub(crate) wide: u16,
+    pub(crate) shifts: [[u8; SLOTS]; MAX_RANK],
+    pub(crate) scales: [[usize; SLOTS]; MAX_RANK],
+    /// Whether a dim uses the third slot (`(2,1)`, `(4,1)`,
+    /// `T(1024)(128)(2,1)`).
+    pub(crate) third: bool,
 }
 
 /// `index_of` from the digits: see [`DigitForm`]'s fields.
@@ -242,51 +263,40 @@ impl DigitOffset {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn offset(&self, index: &[usize]) -> usize {
-        // A test a caller's loop leaves outside, two ways: two slots (a
-        // plain tiling, untiled dims: unused slots scale by 0) or all four.
-        // Every arm is inlined into each caller's loop, beside the other
-        // forms: with an arm each for one, two, three and four slots,
-        // the loop over the combined `*` layout, which takes none of
-        // them, ran 63.5 µs against 45.8 with these two, and the
-        // column-major `f32` TPU sum 1.04 ms against 0.71
-        // (`benches/offset.rs`); one, three and four, 80 µs; three and
-        // four, 63.5. Within four slots, the slots past two are taken
-        // only by the dims that use them (see `terms_of`): again a third
-        // arm, or a test for the fourth slot apart, made other layouts'
-        // loops up to 1.5 times slower (`benches/family.rs`).
-        match self.width {
-            0..=2 => self.terms_of::<2>(index),
-            _ => self.terms_of::<4>(index),
+        // The macro below lists every dim.
+        const _: () = assert!(MAX_RANK == 16);
+        const _: () = assert!(SLOTS == 3);
+        // Three slots a dim, each a shift and a multiply, unused ones by 0:
+        // straight code, which a caller's loop keeps as it is. Tests of
+        // which slots a layout or a dim uses (an arm for two slots beside
+        // one for three, a bit a dim for the third) cost the loops over
+        // three and four dims that keep them inside: along a dim of three
+        // slots they ran 3.0-4.1 times the generated code's time, against
+        // 1.9 without (`benches/family.rs`). Over one or two dims, the
+        // compiler takes the test out of the loop, and a plain tiling
+        // skips the third slot: `f32[1000,1000]{0,1:T(8,128)}`'s sum of
+        // offsets ran 2.3 times the generated code's time with it, 1.4
+        // without (`benches/offset.rs`).
+        if index.len() < 3 && !self.third {
+            self.slots::<2>(index)
+        } else {
+            self.slots::<SLOTS>(index)
         }
     }
 
     /// [`offset`](Self::offset) from the first `W` slots of each dim.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn terms_of<const W: usize>(&self, index: &[usize]) -> usize {
-        // The macro below lists every dim.
-        const _: () = assert!(MAX_RANK == 16);
+    fn slots<const W: usize>(&self, index: &[usize]) -> usize {
         let mut acc = 0usize;
         macro_rules! dims {
             ($($d:literal)*) => {$(
                 if let Some(&x) = index.get($d) {
                     // The first slot is of place 1: `x` itself.
                     acc = acc.wrapping_add(x.wrapping_mul(self.scales[$d][0]));
-                    for k in 1..W.min(2) {
+                    for k in 1..W.min(SLOTS) {
                         let (shift, scale) = (self.shifts[$d][k], self.scales[$d][k]);
                         acc = acc.wrapping_add(x.wrapping_shr(u32::from(shift)).wrapping_mul(scale));
-                    }
-                    // The slots past two only where the dim uses them:
-                    // `(2,1)` and `(4,1)` split only the second most minor
-                    // dim into three, and a caller's loop over any other
-                    // skips two shifts and multiplies an index (the family's
-                    // row-major three-slot layouts ran 3.8 times the
-                    // generated code's time with them, 2.6 without).
-                    if W > 2 && self.wide & (1 << $d) != 0 {
-                        for k in 2..W.min(PER_DIM) {
-                            let (shift, scale) = (self.shifts[$d][k], self.scales[$d][k]);
-                            acc = acc.wrapping_add(x.wrapping_shr(u32::from(shift)).wrapping_mul(scale));
-                        }
                     }
                 }
             )*};
@@ -521,7 +531,8 @@ mod tests {
             let (offset, inverse) = form.split();
             let (p, inv) = l.programs();
             let mut scratch = [0; MAX_PROGRAM_STEPS];
-            for position in 0..l.len() {
+            for position in (0..l.len()).filter(|_| offset.is_some()) {
+                let offset = offset.as_ref().unwrap();
                 let index = Index::unravel(position, l.dims());
                 assert_eq!(
                     offset.offset(&index),

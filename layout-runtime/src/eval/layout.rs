@@ -66,6 +66,8 @@ pub(crate) struct Forms {
 }
 
 /// How a layout evaluates `offset`.
+// Unboxed, unlike what the lint asks: a `Layout` allocates nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(crate) enum OffsetForm {
     /// The closed form of shifts and masks: every stride a power of two,
@@ -177,6 +179,20 @@ impl core::hash::Hash for Index {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
         (**self).hash(state);
     }
+}
+
+/// `index` copied entry by entry, each at a place known where the call is
+/// inlined: the caller's index is only read there, never addressed.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn copied(index: &[usize]) -> ([usize; MAX_RANK], usize) {
+    let mut copy = [0; MAX_RANK];
+    for (d, slot) in copy.iter_mut().enumerate() {
+        if let Some(&x) = index.get(d) {
+            *slot = x;
+        }
+    }
+    (copy, index.len().min(MAX_RANK))
 }
 
 /// Steps a row-major index to the next one (wrapping to zeros at the end):
@@ -443,9 +459,22 @@ impl Layout {
         match (&self.forms.offset, &self.forms.inverse) {
             (OffsetForm::Closed(closed), _) => closed.offset(index),
             (OffsetForm::Digits(form), _) => form.offset(index),
-            (OffsetForm::Steps, InverseForm::Code(code)) => code.offset(index),
+            // Both read the index at places they compute, so it must sit in
+            // memory: a copy made here keeps the caller's own index in
+            // registers for the other forms, where a caller's loop would
+            // otherwise store it on every call.
+            (OffsetForm::Steps, InverseForm::Code(code)) => {
+                let (copy, rank) = copied(index);
+                code.offset(&copy[..rank])
+            }
             (OffsetForm::Steps, _) => {
-                offset_of(self.dims(), self.minor_to_major(), self.tiles(), index)
+                let (copy, rank) = copied(index);
+                offset_of(
+                    self.dims(),
+                    self.minor_to_major(),
+                    self.tiles(),
+                    &copy[..rank],
+                )
             }
         }
     }

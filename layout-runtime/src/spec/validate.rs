@@ -301,8 +301,10 @@ impl LayoutBuilder {
             // (`sum_batched_tpu`, `benches/family.rs`).
             let exact = digits.as_ref().is_some_and(|d| d.ragged == 0);
             let closed = |c: &Closed| exact && c.divides_nothing();
-            if !matches!(&layout.forms.offset, OffsetForm::Closed(c) if closed(c)) {
-                layout.forms.offset = OffsetForm::Digits(offset);
+            if let Some(offset) = offset {
+                if !matches!(&layout.forms.offset, OffsetForm::Closed(c) if closed(c)) {
+                    layout.forms.offset = OffsetForm::Digits(offset);
+                }
             }
             // The compact programs' shifts and places are faster than
             // the digits (`benches/offset.rs`, `index_of`); their other
