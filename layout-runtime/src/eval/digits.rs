@@ -41,31 +41,11 @@ pub(crate) struct Term {
 /// that are powers of two, as compiled; a layout keeps them
 /// [`split`](Self::split).
 pub(crate) struct DigitForm {
-    /// Each dim's part of the offset, `Σ (x >> shifts[k]) * scales[k]`:
-    /// `Σ ((x / p_k) % r_k) * s_k` over its digits with the remainders
-    /// telescoped, as `p_(k+1) = p_k r_k`, into quotients alone, each
-    /// scaled by `s_k - r_(k-1) s_(k-1)` (wrapping). The one of place 1
-    /// is `x` itself; a digit whose scale is 0 takes no slot, and unused
-    /// slots scale by 0.
-    shifts: [[u8; SLOTS]; MAX_RANK],
-    scales: [[usize; SLOTS]; MAX_RANK],
-    /// Whether a dim uses its third slot.
-    third: bool,
+    offset: DigitOffset,
     /// Whether every dim's terms fit [`SLOTS`]: only some tilings of three
     /// levels need more, and keep the programs' offset.
     fits: bool,
-    /// The digits of the inverse, most minor first: `minor` read by
-    /// shifts and masks, then `major` as a mixed-radix number.
-    terms: [Term; MAX_DIGITS],
-    minor: u8,
-    major: u8,
-    /// The bits the minor digits take.
-    minor_bits: u8,
-    /// The bits of minor digits past their radix: set only in padding.
-    minor_padding: u64,
-    /// Bit `d`: dim `d`'s digits spell coordinates past its size.
-    ragged: u16,
-    slots: usize,
+    inverse: DigitInverse,
 }
 
 pub(crate) const NO_TERM: Term = Term {
@@ -93,17 +73,21 @@ impl DigitForm {
             return None;
         }
         let mut form = DigitForm {
-            shifts: [[0; SLOTS]; MAX_RANK],
-            scales: [[0; SLOTS]; MAX_RANK],
-            third: false,
+            offset: DigitOffset {
+                shifts: [[0; SLOTS]; MAX_RANK],
+                scales: [[0; SLOTS]; MAX_RANK],
+                third: false,
+            },
             fits: true,
-            terms: [NO_TERM; MAX_DIGITS],
-            minor: 0,
-            major: 0,
-            minor_bits: 0,
-            minor_padding: 0,
-            ragged: digits.ragged,
-            slots: digits.slots,
+            inverse: DigitInverse {
+                terms: [NO_TERM; MAX_DIGITS],
+                minor: 0,
+                major: 0,
+                minor_bits: 0,
+                minor_padding: 0,
+                ragged: digits.ragged,
+                slots: digits.slots,
+            },
         };
         let all = &digits.list;
         // Minor digits: the most minor run of extents that are powers of two.
@@ -130,14 +114,14 @@ impl DigitForm {
                 u64::MAX
             };
             let from_minor = all.len() - 1 - i;
-            form.terms[from_minor] = if from_minor < minor {
+            form.inverse.terms[from_minor] = if from_minor < minor {
                 let shift = log2(g.stride)?;
                 let width = log2(g.extent)?;
-                form.minor_bits = form.minor_bits.max(shift + width);
+                form.inverse.minor_bits = form.inverse.minor_bits.max(shift + width);
                 if largest != u64::MAX {
                     // Bits of the digit from its radix up.
                     let radix_bits = (largest + 1).trailing_zeros();
-                    form.minor_padding |=
+                    form.inverse.minor_padding |=
                         ((g.extent - 1) as u64 >> radix_bits << radix_bits) << shift;
                 }
                 Term {
@@ -168,8 +152,8 @@ impl DigitForm {
         for (dim, &count) in per_dim.iter().enumerate() {
             form.slots_of(all, dim, count)?;
         }
-        form.minor = u8::try_from(minor).ok()?;
-        form.major = u8::try_from(all.len() - minor).ok()?;
+        form.inverse.minor = u8::try_from(minor).ok()?;
+        form.inverse.major = u8::try_from(all.len() - minor).ok()?;
         Some(form)
     }
 
@@ -194,15 +178,15 @@ impl DigitForm {
             // of place 1, which `offset` takes unshifted.
             if k == 0 || scale != 0 {
                 match (
-                    self.shifts[dim].get_mut(slots),
-                    self.scales[dim].get_mut(slots),
+                    self.offset.shifts[dim].get_mut(slots),
+                    self.offset.scales[dim].get_mut(slots),
                 ) {
                     (Some(shift), Some(slot)) => (*shift, *slot) = (log2(place)?, scale),
                     _ => self.fits = false,
                 }
                 slots += 1;
             }
-            self.third |= slots > 2;
+            self.offset.third |= slots > 2;
             below = g.radix.wrapping_mul(g.stride);
             place = place.checked_mul(g.radix).unwrap_or(0);
         }
@@ -212,26 +196,16 @@ impl DigitForm {
     /// The two evaluators, apart: a layout keeps each or another form
     /// (the offset only where every dim's terms fit [`SLOTS`]).
     pub(crate) fn split(self) -> (Option<DigitOffset>, DigitInverse) {
-        (
-            self.fits.then_some(DigitOffset {
-                shifts: self.shifts,
-                scales: self.scales,
-                third: self.third,
-            }),
-            DigitInverse {
-                terms: self.terms,
-                minor: self.minor,
-                major: self.major,
-                minor_bits: self.minor_bits,
-                minor_padding: self.minor_padding,
-                ragged: self.ragged,
-                slots: self.slots,
-            },
-        )
+        (self.fits.then_some(self.offset), self.inverse)
     }
 }
 
-/// `offset` from the digits: see [`DigitForm`]'s fields.
+/// `offset` from the digits. Each dim's part is `Σ (x >> shifts[k]) *
+/// scales[k]`: `Σ ((x / p_k) % r_k) * s_k` over its digits with the
+/// remainders telescoped, as `p_(k+1) = p_k r_k`, into quotients alone,
+/// each scaled by `s_k - r_(k-1) s_(k-1)` (wrapping). The one of place 1
+/// is `x` itself; a digit whose scale is 0 takes no slot, and unused
+/// slots scale by 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct DigitOffset {
     pub(crate) shifts: [[u8; SLOTS]; MAX_RANK],
@@ -241,14 +215,19 @@ pub(crate) struct DigitOffset {
     pub(crate) third: bool,
 }
 
-/// `index_of` from the digits: see [`DigitForm`]'s fields.
+/// `index_of` from the digits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct DigitInverse {
+    /// The digits, most minor first: `minor` read by shifts and masks,
+    /// then `major` as a mixed-radix number.
     pub(crate) terms: [Term; MAX_DIGITS],
     pub(crate) minor: u8,
     pub(crate) major: u8,
+    /// The bits the minor digits take.
     pub(crate) minor_bits: u8,
+    /// The bits of minor digits past their radix: set only in padding.
     pub(crate) minor_padding: u64,
+    /// Bit `d`: dim `d`'s digits spell coordinates past its size.
     pub(crate) ragged: u16,
     pub(crate) slots: usize,
 }
