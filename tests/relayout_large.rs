@@ -115,6 +115,9 @@ fn whole_element_tiles_past_the_cache() {
 
 #[test]
 fn permutations_past_the_cache() {
+    // Bands of 132 and 81 tiles, walked in blocks of 16 bands by 64
+    // tiles: whole blocks and the partial ones at their ends.
+    convert::<u32>("f32[1296,2112]{0,1}", "f32[1296,2112]{1,0}");
     // The 4-D permutation's way back runs short bands from copies.
     convert::<u16>(
         "bf16[16,64,32,128]{3,2,1,0}",

@@ -361,6 +361,20 @@ pub(crate) fn tile16_quarters_run<T: Copy>(
     true
 }
 
+/// Bands and tiles of a block of [`TileWalk`]. A transpose walked band
+/// by band writes each tile's 16 runs to 16 lines a row apart, a page
+/// each, and a band of 256 tiles passes 4,096 pages before the next band
+/// comes back to them: more than the TLB holds. In blocks, the next band
+/// comes back after 64 tiles, and a band's 16 source runs still read 64
+/// lines on, a page, before they turn. `f32[4096,4096]` `{0,1}` to
+/// `{1,0}`, in a program alternating the two walks (Intel Xeon, AVX2
+/// tiles): 7.5-8.4 ms in blocks against 10.3-12.4 band by band; in
+/// `benches/relayout_ab.py`, 0.80-1.0 of the time before both ways.
+/// Blocks of 16 by 16, 32 by 32 and 64 by 16 ran within a tenth of this.
+pub(crate) const BLOCK_BANDS: usize = 16;
+/// Tiles of a band in a block of [`TileWalk`] (see [`BLOCK_BANDS`]).
+pub(crate) const BLOCK_TILES: usize = 64;
+
 /// The tiles of [`tile16_quarters_run`] in bytes: the first tile's
 /// quarters on each side, what a tile and a band add to every run's
 /// start, how many tiles a band and how many bands, and how the tiles ask
@@ -377,9 +391,10 @@ pub(crate) struct TileWalk {
 }
 
 impl TileWalk {
-    /// Calls `tile` with each tile's quarters on both sides, band by band,
-    /// each tile's source asked for ahead first if `ASK` and the walk asks
-    /// ahead (`ASK` a constant, so that where the caller knows the walk
+    /// Calls `tile` with each tile's quarters on both sides, band by band
+    /// or, where bands are longer than [`BLOCK_TILES`], in blocks of
+    /// [`BLOCK_BANDS`] bands, each tile's source asked for ahead first if
+    /// `ASK` and the walk asks ahead (`ASK` a constant, so that where the caller knows the walk
     /// does not, the loop carries no test).
     // Always inlined: in the AVX2 kernel's function, the loop around the
     // asm must stay a loop of that function, with no call a tile.
@@ -390,11 +405,36 @@ impl TileWalk {
         mut tile: impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
     ) {
         let ahead = self.ahead.filter(|_| ASK);
+        // Bands longer than a block go in blocks of bands by tiles; shorter
+        // ones, and those whose tiles ask ahead along them, band by band.
+        if ahead.is_some() || self.count <= BLOCK_TILES {
+            self.block(0..self.bands, 0..self.count, ahead, &mut tile);
+            return;
+        }
+        for b0 in (0..self.bands).step_by(BLOCK_BANDS) {
+            for k0 in (0..self.count).step_by(BLOCK_TILES) {
+                let bands = b0..self.bands.min(b0 + BLOCK_BANDS);
+                self.block(bands, k0..self.count.min(k0 + BLOCK_TILES), None, &mut tile);
+            }
+        }
+    }
+
+    /// [`each`](Self::each) over tiles `tiles` of bands `bands`, band by
+    /// band.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn block(
+        &self,
+        bands: core::ops::Range<usize>,
+        tiles: core::ops::Range<usize>,
+        ahead: Option<Prefetch>,
+        tile: &mut impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
+    ) {
         let ((from, step_from), (to, step_to)) = (self.from, self.to);
-        for b in 0..self.bands {
+        for b in bands {
             let from_b = from.map(|p| p.wrapping_add(b * self.from_adv.1));
             let to_b = to.map(|p| p.wrapping_add(b * self.to_adv.1));
-            for k in 0..self.count {
+            for k in tiles.clone() {
                 if let Some(ahead) = ahead {
                     let next = b + 1 < self.bands;
                     ahead.ask((from_b, step_from), self.from_adv, k, (self.count, next));

@@ -184,11 +184,13 @@ impl TileGrid {
         let (d, s, w, col_step) = (self.d, self.s, self.w, self.col_step);
         let (i_lo, j_lo, tiles_i) = (self.i_lo, self.j_lo, self.tiles_i);
         let j_hi = j_lo + 16 * self.tiles_j;
-        // Short columns (rows of 64 units up, the 4-D permutation back:
-        // 4 tiles a column) go all at once, each tile asking for its
-        // source ahead: one call a column, tile by tile, spent more time
-        // finding the rows of each tile than moving it.
-        if tiles_i < LONG_BAND && self.tiles_j > 1 {
+        // Every column at once: short ones (rows of 64 units up, the 4-D
+        // permutation back: 4 tiles a column) each tile asking for its
+        // source ahead (one call a column, tile by tile, spent more time
+        // finding the rows of each tile than moving it); long ones in
+        // blocks of columns, which a call a column cannot walk
+        // (`arch::BLOCK_BANDS`).
+        if self.tiles_j > 1 {
             let at = self.rows.at(i_lo);
             if let Some((to, adv)) = self.rows.steady(&at, d + j_lo * w) {
                 let from = arch::Quarters::even(s + j_lo * col_step + i_lo * w, col_step);
