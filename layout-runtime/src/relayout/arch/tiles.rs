@@ -394,8 +394,8 @@ impl TileWalk {
     /// Calls `tile` with each tile's quarters on both sides, band by band
     /// or, where bands are longer than [`BLOCK_TILES`], in blocks of
     /// [`BLOCK_BANDS`] bands, each tile's source asked for ahead first if
-    /// `ASK` and the walk asks ahead (`ASK` a constant, so that where the caller knows the walk
-    /// does not, the loop carries no test).
+    /// `ASK` and the walk asks ahead (`ASK` a constant, so that where the
+    /// caller knows the walk does not, the loop carries no test).
     // Always inlined: in the AVX2 kernel's function, the loop around the
     // asm must stay a loop of that function, with no call a tile.
     #[allow(clippy::inline_always)]
