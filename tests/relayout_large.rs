@@ -111,6 +111,12 @@ fn whole_element_tiles_past_the_cache() {
     // are padded too, a row at a time), the second's rows off 16 bytes.
     pack_and_unpack::<u32>("f32[2200,1000]{1,0:T(8,128)}");
     pack_and_unpack::<u32>("f32[1150,1901]{1,0:T(8,128)}");
+    // Rows of 8 KiB and more, unpacked in the order the destination lies
+    // where their lines split on 16 bytes: all rows in one place (8192
+    // bytes), and rows 16 bytes apart in their lines continued through a
+    // padded last tile (8400 bytes).
+    pack_and_unpack::<u32>("f32[1024,2048]{1,0:T(8,128)}");
+    pack_and_unpack::<u32>("f32[1024,2100]{1,0:T(8,128)}");
 }
 
 #[test]
