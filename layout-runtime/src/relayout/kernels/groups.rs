@@ -322,20 +322,20 @@ pub(crate) fn stream_joined_rows<T: Copy>(
     // Long rows whose lines split on 16 bytes stream in order (below).
     let long = o.count * piece * size >= IN_ORDER_ROW_BYTES;
     let sixteen = |head: usize| long && (head * size) % 16 == 0;
-    let all = same && !sixteen(to_line_in(dst, d)) && {
-        let head = to_line_in(dst, d);
-        let grid = [(b.na, b.da, b.sa), (o.count, piece, o.s)];
-        arch::stream_runs(&mut dst[d + head..], &src[s + head..], grid, body(head), 64)
-    };
+    // Rows all in one place go in one call: whole and in the order the
+    // destination lies where their lines split on 16 bytes, else their
+    // pieces' whole lines.
+    let head = to_line_in(dst, d);
+    let grid = [(b.na, b.da, b.sa), (o.count, piece, o.s)];
+    let all = same
+        && if sixteen(head) {
+            arch::stream_runs(&mut dst[d..], &src[s..], grid, piece, 16)
+        } else {
+            arch::stream_runs(&mut dst[d + head..], &src[s + head..], grid, body(head), 64)
+        };
     // Rows back to back (a row-major destination of whole tiles a row):
     // each row also continues the one before, through one pair of lines.
     let back_to_back = b.na > 1 && b.da == o.count * piece;
-    // Rows all in one place, split on 16 bytes: every row whole in one
-    // call, in the order the destination lies (see below).
-    let grid = [(b.na, b.da, b.sa), (o.count, piece, o.s)];
-    let whole = same
-        && sixteen(to_line_in(dst, d))
-        && arch::stream_runs(&mut dst[d..], &src[s..], grid, piece, 16);
     for i in 0..b.na {
         let (to, from) = (d + i * b.da, s + i * b.sa);
         let head = to_line_in(dst, to);
@@ -345,8 +345,10 @@ pub(crate) fn stream_joined_rows<T: Copy>(
         } else {
             Piece::First
         };
-        if whole || sixteen(head) {
-            if !whole {
+        // Rows in one place share their place in their lines, so `all`
+        // streamed this row the way this test asks for.
+        if sixteen(head) {
+            if !all {
                 // Every piece streams 16 bytes at a time in the order the
                 // destination lies, its split lines completed in the
                 // write-combining buffer by the next piece's first
