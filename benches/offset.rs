@@ -351,17 +351,21 @@ mod matrix_vector {
 mod index_of {
     use super::{black_box, Bencher, ItemsCount};
 
-    /// Adds up every index's entries (and a marker for padding), so the
-    /// compiler keeps each call.
+    /// Adds up every index's `N` entries (and a marker for padding), so
+    /// the compiler keeps each call. `N`, the rank, is a constant on both
+    /// sides, as a caller that knows its rank writes it: a loop over a
+    /// slice of the rank read at run time timed that loop too.
     #[inline]
-    fn sum<I: AsRef<[usize]>>(len: usize, index_of: impl Fn(usize) -> Option<I>) -> usize {
+    fn sum<const N: usize, I: AsRef<[usize]>>(
+        len: usize,
+        index_of: impl Fn(usize) -> Option<I>,
+    ) -> usize {
         let mut sum = 0usize;
         for offset in 0..black_box(len) {
             sum = match index_of(offset) {
-                Some(index) => index
-                    .as_ref()
-                    .iter()
-                    .fold(sum, |s, &i| s.wrapping_mul(31).wrapping_add(i)),
+                Some(index) => (0..N).fold(sum, |s, d| {
+                    s.wrapping_mul(31).wrapping_add(index.as_ref()[d])
+                }),
                 None => sum.wrapping_add(1),
             };
         }
@@ -382,12 +386,12 @@ mod index_of {
                 let r = $make;
                 let g = xla_layout::layout!($spec);
                 assert_eq!(
-                    sum(len(), move |o| r.index_of(o)),
-                    sum(len(), |o| g.index_of(o)),
+                    sum::<RANK, _>(len(), move |o| r.index_of(o)),
+                    sum::<RANK, _>(len(), |o| g.index_of(o)),
                     "the two inverses disagree"
                 );
                 b.counter(ItemsCount::new(len()))
-                    .bench(|| sum(len(), move |o| r.index_of(o)));
+                    .bench(|| sum::<RANK, _>(len(), move |o| r.index_of(o)));
             }
         };
     }
@@ -397,6 +401,8 @@ mod index_of {
             mod $name {
                 use super::{black_box, sum, Bencher, ItemsCount};
 
+                const RANK: usize = $rank;
+
                 fn len() -> usize {
                     xla_layout::layout!($spec).storage_len()
                 }
@@ -405,7 +411,7 @@ mod index_of {
                 fn generated(b: Bencher) {
                     let l = xla_layout::layout!($spec);
                     b.counter(ItemsCount::new(len()))
-                        .bench(|| sum(len(), |o| l.index_of(o)));
+                        .bench(|| sum::<RANK, _>(len(), |o| l.index_of(o)));
                 }
 
                 /// The bulk inverse walk, `Layout::slots()`: each slot's

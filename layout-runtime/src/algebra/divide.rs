@@ -108,6 +108,33 @@ pub(crate) fn multiplier(d: u64, n: u32) -> Option<(u64, u32)> {
     Some((u64::try_from(m).ok()?, n + l))
 }
 
+/// `r` such that `x / d` is the high word of `x r` for every `x < 2^n`:
+/// [`multiplier`]'s `m` shifted to the top of a word, `m 2^(64 - s)`, so
+/// that one widening multiply divides, without a shift by a variable
+/// count. `None` for `d` of 0 or 1, or where `s = n + ceil(log2 d)` passes
+/// 64. The same argument makes it exact: `m / 2^s = r / 2^64`. It fits a
+/// word: `m <= 2^(n+1)` and `ceil(log2 d) >= 2` unless `d` is a power of
+/// two, which gets `2^(64 - log2 d)`.
+pub(crate) fn reciprocal(d: u64, n: u32) -> Option<u64> {
+    if d < 2 {
+        return None;
+    }
+    if d.is_power_of_two() {
+        return Some(1 << (u64::BITS - d.trailing_zeros()));
+    }
+    let ceil_log = u64::BITS - (d - 1).leading_zeros();
+    let shift = n.checked_add(ceil_log).filter(|&s| s <= u64::BITS)?;
+    let multiplier = (1u128 << shift).div_ceil(u128::from(d));
+    u64::try_from(multiplier << (u64::BITS - shift)).ok()
+}
+
+/// The high word of `x r`: the quotient of a [`reciprocal`].
+#[inline]
+#[allow(clippy::cast_possible_truncation)]
+pub(crate) fn high(x: u64, r: u64) -> u64 {
+    ((u128::from(x) * u128::from(r)) >> 64) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::Divisor;
@@ -159,6 +186,37 @@ mod tests {
             }
         }
         assert!(Divisor::new(0).is_none());
+        // The reciprocals, at the edges of their ranges.
+        for d in [
+            2u64,
+            3,
+            5,
+            7,
+            9,
+            125,
+            977,
+            1000,
+            65_535,
+            (1 << 31) - 1,
+            1 << 40,
+        ] {
+            for n in [1u32, 8, 20, 31, 40] {
+                let Some(r) = super::reciprocal(d, n) else {
+                    assert!(n + (u64::BITS - (d - 1).leading_zeros()) > 64, "{d} {n}");
+                    continue;
+                };
+                let top = (1u64 << n) - 1;
+                for x in (0..2000)
+                    .chain(top.saturating_sub(2000)..=top)
+                    .chain([d - 1, d, d + 1])
+                {
+                    if x <= top {
+                        assert_eq!(super::high(x, r), x / d, "{x} / {d} below 2^{n}");
+                    }
+                }
+            }
+        }
+        assert!(super::reciprocal(1, 8).is_none() && super::reciprocal(0, 8).is_none());
         assert_eq!((Divisor::NONE.div(17), Divisor::NONE.rem(17)), (17, 17));
     }
 }

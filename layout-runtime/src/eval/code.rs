@@ -261,6 +261,7 @@ impl Code {
     }
 
     /// Which form [`index_of`](Self::index_of) evaluates.
+    #[cfg(test)]
     pub(crate) fn form(&self) -> &'static str {
         match self.fast {
             Fast::Closed(c) if c.shifts() => "shifts",

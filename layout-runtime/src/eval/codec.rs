@@ -757,20 +757,22 @@ mod digits {
     impl DigitInverse {
         /// The words [`read`](Self::read) reads back, for `layout!`'s tables.
         pub(crate) fn write(&self, w: Writer) {
-            w(u64::from(self.ragged));
-            w(u64::from(self.minor));
-            w(u64::from(self.major));
+            w(u64::from(self.fields));
+            w(u64::from(self.steps));
+            w(u64::from(self.straight));
             w(u64::from(self.minor_bits));
             w(self.minor_padding);
+            for (&at, &mask) in self.at.iter().zip(&self.masks) {
+                w(u64::from(at));
+                w(mask);
+            }
+            w(self.over);
+            w(self.guards);
+            w(self.minor_guards);
             w(self.slots as u64);
-            let live = usize::from(self.minor) + usize::from(self.major);
-            for t in &self.terms[..live.min(MAX_DIGITS)] {
-                for word in [t.a, t.b, t.largest] {
-                    w(word);
-                }
-                for byte in [t.shift, t.place, t.dim] {
-                    w(u64::from(byte));
-                }
+            for t in &self.terms {
+                w(t.a);
+                w(t.mul);
             }
         }
 
@@ -778,27 +780,37 @@ mod digits {
         /// evaluates without a panic.
         #[allow(clippy::cast_possible_truncation)]
         pub(crate) const fn read(r: &mut Reader) -> DigitInverse {
-            let ragged = r.word() as u16;
-            let minor = r.count(MAX_DIGITS);
-            let major = r.count(MAX_DIGITS - minor);
+            let fields = r.count(MAX_DIGITS);
+            let steps = r.count(MAX_DIGITS - fields);
             let mut form = DigitInverse {
                 terms: [NO_TERM; MAX_DIGITS],
-                minor: minor as u8,
-                major: major as u8,
+                fields: fields as u8,
+                steps: steps as u8,
+                straight: r.word() != 0,
                 minor_bits: r.u8(),
                 minor_padding: r.word(),
-                ragged,
-                slots: r.usize(),
+                at: [0; MAX_RANK],
+                masks: [0; MAX_RANK],
+                over: 0,
+                guards: 0,
+                minor_guards: 0,
+                slots: 0,
             };
+            let mut d = 0;
+            while d < MAX_RANK {
+                form.at[d] = (r.word() & 63) as u8;
+                form.masks[d] = r.word();
+                d += 1;
+            }
+            form.over = r.word();
+            form.guards = r.word();
+            form.minor_guards = r.word();
+            form.slots = r.usize();
             let mut i = 0;
-            while i < minor + major {
+            while i < MAX_DIGITS {
                 form.terms[i] = Term {
                     a: r.word(),
-                    b: r.word(),
-                    largest: r.word(),
-                    shift: (r.word() & 63) as u8,
-                    place: (r.word() & 63) as u8,
-                    dim: r.u8(),
+                    mul: r.word(),
                 };
                 i += 1;
             }

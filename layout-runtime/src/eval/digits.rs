@@ -1,17 +1,19 @@
-//! `offset` and `index_of` compiled from a layout's digits: a shift and a
-//! mask a digit where places and radices are powers of two (every TPU
-//! tile is), a division by reciprocal multiplication only for the storage
-//! extents that are not (the ragged tile counts, untiled dims).
+//! `offset` and `index_of` compiled from a layout's digits.
 //!
 //! Both are inlined into their callers, so the shape of the tables decides
 //! what a caller's loop can do with them. `offset` sums fixed groups of
-//! four terms a dim, unrolled over the dims: the terms of the indices a
-//! loop does not change, and every table read, leave the loop. `index_of`
-//! reads the minor digits of the offset, whose extents are powers of two,
-//! as independent shifts and masks, then the rest as a mixed-radix number.
+//! three terms a dim, each a shift and a multiply, unrolled over the dims:
+//! the terms of the indices a loop does not change, and every table read,
+//! leave the loop. `index_of` builds the whole index in one word, each
+//! dim's coordinate in a lane of its own: a multiply moves each minor
+//! digit from the offset's bits into its lane, a multiply by a reciprocal
+//! divides off each major one, and one add and mask check every dim
+//! against its size. Neither shifts by a count read from memory, which
+//! costs three instructions on x86-64 without BMI2.
 
-use crate::algebra::divide::{divide, Divisor};
+use crate::algebra::divide::{high, reciprocal};
 use crate::algebra::{Digit, Digits, MAX_DIGITS};
+use crate::fixed::Fixed;
 use crate::MAX_RANK;
 
 /// The most digits of one dim: a `(1024)(128)(2,1)` tiling's four.
@@ -21,41 +23,16 @@ pub(crate) const PER_DIM: usize = 4;
 /// digits take at most three (see `DigitForm::slots_of`).
 pub(crate) const SLOTS: usize = 3;
 
-/// A digit read back from an offset `o`, added to `index[dim]` at `place`
-/// (a shift); padding if above `largest`. A minor digit is `(o >> shift)
-/// & a`; a major one comes from what the minor ones leave, `rest`: `v =
-/// rest % b`, `rest /= b`, by the reciprocal `a` of `b` (0 for a power of
-/// two) and `shift = floor(log2(b))`. The most major takes the rest whole
-/// (`a`, `b` and `shift` 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct Term {
-    pub(crate) a: u64,
-    pub(crate) b: u64,
-    pub(crate) largest: u64,
-    pub(crate) shift: u8,
-    pub(crate) place: u8,
-    pub(crate) dim: u8,
-}
-
-/// The evaluators of a layout whose digits all have places and radices
-/// that are powers of two, as compiled; a layout keeps them
+/// The evaluators compiled from a layout's digits; a layout keeps them
 /// [`split`](Self::split).
 pub(crate) struct DigitForm {
     offset: DigitOffset,
-    /// Whether every dim's terms fit [`SLOTS`]: only some tilings of three
-    /// levels need more, and keep the programs' offset.
+    /// Whether the offset compiled: places and radices that are powers of
+    /// two, at most [`SLOTS`] terms a dim (only some tilings of three
+    /// levels need more, and keep the programs' offset).
     fits: bool,
-    inverse: DigitInverse,
+    inverse: Option<DigitInverse>,
 }
-
-pub(crate) const NO_TERM: Term = Term {
-    a: 0,
-    b: 0,
-    largest: u64::MAX,
-    shift: 0,
-    place: 0,
-    dim: 0,
-};
 
 /// `log2(x)` for a power of two.
 #[allow(clippy::cast_possible_truncation)]
@@ -65,13 +42,8 @@ fn log2(x: usize) -> Option<u8> {
 
 impl DigitForm {
     /// The evaluators of the digits of a layout of `dims`, or `None` when
-    /// a place or radix is not a power of two or a dim has more than four
-    /// digits (those layouts keep the folded programs' forms).
-    pub(crate) fn new(digits: &Digits) -> Option<DigitForm> {
-        // A digit of dims that `*` merged whole adds to no one dim.
-        if digits.list.iter().any(|g| g.last != g.dim) {
-            return None;
-        }
+    /// neither compiles (see [`DigitInverse::new`] and `fits`).
+    pub(crate) fn new(digits: &Digits, dims: &[usize]) -> Option<DigitForm> {
         let mut form = DigitForm {
             offset: DigitOffset {
                 shifts: [[0; SLOTS]; MAX_RANK],
@@ -79,82 +51,32 @@ impl DigitForm {
                 third: false,
             },
             fits: true,
-            inverse: DigitInverse {
-                terms: [NO_TERM; MAX_DIGITS],
-                minor: 0,
-                major: 0,
-                minor_bits: 0,
-                minor_padding: 0,
-                ragged: digits.ragged,
-                slots: digits.slots,
-            },
+            inverse: DigitInverse::new(digits, dims),
         };
+        form.fits = form.offset_terms(digits).is_some() && form.fits;
+        (form.fits || form.inverse.is_some()).then_some(form)
+    }
+
+    /// Fills the offset's slots; `None` where a place or radix is not a
+    /// power of two, or a dim has more than [`PER_DIM`] digits.
+    fn offset_terms(&mut self, digits: &Digits) -> Option<()> {
         let all = &digits.list;
-        // Minor digits: the most minor run of extents that are powers of two.
-        let mut minor = 0;
-        while minor < all.len() && all[all.len() - 1 - minor].extent.is_power_of_two() {
-            minor += 1;
+        // A digit of dims that `*` merged whole adds to no one dim.
+        if all.iter().any(|g| g.last != g.dim || g.dim >= MAX_RANK) {
+            return None;
         }
         let mut per_dim = [0usize; MAX_RANK];
-        for (i, g) in all.iter().enumerate() {
-            let constant = g.radix == 1;
-            let place = if constant { 0 } else { log2(g.place)? };
+        for g in all.iter().filter(|g| g.radix != 1) {
+            log2(g.place)?;
             if g.radix > 1 {
                 log2(g.radix)?;
             }
-            let dim = u8::try_from(g.dim)
-                .ok()
-                .filter(|&d| usize::from(d) < MAX_RANK)?;
-            if !constant {
-                *per_dim.get_mut(g.dim)? += 1;
-            }
-            let largest = if g.reaches_padding() || constant {
-                g.radix as u64 - 1
-            } else {
-                u64::MAX
-            };
-            let from_minor = all.len() - 1 - i;
-            form.inverse.terms[from_minor] = if from_minor < minor {
-                let shift = log2(g.stride)?;
-                let width = log2(g.extent)?;
-                form.inverse.minor_bits = form.inverse.minor_bits.max(shift + width);
-                if largest != u64::MAX {
-                    // Bits of the digit from its radix up.
-                    let radix_bits = (largest + 1).trailing_zeros();
-                    form.inverse.minor_padding |=
-                        ((g.extent - 1) as u64 >> radix_bits << radix_bits) << shift;
-                }
-                Term {
-                    a: (g.extent - 1) as u64,
-                    b: 0,
-                    largest,
-                    shift,
-                    place,
-                    dim,
-                }
-            } else {
-                let divisor = if i == 0 {
-                    Divisor::NONE
-                } else {
-                    Divisor::new(u64::try_from(g.extent).ok()?)?
-                };
-                #[allow(clippy::cast_possible_truncation)]
-                Term {
-                    a: divisor.magic,
-                    b: divisor.value,
-                    largest,
-                    shift: divisor.shift() as u8,
-                    place,
-                    dim,
-                }
-            };
+            per_dim[g.dim] += 1;
         }
         for (dim, &count) in per_dim.iter().enumerate() {
-            form.slots_of(all, dim, count)?;
+            self.slots_of(all, dim, count)?;
         }
-        form.inverse.minor = u8::try_from(minor).ok()?;
-        form.inverse.major = u8::try_from(all.len() - minor).ok()?;
-        Some(form)
+        Some(())
     }
 
     /// The offset's slots of dim `dim`, from its `count` digits (of
@@ -193,9 +115,8 @@ impl DigitForm {
         Some(())
     }
 
-    /// The two evaluators, apart: a layout keeps each or another form
-    /// (the offset only where every dim's terms fit [`SLOTS`]).
-    pub(crate) fn split(self) -> (Option<DigitOffset>, DigitInverse) {
+    /// The two evaluators, apart: a layout keeps each or another form.
+    pub(crate) fn split(self) -> (Option<DigitOffset>, Option<DigitInverse>) {
         (self.fits.then_some(self.offset), self.inverse)
     }
 }
@@ -215,21 +136,381 @@ pub(crate) struct DigitOffset {
     pub(crate) third: bool,
 }
 
-/// `index_of` from the digits.
+/// `index_of` from the digits, as one word, the packed index: dim `d`'s
+/// coordinate at bits `at[d]..`, as wide as the largest coordinate its
+/// digits spell, with one bit more above it where that passes the dim's
+/// size; the minor digits' bits of the offset below every lane, so that
+/// each moves up to its place in its lane by a multiply.
+///
+/// The lanes take at most the bits of the storage length and two a dim
+/// (one where a lane rounds up, one for its guard), above the bits of the
+/// digits read as fields, fewer where there are fewer fields: every
+/// layout of fewer than 2^(64 - 2 rank) slots fits (2^56 at rank 4).
+/// Larger ones, or past [`MAX_DIGITS`] terms, keep the programs' forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct DigitInverse {
-    /// The digits, most minor first: `minor` read by shifts and masks,
-    /// then `major` as a mixed-radix number.
+    /// The minor digits first, `fields` of them: `(o & a) * mul` moves a
+    /// digit of the offset `o` (its bits `a`, those of one of the run of
+    /// extents that are powers of two most minor in storage) up to its
+    /// place in its lane; digits moved by one multiply share it.
+    ///
+    /// Then the major ones, `steps` of them, read from what the minor
+    /// bits leave, most minor first: `r_0 = o >> minor_bits` and `r_k =
+    /// high(r_(k-1), a_k)`, `r_(k-1) / b_(k-1)` by [`reciprocal`], so that
+    /// the digits are `v_k = r_k - b_k r_(k+1)` and the most major is the
+    /// last `r`. Their sum `Σ v_k m_k`, where `m_k` moves a digit to its
+    /// place, telescopes to `Σ r_k mul_k`, with `mul_k = m_k - b_(k-1)
+    /// m_(k-1)` (wrapping): a step takes two multiplies, not three.
     pub(crate) terms: [Term; MAX_DIGITS],
-    pub(crate) minor: u8,
-    pub(crate) major: u8,
+    pub(crate) fields: u8,
+    pub(crate) steps: u8,
+    /// Whether the layout takes the straight code (see [`STRAIGHT`]): its
+    /// fields then take `STRAIGHT.fields` terms, the unused 0.
+    pub(crate) straight: bool,
     /// The bits the minor digits take.
     pub(crate) minor_bits: u8,
     /// The bits of minor digits past their radix: set only in padding.
     pub(crate) minor_padding: u64,
-    /// Bit `d`: dim `d`'s digits spell coordinates past its size.
-    pub(crate) ragged: u16,
+    /// Dim `d`'s lane: the packed index shifted right by `at[d]`, masked by
+    /// `masks[d]`.
+    pub(crate) at: [u8; MAX_RANK],
+    pub(crate) masks: [u64; MAX_RANK],
+    /// Added to the packed index, it carries into the bit above a lane (one
+    /// of `guards`) exactly where the lane holds a value past its bound:
+    /// a coordinate past its dim's size, or a major digit past its radix
+    /// (a digit that reaches padding, also added into a lane of its own).
+    pub(crate) over: u64,
+    pub(crate) guards: u64,
+    /// The guards of the lanes the fields alone fill: the dims whose
+    /// digits are all minor.
+    pub(crate) minor_guards: u64,
+    /// The slots the digits address: at or past them is padding.
     pub(crate) slots: usize,
+}
+
+/// A digit of [`DigitInverse`]: a field or a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Term {
+    pub(crate) a: u64,
+    pub(crate) mul: u64,
+}
+
+pub(crate) const NO_TERM: Term = Term { a: 0, mul: 0 };
+
+/// The layouts whose inverse is straight code: at most `fields` fields,
+/// each taken (the unused ones 0), at most `steps` steps, each behind a
+/// test of their number, and at most `dims` dims. Straight code keeps
+/// every table read out of a caller's loop and each entry of the index
+/// in a register: loops over the terms ran 3-4 times its time. Where a
+/// test or a second kernel would skip unused terms, it cost more than
+/// they do (`benches/family.rs`): a test before each field, a second group
+/// of fields behind one test, kernels for two sizes, steps without tests.
+/// Three fields, not four, put 5-10% more time on the layouts of four
+/// minor digits and took that much off those of one or two, the family's
+/// worst. A run of more minor digits than fields is read partly by steps
+/// (`bf16[8,1,1000,130]{3,2,0,1:T(8,128)(2,1)}`: four minor digits, three
+/// fields and three steps). Every TPU layout of ranks 1 to 4 fits; larger
+/// ones take the loops, out of line.
+pub(crate) const STRAIGHT: Straight = Straight {
+    fields: 3,
+    steps: 6,
+    dims: 4,
+};
+
+/// The bounds of a layout whose inverse is straight code.
+pub(crate) struct Straight {
+    pub(crate) fields: usize,
+    pub(crate) steps: usize,
+    pub(crate) dims: usize,
+}
+
+/// Lanes handed out from the bottom of the packed index up.
+struct Lanes {
+    next: u32,
+    over: u64,
+    guards: u64,
+}
+
+impl Lanes {
+    /// A lane for values up to `largest`, checked against `bound` (values
+    /// at or past it set its guard bit) where `largest` reaches it; its
+    /// lowest bit and width, `None` past 64 bits.
+    fn take(&mut self, largest: u64, bound: u64) -> Option<(u32, u32)> {
+        let at = self.next;
+        let width = u64::BITS - largest.leading_zeros();
+        let guarded = largest >= bound;
+        self.next = at
+            .checked_add(width + u32::from(guarded))
+            .filter(|&n| n <= u64::BITS)?;
+        if guarded {
+            // `2^width - bound`: `x + 2^width - bound` reaches `2^width`
+            // exactly when `x >= bound`, and stays below `2^(width + 1)`.
+            self.over |= (1u64 << width).wrapping_sub(bound) << at;
+            self.guards |= 1 << (at + width);
+        }
+        Some((at, width))
+    }
+}
+
+impl DigitInverse {
+    /// The inverse of the digits of a layout of `dims`; `None` for digits
+    /// of dims that `*` merged whole, or where the lanes or a division's
+    /// dividends are too wide (past 2^40 slots or so).
+    #[allow(clippy::cast_possible_truncation)]
+    pub(crate) fn new(digits: &Digits, dims: &[usize]) -> Option<DigitInverse> {
+        let all = &digits.list;
+        if dims.len() > MAX_RANK || all.iter().any(|g| g.last != g.dim || g.dim >= dims.len()) {
+            return None;
+        }
+        // The most minor run of extents that are powers of two, each digit
+        // a field or a step: as many fields as the straight code takes.
+        let run = all
+            .iter()
+            .rev()
+            .take_while(|g| g.extent.is_power_of_two())
+            .count();
+        let fitting = || {
+            (0..=run)
+                .rev()
+                .filter_map(|minor| Self::with_fields(digits, dims, minor))
+        };
+        fitting()
+            .find(|form| form.straight)
+            .or_else(|| fitting().next())
+    }
+
+    /// The inverse whose fields are the `minor` most minor digits (their
+    /// extents powers of two), below every lane.
+    #[allow(clippy::cast_possible_truncation)]
+    fn with_fields(digits: &Digits, dims: &[usize], minor: usize) -> Option<DigitInverse> {
+        let all = &digits.list;
+        let mut form = DigitInverse {
+            terms: [NO_TERM; MAX_DIGITS],
+            fields: 0,
+            steps: 0,
+            straight: false,
+            minor_bits: 0,
+            minor_padding: 0,
+            at: [0; MAX_RANK],
+            masks: [0; MAX_RANK],
+            over: 0,
+            guards: 0,
+            minor_guards: 0,
+            slots: digits.slots,
+        };
+        let minor_slots = all
+            .iter()
+            .rev()
+            .take(minor)
+            .map(|g| g.extent)
+            .product::<usize>();
+        let mut lanes = Lanes {
+            next: log2(minor_slots)?.into(),
+            over: 0,
+            guards: 0,
+        };
+        form.minor_bits = lanes.next as u8;
+        let major = all.len() - minor;
+        // A digit that reaches padding is checked in a lane of its own
+        // where no minor bit marks its values past its radix: lowest, as
+        // such a value, also added at its place in its dim's lane, can
+        // overflow that lane into those above.
+        let mut own = [None; MAX_DIGITS];
+        for (i, g) in all.iter().enumerate() {
+            let radix = g.radix as u64;
+            let marked = i >= major && radix.is_power_of_two();
+            if (g.reaches_padding() || g.radix == 1) && !marked {
+                own[i] = Some(lanes.take(g.extent as u64 - 1, radix)?.0);
+            }
+        }
+        for (d, &size) in dims.iter().enumerate() {
+            let largest =
+                all.iter()
+                    .filter(|g| g.radix != 1 && g.dim == d)
+                    .try_fold(0u64, |sum, g| {
+                        let top = match g.radix {
+                            0 => g.extent,
+                            r => r.min(g.extent),
+                        };
+                        (top as u64 - 1)
+                            .checked_mul(g.place as u64)?
+                            .checked_add(sum)
+                    })?;
+            let guards = lanes.guards;
+            let (at, width) = lanes.take(largest, size as u64)?;
+            let minor_only = all.iter().take(all.len() - minor).all(|g| g.dim != d);
+            if minor_only {
+                form.minor_guards |= lanes.guards & !guards;
+            }
+            form.at[d] = at as u8;
+            form.masks[d] = u64::MAX.checked_shr(u64::BITS - width).unwrap_or(0);
+        }
+        // Each digit's multiplier, moving its value from bit `from` of the
+        // offset (0 for a major digit) to its place in its lane, and to
+        // its own lane where it has one.
+        let mut fields = Fixed::<Term, MAX_DIGITS>::new(NO_TERM);
+        // The major digits' extents and multipliers, most minor first.
+        let mut steps = Fixed::<(u64, u64), MAX_DIGITS>::new((0, 0));
+        for (i, g) in all.iter().enumerate().rev() {
+            let from = if i >= major {
+                u32::from(log2(g.stride)?)
+            } else {
+                0
+            };
+            let place = (g.place as u64) << (u32::from(form.at[g.dim]) - from);
+            let padded = g.reaches_padding() || g.radix == 1;
+            let mut mul = if g.radix == 1 { 0 } else { place };
+            let mut bits = (g.extent as u64 - 1) << from;
+            if let Some(at) = own[i] {
+                mul = mul.wrapping_add(1 << (at - from));
+            } else if padded {
+                // Values past the radix set bits of the offset.
+                bits = (g.radix as u64 - 1) << from;
+                form.minor_padding |= (g.extent as u64 - 1) << from & !bits;
+            }
+            if i < major {
+                steps.push((g.extent as u64, mul))?;
+            } else if mul != 0 {
+                // Digits moved up by one multiply share it.
+                match fields.iter_mut().find(|t| t.mul == mul) {
+                    Some(t) => t.a |= bits,
+                    None => fields.push(Term { a: bits, mul })?,
+                }
+            }
+        }
+        form.place_terms(&fields, &steps, dims.len())?;
+        (form.over, form.guards) = (lanes.over, lanes.guards);
+        Some(form)
+    }
+
+    /// Lays out the terms: `fields`, then the steps made from the major
+    /// digits' extents and multipliers, most minor first; the fields at
+    /// [`STRAIGHT`]'s number where the layout takes the straight code.
+    #[allow(clippy::cast_possible_truncation)]
+    fn place_terms(&mut self, fields: &[Term], steps: &[(u64, u64)], rank: usize) -> Option<()> {
+        let straight = fields.len() <= STRAIGHT.fields
+            && steps.len() <= STRAIGHT.steps
+            && rank <= STRAIGHT.dims;
+        let first_step = if straight {
+            STRAIGHT.fields
+        } else {
+            fields.len()
+        };
+        if first_step + steps.len() > MAX_DIGITS {
+            return None;
+        }
+        self.terms[..fields.len()].copy_from_slice(fields);
+        for (k, &(_, mul)) in steps.iter().enumerate() {
+            self.terms[first_step + k] = match k.checked_sub(1).map(|j| steps[j]) {
+                None => Term { a: 0, mul },
+                Some((extent, mul_below)) => {
+                    // `r_(k-1)` is below the slots of the digits from
+                    // `k - 1` up.
+                    let above: u64 = steps[k - 1..].iter().map(|&(e, _)| e).product();
+                    let bits = u64::BITS - (above - 1).leading_zeros();
+                    Term {
+                        a: reciprocal(extent, bits)?,
+                        mul: mul.wrapping_sub(extent.wrapping_mul(mul_below)),
+                    }
+                }
+            };
+        }
+        self.fields = first_step as u8;
+        self.steps = steps.len() as u8;
+        self.straight = straight;
+        Some(())
+    }
+
+    /// The index stored at `offset`, its first `rank` entries (the rank
+    /// the form was compiled for) the coordinates, the rest 0, and whether
+    /// it names an element: `false` for padding and past the slots the
+    /// digits address.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(crate) fn index_of(&self, offset: usize, rank: usize) -> ([usize; MAX_RANK], bool) {
+        if self.straight {
+            self.straight(offset)
+        } else {
+            self.any(offset, rank)
+        }
+    }
+
+    /// [`index_of`](Self::index_of) of a layout within [`STRAIGHT`]:
+    /// straight code, each entry at a place known where it is inlined.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn straight(&self, offset: usize) -> ([usize; MAX_RANK], bool) {
+        const F: usize = STRAIGHT.fields;
+        let steps = usize::from(self.steps);
+        let o = offset as u64;
+        let mut packed = 0u64;
+        for t in &self.terms[..F] {
+            packed = packed.wrapping_add((o & t.a).wrapping_mul(t.mul));
+        }
+        // Padding that the fields show, as in slots past a small dim's
+        // size in a tile, skips the rest: the generated code's tests come
+        // first too, and padding can be most of the slots.
+        if o & self.minor_padding != 0 || packed.wrapping_add(self.over) & self.minor_guards != 0 {
+            return ([0; MAX_RANK], false);
+        }
+        let terms = &self.terms[F..][..STRAIGHT.steps];
+        let mut rest = o.wrapping_shr(u32::from(self.minor_bits));
+        for (k, t) in terms.iter().enumerate() {
+            if k >= steps {
+                break;
+            }
+            if k > 0 {
+                rest = high(rest, t.a);
+            }
+            packed = packed.wrapping_add(rest.wrapping_mul(t.mul));
+        }
+        let mut index = [0; MAX_RANK];
+        for (d, x) in index[..STRAIGHT.dims].iter_mut().enumerate() {
+            *x = self.coordinate(packed, d);
+        }
+        let found = (offset < self.slots) & (packed.wrapping_add(self.over) & self.guards == 0);
+        (index, found)
+    }
+
+    /// [`index_of`](Self::index_of) of a larger layout: loops, out of line.
+    #[inline(never)]
+    fn any(&self, offset: usize, rank: usize) -> ([usize; MAX_RANK], bool) {
+        let fields = usize::from(self.fields).min(MAX_DIGITS);
+        let steps = usize::from(self.steps).min(MAX_DIGITS - fields);
+        let o = offset as u64;
+        let mut packed = 0u64;
+        for t in &self.terms[..fields] {
+            packed = packed.wrapping_add((o & t.a).wrapping_mul(t.mul));
+        }
+        let mut rest = o.wrapping_shr(u32::from(self.minor_bits));
+        for (k, t) in self.terms[fields..fields + steps].iter().enumerate() {
+            if k > 0 {
+                rest = high(rest, t.a);
+            }
+            packed = packed.wrapping_add(rest.wrapping_mul(t.mul));
+        }
+        let mut index = [0; MAX_RANK];
+        for (d, x) in index.iter_mut().enumerate().take(rank) {
+            *x = self.coordinate(packed, d);
+        }
+        (index, self.found(offset, packed))
+    }
+
+    /// Whether the packed index at `offset` names an element.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn found(&self, offset: usize, packed: u64) -> bool {
+        offset < self.slots
+            && offset as u64 & self.minor_padding == 0
+            && packed.wrapping_add(self.over) & self.guards == 0
+    }
+
+    /// Dim `d`'s coordinate in a packed index.
+    #[allow(clippy::inline_always, clippy::cast_possible_truncation)]
+    #[inline(always)]
+    fn coordinate(&self, packed: u64, d: usize) -> usize {
+        (packed.wrapping_shr(u32::from(self.at[d % MAX_RANK])) & self.masks[d % MAX_RANK]) as usize
+    }
 }
 
 impl DigitOffset {
@@ -287,47 +568,6 @@ impl DigitOffset {
     }
 }
 
-impl DigitInverse {
-    /// Adds the coordinates stored at `offset` into `index` (zeros), its
-    /// first `rank` entries, and says whether they name an element:
-    /// `false` for padding and past the slots the digits address.
-    #[allow(clippy::inline_always, clippy::cast_possible_truncation)]
-    #[inline(always)]
-    pub(crate) fn index_of(
-        &self,
-        offset: usize,
-        dims: &[usize],
-        index: &mut [usize; MAX_RANK],
-    ) -> bool {
-        let o = offset as u64;
-        let mut padding = offset >= self.slots;
-        let minor = usize::from(self.minor).min(MAX_DIGITS);
-        let major = usize::from(self.major).min(MAX_DIGITS - minor);
-        // A minor digit past its radix has bits set that no coordinate sets.
-        padding |= o & self.minor_padding != 0;
-        for t in &self.terms[..minor] {
-            let v = o.wrapping_shr(u32::from(t.shift)) & t.a;
-            let slot = &mut index[usize::from(t.dim) % MAX_RANK];
-            *slot = slot.wrapping_add((v as usize).wrapping_shl(u32::from(t.place)));
-        }
-        let mut rest = o.checked_shr(u32::from(self.minor_bits)).unwrap_or(0);
-        for t in &self.terms[minor..minor + major] {
-            let q = divide(rest, t.a, u32::from(t.shift));
-            let v = rest.wrapping_sub(q.wrapping_mul(t.b));
-            rest = q;
-            padding |= v > t.largest;
-            let slot = &mut index[usize::from(t.dim) % MAX_RANK];
-            *slot = slot.wrapping_add((v as usize).wrapping_shl(u32::from(t.place)));
-        }
-        if self.ragged != 0 {
-            for (d, (x, size)) in index.iter().zip(dims).enumerate() {
-                padding |= self.ragged & (1 << d) != 0 && x >= size;
-            }
-        }
-        !padding
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -336,6 +576,7 @@ mod tests {
     use std::string::String;
     use std::vec::Vec;
 
+    use super::STRAIGHT;
     use crate::eval::layout::{InverseForm, OffsetForm};
     use crate::Layout;
     use crate::{Index, MAX_PROGRAM_STEPS};
@@ -355,27 +596,30 @@ mod tests {
 
     /// Whether `l`'s digits compile.
     fn compiles(l: &Layout) -> bool {
-        crate::algebra::digits(l.dims(), l.minor_to_major(), l.tiles())
-            .ok()
-            .and_then(|d| super::DigitForm::new(&d))
-            .is_some()
+        compiled(l) == (true, true)
     }
 
-    /// Whether `l` evaluates both ways by the digits or by a program form
-    /// that is faster (a closed offset that divides nothing; shifts and
-    /// places for the inverse), never by the others.
+    /// Whether `l`'s digits compile to an offset, and to an inverse.
+    fn compiled(l: &Layout) -> (bool, bool) {
+        crate::algebra::digits(l.dims(), l.minor_to_major(), l.tiles())
+            .ok()
+            .and_then(|d| super::DigitForm::new(&d, l.dims()))
+            .map_or((false, false), |f| {
+                let (offset, inverse) = f.split();
+                (offset.is_some(), inverse.is_some())
+            })
+    }
+
+    /// Whether `l` evaluates `offset` by the digits or by a closed form
+    /// that divides nothing (faster where no dim is ragged), and
+    /// `index_of` by the digits.
     fn fast(l: &Layout) -> bool {
         let offset = match &l.forms.offset {
             OffsetForm::Closed(c) => c.divides_nothing(),
             OffsetForm::Digits(_) => true,
             OffsetForm::Steps => false,
         };
-        let inverse = match &l.forms.inverse {
-            InverseForm::Code(c) => matches!(c.form(), "shifts" | "places"),
-            InverseForm::Digits(_) => true,
-            InverseForm::Fold => false,
-        };
-        offset && inverse
+        offset && matches!(l.forms.inverse, InverseForm::Digits(_))
     }
 
     /// Every TPU tiling, at every rank from 1 to 16, in any
@@ -423,6 +667,13 @@ mod tests {
                         format!("{element}[{}]{{{}:{tiles}}}", dims.join(","), m2m.join(","));
                     let l = crate::parse(&spec).unwrap();
                     assert!(compiles(&l) && fast(&l), "{spec}");
+                    // Ranks 1 to 4 take the straight code.
+                    if rank <= STRAIGHT.dims {
+                        assert!(
+                            matches!(&l.forms.inverse, InverseForm::Digits(d) if d.straight),
+                            "{spec}"
+                        );
+                    }
                     taken += 1;
                     let (p, inv) = l.programs();
                     let mut scratch = [0; MAX_PROGRAM_STEPS];
@@ -450,20 +701,23 @@ mod tests {
     /// powers of two; and what takes digits despite looking irregular.
     #[test]
     fn the_digit_form_where_tiles_split_whole_digits() {
-        for (spec, digits) in [
-            ("f32[7,10]{1,0:T(3,4)(2,3)}", false),
-            ("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", false),
-            ("f32[30,20]{0,1:T(3,5)}", false),
-            ("f32[10,2,9]{0,1,2:T(*,8)(8,4)}", false),
+        for (spec, offset, inverse) in [
+            ("f32[7,10]{1,0:T(3,4)(2,3)}", false, false),
+            ("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}", false, false),
+            // Tiles that are not powers of two: the inverse divides.
+            ("f32[30,20]{0,1:T(3,5)}", false, true),
+            ("f32[10,2,9]{0,1,2:T(*,8)(8,4)}", false, false),
             // `*` over a dim of 1 adds nothing.
-            ("f32[1,9]{1,0:T(*,8)}", true),
+            ("f32[1,9]{1,0:T(*,8)}", true, true),
             // A nest larger than the tile: all of it inside, padded.
-            ("f32[5,9]{1,0:T(2,4)(4,8)}", true),
-            ("f32[24,8]{1,0:T(16,4)(8,2)(2,1)}", true),
-            ("f32[3,5]{1,0:T(2,2)}", true),
+            ("f32[5,9]{1,0:T(2,4)(4,8)}", true, true),
+            // Three levels whose terms pass `SLOTS`: the offset keeps the
+            // programs' form.
+            ("f32[24,8]{1,0:T(16,4)(8,2)(2,1)}", false, true),
+            ("f32[3,5]{1,0:T(2,2)}", true, true),
         ] {
             let l = crate::parse(spec).unwrap();
-            assert_eq!(compiles(&l), digits, "{spec}");
+            assert_eq!(compiled(&l), (offset, inverse), "{spec}");
         }
     }
 
@@ -475,8 +729,16 @@ mod tests {
     #[test]
     fn digit_evaluators_equal_the_programs_everywhere() {
         let mut rng = Rng(0x0a16_eb4a);
-        let mut compiled = 0;
-        for _ in 0..3000 {
+        // Inverses, offsets.
+        let mut compiled = [0, 0];
+        // A tile past a dim whose radix is not a power of two, its values
+        // past the radix overflowing the dim's lane (found in the
+        // relayout tests).
+        let fixed = [
+            "u32[3,5,3]{2,1,0:T(3)(32)L(4)}",
+            "s8[5,7]{0,1:T(3,5)(16,8)}",
+        ];
+        for round in 0..4500 + fixed.len() {
             let rank = 1 + rng.below(4);
             let dims: Vec<String> = (0..rank)
                 .map(|_| format!("{}", 1 + rng.below(12)))
@@ -489,27 +751,41 @@ mod tests {
             let tiles: Vec<String> = (0..=rng.below(3))
                 .map(|_| {
                     let sizes: Vec<String> = (0..=rng.below(3))
-                        .map(|_| format!("{}", 1 << rng.below(4)))
+                        .map(|_| match rng.below(8) {
+                            0..4 => format!("{}", 1 << rng.below(4)),
+                            4..7 => format!("{}", 1 + rng.below(8)),
+                            // A tile larger than those below it.
+                            _ => format!("{}", 16 << rng.below(2)),
+                        })
                         .collect();
                     sizes.join(",")
                 })
                 .collect();
             let tiles = tiles.join(")(");
             let extra = ["", "L(8)", "E(4)"][rng.below(3)];
-            let spec = format!(
-                "s8[{}]{{{}:T({tiles}){extra}}}",
-                dims.join(","),
-                m2m.join(",")
-            );
-            let Ok(l) = crate::parse(&spec) else { continue };
+            let spec = match fixed.get(round) {
+                Some(spec) => String::from(*spec),
+                None => format!(
+                    "s8[{}]{{{}:T({tiles}){extra}}}",
+                    dims.join(","),
+                    m2m.join(",")
+                ),
+            };
+            // Tiles larger than the dims can blow storage up; keep it small.
+            let Some(l) = crate::parse(&spec).ok().filter(|l| l.storage_len() < 4096) else {
+                continue;
+            };
             let Some(form) = crate::algebra::digits(l.dims(), l.minor_to_major(), l.tiles())
                 .ok()
-                .and_then(|d| super::DigitForm::new(&d))
+                .and_then(|d| super::DigitForm::new(&d, l.dims()))
             else {
                 continue;
             };
-            compiled += 1;
             let (offset, inverse) = form.split();
+            // A small layout's lanes always fit.
+            let inverse = inverse.unwrap_or_else(|| panic!("{spec}: no inverse"));
+            compiled[0] += 1;
+            compiled[1] += usize::from(offset.is_some());
             let (p, inv) = l.programs();
             let mut scratch = [0; MAX_PROGRAM_STEPS];
             // Some tilings of three levels keep no digit offset.
@@ -526,14 +802,17 @@ mod tests {
             for k in 0..l.storage_len() + 3 {
                 let mut want = [0; crate::MAX_RANK];
                 let found = k < l.storage_len() && inv.eval(k, &mut scratch, &mut want);
-                let mut got = [0; crate::MAX_RANK];
-                let ok = k < l.storage_len() && inverse.index_of(k, l.dims(), &mut got);
-                assert_eq!(ok, found, "{spec} at {k}");
-                if found {
-                    assert_eq!(got[..l.rank()], want[..l.rank()], "{spec} at {k}");
+                // The straight code where the layout takes it, and the
+                // loops that larger layouts take.
+                for (got, ok) in [inverse.index_of(k, l.rank()), inverse.any(k, l.rank())] {
+                    let ok = ok && k < l.storage_len();
+                    assert_eq!(ok, found, "{spec} at {k}");
+                    if found {
+                        assert_eq!(got[..l.rank()], want[..l.rank()], "{spec} at {k}");
+                    }
                 }
             }
         }
-        assert!(compiled > 2500, "{compiled}");
+        assert!(compiled[0] > 2500 && compiled[1] > 1500, "{compiled:?}");
     }
 }

@@ -83,9 +83,12 @@ pub(crate) enum OffsetForm {
 }
 
 /// How a layout evaluates `index_of`.
+// Unboxed, unlike what the lint asks: a `Layout` allocates nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub(crate) enum InverseForm {
-    /// The compact programs: for shifts and places, faster than the digits.
+    /// The compact programs, for a layout without the digits' inverse
+    /// (`*` over dims larger than 1, tiles that split a digit's digits).
     Code(Code),
     /// Compiled from the layout's digits.
     Digits(DigitInverse),
@@ -569,26 +572,34 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub fn index_of(&self, offset: usize) -> Option<Index> {
-        // Into a plain array, the `Index` made only on success: written
-        // into an `Index` and then moved into the `Option`, its entries
-        // were copied twice in 16-byte pieces; this leaves one such copy,
-        // and the entries are written in pairs for it (`Entries::Pairs`).
-        let mut stage = Stage([0; MAX_RANK]);
+        let (values, found) = self.index_values(offset);
+        found.then_some(Index {
+            values,
+            len: NonZeroUsize::MIN.saturating_add(self.rank().min(MAX_RANK)),
+        })
+    }
+
+    /// The index at `offset` in an array, its entries past the rank 0, and
+    /// whether it names an element. Inlined with the digits' inverse, each
+    /// entry at a place known to the caller: an index a caller reads in
+    /// part or copies to an array of the rank stays in registers.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(crate) fn index_values(&self, offset: usize) -> ([usize; MAX_RANK], bool) {
         let rank = self.rank().min(MAX_RANK);
-        let found = match &self.forms.inverse {
-            InverseForm::Digits(form) => {
-                offset < self.storage_len && form.index_of(offset, self.dims(), &mut stage.0)
-            }
-            _ => self.index_entries(offset, Entries::Pairs(rank, &mut stage.0)),
-        };
-        if found {
-            Some(Index {
-                values: stage.0,
-                len: NonZeroUsize::MIN.saturating_add(rank),
-            })
-        } else {
-            None
+        match &self.forms.inverse {
+            InverseForm::Digits(form) => form.index_of(offset, rank),
+            _ => self.index_other(offset, rank),
         }
+    }
+
+    /// [`index_values`](Self::index_values) of a layout without the
+    /// digits' inverse, out of line.
+    #[inline(never)]
+    fn index_other(&self, offset: usize, rank: usize) -> ([usize; MAX_RANK], bool) {
+        let mut stage = Stage([0; MAX_RANK]);
+        let found = self.index_entries(offset, Entries::Pairs(rank, &mut stage.0));
+        (stage.0, found)
     }
 
     /// Writes the logical index at `offset` into `index` (at least rank
@@ -609,28 +620,26 @@ impl Layout {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn index_exact(&self, offset: usize, index: &mut [usize]) -> bool {
-        self.index_entries(offset, Entries::Slice(index))
+        let (values, found) = self.index_values(offset);
+        let n = index.len().min(MAX_RANK);
+        index[..n].copy_from_slice(&values[..n]);
+        found
     }
 
-    /// [`index_exact`](Self::index_exact) into either form of entries.
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
+    /// The inverse's compact programs or the folded ones, into either
+    /// form of entries.
     fn index_entries(&self, offset: usize, index: Entries<'_>) -> bool {
         if offset >= self.storage_len {
             return false;
         }
         match &self.forms.inverse {
             InverseForm::Digits(form) => {
-                let mut stage = Stage([0; MAX_RANK]);
-                let found = form.index_of(offset, self.dims(), &mut stage.0);
-                match index {
-                    Entries::Slice(index) => {
-                        let n = index.len().min(MAX_RANK);
-                        index[..n].copy_from_slice(&stage.0[..n]);
-                    }
-                    Entries::Pairs(_, index) => *index = stage.0,
-                }
-                found
+                let (values, found) = form.index_of(offset, self.rank());
+                index.with_slice(|index| {
+                    let n = index.len().min(MAX_RANK);
+                    index[..n].copy_from_slice(&values[..n]);
+                    found
+                })
             }
             InverseForm::Code(code) => code.index_of(offset, index),
             InverseForm::Fold => index.with_slice(|index| self.index_slow(offset, index)),

@@ -505,7 +505,7 @@ impl Places {
         };
         // Moved in pairs, one 16-byte store each (see `Entries`), for a
         // rank-long slice too.
-        index.store_staged(entry);
+        index.store(entry);
         true
     }
 

@@ -275,7 +275,7 @@ impl LayoutBuilder {
         // The digits the fold compiled its programs from, within the
         // evaluators' capacity.
         let digits = folded.digits.and_then(|d| d.narrowed::<MAX_DIGITS>());
-        let compiled = digits.as_ref().and_then(DigitForm::new);
+        let compiled = digits.as_ref().and_then(|d| DigitForm::new(d, dims));
         let mut layout = Layout {
             element: self.element,
             dims: Fixed::from_prefix(dims, 0),
@@ -306,11 +306,7 @@ impl LayoutBuilder {
                     layout.forms.offset = OffsetForm::Digits(offset);
                 }
             }
-            // The compact programs' shifts and places are faster than
-            // the digits (`benches/offset.rs`, `index_of`); their other
-            // forms divide or interpret.
-            let fast = |c: &Code| matches!(c.form(), "shifts" | "places");
-            if !matches!(&layout.forms.inverse, InverseForm::Code(c) if fast(c)) {
+            if let Some(inverse) = inverse {
                 layout.forms.inverse = InverseForm::Digits(inverse);
             }
         }

@@ -9,87 +9,47 @@ use crate::algebra::divide::Divisor;
 use crate::eval::program::StepId;
 use crate::fixed::Fixed;
 
-/// Where [`ClosedInverse::index_of`] writes an index.
+/// Where [`ClosedInverse::index_of`] writes an index: the first `rank`
+/// entries of a whole index, two to a store (the entry after an odd rank
+/// written 0), for `Layout::index_of`, whose caller copies the index in
+/// 16-byte pieces: a piece read right after two 8-byte stores waits for
+/// both to reach the cache (a failed store-to-load forward), one 16-byte
+/// store forwards. 5.75 times the generated inverse's time on the bf16 TPU
+/// layout before, 3.3 after (when this form, not the digits', inverted it).
 pub(crate) enum Entries<'a> {
-    /// Exactly rank long, an entry a store: a caller's array of the rank
-    /// keeps the entries in registers.
-    Slice(&'a mut [usize]),
-    /// The first `rank` entries of a whole index, two to a store (the
-    /// entry after an odd rank written 0), for `Layout::index_of`, whose
-    /// caller copies the index in 16-byte pieces: a piece read right after
-    /// two 8-byte stores waits for both to reach the cache (a failed
-    /// store-to-load forward), one 16-byte store forwards. 5.75 times the
-    /// generated inverse's time on the bf16 TPU layout before, 3.3 after.
     Pairs(usize, &'a mut [usize; crate::MAX_RANK]),
 }
 
 impl Entries<'_> {
     /// Writes entry `d` as `entry(d)` for each `d` below the rank (at most
-    /// eight): a slice an entry a store, a whole index in pairs. Unrolled,
-    /// so that each `d` is a constant in the caller's code.
+    /// eight), in pairs. Unrolled, so that each `d` is a constant in the
+    /// caller's code.
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn store(self, entry: impl Fn(usize) -> usize) {
-        match self {
-            Entries::Slice(index) => {
-                macro_rules! entries {
-                    ($($d:literal)*) => {$(
-                        if let Some(slot) = index.get_mut($d) {
-                            *slot = entry($d);
-                        }
-                    )*};
-                }
-                entries!(0 1 2 3 4 5 6 7);
-            }
-            Entries::Pairs(rank, index) => store_pairs(rank, index, entry),
-        }
-    }
-
-    /// [`store`](Self::store), a slice's entries too moved in pairs
-    /// through an aligned stage. Written to the slice an entry a store,
-    /// the places' `Ranked::index_of` on the combining example ran 3.3
-    /// times the generated inverse's time at most placements of its code
-    /// and data and 12.3 at some, the benchmark's among them; staged,
-    /// 3.45-3.50 at every one tried.
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
-    pub(crate) fn store_staged(self, entry: impl Fn(usize) -> usize) {
-        match self {
-            Entries::Slice(index) => {
-                let mut stage = Stage([0; crate::MAX_RANK]);
-                let n = index.len().min(crate::MAX_RANK);
-                store_pairs(n, &mut stage.0, entry);
-                index[..n].copy_from_slice(&stage.0[..n]);
-            }
-            Entries::Pairs(rank, index) => store_pairs(rank, index, entry),
-        }
+        let Entries::Pairs(rank, index) = self;
+        store_pairs(rank, index, entry);
     }
 
     /// Runs `fill` on the entries as one slice, rank long, for writers of
-    /// an entry a store (the paths out of line). A whole index gets a
-    /// slice of a copy, moved in after in pairs: the whole index is then
-    /// written only in pairs at fixed places, which a caller's loop keeps
-    /// in registers. Handed out as a slice, it stayed in memory for every
-    /// form of inverse (`Layout::index_of` on the combining example 3.05
-    /// times the generated inverse's time, 2.65 with the copy); the copy
-    /// moved in whole, the bf16 TPU layout's read 3.01 against 2.58 in
-    /// pairs.
+    /// an entry a store (the paths out of line): on a slice of a copy,
+    /// moved in after in pairs, so that the whole index is written only in
+    /// pairs at fixed places, which a caller's loop keeps in registers.
+    /// Handed out as a slice, it stayed in memory for every form of
+    /// inverse (`Layout::index_of` on the combining example 3.05 times the
+    /// generated inverse's time, 2.65 with the copy).
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn with_slice(self, fill: impl FnOnce(&mut [usize]) -> bool) -> bool {
-        match self {
-            Entries::Slice(index) => fill(index),
-            Entries::Pairs(rank, index) => {
-                let mut copy = [0; crate::MAX_RANK];
-                let written = fill(&mut copy[..rank.min(crate::MAX_RANK)]);
-                for (pair, from) in index.chunks_exact_mut(2).zip(copy.chunks_exact(2)) {
-                    if let (Ok(pair), [a, b]) = (<&mut [usize; 2]>::try_from(pair), from) {
-                        store_pair(pair, *a, *b);
-                    }
-                }
-                written
+        let Entries::Pairs(rank, index) = self;
+        let mut copy = [0; crate::MAX_RANK];
+        let written = fill(&mut copy[..rank.min(crate::MAX_RANK)]);
+        for (pair, from) in index.chunks_exact_mut(2).zip(copy.chunks_exact(2)) {
+            if let (Ok(pair), [a, b]) = (<&mut [usize; 2]>::try_from(pair), from) {
+                store_pair(pair, *a, *b);
             }
         }
+        written
     }
 }
 
@@ -337,6 +297,7 @@ impl ClosedInverse {
     }
 
     /// Whether the terms read as shifts.
+    #[cfg(test)]
     pub(crate) fn shifts(&self) -> bool {
         self.kind == Kind::Shifts
     }

@@ -41,6 +41,7 @@
 use super::Ranked;
 use crate::algebra::divide::multiplier;
 use crate::eval::closed::digits;
+use crate::eval::layout::InverseForm;
 use crate::eval::places::{self, Tiled, Value};
 use crate::eval::program::{InverseProgram, Op, Program, StepId};
 use crate::fixed::Fixed;
@@ -147,6 +148,9 @@ enum Form<const N: usize> {
     Shifts([Digit; DIGITS]),
     Quotients(Quotients<N>),
     Places(Places<N>),
+    /// The layout's digits' inverse, as [`Ranked::index_of`] reads it:
+    /// faster than the forms above wherever the layout has one.
+    Digits,
     /// None of them: the layout's own `index_of`.
     Layout,
 }
@@ -290,11 +294,13 @@ struct Quotients<const N: usize> {
 /// many offsets.
 ///
 /// It answers as [`Layout::index_of`] does, for every offset, and returns
-/// the index as `[usize; N]`. Where the layout's inverse is a sum of
-/// digits of powers of two (the TPU tilings), each output is shifts and
-/// masks of the offset; where it divides by other numbers, or splits dims
-/// that `*` combined, each division is one multiplication and a shift by
-/// constants chosen for the values it divides: with at most one tiling
+/// the index as `[usize; N]`. Where the layout reads its index from its
+/// digits (every TPU tiling, and every tiling without a `*` over dims
+/// larger than 1), it is [`Ranked::index_of`](crate::Ranked::index_of),
+/// the fastest there. Where the inverse splits dims that `*` combined,
+/// each output is shifts and masks of the offset for powers of two, and
+/// each division one multiplication and a shift by constants chosen for
+/// the values it divides: with at most one tiling
 /// level, a fixed amount of work per dim, for fewer than 2^31 slots of the
 /// tiled shape (`L(n)` rounding past them aside); with two, for storage of
 /// fewer than 2^31 slots and at most four padding checks. Layouts beyond
@@ -377,15 +383,27 @@ impl<const N: usize> Inverse<N> {
     /// The decoded inverse of `layout`, of rank `N`; of form
     /// [`Form::Layout`] when it has no closed form.
     fn new(layout: &Layout) -> Inverse<N> {
+        Self::decoded(
+            layout,
+            matches!(layout.forms.inverse, InverseForm::Digits(_)),
+        )
+    }
+
+    /// [`new`](Self::new), of form [`Form::Digits`] where `digits` says
+    /// so (tests decode the other forms of every layout).
+    fn decoded(layout: &Layout, digits: bool) -> Inverse<N> {
         let inverse = &layout.inverse_program();
         // The shifts and the quotients evaluate the program's checks, at
         // most four; the places check each group themselves.
         let fits = inverse.outputs().len() == N && inverse.checks().len() <= CHECKS;
-        let form = fits
-            .then(|| shifts::<N>(inverse))
-            .flatten()
-            .or_else(|| places::<N>(layout))
-            .or_else(|| fits.then(|| quotients::<N>(inverse)).flatten());
+        let form = if digits {
+            Some(Form::Digits)
+        } else {
+            fits.then(|| shifts::<N>(inverse))
+                .flatten()
+                .or_else(|| places::<N>(layout))
+                .or_else(|| fits.then(|| quotients::<N>(inverse)).flatten())
+        };
         let mut bounds = [0; CHECKS];
         for (b, check) in bounds.iter_mut().zip(inverse.checks()) {
             *b = u64::try_from(check.bound).unwrap_or(u64::MAX);
@@ -446,6 +464,7 @@ impl<const N: usize> Inverse<N> {
                 })
             }
             Form::Places(p) => p.index_of(x),
+            Form::Digits => Ranked::<N>::of(layout).index_of(offset),
             Form::Layout => through(layout, offset),
         }
     }
@@ -477,6 +496,7 @@ impl<const N: usize> Inverse<N> {
             Form::Shifts(_) => "shifts",
             Form::Places(_) => "places",
             Form::Quotients(_) => "quotients",
+            Form::Digits => "digits",
             Form::Layout => "layout",
         }
     }
@@ -835,7 +855,13 @@ mod tests {
     /// first and the last offsets (padding included) and past storage;
     /// returns which form evaluated (see `Inverse::kind`).
     fn check<const N: usize>(spec: &str, l: &crate::Layout) -> &'static str {
-        let r = l.ranked::<N>().unwrap().inverse();
+        // The forms decoded from the programs, as the layouts without the
+        // digits' inverse take them; and as every layout takes its own.
+        let public = l.ranked::<N>().unwrap().inverse();
+        let r = super::RankedInverse {
+            layout: l,
+            inverse: super::Inverse::<N>::decoded(l, false),
+        };
         let inverse = l.inverse_program();
         let mut scratch = [0; MAX_PROGRAM_STEPS];
         let mut want = [0; N];
@@ -846,11 +872,13 @@ mod tests {
         let past = [storage, storage + 1, usize::MAX];
         for offset in first.chain(last).chain(past) {
             let found = inverse.eval(offset, &mut scratch, &mut want);
-            assert_eq!(
-                r.index_of(offset),
-                found.then_some(want),
-                "{spec} at {offset}"
-            );
+            for r in [r, public] {
+                assert_eq!(
+                    r.index_of(offset),
+                    found.then_some(want),
+                    "{spec} at {offset}"
+                );
+            }
         }
         r.inverse.kind()
     }
