@@ -768,7 +768,6 @@ mod digits {
             }
             w(self.over);
             w(self.guards);
-            w(self.minor_guards);
             w(self.slots as u64);
             for t in &self.terms {
                 w(t.a);
@@ -793,7 +792,6 @@ mod digits {
                 masks: [0; MAX_RANK],
                 over: 0,
                 guards: 0,
-                minor_guards: 0,
                 slots: 0,
             };
             let mut d = 0;
@@ -804,7 +802,6 @@ mod digits {
             }
             form.over = r.word();
             form.guards = r.word();
-            form.minor_guards = r.word();
             form.slots = r.usize();
             let mut i = 0;
             while i < MAX_DIGITS {
