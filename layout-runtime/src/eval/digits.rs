@@ -144,9 +144,11 @@ pub(crate) struct DigitOffset {
 ///
 /// The lanes take at most the bits of the storage length and two a dim
 /// (one where a lane rounds up, one for its guard), above the bits of the
-/// digits read as fields, fewer where there are fewer fields: every
-/// layout of fewer than 2^(64 - 2 rank) slots fits (2^56 at rank 4).
-/// Larger ones, or past [`MAX_DIGITS`] terms, keep the programs' forms.
+/// digits read as fields (none, if need be), and again the bits of each
+/// digit that can hold values past its radix (a tile past a dim): a
+/// layout of fewer than 2^(64 - 2 rank) slots without such digits fits
+/// (2^56 at rank 4). Larger ones, or past [`MAX_DIGITS`] terms, keep the
+/// programs' forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct DigitInverse {
     /// The minor digits first, `fields` of them: `(o & a) * mul` moves a
@@ -233,9 +235,14 @@ impl Lanes {
     /// at or past it set its guard bit) where `largest` reaches it; its
     /// lowest bit and width, `None` past 64 bits.
     fn take(&mut self, largest: u64, bound: u64) -> Option<(u32, u32)> {
-        let at = self.next;
         let width = u64::BITS - largest.leading_zeros();
         let guarded = largest >= bound;
+        if width == 0 && !guarded {
+            // An empty lane (a dim of 1, whose digits add nothing) takes
+            // no bits, and its place stays a shift below 64.
+            return Some((0, 0));
+        }
+        let at = self.next;
         self.next = at
             .checked_add(width + u32::from(guarded))
             .filter(|&n| n <= u64::BITS)?;
@@ -252,7 +259,7 @@ impl Lanes {
 impl DigitInverse {
     /// The inverse of the digits of a layout of `dims`; `None` for digits
     /// of dims that `*` merged whole, or where the lanes or a division's
-    /// dividends are too wide (past 2^40 slots or so).
+    /// dividends are too wide (see [`DigitInverse`]).
     #[allow(clippy::cast_possible_truncation)]
     pub(crate) fn new(digits: &Digits, dims: &[usize]) -> Option<DigitInverse> {
         let all = &digits.list;
@@ -348,9 +355,13 @@ impl DigitInverse {
             } else {
                 0
             };
-            let place = (g.place as u64) << (u32::from(form.at[g.dim]) - from);
             let padded = g.reaches_padding() || g.radix == 1;
-            let mut mul = if g.radix == 1 { 0 } else { place };
+            // A constant digit adds nothing to a lane (its dim's may be
+            // empty, at bit 64); any other's lane is below bit 64.
+            let mut mul = match g.radix {
+                1 => 0,
+                _ => (g.place as u64) << (u32::from(form.at[g.dim]) - from),
+            };
             let mut bits = (g.extent as u64 - 1) << from;
             if let Some(at) = own[i] {
                 mul = mul.wrapping_add(1 << (at - from));
@@ -708,6 +719,33 @@ mod tests {
         ] {
             let l = crate::parse(spec).unwrap();
             assert_eq!(compiled(&l), (offset, inverse), "{spec}");
+        }
+    }
+
+    /// Lanes that fill all 64 bits, with dims of 1 whose lanes are empty:
+    /// no shift past the word, no panic, and the same answers as the
+    /// programs at the ends of storage.
+    #[test]
+    fn lanes_that_fill_the_word() {
+        for spec in [
+            "s8[1]{0:T(4611686018427387905,1)}",
+            "s8[1,1]{1,0:T(4611686018427387905,1,1)}",
+            "s8[1]{0:T(5,5,5,5,5,5,5,5,5,5,5,9,9,9,9,1)}",
+            "s8[1]{0:T(9,9,9,9,9,9,9,9,9,9,9,9,9,9,9,1)}",
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let (_, inv) = l.programs();
+            let mut scratch = [0; MAX_PROGRAM_STEPS];
+            let last = l.storage_len() - 1;
+            for k in (0..64).chain([last / 2, last - 1, last]) {
+                let mut want = [0; crate::MAX_RANK];
+                let found = inv.eval(k, &mut scratch, &mut want);
+                assert_eq!(
+                    l.index_of(k).as_deref(),
+                    found.then_some(&want[..l.rank()]),
+                    "{spec} at {k}"
+                );
+            }
         }
     }
 

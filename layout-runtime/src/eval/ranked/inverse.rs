@@ -394,18 +394,23 @@ impl<const N: usize> Inverse<N> {
     /// [`new`](Self::new), of form [`Form::Digits`] where `digits` says
     /// so (tests decode the other forms of every layout).
     fn decoded(layout: &Layout, digits: bool) -> Inverse<N> {
+        if digits {
+            return Inverse {
+                form: Form::Digits,
+                storage_len: layout.storage_len(),
+                bounds: [0; CHECKS],
+                live_checks: 0,
+            };
+        }
         let inverse = &layout.inverse_program();
         // The shifts and the quotients evaluate the program's checks, at
         // most four; the places check each group themselves.
         let fits = inverse.outputs().len() == N && inverse.checks().len() <= CHECKS;
-        let form = if digits {
-            Some(Form::Digits)
-        } else {
-            fits.then(|| shifts::<N>(inverse))
-                .flatten()
-                .or_else(|| places::<N>(layout))
-                .or_else(|| fits.then(|| quotients::<N>(inverse)).flatten())
-        };
+        let form = fits
+            .then(|| shifts::<N>(inverse))
+            .flatten()
+            .or_else(|| places::<N>(layout))
+            .or_else(|| fits.then(|| quotients::<N>(inverse)).flatten());
         let mut bounds = [0; CHECKS];
         for (b, check) in bounds.iter_mut().zip(inverse.checks()) {
             *b = u64::try_from(check.bound).unwrap_or(u64::MAX);
