@@ -596,11 +596,22 @@ impl Layout {
     }
 
     /// [`index_values`](Self::index_values) of a layout without the
-    /// digits' inverse, out of line.
+    /// digits' inverse (the compact programs, or the folded ones), out of
+    /// line.
     #[inline(never)]
     fn index_other(&self, offset: usize, rank: usize) -> ([usize; MAX_RANK], bool) {
+        let code = match &self.forms.inverse {
+            InverseForm::Digits(form) => return form.index_of(offset, rank),
+            InverseForm::Code(code) => Some(code),
+            InverseForm::Fold => None,
+        };
         let mut stage = Stage([0; MAX_RANK]);
-        let found = self.index_entries(offset, Entries::Pairs(rank, &mut stage.0));
+        let index = Entries(rank, &mut stage.0);
+        let found = offset < self.storage_len
+            && match code {
+                Some(code) => code.index_of(offset, index),
+                None => index.with_slice(|index| self.index_slow(offset, index)),
+            };
         (stage.0, found)
     }
 
@@ -626,26 +637,6 @@ impl Layout {
         let n = index.len().min(MAX_RANK);
         index[..n].copy_from_slice(&values[..n]);
         found
-    }
-
-    /// The inverse's compact programs or the folded ones, into either
-    /// form of entries.
-    fn index_entries(&self, offset: usize, index: Entries<'_>) -> bool {
-        if offset >= self.storage_len {
-            return false;
-        }
-        match &self.forms.inverse {
-            InverseForm::Digits(form) => {
-                let (values, found) = form.index_of(offset, self.rank());
-                index.with_slice(|index| {
-                    let n = index.len().min(MAX_RANK);
-                    index[..n].copy_from_slice(&values[..n]);
-                    found
-                })
-            }
-            InverseForm::Code(code) => code.index_of(offset, index),
-            InverseForm::Fold => index.with_slice(|index| self.index_slow(offset, index)),
-        }
     }
 
     /// For callers that invert many slots: the inverse program folded once

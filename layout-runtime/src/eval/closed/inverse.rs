@@ -16,9 +16,10 @@ use crate::fixed::Fixed;
 /// both to reach the cache (a failed store-to-load forward), one 16-byte
 /// store forwards. 5.75 times the generated inverse's time on the bf16 TPU
 /// layout before, 3.3 after (when this form, not the digits', inverted it).
-pub(crate) enum Entries<'a> {
-    Pairs(usize, &'a mut [usize; crate::MAX_RANK]),
-}
+pub(crate) struct Entries<'a>(
+    pub(crate) usize,
+    pub(crate) &'a mut [usize; crate::MAX_RANK],
+);
 
 impl Entries<'_> {
     /// Writes entry `d` as `entry(d)` for each `d` below the rank (at most
@@ -27,7 +28,7 @@ impl Entries<'_> {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn store(self, entry: impl Fn(usize) -> usize) {
-        let Entries::Pairs(rank, index) = self;
+        let Entries(rank, index) = self;
         store_pairs(rank, index, entry);
     }
 
@@ -41,7 +42,7 @@ impl Entries<'_> {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn with_slice(self, fill: impl FnOnce(&mut [usize]) -> bool) -> bool {
-        let Entries::Pairs(rank, index) = self;
+        let Entries(rank, index) = self;
         let mut copy = [0; crate::MAX_RANK];
         let written = fill(&mut copy[..rank.min(crate::MAX_RANK)]);
         for (pair, from) in index.chunks_exact_mut(2).zip(copy.chunks_exact(2)) {
@@ -60,7 +61,7 @@ impl Entries<'_> {
 pub(crate) struct Stage(pub(crate) [usize; crate::MAX_RANK]);
 
 /// Writes `[a, b]` to `pair` as one 16-byte store where the target has
-/// them (SSE2; see [`Entries::Pairs`]).
+/// them (SSE2; see [`Entries`]).
 #[allow(clippy::inline_always)]
 #[inline(always)]
 pub(crate) fn store_pair(pair: &mut [usize; 2], a: usize, b: usize) {
