@@ -76,6 +76,23 @@ pub(crate) struct Digits<const N: usize = MAX_DIGITS> {
 }
 
 impl<const N: usize> Digits<N> {
+    /// The largest coordinate of dims `dim..=last` the digits spell: at
+    /// most `place * extent - 1` from its most significant digit, plus
+    /// each lower digit's largest value; 0 for a coordinate of no digits,
+    /// `None` past `usize`.
+    pub(crate) fn largest(&self, dim: usize, last: usize) -> Option<usize> {
+        self.list
+            .iter()
+            .filter(|h| h.radix != 1 && (h.dim, h.last) == (dim, last))
+            .try_fold(0usize, |sum, h| {
+                let top = match h.radix {
+                    0 => h.extent,
+                    r => r.min(h.extent),
+                };
+                (top - 1).checked_mul(h.place)?.checked_add(sum)
+            })
+    }
+
     /// The same digits in a list of at most `M`, or `None` if there are
     /// more: what [`digits`] with a width of `M` gives.
     pub(crate) fn narrowed<const M: usize>(&self) -> Option<Digits<M>> {
@@ -175,22 +192,9 @@ pub(crate) fn digits<const N: usize>(
     for d in minor_first.iter().rev() {
         out.list.push(*d).ok_or(NoDigits::Limits)?;
     }
-    // A coordinate's digits spell at most `place * extent - 1` from its
-    // most significant one, plus each lower digit's largest value.
     for g in out.list.iter().filter(|g| g.radix != 1) {
         let size = g.size(dims).ok_or(NoDigits::Limits)?;
-        let largest = out
-            .list
-            .iter()
-            .filter(|h| h.radix != 1 && (h.dim, h.last) == (g.dim, g.last))
-            .try_fold(0usize, |sum, h| {
-                let top = match h.radix {
-                    0 => h.extent,
-                    r => r.min(h.extent),
-                };
-                (top - 1).checked_mul(h.place)?.checked_add(sum)
-            })
-            .ok_or(NoDigits::Limits)?;
+        let largest = out.largest(g.dim, g.last).ok_or(NoDigits::Limits)?;
         if largest >= size {
             for d in g.dim..=g.last {
                 out.ragged |= 1 << d;

@@ -273,14 +273,16 @@ impl DigitInverse {
             .rev()
             .take_while(|g| g.extent.is_power_of_two())
             .count();
-        let fitting = || {
-            (0..=run)
-                .rev()
-                .filter_map(|minor| Self::with_fields(digits, dims, minor))
-        };
-        fitting()
-            .find(|form| form.straight)
-            .or_else(|| fitting().next())
+        let mut fitting = (0..=run)
+            .rev()
+            .filter_map(|minor| Self::with_fields(digits, dims, minor));
+        // The most fields that fit; fewer where that takes the straight
+        // code.
+        let first = fitting.next()?;
+        if first.straight {
+            return Some(first);
+        }
+        fitting.find(|form| form.straight).or(Some(first))
     }
 
     /// The inverse whose fields are the `minor` most minor digits (their
@@ -327,18 +329,8 @@ impl DigitInverse {
             }
         }
         for (d, &size) in dims.iter().enumerate() {
-            let largest =
-                all.iter()
-                    .filter(|g| g.radix != 1 && g.dim == d)
-                    .try_fold(0u64, |sum, g| {
-                        let top = match g.radix {
-                            0 => g.extent,
-                            r => r.min(g.extent),
-                        };
-                        (top as u64 - 1)
-                            .checked_mul(g.place as u64)?
-                            .checked_add(sum)
-                    })?;
+            // Every digit here is of one dim (`new` refused `*`'s).
+            let largest = digits.largest(d, d)? as u64;
             let (at, width) = lanes.take(largest, size as u64)?;
             form.at[d] = at as u8;
             form.masks[d] = u64::MAX.checked_shr(u64::BITS - width).unwrap_or(0);
@@ -473,6 +465,9 @@ impl DigitInverse {
     }
 
     /// [`index_of`](Self::index_of) of a larger layout: loops, out of line.
+    /// The same terms as [`straight`](Self::straight) reads, by counts read
+    /// at run time: the straight code's fixed lengths are what keep its
+    /// table reads out of a caller's loop, so the two stay apart.
     #[inline(never)]
     fn any(&self, offset: usize, rank: usize) -> ([usize; MAX_RANK], bool) {
         let fields = usize::from(self.fields).min(MAX_DIGITS);
