@@ -60,7 +60,15 @@ impl<T: Copy> Gather<'_, T> {
             64
         };
         let grid = [(o.count, o.walk, o.other), (block.na, block.da, block.sa)];
-        arch::stream_runs(&mut self.dst[d..], &self.src[other..], grid, len, granule)
+        let ask = arch::next_span(grid, len).map(|at| (at, len));
+        arch::stream_runs(
+            &mut self.dst[d..],
+            &self.src[other..],
+            grid,
+            len,
+            granule,
+            ask,
+        )
     }
 
     /// [`stream_padded_rows`] into this walk's destination from `d` on,

@@ -133,6 +133,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         // A band of whole rows on lines, one call for all (see `stream_runs`),
         // row by row as the destination lies (see `stream_joined_rows`).
         let grid = [(block.na, block.da, block.sa), (o.count, o.other, o.walk)];
+        let len = block.nb * self.unit;
         let runs = !self.stage.is_empty()
             && block.db == self.unit
             && block.sb == self.unit
@@ -140,8 +141,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
                 &mut self.dst[d..],
                 &self.src[off..],
                 grid,
-                block.nb * self.unit,
+                len,
                 64,
+                arch::next_span(grid, len).map(|at| (at, len)),
             );
         if runs {
             return;

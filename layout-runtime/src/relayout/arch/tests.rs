@@ -1006,34 +1006,72 @@ fn grids_of_runs_match_a_plain_loop() {
                 [(0, 64, 64), (3, 1280, 1280)],
                 [(1, 13, 7), (2, 1280, 1280)],
             ] {
+                // Asking for nothing, for the next span, or for lines far
+                // outside the buffers (a prefetch never faults) writes the
+                // same bytes.
+                let next = next_span(grid, len).map(|at| (at, len));
+                let asks = [None, next, Some((1 << 40, 4096))];
                 for d in [0, 1, 16, 64] {
                     for s in [0, 3, 16] {
-                        buf.fill(0xaa);
-                        let done =
-                            x86_64::stream_runs(stores, &mut buf[d..], &src[s..], grid, len, 64);
-                        stream_fence();
-                        let [(n0, d0, s0), (n1, d1, s1)] = grid;
-                        let mut want = std::vec![0xaau8; buf.len()];
-                        if done {
-                            for x in 0..n0 {
-                                for i in 0..n1 {
-                                    let (to, from) = (d + x * d0 + i * d1, s + x * s0 + i * s1);
-                                    want[to..to + len].copy_from_slice(&src[from..from + len]);
+                        for ask in asks {
+                            buf.fill(0xaa);
+                            let done = x86_64::stream_runs(
+                                stores,
+                                &mut buf[d..],
+                                &src[s..],
+                                grid,
+                                len,
+                                64,
+                                ask,
+                            );
+                            stream_fence();
+                            let [(n0, d0, s0), (n1, d1, s1)] = grid;
+                            let mut want = std::vec![0xaau8; buf.len()];
+                            if done {
+                                for x in 0..n0 {
+                                    for i in 0..n1 {
+                                        let (to, from) = (d + x * d0 + i * d1, s + x * s0 + i * s1);
+                                        want[to..to + len].copy_from_slice(&src[from..from + len]);
+                                    }
                                 }
                             }
+                            let whole = len > 0 && len % 64 == 0 && d % 64 == 0;
+                            let on_lines = (n0 < 2 || d0 % 64 == 0) && (n1 < 2 || d1 % 64 == 0);
+                            let taken = n0 > 0 && n1 > 0 && whole && on_lines;
+                            let what = std::format!(
+                                "{stores:?}: {grid:?} of {len} at {d} from {s}, {ask:?}"
+                            );
+                            assert_eq!(done, taken, "{what}");
+                            assert_eq!(buf, &want[..], "{what}");
                         }
-                        let whole = len > 0 && len % 64 == 0 && d % 64 == 0;
-                        let on_lines = (n0 < 2 || d0 % 64 == 0) && (n1 < 2 || d1 % 64 == 0);
-                        let taken = n0 > 0 && n1 > 0 && whole && on_lines;
-                        assert_eq!(done, taken, "{stores:?}: {grid:?} of {len} at {d} from {s}");
-                        assert_eq!(
-                            buf,
-                            &want[..],
-                            "{stores:?}: {grid:?} of {len} at {d} from {s}"
-                        );
                     }
                 }
             }
         }
     }
+}
+
+#[test]
+fn next_spans_follow_bands_that_fill_their_source() {
+    // An unpack's band: 8 rows of 32 tiles of (8,128) `f32`, a row of
+    // each tile a run; it fills 32768 elements, and the next band starts
+    // there.
+    assert_eq!(
+        next_span([(8, 4096, 128), (32, 128, 1024)], 128),
+        Some(32768)
+    );
+    // A pack's band reads its rows in order and fills them too.
+    assert_eq!(
+        next_span([(8, 128, 4096), (32, 1024, 128)], 128),
+        Some(32768)
+    );
+    // One row of a band (the rest of its span is other rows), a band with
+    // gaps between its runs, runs that overlap, and one run a row: none.
+    assert_eq!(next_span([(1, 0, 0), (32, 128, 1024)], 128), None);
+    assert_eq!(next_span([(8, 4096, 130), (32, 128, 1040)], 128), None);
+    assert_eq!(next_span([(8, 4096, 64), (32, 128, 512)], 128), None);
+    assert_eq!(next_span([(8, 4096, 128), (1, 0, 0)], 128), None);
+    // Empty grids and spans past `usize` ask for nothing.
+    assert_eq!(next_span([(0, 0, 0), (32, 128, 1024)], 128), None);
+    assert_eq!(next_span([(2, 0, usize::MAX), (2, 0, 1)], 1), None);
 }

@@ -327,11 +327,19 @@ pub(crate) fn stream_joined_rows<T: Copy>(
     // pieces' whole lines.
     let head = to_line_in(dst, d);
     let grid = [(b.na, b.da, b.sa), (o.count, piece, o.s)];
+    // The block's rows read a row of each tile: they ask for the next
+    // block's source in order (`arch::next_span`), a piece a run, rows
+    // streamed in one call or a call a row alike.
+    let next = arch::next_span(grid, piece);
+    let ask = |row: usize, first: usize, from: usize| {
+        next.map(|span| (s + span + (row * o.count + first) * piece - from, piece))
+    };
     let all = same
         && if sixteen(head) {
-            arch::stream_runs(&mut dst[d..], &src[s..], grid, piece, 16)
+            arch::stream_runs(&mut dst[d..], &src[s..], grid, piece, 16, ask(0, 0, s))
         } else {
-            arch::stream_runs(&mut dst[d + head..], &src[s + head..], grid, body(head), 64)
+            let (to, from, len) = (d + head, s + head, body(head));
+            arch::stream_runs(&mut dst[to..], &src[from..], grid, len, 64, ask(0, 0, from))
         };
     // Rows back to back (a row-major destination of whole tiles a row):
     // each row also continues the one before, through one pair of lines.
@@ -349,22 +357,8 @@ pub(crate) fn stream_joined_rows<T: Copy>(
         // streamed this row the way this test asks for.
         if sixteen(head) {
             if !all {
-                // Every piece streams 16 bytes at a time in the order the
-                // destination lies, its split lines completed in the
-                // write-combining buffer by the next piece's first
-                // stores: no line put together in the stage, no second
-                // pass over the source for them.
-                let from0 = &src[from..][..piece];
-                let head = join_head(dst, to, from0, lines, first);
-                arch::stream_copy_in_order(&mut dst[to + head..][..piece - head], &from0[head..]);
-                let grid = [(1, 0, 0), (o.count - 1, piece, o.s)];
-                let rest = &mut dst[to + piece..];
-                if !arch::stream_runs(rest, &src[from + o.s..], grid, piece, 16) {
-                    for x in 1..o.count {
-                        let at = to + x * piece;
-                        dst[at..][..piece].copy_from_slice(&src[from + x * o.s..][..piece]);
-                    }
-                }
+                let rest = (o, piece, ask(i, 1, from + o.s));
+                stream_row_in_order(dst, to, src, from, rest, lines, first);
             }
             // The last piece's partial line, for a piece that continues
             // the row (it went out too, and goes again whole from here).
@@ -385,6 +379,7 @@ pub(crate) fn stream_joined_rows<T: Copy>(
                 grid,
                 body(head),
                 64,
+                ask(i, 0, from + head),
             );
         for x in 0..o.count {
             let at = if x == 0 { first } else { Piece::Inside };
@@ -407,6 +402,35 @@ pub(crate) fn stream_joined_rows<T: Copy>(
         rows,
         next: 0,
     })
+}
+
+/// One row of [`stream_joined_rows`] whose lines split on 16 bytes: every
+/// piece streams 16 bytes at a time in the order the destination lies,
+/// its split lines completed in the write-combining buffer by the next
+/// piece's first stores: no line put together in the stage, no second
+/// pass over the source for them. `rest` is the row's pieces (`o`), their
+/// length and what the pieces after the first ask for ahead
+/// ([`arch::stream_runs`]).
+fn stream_row_in_order<T: Copy>(
+    dst: &mut [T],
+    to: usize,
+    src: &[T],
+    from: usize,
+    (o, piece, ask): (Outer, usize, Option<(usize, usize)>),
+    lines: &mut [T],
+    first: Piece,
+) {
+    let from0 = &src[from..][..piece];
+    let head = join_head(dst, to, from0, lines, first);
+    arch::stream_copy_in_order(&mut dst[to + head..][..piece - head], &from0[head..]);
+    let grid = [(1, 0, 0), (o.count - 1, piece, o.s)];
+    let rest = &mut dst[to + piece..];
+    if !arch::stream_runs(rest, &src[from + o.s..], grid, piece, 16, ask) {
+        for x in 1..o.count {
+            let at = to + x * piece;
+            dst[at..][..piece].copy_from_slice(&src[from + x * o.s..][..piece]);
+        }
+    }
 }
 
 /// Whether a walked block `a` x `b` of single elements takes groups of 2

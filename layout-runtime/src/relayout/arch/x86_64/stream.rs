@@ -182,7 +182,10 @@ pub(in crate::relayout::arch) fn stream_copy<T: Copy>(
 /// a call of [`stream_copy`], a tile's 512-byte rows spent as long in its
 /// bookkeeping as in the copy: the `f32 T(8,128)` unpack into a
 /// destination on a line took 9.6-10.0 ms against 6.4-7.0 for a loop
-/// without the calls. `false`, nothing written, for other runs.
+/// without the calls. With `ask`, `(at, step)`, run `k` (in the order
+/// the runs go) asks for the `step` source elements from `at + k * step`
+/// ahead of their use ([`next_span`](crate::relayout::arch::next_span)).
+/// `false`, nothing written, for other runs.
 pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
     stores: Stores,
     dst: &mut [T],
@@ -190,6 +193,7 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
     grid: [(usize, usize, usize); 2],
     len: usize,
     granule: usize,
+    ask: Option<(usize, usize)>,
 ) -> bool {
     let size = core::mem::size_of::<T>();
     let bytes = len.saturating_mul(size);
@@ -216,8 +220,18 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
     }
     let d = dst.as_mut_ptr().cast::<u8>();
     let s = src.as_ptr().cast::<u8>();
+    // A span asked for alongside, in order: run `k` asks for `step`
+    // elements from `at + k * step`. Prefetches never fault, so the span
+    // needs no bounds.
+    let ask = ask.map(|(at, step)| (s.wrapping_add(at.wrapping_mul(size)), step * size));
     for x in 0..n0 {
         for i in 0..n1 {
+            if let Some((at, step)) = ask {
+                let next = at.wrapping_add((x * n1 + i) * step);
+                for line in (0..step).step_by(64) {
+                    super::prefetch(next.wrapping_add(line));
+                }
+            }
             // SAFETY: run `(x, i)` lies inside both slices: its elements
             // are below `(n0 - 1) * stride0 + (n1 - 1) * stride1 + len`,
             // checked against their lengths above (no product overflows),
