@@ -143,7 +143,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
                 grid,
                 len,
                 64,
-                arch::next_span(grid, len).map(|at| (at, len)),
+                arch::next_span::<T>(grid, len).map(|at| (at, len)),
             );
         if runs {
             return;

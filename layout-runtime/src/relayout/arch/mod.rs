@@ -490,19 +490,22 @@ pub(crate) fn stream_runs<T: Copy>(
     }
 }
 
-/// For runs on `grid` (as [`stream_runs`] takes it, more than one in the
-/// inner level) that fill their source span, the source offset of the
-/// span after it, where the next band of a walk reads: each run then
-/// asks for its share of that span, in order ([`stream_runs`]' `ask`, a
-/// run's length a step). Hardware prefetchers follow a few streams in
-/// order; an unpack reading a row of each tile across a band of tiles
-/// is 32 streams 4 KiB apart, which they lose. In one process (a probe
-/// beside the library, AMD EPYC Zen 4), the `f32 T(8,128)` unpack went
-/// from 0.52-0.61 of the best copy to 0.77-0.90, as fast as a walk of the
-/// source in order; `benches/relayout_ab.py` read 0.70 of the time for
-/// it, 0.58-0.63 for the pack of rows of 512, 0.85 for the ragged unpack.
-/// Bands read in order (the packs' rows) lose nothing by asking (0.97-1.0).
-pub(crate) fn next_span(grid: [(usize, usize, usize); 2], len: usize) -> Option<usize> {
+/// For runs of `T` on `grid` (as [`stream_runs`] takes it) that fill
+/// their source span in short streams, the source offset of the span
+/// after it, where the next band of a walk reads: each run then asks for
+/// its share of that span, in order ([`stream_runs`]' `ask`, a run's
+/// length a step). A stream is what the runs of one inner index read as
+/// the outer one advances; hardware prefetchers learn a stream from its
+/// first lines and stop at a page, so streams of a page or less (an
+/// unpack's row of each tile across a band of `(8,128)` tiles: 32 streams
+/// of 4 KiB; a pack of rows of 2 KiB) end before they are learned, while
+/// longer ones (a pack of rows of 16 KiB) are better left to them.
+/// Measured in one process (`benches/relayout_ab.py`, AMD EPYC Zen 4):
+/// the `f32 T(8,128)` unpack took 0.73-0.82 of the time without asking,
+/// the ragged one 0.91-0.93, the pack of rows of 2 KiB 0.67-0.77; asking
+/// on the pack of rows of 16 KiB took 1.12-1.14.
+pub(crate) fn next_span<T>(grid: [(usize, usize, usize); 2], len: usize) -> Option<usize> {
+    const PAGE: usize = 4096;
     let [(n0, _, s0), (n1, _, s1)] = grid;
     if n1 < 2 {
         return None;
@@ -513,7 +516,9 @@ pub(crate) fn next_span(grid: [(usize, usize, usize); 2], len: usize) -> Option<
         .checked_add(n1.checked_sub(1)?.checked_mul(s1)?)?
         .checked_add(len)?;
     let runs = n0.checked_mul(n1)?.checked_mul(len)?;
-    (span == runs).then_some(span)
+    let stream = if s0 == len { n0 * len } else { len };
+    let short = stream.saturating_mul(core::mem::size_of::<T>()) <= PAGE;
+    (short && span == runs).then_some(span)
 }
 
 /// The streaming copy behind the three above: every `granule` bytes from

@@ -1009,7 +1009,7 @@ fn grids_of_runs_match_a_plain_loop() {
                 // Asking for nothing, for the next span, or for lines far
                 // outside the buffers (a prefetch never faults) writes the
                 // same bytes.
-                let next = next_span(grid, len).map(|at| (at, len));
+                let next = next_span::<u8>(grid, len).map(|at| (at, len));
                 let asks = [None, next, Some((1 << 40, 4096))];
                 for d in [0, 1, 16, 64] {
                     for s in [0, 3, 16] {
@@ -1052,26 +1052,38 @@ fn grids_of_runs_match_a_plain_loop() {
 }
 
 #[test]
-fn next_spans_follow_bands_that_fill_their_source() {
+fn next_spans_follow_bands_of_short_streams() {
     // An unpack's band: 8 rows of 32 tiles of (8,128) `f32`, a row of
-    // each tile a run; it fills 32768 elements, and the next band starts
-    // there.
+    // each tile a run: 32 streams of a page, which fill 32768 elements,
+    // and the next band starts there.
+    let unpack = [(8, 4096, 128), (32, 128, 1024)];
+    assert_eq!(next_span::<f32>(unpack, 128), Some(32768));
+    // A pack's band of rows of 2 KiB: 8 streams of 2 KiB.
     assert_eq!(
-        next_span([(8, 4096, 128), (32, 128, 1024)], 128),
-        Some(32768)
+        next_span::<f32>([(4, 1024, 128), (8, 128, 512)], 128),
+        Some(4096)
     );
-    // A pack's band reads its rows in order and fills them too.
+    // Rows of 16 KiB: streams of 16 KiB, left to the hardware; as bytes,
+    // a quarter of that, a page.
+    let pack = [(32, 1024, 128), (8, 128, 4096)];
+    assert_eq!(next_span::<f32>(pack, 128), None);
+    assert_eq!(next_span::<u8>(pack, 128), Some(32768));
+    // Runs that do not continue each other are streams of a run each.
     assert_eq!(
-        next_span([(8, 128, 4096), (32, 1024, 128)], 128),
-        Some(32768)
+        next_span::<f32>([(2, 0, 4096), (4, 0, 1024)], 1024),
+        Some(8192)
     );
+    assert_eq!(next_span::<f32>([(2, 0, 8192), (2, 0, 4096)], 4096), None);
     // One row of a band (the rest of its span is other rows), a band with
     // gaps between its runs, runs that overlap, and one run a row: none.
-    assert_eq!(next_span([(1, 0, 0), (32, 128, 1024)], 128), None);
-    assert_eq!(next_span([(8, 4096, 130), (32, 128, 1040)], 128), None);
-    assert_eq!(next_span([(8, 4096, 64), (32, 128, 512)], 128), None);
-    assert_eq!(next_span([(8, 4096, 128), (1, 0, 0)], 128), None);
+    assert_eq!(next_span::<f32>([(1, 0, 0), (32, 128, 1024)], 128), None);
+    assert_eq!(
+        next_span::<f32>([(8, 4096, 130), (32, 128, 1040)], 128),
+        None
+    );
+    assert_eq!(next_span::<f32>([(8, 4096, 64), (32, 128, 512)], 128), None);
+    assert_eq!(next_span::<f32>([(8, 4096, 128), (1, 0, 0)], 128), None);
     // Empty grids and spans past `usize` ask for nothing.
-    assert_eq!(next_span([(0, 0, 0), (32, 128, 1024)], 128), None);
-    assert_eq!(next_span([(2, 0, usize::MAX), (2, 0, 1)], 1), None);
+    assert_eq!(next_span::<f32>([(0, 0, 0), (32, 128, 1024)], 128), None);
+    assert_eq!(next_span::<u8>([(2, 0, usize::MAX), (2, 0, 1)], 1), None);
 }

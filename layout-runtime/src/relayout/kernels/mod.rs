@@ -290,7 +290,7 @@ pub(crate) fn stream_block<T: Copy>(
     if rows.sb == width {
         let grid = [(1, 0, 0), (rows.na, rows.da, rows.sa)];
         let granule = if in_order && rows.da == len { 16 } else { 64 };
-        let ask = arch::next_span(grid, len).map(|at| (at, len));
+        let ask = arch::next_span::<T>(grid, len).map(|at| (at, len));
         if arch::stream_runs(&mut dst[d..], &src[s..], grid, len, granule, ask) {
             return;
         }
