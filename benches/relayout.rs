@@ -19,7 +19,15 @@
 //! case's goal. `RELAYOUT_THREADS` (say `1,4,8,16`) sets the thread
 //! counts of the copies and of the threaded plans, one and every core when
 //! unset. `RELAYOUT_CASES` (comma-separated parts of case names; `copies`
-//! for the copies alone) runs some of them.
+//! for the copies alone, `family` for the family) runs some of them.
+//!
+//! The cases are chosen layouts; the family (`family_*` rows, then a line
+//! of the worst and median of each goal) draws layouts the cases do not
+//! name, as a user's would be: every TPU tiling of 32-, 16-, 8- and 4-bit
+//! elements, ranks 1 to 4, dims that are not multiples of the tiles, in
+//! order or with `minor_to_major` permuted, each packed from and unpacked
+//! into a row-major array of about 64 MiB of logical data.
+//! `RELAYOUT_FAMILY` (24 by default) sets how many, `RELAYOUT_SEED` which.
 
 #![allow(
     clippy::cast_precision_loss,
@@ -658,6 +666,7 @@ fn timings() {
     copies_as_operations(&mut rows);
     relayout_cases!(pack, convert);
     threads(&mut rows);
+    family(&mut rows);
 
     println!();
     println!(
@@ -846,5 +855,187 @@ fn threaded_convert(rows: &mut Vec<Row>, case: &str, from: &str, to: &str) {
         &[("convert", &|t| {
             on_threads(&plan, t, black_box(&src), &mut out.borrow_mut());
         })],
+    );
+}
+
+/// A member's elements: what the row-major side holds, how storage is
+/// reached (`pack` or `pack_bits`) and the tilings XLA gives the type on
+/// TPUs, for a rank of 2 or more and for rank 1.
+#[derive(Clone, Copy)]
+enum Element {
+    F32,
+    Bf16,
+    S8,
+    S4,
+}
+
+impl Element {
+    fn name(self) -> &'static str {
+        match self {
+            Element::F32 => "f32",
+            Element::Bf16 => "bf16",
+            Element::S8 => "s8",
+            Element::S4 => "s4",
+        }
+    }
+
+    /// Bytes of one logical element on the row-major side.
+    fn bytes(self) -> usize {
+        match self {
+            Element::F32 => 4,
+            Element::Bf16 => 2,
+            Element::S8 | Element::S4 => 1,
+        }
+    }
+
+    fn tilings(self, rank: usize) -> &'static [&'static str] {
+        match (self, rank) {
+            (Element::F32, 1) => &["T(1024)", "T(256)"],
+            (Element::F32, _) => &["T(8,128)", "T(4,128)", "T(2,128)", "T(1,128)"],
+            (Element::Bf16, 1) => &["T(1024)(128)(2,1)", "T(512)(128)(2,1)"],
+            (Element::Bf16, _) => &["T(8,128)(2,1)", "T(16,128)(2,1)", "T(4,128)(2,1)"],
+            (Element::S8, 1) => &["T(1024)(128)(4,1)"],
+            (Element::S8, _) => &["T(8,128)(4,1)", "T(32,128)(4,1)"],
+            (Element::S4, 1) => &["T(1024)(128)(8,1)E(4)"],
+            (Element::S4, _) => &["T(8,128)(8,1)E(4)"],
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift), so that a seed names the
+/// same family on every machine.
+struct Draw(u64);
+
+impl Draw {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A value in `lo..=hi`.
+    fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + (self.next() % (hi - lo + 1) as u64) as usize
+    }
+
+    fn pick<T: Copy>(&mut self, from: &[T]) -> T {
+        from[self.range(0, from.len() - 1)]
+    }
+}
+
+/// One drawn layout of about `target` logical bytes: its text and goal.
+fn draw_member(draw: &mut Draw, target: usize) -> (String, f64) {
+    let element = draw.pick(&[Element::F32, Element::Bf16, Element::S8, Element::S4]);
+    let rank = draw.range(1, 4);
+    let tiling = draw.pick(element.tilings(rank));
+    let elements = target / element.bytes();
+    // The two minor dims ragged against any tile, the major ones taking
+    // what is left of the size.
+    let mut dims = vec![0; rank];
+    let mut left = elements;
+    for d in (0..rank).rev() {
+        dims[d] = if d == 0 {
+            left.max(1)
+        } else {
+            let hi = if d == rank - 1 { 6000 } else { 1500 };
+            draw.range(if d == rank - 1 { 200 } else { 9 }, hi).min(left)
+        };
+        left = (left / dims[d]).max(1);
+    }
+    // In order (a pack), or with the two minor dims or a dim of a 4-D
+    // array moved (a permutation, as a transpose or a convolution's).
+    let mut order: Vec<usize> = (0..rank).rev().collect();
+    let permuted = rank > 1 && draw.range(0, 2) == 0;
+    if permuted {
+        if rank == 4 && draw.range(0, 1) == 0 {
+            order = vec![1, 3, 2, 0];
+        } else {
+            order.swap(0, 1);
+        }
+    }
+    let goal = match (permuted, element) {
+        (true, _) => PERMUTED,
+        (false, Element::F32 | Element::Bf16) => WHOLE,
+        (false, Element::S8 | Element::S4) => NARROW,
+    };
+    let list = |v: &[usize]| v.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+    let spec = format!(
+        "{}[{}]{{{}:{tiling}}}",
+        element.name(),
+        list(&dims),
+        list(&order)
+    );
+    (spec, goal)
+}
+
+/// The family: each member packed and unpacked against the copies (as the
+/// cases are), then per goal the worst and the median of every operation's
+/// fraction of the best copy.
+fn family(rows: &mut Vec<Row>) {
+    if !wanted("family") {
+        return;
+    }
+    let count = std::env::var("RELAYOUT_FAMILY").map_or(24, |n| n.parse().unwrap());
+    let seed = std::env::var("RELAYOUT_SEED").map_or(0x9e37_79b9_7f4a_7c15, |n| n.parse().unwrap());
+    let mut draw = Draw(seed | 1);
+    let first = rows.len();
+    for k in 0..count {
+        let (spec, goal) = draw_member(&mut draw, 64 * MIB);
+        let case = format!("family_{k:02} {spec}");
+        println!("# {case}");
+        let l = parse(&spec).unwrap();
+        if l.element_bits() < 8 {
+            pack_case::<i8, u8>(
+                rows,
+                (&case, &spec, goal),
+                |i| (i % 16) as i8 - 8,
+                |l, src, dst| l.pack_bits(src, dst, Default::default()).unwrap(),
+                |l, src, dst| l.unpack_bits(src, dst, Default::default()).unwrap(),
+                Layout::storage_bytes,
+            );
+        } else {
+            match l.element_bits() {
+                32 => family_member::<f32>(rows, &case, &spec, goal, |i| i as f32),
+                16 => family_member::<u16>(rows, &case, &spec, goal, |i| i as u16),
+                _ => family_member::<i8>(rows, &case, &spec, goal, |i| i as i8),
+            }
+        }
+    }
+    for (goal, what) in [(WHOLE, "whole"), (NARROW, "narrow"), (PERMUTED, "permuted")] {
+        let mut got: Vec<(f64, String)> = rows[first..]
+            .iter()
+            .filter(|r| r.goal == goal)
+            .map(|r| (r.best, format!("{} {}", r.case, r.op)))
+            .collect();
+        if got.is_empty() {
+            continue;
+        }
+        got.sort_by(|a, b| a.0.total_cmp(&b.0));
+        println!(
+            "family {what} goal {goal:.2} operations {} worst {:.2} median {:.2} worst_case {}",
+            got.len(),
+            got[0].0,
+            got[got.len() / 2].0,
+            got[0].1
+        );
+    }
+}
+
+/// [`pack_case`] for a member of whole-byte elements `T`.
+fn family_member<T: Copy + Default + Send + Sync>(
+    rows: &mut Vec<Row>,
+    case: &str,
+    spec: &str,
+    goal: f64,
+    make: impl Fn(usize) -> T,
+) {
+    pack_case::<T, T>(
+        rows,
+        (case, spec, goal),
+        make,
+        |l, src, dst| l.pack(src, dst, Default::default()).unwrap(),
+        |l, src, dst| l.unpack(src, dst, Default::default()).unwrap(),
+        Layout::storage_len,
     );
 }
