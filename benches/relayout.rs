@@ -939,7 +939,8 @@ fn draw_member(draw: &mut Draw, target: usize) -> (String, f64) {
             left.max(1)
         } else {
             let hi = if d == rank - 1 { 6000 } else { 1500 };
-            draw.range(if d == rank - 1 { 200 } else { 9 }, hi).min(left)
+            draw.range(if d == rank - 1 { 200 } else { 9 }, hi)
+                .min(left)
         };
         left = (left / dims[d]).max(1);
     }
@@ -959,7 +960,12 @@ fn draw_member(draw: &mut Draw, target: usize) -> (String, f64) {
         (false, Element::F32 | Element::Bf16) => WHOLE,
         (false, Element::S8 | Element::S4) => NARROW,
     };
-    let list = |v: &[usize]| v.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+    let list = |v: &[usize]| {
+        v.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let spec = format!(
         "{}[{}]{{{}:{tiling}}}",
         element.name(),

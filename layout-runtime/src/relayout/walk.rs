@@ -407,7 +407,7 @@ impl Walk {
             Some(st) if lo > 0 || hi < st.axis.count * st.axis.walk => st.axis.walk,
             // All of the values the steps before stand at (or the innermost
             // `fold` slots, which the ends never cut).
-            _ => return self.descend(v, j, off, other, partial),
+            _ => return self.descend(v, j, off, other, partial, &[]),
         };
         let (first, end) = (lo.div_ceil(w), hi / w);
         if first > end {
@@ -482,7 +482,7 @@ impl Walk {
         rest.steps[0].axis.count = hi - lo;
         rest.bookkeeping();
         if st.source == ALWAYS {
-            rest.descend(v, 0, off, other, partial);
+            rest.descend(v, 0, off, other, partial, &[]);
             return;
         }
         let source = usize::from(st.source);
@@ -493,7 +493,7 @@ impl Walk {
             return;
         }
         partial[source] = index;
-        rest.descend(v, 0, off, other, partial);
+        rest.descend(v, 0, off, other, partial, &[]);
         partial[source] = base;
     }
 
@@ -501,7 +501,7 @@ impl Walk {
     pub(crate) fn run<V: Visitor>(&self, v: &mut V) {
         if self.body > 0 {
             let mut partial = [0usize; MAX_SOURCES];
-            self.descend(v, 0, 0, 0, &mut partial);
+            self.descend(v, 0, 0, 0, &mut partial, &[]);
         }
         if self.storage_len > self.body {
             v.padding(self.body, self.storage_len - self.body);
@@ -520,6 +520,15 @@ impl Walk {
         })
     }
 
+    /// Visits steps `j..` from slot `off` (`other` on the other side),
+    /// for every value of the `carried` axes: values of bounded steps
+    /// further out that keep their dims inside the bounds below, handed
+    /// down as one axis each rather than a value at a time, so that the
+    /// blocks below can be ordered across them ([`blocks`](Self::blocks)).
+    /// A ragged dim further in (a tile's columns past the array's last)
+    /// then no longer pins the outer steps to storage order: a
+    /// `f32[4079,4113]{0,1:T(2,128)}` pack reads each source line once
+    /// instead of once per tile row.
     fn descend<V: Visitor>(
         &self,
         v: &mut V,
@@ -527,6 +536,7 @@ impl Walk {
         off: usize,
         other: usize,
         partial: &mut [usize; MAX_SOURCES],
+        carried: &[Axis],
     ) {
         if self.clear_from(j, partial) {
             let all = if j < self.n {
@@ -534,7 +544,7 @@ impl Walk {
             } else {
                 1
             };
-            self.blocks(v, j, off, other, all);
+            self.blocks(v, j, off, other, all, carried);
             return;
         }
         let st = self.steps[j];
@@ -548,26 +558,18 @@ impl Walk {
                 let valid = (self.bounds[s1] - partial[s1])
                     .div_ceil(last.weight)
                     .min(last.axis.count);
-                v.block_padded(
-                    off,
-                    other,
-                    st.axis,
-                    Axis {
-                        count: valid,
-                        ..last.axis
-                    },
-                    last.axis.count,
-                );
+                let b = Axis {
+                    count: valid,
+                    ..last.axis
+                };
+                each(carried, off, other, &mut |off, other| {
+                    v.block_padded(off, other, st.axis, b, last.axis.count);
+                });
                 return;
             }
             for x in 0..st.axis.count {
-                self.descend(
-                    v,
-                    j + 1,
-                    off + x * st.axis.walk,
-                    other + x * st.axis.other,
-                    partial,
-                );
+                let (off, other) = (off + x * st.axis.walk, other + x * st.axis.other);
+                self.descend(v, j + 1, off, other, partial, carried);
             }
             return;
         }
@@ -577,27 +579,30 @@ impl Walk {
             let valid = (self.bounds[s] - base)
                 .div_ceil(st.weight)
                 .min(st.axis.count);
-            v.block(
-                off,
-                other,
-                UNIT,
-                Axis {
-                    count: valid,
-                    ..st.axis
-                },
-            );
-            if valid < st.axis.count {
-                v.padding(
-                    off + valid * st.axis.walk,
-                    (st.axis.count - valid) * st.axis.walk,
-                );
-            }
+            let b = Axis {
+                count: valid,
+                ..st.axis
+            };
+            each(carried, off, other, &mut |off, other| {
+                v.block(off, other, UNIT, b);
+                if valid < st.axis.count {
+                    v.padding(
+                        off + valid * st.axis.walk,
+                        (st.axis.count - valid) * st.axis.walk,
+                    );
+                }
+            });
             return;
         }
         // Values below `full` keep every later step of this source inside
         // the bound: when the other sources are clear too, they form one
         // padding-free block (a dim padded inside its tile, such as 64 of
-        // 128, then copies 64 rows at once instead of one row at a time).
+        // 128, then copies 64 rows at once instead of one row at a time);
+        // otherwise, where the blocks below are ordered for the other side,
+        // they go down together, carried. Blocks in storage order stay so:
+        // carried, a ragged `f32[4093,4093]{1,0:T(8,128)}`'s last tile of
+        // each row went after all the rows' other tiles, and its pack and
+        // unpack took 1.27 and 1.13 of the time (`relayout_ab.py`).
         let later = self.tail[j] - (st.axis.count - 1) * st.weight;
         let room = self.bounds[s] - base;
         let full = if room > later {
@@ -606,26 +611,38 @@ impl Walk {
             0
         };
         let first = if full > 0 && self.clear_from(j + 1, partial) {
-            self.blocks(v, j, off, other, full);
+            self.blocks(v, j, off, other, full, carried);
+            full
+        } else if full > 1
+            && self.n >= 2
+            && far(self.steps[self.n - 2].axis, self.steps[self.n - 1].axis)
+        {
+            // The largest of the carried values stands for all of them:
+            // every later step of this source stays inside the bound for
+            // each, and the other sources do not depend on them.
+            partial[s] = base + (full - 1) * st.weight;
+            let mut more = [UNIT; MAX_STEPS];
+            more[..carried.len()].copy_from_slice(carried);
+            more[carried.len()] = Axis {
+                count: full,
+                ..st.axis
+            };
+            self.descend(v, j + 1, off, other, partial, &more[..=carried.len()]);
             full
         } else {
             0
         };
         for x in first..st.axis.count {
             let p = base + x * st.weight;
+            let (off, other) = (off + x * st.axis.walk, other + x * st.axis.other);
             if p >= self.bounds[s] {
                 // Larger values only go further out: the rest of this step is padding.
-                v.padding(off + x * st.axis.walk, (st.axis.count - x) * st.axis.walk);
+                let len = (st.axis.count - x) * st.axis.walk;
+                each(carried, off, other, &mut |off, _| v.padding(off, len));
                 break;
             }
             partial[s] = p;
-            self.descend(
-                v,
-                j + 1,
-                off + x * st.axis.walk,
-                other + x * st.axis.other,
-                partial,
-            );
+            self.descend(v, j + 1, off, other, partial, carried);
         }
         partial[s] = base;
     }
@@ -639,7 +656,17 @@ impl Walk {
     /// the outer steps run with the other side's stride shrinking inwards
     /// instead, so consecutive blocks reuse those places (and their pages)
     /// rather than sweeping all columns once per row of tiles.
-    fn blocks<V: Visitor>(&self, v: &mut V, j: usize, off: usize, other: usize, first: usize) {
+    ///
+    /// The `carried` axes ([`descend`](Self::descend)) run outside them.
+    fn blocks<V: Visitor>(
+        &self,
+        v: &mut V,
+        j: usize,
+        off: usize,
+        other: usize,
+        first: usize,
+        carried: &[Axis],
+    ) {
         // Step `j` takes values `0..first` only.
         let step = |k: usize| {
             let a = self.steps[k].axis;
@@ -650,26 +677,23 @@ impl Walk {
             }
         };
         match self.n - j {
-            0 => v.block(off, other, UNIT, UNIT),
-            1 => v.block(off, other, UNIT, step(j)),
-            2 => v.block(off, other, step(j), step(j + 1)),
-            outer => {
-                let mut order = [Axis {
-                    count: 0,
-                    walk: 0,
-                    other: 0,
-                }; MAX_STEPS];
-                for (k, slot) in (j..self.n - 2).zip(order.iter_mut()) {
+            0 => each(carried, off, other, &mut |off, other| {
+                v.block(off, other, UNIT, UNIT)
+            }),
+            1 => each(carried, off, other, &mut |off, other| {
+                v.block(off, other, UNIT, step(j));
+            }),
+            2 if carried.is_empty() => v.block(off, other, step(j), step(j + 1)),
+            inner => {
+                let outer = carried.len() + inner - 2;
+                let mut order = [UNIT; MAX_STEPS];
+                order[..carried.len()].copy_from_slice(carried);
+                for (k, slot) in (j..self.n - 2).zip(&mut order[carried.len()..]) {
                     *slot = step(k);
                 }
-                let order = &mut order[..outer - 2];
-                let (a, b) = (self.steps[self.n - 2].axis, self.steps[self.n - 1].axis);
-                let places = match (a.other, b.other) {
-                    (1, _) => b.count,
-                    (_, 1) => a.count,
-                    _ => a.count * b.count,
-                };
-                if places > FAR_PLACES {
+                let order = &mut order[..outer];
+                let (a, b) = (step(self.n - 2), step(self.n - 1));
+                if far(a, b) {
                     order.sort_unstable_by_key(|x| core::cmp::Reverse(x.other));
                 }
                 nest(v, order, off, other, a, b);
@@ -682,6 +706,30 @@ impl Walk {
 /// ordered for the other side (measured: 128-column transposes gain, 2- to
 /// 8-row interleaves lose).
 const FAR_PLACES: usize = 32;
+
+/// Whether a block `a` x `b` reaches more than [`FAR_PLACES`] separate runs
+/// of the other side, so that blocks are ordered for it.
+fn far(a: Axis, b: Axis) -> bool {
+    let places = match (a.other, b.other) {
+        (1, _) => b.count,
+        (_, 1) => a.count,
+        _ => a.count.saturating_mul(b.count),
+    };
+    places > FAR_PLACES
+}
+
+/// Calls `f` at every value of the `axes`, outermost first: each slot and
+/// other position they reach from `off` and `other`.
+fn each(axes: &[Axis], off: usize, other: usize, f: &mut impl FnMut(usize, usize)) {
+    match axes.split_first() {
+        None => f(off, other),
+        Some((x, rest)) => {
+            for k in 0..x.count {
+                each(rest, off + k * x.walk, other + k * x.other, f);
+            }
+        }
+    }
+}
 
 /// Nested loops over `outer`, outermost first, each visiting block `a` x `b`.
 fn nest<V: Visitor>(v: &mut V, outer: &[Axis], off: usize, other: usize, a: Axis, b: Axis) {
