@@ -97,6 +97,19 @@ impl Block {
     }
 }
 
+/// Rows of at most 8 elements and fewer bytes than this are copied by
+/// moves of a fixed length ([`short_rows`]) rather than a `memcpy` call
+/// each.
+const SHORT_COPY_BYTES: usize = 32;
+
+/// The rows of `b`, each `N` contiguous elements both sides.
+fn short_rows<T: Copy, const N: usize>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
+    for i in 0..b.na {
+        let (to, from) = (d + i * b.da, s + i * b.sa);
+        dst[to..to + N].copy_from_slice(&src[from..from + N]);
+    }
+}
+
 pub(crate) fn copy_block<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
     if b.na == 0 || b.nb == 0 {
         return;
@@ -105,6 +118,21 @@ pub(crate) fn copy_block<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, 
         if b.na == 1 || (b.da == b.nb && b.sa == b.nb) {
             let n = b.na * b.nb;
             dst[d..d + n].copy_from_slice(&src[s..s + n]);
+        } else if b.nb <= 8 && b.nb * core::mem::size_of::<T>() < SHORT_COPY_BYTES {
+            // Rows of a few elements (a pair of `bf16` of a `(2,1)` tile
+            // transposed) by moves of a length the compiler knows: a
+            // `memcpy` call a row took most of such a pack's time (a
+            // loop of run-time length becomes that call too).
+            match b.nb {
+                1 => short_rows::<T, 1>(dst, d, src, s, b),
+                2 => short_rows::<T, 2>(dst, d, src, s, b),
+                3 => short_rows::<T, 3>(dst, d, src, s, b),
+                4 => short_rows::<T, 4>(dst, d, src, s, b),
+                5 => short_rows::<T, 5>(dst, d, src, s, b),
+                6 => short_rows::<T, 6>(dst, d, src, s, b),
+                7 => short_rows::<T, 7>(dst, d, src, s, b),
+                _ => short_rows::<T, 8>(dst, d, src, s, b),
+            }
         } else {
             for i in 0..b.na {
                 dst[d + i * b.da..][..b.nb].copy_from_slice(&src[s + i * b.sa..][..b.nb]);
