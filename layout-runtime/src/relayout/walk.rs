@@ -678,7 +678,7 @@ impl Walk {
         };
         match self.n - j {
             0 => each(carried, off, other, &mut |off, other| {
-                v.block(off, other, UNIT, UNIT)
+                v.block(off, other, UNIT, UNIT);
             }),
             1 => each(carried, off, other, &mut |off, other| {
                 v.block(off, other, UNIT, step(j));
