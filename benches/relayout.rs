@@ -996,8 +996,14 @@ fn family(rows: &mut Vec<Row>) {
                 rows,
                 (&case, &spec, goal),
                 |i| (i % 16) as i8 - 8,
-                |l, src, dst| l.pack_bits(src, dst, Default::default()).unwrap(),
-                |l, src, dst| l.unpack_bits(src, dst, Default::default()).unwrap(),
+                |l, src, dst| {
+                    l.pack_bits(src, dst, xla_layout::Options::default())
+                        .unwrap()
+                },
+                |l, src, dst| {
+                    l.unpack_bits(src, dst, xla_layout::Threads::default())
+                        .unwrap()
+                },
                 Layout::storage_bytes,
             );
         } else {
@@ -1011,7 +1017,7 @@ fn family(rows: &mut Vec<Row>) {
     for (goal, what) in [(WHOLE, "whole"), (NARROW, "narrow"), (PERMUTED, "permuted")] {
         let mut got: Vec<(f64, String)> = rows[first..]
             .iter()
-            .filter(|r| r.goal == goal)
+            .filter(|r| r.goal.to_bits() == goal.to_bits())
             .map(|r| (r.best, format!("{} {}", r.case, r.op)))
             .collect();
         if got.is_empty() {
@@ -1040,8 +1046,8 @@ fn family_member<T: Copy + Default + Send + Sync>(
         rows,
         (case, spec, goal),
         make,
-        |l, src, dst| l.pack(src, dst, Default::default()).unwrap(),
-        |l, src, dst| l.unpack(src, dst, Default::default()).unwrap(),
+        |l, src, dst| l.pack(src, dst, xla_layout::Options::default()).unwrap(),
+        |l, src, dst| l.unpack(src, dst, xla_layout::Threads::default()).unwrap(),
         Layout::storage_len,
     );
 }
