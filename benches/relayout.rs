@@ -998,11 +998,11 @@ fn family(rows: &mut Vec<Row>) {
                 |i| (i % 16) as i8 - 8,
                 |l, src, dst| {
                     l.pack_bits(src, dst, xla_layout::Options::default())
-                        .unwrap()
+                        .unwrap();
                 },
                 |l, src, dst| {
                     l.unpack_bits(src, dst, xla_layout::Threads::default())
-                        .unwrap()
+                        .unwrap();
                 },
                 Layout::storage_bytes,
             );

@@ -172,10 +172,11 @@ fn streamed_blocks_match_plain_ones() {
     }
 }
 
-/// Units of 2 and 4 elements, in every orientation, against element loops.
+/// Units of 2, 3, 4 and 8 elements (each length the copies know, and one
+/// they do not), in every orientation, against element loops.
 #[test]
 fn unit_blocks_match_a_plain_loop() {
-    for c in [2, 4] {
+    for c in [2, 3, 4, 8] {
         for (na, nb) in [(1, 1), (4, 4), (5, 9), (8, 64), (13, 3)] {
             for (da, db) in [(nb * c + 2, c), (nb * c, c), (c, na * c + 6)] {
                 for (sa, sb) in [(nb * c + 4, c), (c, na * c), (c * (nb + 1), 3 * c)] {
