@@ -223,6 +223,50 @@ fn tpu_sub_byte_formats() {
     }
 }
 
+/// Transposed sub-byte layouts whose blocks span more rows than the
+/// packs keep in cache at once, cut into groups with a shorter group
+/// left over: a column of `(8,96)` tiles merged into 480 rows (rows along
+/// the block's first axis), and an untiled `[.., 300, 40]{1,2,0}`, whose
+/// 300 rows lie along its second.
+#[test]
+fn transposed_sub_byte_formats() {
+    let s = Some;
+    let cases: [(Case, Vec<usize>); 4] = [
+        (
+            (
+                "s4",
+                vec![480, 24],
+                vec![vec![s(8), s(96)], vec![s(8), s(1)]],
+                4,
+            ),
+            vec![0, 1],
+        ),
+        (("u2", vec![2, 300, 40], vec![], 2), vec![1, 2, 0]),
+        (("s4", vec![3, 300, 40], vec![], 4), vec![1, 2, 0]),
+        (
+            (
+                "pred",
+                vec![200, 40],
+                vec![vec![s(32), s(64)], vec![s(32), s(1)]],
+                1,
+            ),
+            vec![0, 1],
+        ),
+    ];
+    for ((type_name, dims, tiles, bits), minor_to_major) in cases {
+        let r = RefLayout {
+            type_name,
+            minor_to_major,
+            dims,
+            tiles,
+            tail_alignment: 1,
+        };
+        for fill in [0, 0xff] {
+            check(&r, &with_bits(&r.spec(), bits), bits, fill);
+        }
+    }
+}
+
 #[test]
 fn xla_bit_order() {
     // Two s4 values per byte, the first in the low nibble; bits past the

@@ -48,6 +48,15 @@ pub(crate) trait Visitor {
     }
     /// Walked slots `off..off + len` are padding.
     fn padding(&mut self, off: usize, len: usize);
+    /// The most rows of a block whose rows lie far apart on the other side,
+    /// for visitors that move such blocks row by row: longer ones are cut
+    /// into groups of this many, each walked across the other steps
+    /// before the next, so that the rows' lines stay in cache. `None`
+    /// (the default): blocks as the steps make them, for visitors whose
+    /// kernels order large blocks themselves.
+    fn spread(&self) -> Option<usize> {
+        None
+    }
     /// [`block`](Self::block), with each row along `b` followed by padding
     /// up to `b_len` values of `b`: the block, then that padding row by
     /// row, unless a visitor does both at once.
@@ -691,12 +700,12 @@ impl Walk {
                 for (k, slot) in (j..self.n - 2).zip(&mut order[carried.len()..]) {
                     *slot = step(k);
                 }
-                let order = &mut order[..outer];
                 let (a, b) = (step(self.n - 2), step(self.n - 1));
                 if far(a, b) {
-                    order.sort_unstable_by_key(|x| core::cmp::Reverse(x.other));
+                    nest_far(v, &order[..outer], (off, other), a, b);
+                } else {
+                    nest(v, &order[..outer], off, other, a, b);
                 }
-                nest(v, order, off, other, a, b);
             }
         }
     }
@@ -728,6 +737,64 @@ fn each(axes: &[Axis], off: usize, other: usize, f: &mut impl FnMut(usize, usize
                 each(rest, off + k * x.walk, other + k * x.other, f);
             }
         }
+    }
+}
+
+/// [`nest`] for blocks ordered for the other side: the `outer` steps
+/// sorted with the other side's stride shrinking inwards. A block whose
+/// rows are many (a column of tiles merged into one step) is cut into
+/// groups of at most the visitor's [`spread`](Visitor::spread) rows, each
+/// group another outer step, so that the rows' lines stay in cache from one
+/// block to the next; a shorter group is left over after them.
+fn nest_far<V: Visitor>(
+    visitor: &mut V,
+    outer: &[Axis],
+    (off, other): (usize, usize),
+    first: Axis,
+    second: Axis,
+) {
+    let by_stride =
+        |order: &mut [Axis]| order.sort_unstable_by_key(|x| core::cmp::Reverse(x.other));
+    let mut order = [UNIT; MAX_STEPS + 1];
+    order[..outer.len()].copy_from_slice(outer);
+    let cut = match (visitor.spread(), first.other, second.other) {
+        (Some(cap), far, 1) if far != 1 && first.count > cap => Some((cap, true)),
+        (Some(cap), 1, far) if far != 1 && second.count > cap => Some((cap, false)),
+        _ => None,
+    };
+    let Some((cap, along_first)) = cut else {
+        by_stride(&mut order[..outer.len()]);
+        return nest(visitor, &order[..outer.len()], off, other, first, second);
+    };
+    let rows = if along_first { first } else { second };
+    let groups = Axis {
+        count: rows.count / cap,
+        walk: rows.walk * cap,
+        other: rows.other * cap,
+    };
+    // The block with `count` of its rows.
+    let part = |count: usize| {
+        let rows = Axis { count, ..rows };
+        if along_first {
+            (rows, second)
+        } else {
+            (first, rows)
+        }
+    };
+    order[outer.len()] = groups;
+    by_stride(&mut order[..=outer.len()]);
+    let (a, b) = part(cap);
+    nest(visitor, &order[..=outer.len()], off, other, a, b);
+    let rest = rows.count % cap;
+    if rest > 0 {
+        order[..outer.len()].copy_from_slice(outer);
+        by_stride(&mut order[..outer.len()]);
+        let (a, b) = part(rest);
+        let at = (
+            off + groups.count * groups.walk,
+            other + groups.count * groups.other,
+        );
+        nest(visitor, &order[..outer.len()], at.0, at.1, a, b);
     }
 }
 
