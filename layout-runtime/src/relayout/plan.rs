@@ -852,13 +852,21 @@ mod tests {
                 "f32[3,70,2,24]{3,2,1,0}",
                 "f32[3,70,2,24]{1,3,2,0:T(8,128)}",
             ),
+            // Tiles of one to three rows transposed: read back, blocks of
+            // 16 rows put together in the stage (`Scatter::thin_rows`).
+            ("f32[300,70]{1,0}", "f32[300,70]{0,1:T(1,128)}"),
+            ("f32[300,70]{1,0}", "f32[300,70]{0,1:T(2,128)}"),
+            ("f32[257,33]{1,0}", "f32[257,33]{0,1:T(3,128)}"),
+            ("bf16[300,64]{1,0}", "bf16[300,64]{0,1:T(8,128)(2,1)}"),
+            ("bf16[259,36]{1,0}", "bf16[259,36]{0,1:T(8,128)(2,1)}"),
+            ("s8[300,64]{1,0}", "s8[300,64]{0,1:T(8,128)(4,1)}"),
         ] {
             let (a, b) = (crate::parse(a).unwrap(), crate::parse(b).unwrap());
             for (from, to) in [(&a, &b), (&b, &a)] {
-                if a.element_bits() == 16 {
-                    check::<u16>(from, to, |i| i as u16 | 1);
-                } else {
-                    check::<u32>(from, to, |i| i as u32 | 1);
+                match a.element_bits() {
+                    16 => check::<u16>(from, to, |i| i as u16 | 1),
+                    8 => check::<u8>(from, to, |i| i as u8 | 1),
+                    _ => check::<u32>(from, to, |i| i as u32 | 1),
                 }
             }
         }
