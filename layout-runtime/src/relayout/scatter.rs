@@ -87,9 +87,7 @@ impl<'a, T: Copy> Scatter<'a, T> {
         self.joined = (next < rows.rows).then_some(Joined { next, ..rows });
         true
     }
-}
 
-impl<T: Copy> Scatter<'_, T> {
     /// Blocks of fewer than four `rows` (a `T(2,128)` tile, or the pairs
     /// and quads of `(2,1)` and `(4,1)` tiles, transposed), whose rows the
     /// `outer` step continues in the destination: 16 rows of consecutive
