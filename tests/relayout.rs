@@ -216,7 +216,8 @@ fn reference(
 /// Tiles of one to three rows transposed (`{0,1}`), whose blocks are
 /// too thin for the vector transposes, ragged both ways, and the `(2,1)`
 /// and `(4,1)` tiles of 16- and 8-bit elements transposed, whose pairs
-/// and quads move as units.
+/// and quads move as units: rows of whole units, and rows long enough
+/// that a last unit cut short goes element by element.
 #[test]
 fn thin_tiles_transposed() {
     let s = Some;
@@ -225,7 +226,7 @@ fn thin_tiles_transposed() {
             check_u32(&reference("u32", &dims, &[0, 1], &[&[s(tile), s(128)]], 1));
         }
     }
-    for dims in [[300, 64], [259, 36]] {
+    for dims in [[300, 64], [259, 36], [37, 259], [35, 387], [36, 513]] {
         let pairs = reference("bf16", &dims, &[0, 1], &[&[s(8), s(128)], &[s(2), s(1)]], 1);
         check_width(&pairs, |i| (i % 65_521) as u16, 0xffff);
         let quads = reference("u8", &dims, &[0, 1], &[&[s(8), s(128)], &[s(4), s(1)]], 1);

@@ -6,7 +6,7 @@ use super::arch;
 use super::gather::Gather;
 use super::route::{run_slot_range, Route, Side};
 use super::scatter::Scatter;
-use super::walk::Walk;
+use super::walk::{Axis, Visitor, Walk, UNIT};
 use super::RelayoutError;
 use crate::Layout;
 
@@ -336,20 +336,15 @@ impl<'a, T: Copy> RelayoutPlan<'a, T> {
         };
         self.staged(src, |stage| {
             if self.gather {
-                let mut v = Gather {
-                    dst,
-                    base: 0,
-                    src,
-                    padding: self.fill,
-                    stage,
-                    unit,
-                    end: 0,
-                };
+                let mut v = self.gather(dst, 0, src, stage, unit);
                 self.walk.run(&self.into, &self.from, &mut v);
             } else {
                 Scatter::run((src, dst, 0), stage, unit, |v| {
                     self.walk.run(&self.from, &self.into, v);
                 });
+            }
+            if let Route::Walk(w) = &self.walk {
+                self.edge(w, self.gather, dst, 0..self.dst_len, src, stage);
             }
         });
         Ok(())
@@ -691,6 +686,7 @@ impl<T: Copy> Chunk<'_, '_, T> {
                     Scatter::run((src, runs, head), stage, w.fold, |v| {
                         w.run_values(v, first, last);
                     });
+                    plan.edge(w, false, runs, head..tail, src, stage);
                 }
                 if start < head || tail < end {
                     let along = plan.destination();
@@ -742,7 +738,8 @@ impl<T: Copy> RelayoutPlan<'_, T> {
         match route {
             Route::Walk(w) => {
                 let mut v = self.gather(dst, range.start, src, stage, w.fold);
-                w.run_range(&mut v, range);
+                w.run_range(&mut v, range.clone());
+                self.edge(w, true, dst, range, src, stage);
             }
             Route::Slots => {
                 let mut v = self.gather(dst, range.start, src, stage, 1);
@@ -750,6 +747,81 @@ impl<T: Copy> RelayoutPlan<'_, T> {
             }
         }
     }
+}
+
+impl<T: Copy> RelayoutPlan<'_, T> {
+    /// The elements `walk`'s fold left to its edge ([`Walk::run_edge`])
+    /// whose destination slots lie in `range`, which `dst` holds, after
+    /// the folded walk: `destination` says whether `walk` walks the
+    /// destination (written by [`Gather`]) or the source ([`Scatter`]).
+    fn edge(
+        &self,
+        walk: &Walk,
+        destination: bool,
+        dst: &mut [T],
+        range: Range<usize>,
+        src: &[T],
+        stage: &mut [T],
+    ) {
+        if walk.edge.is_none() || range.is_empty() {
+            return;
+        }
+        if destination {
+            let mut v = self.gather(dst, range.start, src, stage, 1);
+            walk.run_edge(&mut Clip {
+                v: &mut v,
+                range,
+                walked: true,
+            });
+        } else {
+            let base = range.start;
+            Scatter::run((src, dst, base), stage, 1, |v| {
+                walk.run_edge(&mut Clip {
+                    v,
+                    range,
+                    walked: false,
+                });
+            });
+        }
+    }
+}
+
+/// A visitor that passes on the elements whose places on one side (the
+/// walked one, or the other) lie in `range`, and no padding: for a walk
+/// that reaches past a chunk's range ([`Walk::run_edge`]).
+struct Clip<'v, V> {
+    v: &'v mut V,
+    range: Range<usize>,
+    walked: bool,
+}
+
+impl<V: Visitor> Visitor for Clip<'_, V> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        if a.count == 0 || b.count == 0 {
+            return;
+        }
+        let (at, sa, sb) = if self.walked {
+            (off, a.walk, b.walk)
+        } else {
+            (other, a.other, b.other)
+        };
+        let last = at + (a.count - 1) * sa + (b.count - 1) * sb;
+        if at >= self.range.start && last < self.range.end {
+            self.v.block(off, other, a, b);
+        } else if last >= self.range.start && at < self.range.end {
+            for i in 0..a.count {
+                for j in 0..b.count {
+                    if self.range.contains(&(at + i * sa + j * sb)) {
+                        let off = off + i * a.walk + j * b.walk;
+                        let other = other + i * a.other + j * b.other;
+                        self.v.block(off, other, UNIT, UNIT);
+                    }
+                }
+            }
+        }
+    }
+
+    fn padding(&mut self, _off: usize, _len: usize) {}
 }
 
 #[cfg(test)]

@@ -101,7 +101,28 @@ pub(crate) struct Walk {
     /// Contiguous elements both sides at every position the walk names
     /// (see [`folded`](Self::folded)); 1 for a plain walk.
     pub(crate) fold: usize,
+    /// The elements a fold left out: see [`Edge`].
+    pub(crate) edge: Option<Edge>,
 }
+
+/// The elements of the last, partial unit of a folded source: a fold
+/// moves whole units only, so a bound that is not a multiple of the unit
+/// (an `s8` `(4,1)` tile transposed from rows of 2481 bytes) is rounded
+/// down to one, and the `len` values from `from` on go through
+/// [`run_edge`](Walk::run_edge), a walk of their own.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edge {
+    source: u8,
+    len: usize,
+    /// Where the partial unit's first element lies, walked and other.
+    off: usize,
+    other: usize,
+}
+
+/// A source's bound over its partial unit from which a fold leaves that
+/// unit to the edge: the edge walk moves each of its elements alone, so
+/// they must be few beside the units.
+const EDGE_SHARE: usize = 128;
 
 impl Walk {
     fn new(walked: &Digits) -> Self {
@@ -118,20 +139,22 @@ impl Walk {
             body: walked.body,
             storage_len: walked.storage_len,
             fold: 1,
+            edge: None,
         }
     }
 
     /// Drops the innermost step when that step is `c` elements contiguous
-    /// on both sides and every other stride is a multiple of `c` (leaves
-    /// the walk as it is otherwise): each position it names then starts a
-    /// unit of `c` elements, which kernels move as one wider element (two
-    /// `bf16` as one 4-byte unit). In place, since a walk is kilobytes to
-    /// copy and every relayout call folds one.
+    /// on both sides and every other step of the walked storage is a
+    /// multiple of `c` (leaves the walk as it is otherwise): each position
+    /// it names then starts a unit of `c` elements, which kernels move as
+    /// one wider element (two `bf16` as one 4-byte unit). The other side's
+    /// strides need not be: its units may start anywhere (rows of 2481
+    /// bytes). In place, since a walk is kilobytes to copy and every
+    /// relayout call folds one.
     pub(crate) fn fold(&mut self, c: usize) {
-        let Some(last) = self.steps[..self.n].last() else {
+        let Some(&last) = self.steps[..self.n].last() else {
             return;
         };
-        let whole = |st: &Step| st.axis.walk % c == 0 && st.axis.other % c == 0;
         if c < 2
             || self.n < 2
             || self.fold != 1
@@ -141,15 +164,108 @@ impl Walk {
                     walk: 1,
                     other: 1,
                 })
-            || last.source != ALWAYS
-            || !self.steps[..self.n - 1].iter().all(whole)
+            || !self.steps[..self.n - 1]
+                .iter()
+                .all(|st| st.axis.walk % c == 0)
         {
             return;
+        }
+        // A bounded unit is whole or all padding when its source's bound
+        // and other digits are whole units: the bound then tests the
+        // unit's first element for all of it. A bound inside a unit is
+        // rounded down, and that unit's elements left to the edge.
+        if last.source != ALWAYS {
+            let s = usize::from(last.source);
+            let bound = self.bounds[s];
+            let whole = self.steps[..self.n - 1]
+                .iter()
+                .filter(|st| st.source == last.source)
+                .all(|st| st.weight % c == 0);
+            let len = bound % c;
+            if last.weight != 1 || !whole || (len > 0 && bound < EDGE_SHARE * len) {
+                return;
+            }
+            if len > 0 {
+                let Some((off, other)) = self.position(last.source, bound - len) else {
+                    return;
+                };
+                self.bounds[s] = bound - len;
+                self.edge = Some(Edge {
+                    source: last.source,
+                    len,
+                    off,
+                    other,
+                });
+            }
         }
         self.n -= 1;
         self.steps[self.n] = NO_STEP;
         self.fold = c;
         self.bookkeeping();
+    }
+
+    /// Where value `index` of `source` lies, walked and other, read as
+    /// the digits of that source's steps: `None` if they do not spell it
+    /// (a value past them, or digits whose weights leave a remainder).
+    fn position(&self, source: u8, index: usize) -> Option<(usize, usize)> {
+        let mut ours = [0usize; MAX_STEPS];
+        let mut n = 0;
+        for (k, st) in self.steps[..self.n].iter().enumerate() {
+            if st.source == source {
+                ours[n] = k;
+                n += 1;
+            }
+        }
+        ours[..n].sort_unstable_by_key(|&k| core::cmp::Reverse(self.steps[k].weight));
+        let (mut rest, mut off, mut other) = (index, 0, 0);
+        for &k in &ours[..n] {
+            let st = self.steps[k];
+            let x = rest / st.weight;
+            if x >= st.axis.count {
+                return None;
+            }
+            rest -= x * st.weight;
+            off += x * st.axis.walk;
+            other += x * st.axis.other;
+        }
+        (rest == 0).then_some((off, other))
+    }
+
+    /// Runs the elements a fold left to its [`Edge`] (none without one),
+    /// one at a time, for a visitor that moves single elements: the steps
+    /// of the other sources, with the edge's elements innermost. Padding
+    /// comes out as well, for visitors that skip it.
+    pub(crate) fn run_edge<V: Visitor>(&self, v: &mut V) {
+        let Some(e) = self.edge else {
+            return;
+        };
+        let mut w = self.clone();
+        w.edge = None;
+        w.fold = 1;
+        w.n = 0;
+        for st in self.steps[..self.n]
+            .iter()
+            .filter(|st| st.source != e.source)
+        {
+            w.steps[w.n] = *st;
+            w.n += 1;
+        }
+        w.steps[w.n] = Step {
+            axis: Axis {
+                count: e.len,
+                walk: 1,
+                other: 1,
+            },
+            source: ALWAYS,
+            weight: 1,
+        };
+        w.n += 1;
+        for st in &mut w.steps[w.n..] {
+            *st = NO_STEP;
+        }
+        w.bookkeeping();
+        let mut partial = [0usize; MAX_SOURCES];
+        w.descend(v, 0, e.off, e.other, &mut partial, &[]);
     }
 
     /// Walks `walked`, addressing an array whose offsets are `Σ index[d] * strides[d]`.
@@ -576,6 +692,15 @@ impl Walk {
                 });
                 return;
             }
+            if st.axis.count > 1 && self.far_blocks() {
+                // No bound depends on this step: all of its values go down
+                // as one axis, as a bounded step's inside values do below.
+                let mut more = [UNIT; MAX_STEPS];
+                more[..carried.len()].copy_from_slice(carried);
+                more[carried.len()] = st.axis;
+                self.descend(v, j + 1, off, other, partial, &more[..=carried.len()]);
+                return;
+            }
             for x in 0..st.axis.count {
                 let (off, other) = (off + x * st.axis.walk, other + x * st.axis.other);
                 self.descend(v, j + 1, off, other, partial, carried);
@@ -622,10 +747,7 @@ impl Walk {
         let first = if full > 0 && self.clear_from(j + 1, partial) {
             self.blocks(v, j, off, other, full, carried);
             full
-        } else if full > 1
-            && self.n >= 2
-            && far(self.steps[self.n - 2].axis, self.steps[self.n - 1].axis)
-        {
+        } else if full > 1 && self.far_blocks() {
             // The largest of the carried values stands for all of them:
             // every later step of this source stays inside the bound for
             // each, and the other sources do not depend on them.
@@ -654,6 +776,13 @@ impl Walk {
             self.descend(v, j + 1, off, other, partial, carried);
         }
         partial[s] = base;
+    }
+
+    /// Whether the innermost two steps make blocks that reach many far
+    /// places of the other side ([`far`]), which [`blocks`](Self::blocks)
+    /// orders for the other side.
+    fn far_blocks(&self) -> bool {
+        self.n >= 2 && far(self.steps[self.n - 2].axis, self.steps[self.n - 1].axis)
     }
 
     /// Steps `j..` hold only elements: hand them out as 2-D blocks.
