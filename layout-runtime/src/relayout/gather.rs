@@ -3,8 +3,8 @@
 
 use super::arch;
 use super::kernels::{
-    copy_any, line_elements, line_units, stream_fill, stream_interleaved_band, stream_lines,
-    stream_padded_rows, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
+    copy_any, line_elements, line_units, stream_fill, stream_interleaved_band, stream_joined_tiles,
+    stream_lines, stream_padded_rows, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
 };
 use super::walk::{Axis, Visitor};
 
@@ -223,9 +223,9 @@ impl<T: Copy> Visitor for Gather<'_, T> {
                 return;
             }
             if line_units::<T>(self.unit)
-                && stream_lines(
+                && (stream_lines(
                     self.dst, d, self.src, other, outer, block, self.unit, self.stage,
-                )
+                ) || stream_joined_tiles(self.dst, d, self.src, other, outer, block, self.unit))
             {
                 // No later run continues these lines.
                 self.end = usize::MAX;

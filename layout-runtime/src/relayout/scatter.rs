@@ -4,7 +4,8 @@
 use super::arch;
 use super::kernels::{
     copy_any, group_tiles, join_head, joined_lines, line_elements, line_units, prefetch_short_rows,
-    short_group_rows, stream_joined_rows, stream_lines, Block, Joined, Outer, Piece,
+    short_group_rows, stream_joined_rows, stream_joined_tiles, stream_lines, Block, Joined, Outer,
+    Piece,
 };
 use super::walk::{Axis, Visitor, UNIT};
 
@@ -193,9 +194,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         }
         let streamed = !self.stage.is_empty()
             && line_units::<T>(self.unit)
-            && stream_lines(
+            && (stream_lines(
                 self.dst, d, self.src, off, outer, block, self.unit, self.stage,
-            );
+            ) || stream_joined_tiles(self.dst, d, self.src, off, outer, block, self.unit));
         if !streamed && !self.thin_rows(off, d, o, a, b) {
             for x in 0..o.count {
                 self.block(off + x * o.walk, other + x * o.other, a, b);

@@ -384,6 +384,9 @@ pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> 
 /// each of 64 source rows, each a line longer.
 const WIDE_WORDS: usize = 64 * (1024 + 64) / 8;
 
+/// Bytes of the scratch buffer of [`with_wide`].
+pub(crate) const WIDE_BYTES: usize = WIDE_WORDS * 8;
+
 /// [`with_stage`] with up to 68 KiB, at most `len` `T`s (each written
 /// before use, so a small block pays for what it uses), for copies of a
 /// transpose's source rows (`Gather::block_padded`).

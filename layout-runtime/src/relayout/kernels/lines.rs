@@ -1,7 +1,9 @@
 //! Transposes of 4-byte units too large for the caches, in 16x16 tiles
 //! placed on the cache lines of both sides.
 
-use super::{arch, copy_any, to_line, Block};
+use core::ops::Range;
+
+use super::{arch, copy_any, line_elements, to_line, to_line_in, Block};
 
 /// The outermost digit of a 3-D copy: `count` values, `d` elements apart
 /// in the destination and `s` in the source.
@@ -18,6 +20,10 @@ pub(crate) const LONG_COLUMNS: usize = 256;
 
 /// Units along the source's runs from which [`stream_lines`] takes a block.
 pub(crate) const LONG_RUNS: usize = 64;
+
+/// Runs [`stream_joined_tiles`] joins at a time: 8 lines of each fill
+/// the wide buffer.
+const MAX_JOINED_RUNS: usize = 128;
 
 /// Tiles ahead along the inner loop of [`stream_lines`] whose source lines
 /// are asked for.
@@ -482,21 +488,8 @@ pub(crate) fn stream_lines<T: Copy>(
         return false;
     }
     let (i_hi, j_hi) = (i_lo + (ni - i_lo) / 16 * 16, j_lo + (nj - j_lo) / 16 * 16);
-    let plain = |dst: &mut [T], is: core::ops::Range<usize>, js: core::ops::Range<usize>| {
-        let mut i = is.start;
-        while i < is.end {
-            let (x, r) = (i / b.na, i % b.na);
-            let m = (b.na - r).min(is.end - i);
-            let part = Block {
-                na: m,
-                nb: js.len(),
-                ..b
-            };
-            let at_d = d + x * o.d + r * b.da + js.start * b.db;
-            let at_s = s + x * o.s + r * b.sa + js.start * b.sb;
-            copy_any(dst, at_d, src, at_s, part, w, &mut [], false);
-            i += m;
-        }
+    let plain = |dst: &mut [T], is: Range<usize>, js: Range<usize>| {
+        plain_part((dst, d), (src, s), (o, b), w, is, js);
     };
     let tile = |dst: &mut [T], to: Runs, from: Runs, i0: usize, j0: usize| {
         let done = match (to, from) {
@@ -575,9 +568,9 @@ fn joined_edges<T: Copy>(
     (dst, d): (&mut [T], usize),
     (src, s): (&[T], usize),
     (o, b): (Outer, Block),
-    (rows, j_lo, j_hi, nj): (core::ops::Range<usize>, usize, usize, usize),
+    (rows, j_lo, j_hi, nj): (Range<usize>, usize, usize, usize),
     stage: &mut [T],
-    plain: impl Fn(&mut [T], core::ops::Range<usize>, core::ops::Range<usize>),
+    plain: impl Fn(&mut [T], Range<usize>, Range<usize>),
 ) {
     let (i_lo, i_hi) = (rows.start, rows.end);
     let tail = nj - j_hi;
@@ -631,4 +624,171 @@ fn joined_edges<T: Copy>(
     }
     plain(dst, i - 1..i_hi, j_hi..nj);
     plain(dst, i..i_hi, 0..j_lo);
+}
+
+/// Rows `is` and columns `js` of the 3-D copy `o` x `b` (row `i` is value
+/// `i / b.na` of `o`, row `i % b.na` of `b`) with plain stores: what the
+/// line tiles leave.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::many_single_char_names)]
+fn plain_part<T: Copy>(
+    (dst, d): (&mut [T], usize),
+    (src, s): (&[T], usize),
+    (o, b): (Outer, Block),
+    w: usize,
+    is: Range<usize>,
+    js: Range<usize>,
+) {
+    let mut i = is.start;
+    while i < is.end {
+        let (x, r) = (i / b.na, i % b.na);
+        let m = (b.na - r).min(is.end - i);
+        let part = Block {
+            na: m,
+            nb: js.len(),
+            ..b
+        };
+        let at_d = d + x * o.d + r * b.da + js.start * b.db;
+        let at_s = s + x * o.s + r * b.sa + js.start * b.sb;
+        copy_any(dst, at_d, src, at_s, part, w, &mut [], false);
+        i += m;
+    }
+}
+
+/// [`stream_lines`] for a destination whose runs lie at different places
+/// in their lines, which its tiles cannot put on the lines of both sides
+/// (the rows of a row-major array whose width is no multiple of 16 units:
+/// `s8[14903,4503]` unpacked from transposed `(4,1)` tiles, which went a
+/// 4x4 or 8x8 tile at a time with plain stores, each line of the
+/// destination read before it was written). The 16x16 tiles go across
+/// all runs 16 units at a time, reading the source's rows in order, and
+/// put their pieces (a line's worth of units each) into a buffer where
+/// each run's pieces lie back to back after the last line of its pieces
+/// before. Every few pieces, each run's lines go out whole with streaming
+/// stores, the first completing the line the pieces before started; only
+/// the two lines at a run's ends, which it shares with what lies beside
+/// it, go plainly. Joined piece by piece through two lines of a stage
+/// ([`join_head`]), each line was read back right after it was written,
+/// before the store could reach the cache, and the join took 30 ns.
+/// `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa + j*b.sb]`,
+/// the destination's runs along `x` and `i`. `false`, nothing written, for
+/// other blocks, short runs, more runs than the buffer holds, or without
+/// the kernel.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::many_single_char_names)]
+#[inline(never)]
+pub(crate) fn stream_joined_tiles<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    o: Outer,
+    b: Block,
+    w: usize,
+) -> bool {
+    let line = line_elements::<T>();
+    let (ni, nj) = (o.count * b.na, b.nb);
+    let runs = b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w);
+    if w * core::mem::size_of::<T>() != 4
+        || arch::TileKernel::best().is_none()
+        || !runs
+        || ni < LONG_RUNS
+        || nj < 16
+    {
+        return false;
+    }
+    let Some(&init) = src.get(s) else {
+        return false;
+    };
+    let (i_full, j_full) = (ni / 16 * 16, nj / 16 * 16);
+    // Runs at a time, and each one's space: the last line of its pieces
+    // before, then up to `k` pieces.
+    let group = j_full.min(MAX_JOINED_RUNS);
+    let k = (arch::WIDE_BYTES / 64 / group.max(1)).min(9) - 1;
+    let space = (k + 1) * line;
+    arch::with_wide(init, group * space, |buf| {
+        if buf.len() < group * space {
+            return false;
+        }
+        let rows = Rows16::new(b.na, o.s, b.sa);
+        for j_lo in (0..j_full).step_by(group) {
+            let runs = group.min(j_full - j_lo);
+            let buf = &mut buf[..runs * space];
+            let mut at = rows.at(0);
+            // Pieces of each run in the buffer, and where they start.
+            let (mut held, mut start) = (0, 0);
+            for i0 in (0..i_full).step_by(16) {
+                let mut next = at;
+                rows.advance(&mut next);
+                let ask = i0 + 16 < i_full;
+                for j0 in (0..runs).step_by(16) {
+                    let col = s + (j_lo + j0) * b.sb;
+                    if ask {
+                        // The next 16 rows lie pages away: the line of
+                        // each that the tile below will read is asked for
+                        // now.
+                        for r in next.off {
+                            arch::prefetch_span(src, col + r, col + r + 16 * b.sb);
+                        }
+                    }
+                    let from = at.off.map(|r| col + r);
+                    let to: [usize; 16] =
+                        core::array::from_fn(|r| (j0 + r) * space + (1 + held) * line);
+                    if !arch::tile16(buf, &to, src, &from, false) {
+                        for (c, &f) in from.iter().enumerate() {
+                            for (r, &t) in to.iter().enumerate() {
+                                buf[t + c * w..][..w].copy_from_slice(&src[f + r * w..][..w]);
+                            }
+                        }
+                    }
+                }
+                at = next;
+                held += 1;
+                if held == k || i0 + 16 == i_full {
+                    for (j, run) in buf.chunks_exact_mut(space).enumerate() {
+                        let to = d + (j_lo + j) * b.db + start * w;
+                        flush_run(dst, to, run, held, start == 0);
+                    }
+                    start += 16 * held;
+                    held = 0;
+                }
+            }
+            // Each run's last line, partly written.
+            for (j, run) in buf.chunks_exact(space).enumerate() {
+                let end = d + (j_lo + j) * b.db + i_full * w;
+                let waiting = (line - to_line_in(dst, end)) % line;
+                if waiting > 0 {
+                    dst[end - waiting..end].copy_from_slice(&run[line - waiting..line]);
+                }
+            }
+        }
+        // The units past the last tile down and across.
+        plain_part((dst, d), (src, s), (o, b), w, i_full..ni, 0..j_full);
+        plain_part((dst, d), (src, s), (o, b), w, 0..ni, j_full..nj);
+        true
+    })
+}
+
+/// Writes the `pieces` of one run of [`stream_joined_tiles`] (lines
+/// `1..=pieces` of `run`) to `dst[to..]`, streaming every line they finish
+/// (the first joined to the last line before them, `run`'s line 0, unless
+/// they start the run), and leaves their last line in line 0 for the
+/// pieces after.
+fn flush_run<T: Copy>(dst: &mut [T], to: usize, run: &mut [T], pieces: usize, first: bool) {
+    // `run` lies over `dst[to - line..to + len]`.
+    let line = line_elements::<T>();
+    let head = to_line_in(dst, to);
+    let len = pieces * line;
+    if head == 0 {
+        arch::stream_copy_lines(&mut dst[to..][..len], &run[line..][..len]);
+    } else if first {
+        // The line before the run's first boundary is shared with what
+        // lies before the run.
+        dst[to..][..head].copy_from_slice(&run[line..][..head]);
+        let body = len - line;
+        arch::stream_copy_lines(&mut dst[to + head..][..body], &run[line + head..][..body]);
+    } else {
+        arch::stream_copy_lines(&mut dst[to + head - line..][..len], &run[head..][..len]);
+    }
+    run.copy_within(len..len + line, 0);
 }

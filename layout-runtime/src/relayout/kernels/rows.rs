@@ -1,7 +1,10 @@
 //! Pieces of rows joined across tiles, the block copies every kernel
 //! falls back to, and the line arithmetic the streaming kernels share.
 
-use super::{arch, copy_block, copy_units, line_units, stream_block, stream_lines, Block, Outer};
+use super::{
+    arch, copy_block, copy_units, line_units, stream_block, stream_joined_tiles, stream_lines,
+    Block, Outer,
+};
 
 /// Source rows at least this far apart are copied before a transpose
 /// reads them: see [`Gather::block_padded`].
@@ -116,7 +119,9 @@ pub(crate) fn copy_any<T: Copy>(
         };
         if line_units::<T>(width)
             && (stream_lines(dst, d, src, s, whole, b, width, stage)
-                || stream_lines(dst, d, src, s, whole, b.transposed(), width, stage))
+                || stream_lines(dst, d, src, s, whole, b.transposed(), width, stage)
+                || stream_joined_tiles(dst, d, src, s, whole, b, width)
+                || stream_joined_tiles(dst, d, src, s, whole, b.transposed(), width))
         {
             return;
         }

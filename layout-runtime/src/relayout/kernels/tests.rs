@@ -371,6 +371,80 @@ fn line_tiles_match_a_plain_loop() {
     check(half, 0);
 }
 
+/// Joined line tiles against a plain loop: destination runs in every
+/// place in their lines (pitches of whole lines plus 1, 3 or 9 units, odd
+/// offsets), groups that split tiles, more runs than one buffer holds,
+/// sizes off the 16-unit grid; 4-byte elements, pairs and quads of
+/// narrower ones. Nothing outside the block may change.
+#[test]
+fn joined_tiles_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let w = 4 / core::mem::size_of::<T>();
+        let mut joined = 0;
+        for (count, na, nb) in [
+            (1, 64, 16),
+            (1, 100, 37),
+            (9, 8, 128),
+            (40, 2, 130),
+            (13, 5, 48),
+            (1, 70, 300),
+        ] {
+            for (d, s) in [(0, 0), (3 * w, 5 * w), (1, 2)] {
+                for extra in [1, 3, 9] {
+                    let ni: usize = count * na;
+                    // Destination runs along `x` and `i`, source rows along `j`.
+                    let col = (ni.div_ceil(16) * 16 + extra) * w;
+                    let b = Block {
+                        na,
+                        nb,
+                        da: w,
+                        db: col,
+                        sa: (nb + extra) * w,
+                        sb: w,
+                    };
+                    let o = Outer {
+                        count,
+                        d: na * w,
+                        s: na * b.sa + 16 * w,
+                    };
+                    let last = |at: usize, x: usize, a: usize, bb: usize| {
+                        at + (count - 1) * x + (na - 1) * a + (nb - 1) * bb + w
+                    };
+                    let src_len = last(s, o.s, b.sa, b.sb) + 7;
+                    let dst_len = last(d, o.d, b.da, b.db) + 9;
+                    let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                    let mut want = std::vec![old; dst_len];
+                    for x in 0..count {
+                        for i in 0..na {
+                            for j in 0..nb {
+                                for k in 0..w {
+                                    want[d + x * o.d + i * b.da + j * b.db + k] =
+                                        src[s + x * o.s + i * b.sa + j * b.sb + k];
+                                }
+                            }
+                        }
+                    }
+                    let mut got = std::vec![old; dst_len];
+                    let done = stream_joined_tiles(&mut got, d, &src, s, o, b, w);
+                    arch::stream_fence();
+                    if done {
+                        joined += 1;
+                        assert_eq!(got, want, "{o:?} {b:?} at {d}/{s}");
+                    } else {
+                        assert!(got.iter().all(|&x| x == old));
+                    }
+                }
+            }
+        }
+        if line_tiles_here() {
+            assert_eq!(joined, 6 * 3 * 3);
+        }
+    }
+    check(word, 0);
+    check(half, 0);
+    check(byte, 0);
+}
+
 #[test]
 fn padded_rows_match_a_plain_loop() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, fill: T, old: T) {
