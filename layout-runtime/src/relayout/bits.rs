@@ -524,6 +524,10 @@ impl<T: BitElement> Visitor for UnpackBits<'_, T> {
 
     fn padding(&mut self, _off: usize, _len: usize) {}
 
+    fn ignores_padding(&self) -> bool {
+        true
+    }
+
     fn spread(&self) -> Option<usize> {
         Some(SPREAD_ROWS)
     }
@@ -572,6 +576,10 @@ impl Visitor for ScatterBits<'_> {
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
+
+    fn ignores_padding(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -822,6 +822,10 @@ impl<V: Visitor> Visitor for Clip<'_, V> {
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
+
+    fn ignores_padding(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

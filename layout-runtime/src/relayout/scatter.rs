@@ -217,4 +217,8 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     }
 
     fn padding(&mut self, _off: usize, _len: usize) {}
+
+    fn ignores_padding(&self) -> bool {
+        true
+    }
 }
