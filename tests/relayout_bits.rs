@@ -231,7 +231,37 @@ fn tpu_sub_byte_formats() {
 #[test]
 fn transposed_sub_byte_formats() {
     let s = Some;
-    let cases: [(Case, Vec<usize>); 4] = [
+    let cases: [(Case, Vec<usize>); 7] = [
+        // Tiles whose groups are 4 bytes, 16 groups down and 16 columns
+        // along at least, which go in tiles of 16 by 16 groups: ragged
+        // both ways, for each width.
+        (
+            (
+                "s4",
+                vec![300, 203],
+                vec![vec![s(8), s(128)], vec![s(8), s(1)]],
+                4,
+            ),
+            vec![0, 1],
+        ),
+        (
+            (
+                "u2",
+                vec![270, 330],
+                vec![vec![s(16), s(128)], vec![s(16), s(1)]],
+                2,
+            ),
+            vec![0, 1],
+        ),
+        (
+            (
+                "pred",
+                vec![140, 600],
+                vec![vec![s(32), s(64)], vec![s(32), s(1)]],
+                1,
+            ),
+            vec![0, 1],
+        ),
         (
             (
                 "s4",
