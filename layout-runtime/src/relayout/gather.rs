@@ -250,6 +250,42 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         }
     }
 
+    /// A block whose rows lie back to back, then its padding (a tile row
+    /// of a ragged last tile column of `(2,1)` pairs: 50 pairs of 128),
+    /// put together in the stage and streamed as one run. Apart, the
+    /// elements went streamed and the padding plainly, and the line they
+    /// share cost more than the rest of the tile (`bf16[48629,690]` in
+    /// `T(4,128)(2,1)`: half of its pack's time).
+    fn block_then_padding(&mut self, off: usize, other: usize, a: Axis, b: Axis, a_len: usize) {
+        let run = a_len * a.walk;
+        let fill = match self.padding {
+            // Every slot of the run written, from the block or the fill.
+            Some(fill)
+                if b.walk == self.unit && a.walk == b.count * b.walk && run <= self.stage.len() =>
+            {
+                fill
+            }
+            _ => {
+                self.block(off, other, a, b);
+                if a.count < a_len {
+                    self.padding(off + a.count * a.walk, (a_len - a.count) * a.walk);
+                }
+                return;
+            }
+        };
+        let (stage, d) = (&mut self.stage[..run], off - self.base);
+        let block = Block::into_walked(a, b);
+        copy_any(stage, 0, self.src, other, block, self.unit, &mut [], false);
+        stage[a.count * a.walk..].fill(fill);
+        let stream_copy = if d == self.end {
+            arch::stream_copy_in_order
+        } else {
+            arch::stream_copy
+        };
+        stream_copy(&mut self.dst[d..][..run], stage);
+        self.end = d + run;
+    }
+
     /// Padded rows whose source runs down them go in line tiles with AVX2
     /// ([`stream_padded_rows`]), reading the source where it lies: 16
     /// source rows at a time, each line once, which the eviction below

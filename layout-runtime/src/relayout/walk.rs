@@ -48,6 +48,15 @@ pub(crate) trait Visitor {
     }
     /// Walked slots `off..off + len` are padding.
     fn padding(&mut self, off: usize, len: usize);
+    /// [`block`](Self::block), then padding for the values of `a` from
+    /// `a.count` to `a_len`, each with all of `b`: a block, and a run of
+    /// padding after it, unless a visitor does both at once.
+    fn block_then_padding(&mut self, off: usize, other: usize, a: Axis, b: Axis, a_len: usize) {
+        self.block(off, other, a, b);
+        if a.count < a_len {
+            self.padding(off + a.count * a.walk, (a_len - a.count) * a.walk);
+        }
+    }
     /// Whether [`padding`](Self::padding) does nothing (visitors that read
     /// the walked storage): a block cut short by a bound may then go with
     /// the blocks of the carried steps around it, ordered for the other
@@ -721,6 +730,20 @@ impl Walk {
             0
         };
         let first = if full > 0 && self.clear_from(j + 1, partial) {
+            let rest = st.axis.count - full;
+            if j + 2 == self.n && rest > 0 && base + full * st.weight >= self.bounds[s] {
+                // One block, then padding: the tile rows of a ragged last
+                // tile column, elements and padding in one run.
+                let rows = Axis {
+                    count: full,
+                    ..st.axis
+                };
+                let cols = self.steps[j + 1].axis;
+                each(carried, off, other, &mut |off, other| {
+                    v.block_then_padding(off, other, rows, cols, st.axis.count);
+                });
+                return;
+            }
             self.blocks(v, j, off, other, full, carried);
             full
         } else if full > 1 && self.far_blocks() {
