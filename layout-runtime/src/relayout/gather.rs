@@ -152,14 +152,7 @@ impl<T: Copy> Gather<'_, T> {
             for r in stage.chunks_exact_mut(row) {
                 r[b.count * b.walk..].fill(fill);
             }
-            let start = d + i0 * row;
-            let stream_copy = if start == self.end {
-                arch::stream_copy_in_order
-            } else {
-                arch::stream_copy
-            };
-            stream_copy(&mut self.dst[start..][..run], stage);
-            self.end = start + run;
+            stream_staged(self.dst, d + i0 * row, stage, &mut self.end);
         }
     }
 
@@ -193,6 +186,18 @@ impl<T: Copy> Gather<'_, T> {
         }
         true
     }
+}
+
+/// A run put together in a stage, streamed to `dst[start..]`, continuing
+/// the last write where it starts at its `end` (which it moves).
+fn stream_staged<T: Copy>(dst: &mut [T], start: usize, stage: &[T], end: &mut usize) {
+    let stream_copy = if start == *end {
+        arch::stream_copy_in_order
+    } else {
+        arch::stream_copy
+    };
+    stream_copy(&mut dst[start..][..stage.len()], stage);
+    *end = start + stage.len();
 }
 
 /// Where a write of the walked storage from `d` over `axes` (none empty)
@@ -277,13 +282,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         let block = Block::into_walked(a, b);
         copy_any(stage, 0, self.src, other, block, self.unit, &mut [], false);
         stage[a.count * a.walk..].fill(fill);
-        let stream_copy = if d == self.end {
-            arch::stream_copy_in_order
-        } else {
-            arch::stream_copy
-        };
-        stream_copy(&mut self.dst[d..][..run], stage);
-        self.end = d + run;
+        stream_staged(self.dst, d, stage, &mut self.end);
     }
 
     /// Padded rows whose source runs down them go in line tiles with AVX2

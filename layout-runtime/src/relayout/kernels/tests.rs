@@ -321,23 +321,8 @@ fn line_tiles_match_a_plain_loop() {
                             d: od,
                             s: os,
                         };
-                        let last = |at: usize, x: usize, a: usize, bb: usize| {
-                            at + (count - 1) * x + (na - 1) * a + (nb - 1) * bb + w
-                        };
-                        let src_len = last(s, o.s, b.sa, b.sb) + 7;
-                        let dst_len = last(d, o.d, b.da, b.db) + 9;
-                        let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
-                        let mut want = std::vec![old; dst_len];
-                        for x in 0..count {
-                            for i in 0..na {
-                                for j in 0..nb {
-                                    for k in 0..w {
-                                        want[d + x * o.d + i * b.da + j * b.db + k] =
-                                            src[s + x * o.s + i * b.sa + j * b.sb + k];
-                                    }
-                                }
-                            }
-                        }
+                        let (src, want) = strided_copy((o, b, w), (d, s), make, old);
+                        let dst_len = want.len();
                         // No stage, and the 8 KiB of a relayout's
                         // (short bands along close rows from copies).
                         for stage in [0, 8192 / core::mem::size_of::<T>()] {
@@ -369,6 +354,36 @@ fn line_tiles_match_a_plain_loop() {
     }
     check(word, 0);
     check(half, 0);
+}
+
+/// A source for the 3-D copy `o` x `b` of `w`-element units from `s` to
+/// `d`, each element `make` of its place, and the destination it should
+/// leave, `old` outside the copy; both a few elements longer than the
+/// copy reaches, to catch writes past it.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::many_single_char_names)]
+fn strided_copy<T: Copy>(
+    (o, b, w): (Outer, Block, usize),
+    (d, s): (usize, usize),
+    make: fn(usize) -> T,
+    old: T,
+) -> (std::vec::Vec<T>, std::vec::Vec<T>) {
+    let last = |at: usize, x: usize, a: usize, bb: usize| {
+        at + (o.count - 1) * x + (b.na - 1) * a + (b.nb - 1) * bb + w
+    };
+    let src: std::vec::Vec<T> = (0..last(s, o.s, b.sa, b.sb) + 7).map(make).collect();
+    let mut want = std::vec![old; last(d, o.d, b.da, b.db) + 9];
+    for x in 0..o.count {
+        for i in 0..b.na {
+            for j in 0..b.nb {
+                for k in 0..w {
+                    want[d + x * o.d + i * b.da + j * b.db + k] =
+                        src[s + x * o.s + i * b.sa + j * b.sb + k];
+                }
+            }
+        }
+    }
+    (src, want)
 }
 
 /// Joined line tiles against a plain loop: destination runs in every
@@ -407,24 +422,8 @@ fn joined_tiles_match_a_plain_loop() {
                         d: na * w,
                         s: na * b.sa + 16 * w,
                     };
-                    let last = |at: usize, x: usize, a: usize, bb: usize| {
-                        at + (count - 1) * x + (na - 1) * a + (nb - 1) * bb + w
-                    };
-                    let src_len = last(s, o.s, b.sa, b.sb) + 7;
-                    let dst_len = last(d, o.d, b.da, b.db) + 9;
-                    let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
-                    let mut want = std::vec![old; dst_len];
-                    for x in 0..count {
-                        for i in 0..na {
-                            for j in 0..nb {
-                                for k in 0..w {
-                                    want[d + x * o.d + i * b.da + j * b.db + k] =
-                                        src[s + x * o.s + i * b.sa + j * b.sb + k];
-                                }
-                            }
-                        }
-                    }
-                    let mut got = std::vec![old; dst_len];
+                    let (src, want) = strided_copy((o, b, w), (d, s), make, old);
+                    let mut got = std::vec![old; want.len()];
                     let done = stream_joined_tiles(&mut got, d, &src, s, o, b, w);
                     arch::stream_fence();
                     if done {
