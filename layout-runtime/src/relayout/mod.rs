@@ -35,7 +35,13 @@
 //! from memory first, which costs a third of the bandwidth. Transposes of
 //! 4-byte units (`f32`, or two `bf16` that stay together on both sides) run
 //! four by four in SSE2 registers, and `(4,1)` tiles of bytes interleave in
-//! them. These kernels are inline assembly in one module, the crate's only
+//! them; where a dim ends inside such a unit, the whole units still move
+//! so and the last unit's elements one by one. Larger transposes go in
+//! 16x16 tiles of units with AVX2, each a cache line of both sides, and
+//! rows that lie at different places in their lines (a ragged width) are
+//! put together a few lines at a time before they are streamed. Transposed
+//! sub-byte tiles whose groups are 4 bytes (`s4` in `(8,1)`) move in the
+//! same tiles. These kernels are inline assembly in one module, the crate's only
 //! `unsafe` code; other targets use the portable loops.
 //!
 //! # Plans and threads
