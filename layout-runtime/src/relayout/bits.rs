@@ -296,7 +296,7 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
 
     /// Blocks whose rows are units of 4 bytes (an `s4` `(8,1)` group of a
     /// transposed tile, 8 values) go 16 rows of 16 blocks at a time
-    /// through [`unit_tiles`]; the rest a block at a time.
+    /// through [`UnitTiles`]; the rest a block at a time.
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
         let (x_done, c_done) = match UnitTiles::of(self.bits, off, o, a, b) {
             Some(t) => t.pack(self.dst, self.src, other, self.stream),
@@ -810,6 +810,8 @@ mod tests {
             "u2[40,256]{1,0:T(8,128)(16,1)E(2)}",
             "pred[64,200]{1,0:T(32,128)(32,1)E(1)}",
             "s4[3000]{0:T(1024)(128)(8,1)E(4)}",
+            // Transposed, in tiles of 16 by 16 groups streamed.
+            "s4[300,203]{0,1:T(8,128)(8,1)E(4)}",
         ] {
             let l = crate::parse(spec).unwrap();
             let n = l.element_bits();

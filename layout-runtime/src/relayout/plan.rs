@@ -845,6 +845,11 @@ mod tests {
             "bf16[37,260]{1,0:T(8,128)(2,1)}",
             "bf16[3,64,4,128]{1,3,2,0:T(8,128)(2,1)}",
             "s8[33,129]{1,0:T(8,128)(4,1)}",
+            // Pairs and quads transposed from rows that end inside one:
+            // units streamed, padding filled, then the last unit's
+            // elements alone; rows at different places in their lines.
+            "s8[35,387]{0,1:T(8,128)(4,1)}",
+            "bf16[37,259]{0,1:T(8,128)(2,1)}",
             // Many tiles along a row.
             "f32[16,1024]{1,0:T(8,128)}",
             "bf16[8,8192]{1,0:T(8,128)(2,1)}",

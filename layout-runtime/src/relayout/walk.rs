@@ -58,9 +58,9 @@ pub(crate) trait Visitor {
         }
     }
     /// Whether [`padding`](Self::padding) does nothing (visitors that read
-    /// the walked storage): a block cut short by a bound may then go with
-    /// the blocks of the carried steps around it, ordered for the other
-    /// side, its padding left out.
+    /// the walked storage, and the edge's clipped visitors): a block cut
+    /// short by a bound may then go with the blocks of the carried steps
+    /// around it, ordered for the other side, its padding left out.
     fn ignores_padding(&self) -> bool {
         false
     }
@@ -124,8 +124,9 @@ pub(crate) struct Walk {
 /// The elements of the last, partial unit of a folded source: a fold
 /// moves whole units only, so a bound that is not a multiple of the unit
 /// (an `s8` `(4,1)` tile transposed from rows of 2481 bytes) is rounded
-/// down to one, and the `len` values from `from` on go through
-/// [`run_edge`](Walk::run_edge), a walk of their own.
+/// down to one, and the last unit's `len` elements, which start at `off`
+/// (`other` on the other side), go through [`run_edge`](Walk::run_edge),
+/// a walk of their own.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Edge {
     source: u8,
@@ -165,8 +166,13 @@ impl Walk {
     /// it names then starts a unit of `c` elements, which kernels move as
     /// one wider element (two `bf16` as one 4-byte unit). The other side's
     /// strides need not be: its units may start anywhere (rows of 2481
-    /// bytes). In place, since a walk is kilobytes to copy and every
-    /// relayout call folds one.
+    /// bytes). A bounded step folds too where it is its source's digit of
+    /// weight 1 and the source's other digits are whole units: its bound,
+    /// when not a multiple of `c`, is rounded down to one and the last
+    /// unit's elements left to an [`Edge`], if the bound is at least
+    /// [`EDGE_SHARE`] times as many and the digits spell the unit's place.
+    /// In place, since a walk is kilobytes to copy and every relayout call
+    /// folds one.
     pub(crate) fn fold(&mut self, c: usize) {
         let Some(&last) = self.steps[..self.n].last() else {
             return;
@@ -248,9 +254,9 @@ impl Walk {
     }
 
     /// Runs the elements a fold left to its [`Edge`] (none without one),
-    /// one at a time, for a visitor that moves single elements: the steps
-    /// of the other sources, with the edge's elements innermost. Padding
-    /// comes out as well, for visitors that skip it.
+    /// for a visitor of single elements (not units): the steps of the
+    /// other sources, with the edge's elements innermost. Padding comes
+    /// out as well, for visitors that skip it.
     pub(crate) fn run_edge<V: Visitor>(&self, v: &mut V) {
         let Some(e) = self.edge else {
             return;
@@ -662,10 +668,11 @@ impl Walk {
     }
 
     /// Visits steps `j..` from slot `off` (`other` on the other side),
-    /// for every value of the `carried` axes: values of bounded steps
-    /// further out that keep their dims inside the bounds below, handed
-    /// down as one axis each rather than a value at a time, so that the
-    /// blocks below can be ordered across them ([`blocks`](Self::blocks)).
+    /// for every value of the `carried` axes: values of steps further out
+    /// that no bound depends on, or of bounded steps that keep their dims
+    /// inside the bounds below, handed down as one axis each rather than a
+    /// value at a time, so that the blocks below can be ordered across
+    /// them ([`blocks`](Self::blocks)).
     /// A ragged dim further in (a tile's columns past the array's last)
     /// then no longer pins the outer steps to storage order: a
     /// `f32[4079,4113]{0,1:T(2,128)}` pack reads each source line once

@@ -672,8 +672,7 @@ fn plain_part<T: Copy>(
 /// before the store could reach the cache, and the join took 30 ns.
 /// `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa + j*b.sb]`,
 /// the destination's runs along `x` and `i`. `false`, nothing written, for
-/// other blocks, short runs, more runs than the buffer holds, or without
-/// the kernel.
+/// other blocks, short runs, or without the kernel.
 // The names of `Block`, `Outer` and `stream_lines`.
 #[allow(clippy::many_single_char_names)]
 #[inline(never)]
