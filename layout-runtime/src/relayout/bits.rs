@@ -354,10 +354,9 @@ struct UnitTiles {
     bits: Bits,
     /// Values a unit.
     vals: usize,
-    /// Bytes of storage from one value of `o` to the next, one row of `a`
-    /// to the next, and of the first unit.
+    /// Bytes of storage from one value of `o` to the next, and of the
+    /// first unit (the rows of `a` are units, 4 bytes apart).
     x_step: usize,
-    c_step: usize,
     at: usize,
     /// Logical values from one row of `a` to the next.
     pitch: usize,
@@ -382,7 +381,6 @@ impl UnitTiles {
             bits,
             vals,
             x_step: o.walk / bits.per,
-            c_step: 4,
             at: off / bits.per,
             pitch: a.other,
             tiles: (o.count / 16, a.count / 16),
@@ -391,7 +389,7 @@ impl UnitTiles {
 
     /// Storage bytes of the 16 units of tile `(tx, tc)` down `o`.
     fn runs(self, tx: usize, tc: usize) -> [usize; 16] {
-        core::array::from_fn(|x| self.at + (16 * tx + x) * self.x_step + 16 * tc * self.c_step)
+        core::array::from_fn(|x| self.at + (16 * tx + x) * self.x_step + 16 * tc * 4)
     }
 
     /// Packs the tiles from `src` (logical, the first row at `other`) into

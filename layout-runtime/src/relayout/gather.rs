@@ -6,7 +6,7 @@ use super::kernels::{
     copy_any, line_elements, line_units, stream_fill, stream_interleaved_band, stream_joined_tiles,
     stream_lines, stream_padded_rows, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
 };
-use super::walk::{Axis, Visitor};
+use super::walk::{block_then_padding_apart, Axis, Visitor};
 
 /// Writes the walked storage from the other array (pack, convert).
 pub(crate) struct Gather<'a, T> {
@@ -270,13 +270,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             {
                 fill
             }
-            _ => {
-                self.block(off, other, a, b);
-                if a.count < a_len {
-                    self.padding(off + a.count * a.walk, (a_len - a.count) * a.walk);
-                }
-                return;
-            }
+            _ => return block_then_padding_apart(self, off, other, (a, b), a_len),
         };
         let (stage, d) = (&mut self.stage[..run], off - self.base);
         let block = Block::into_walked(a, b);

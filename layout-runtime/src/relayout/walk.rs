@@ -52,10 +52,7 @@ pub(crate) trait Visitor {
     /// `a.count` to `a_len`, each with all of `b`: a block, and a run of
     /// padding after it, unless a visitor does both at once.
     fn block_then_padding(&mut self, off: usize, other: usize, a: Axis, b: Axis, a_len: usize) {
-        self.block(off, other, a, b);
-        if a.count < a_len {
-            self.padding(off + a.count * a.walk, (a_len - a.count) * a.walk);
-        }
+        block_then_padding_apart(self, off, other, (a, b), a_len);
     }
     /// Whether [`padding`](Self::padding) does nothing (visitors that read
     /// the walked storage, and the edge's clipped visitors): a block cut
@@ -86,6 +83,21 @@ pub(crate) trait Visitor {
                 );
             }
         }
+    }
+}
+
+/// [`Visitor::block_then_padding`] as two calls, the block's and the
+/// padding's: what visitors do that do not put them together.
+pub(crate) fn block_then_padding_apart<V: Visitor + ?Sized>(
+    v: &mut V,
+    off: usize,
+    other: usize,
+    (a, b): (Axis, Axis),
+    a_len: usize,
+) {
+    v.block(off, other, a, b);
+    if a.count < a_len {
+        v.padding(off + a.count * a.walk, (a_len - a.count) * a.walk);
     }
 }
 
@@ -704,11 +716,7 @@ impl Walk {
             if st.axis.count > 1 && self.far_blocks() {
                 // No bound depends on this step: all of its values go down
                 // as one axis, as a bounded step's inside values do below.
-                let mut more = [UNIT; MAX_STEPS];
-                more[..carried.len()].copy_from_slice(carried);
-                more[carried.len()] = st.axis;
-                self.descend(v, j + 1, off, other, partial, &more[..=carried.len()]);
-                return;
+                return self.descend_carrying(v, j, (off, other), partial, carried, st.axis);
             }
             for x in 0..st.axis.count {
                 let (off, other) = (off + x * st.axis.walk, other + x * st.axis.other);
@@ -759,13 +767,11 @@ impl Walk {
             // every later step of this source stays inside the bound for
             // each, and the other sources do not depend on them.
             partial[s] = base + (full - 1) * st.weight;
-            let mut more = [UNIT; MAX_STEPS];
-            more[..carried.len()].copy_from_slice(carried);
-            more[carried.len()] = Axis {
+            let inside = Axis {
                 count: full,
                 ..st.axis
             };
-            self.descend(v, j + 1, off, other, partial, &more[..=carried.len()]);
+            self.descend_carrying(v, j, (off, other), partial, carried, inside);
             full
         } else {
             0
@@ -783,6 +789,23 @@ impl Walk {
             self.descend(v, j + 1, off, other, partial, carried);
         }
         partial[s] = base;
+    }
+
+    /// [`descend`](Self::descend) from step `j + 1`, with `axis`, values of
+    /// step `j`, carried after `carried`.
+    fn descend_carrying<V: Visitor>(
+        &self,
+        v: &mut V,
+        j: usize,
+        (off, other): (usize, usize),
+        partial: &mut [usize; MAX_SOURCES],
+        carried: &[Axis],
+        axis: Axis,
+    ) {
+        let mut more = [UNIT; MAX_STEPS];
+        more[..carried.len()].copy_from_slice(carried);
+        more[carried.len()] = axis;
+        self.descend(v, j + 1, off, other, partial, &more[..=carried.len()]);
     }
 
     /// [`descend`](Self::descend) at step `j`, always inside its bound,
