@@ -234,6 +234,52 @@ fn thin_tiles_transposed() {
     }
 }
 
+/// `(2,1)` and `(4,1)` tiles whose rows lie back to back in the row-major
+/// array, tile after tile, so that a band of them is one run of it: rank
+/// 1 under `(1024)(128)` or `(512)(128)` (the last tile ragged or not),
+/// and minor dims no wider than a tile, some padded inside it (where an
+/// outer step's values go down as one band), in 2 and 3 dims.
+#[test]
+fn group_tiles_in_one_run() {
+    let s = Some;
+    for len in [1024, 3000, 4096 + 256, 8192 + 77] {
+        for first in [1024, 512] {
+            let tiles: [&[Option<usize>]; 3] = [&[s(first)], &[s(128)], &[s(2), s(1)]];
+            let pairs = reference("bf16", &[len], &[0], &tiles, 1);
+            check_width(&pairs, |i| (i % 65_521) as u16, 0xffff);
+            let tiles: [&[Option<usize>]; 3] = [&[s(first)], &[s(128)], &[s(4), s(1)]];
+            let quads = reference("u8", &[len], &[0], &tiles, 1);
+            check_width(&quads, |i| (i % 251) as u8, 0xff);
+        }
+    }
+    for width in [16, 32, 64, 100, 128] {
+        for dims in [vec![96, width], vec![3, 37, width]] {
+            let order: Vec<usize> = (0..dims.len()).rev().collect();
+            let pairs = reference("bf16", &dims, &order, &[&[s(8), s(128)], &[s(2), s(1)]], 1);
+            check_width(&pairs, |i| (i % 65_521) as u16, 0xffff);
+            let quads = reference("u8", &dims, &order, &[&[s(32), s(128)], &[s(4), s(1)]], 1);
+            check_width(&quads, |i| (i % 251) as u8, 0xff);
+            check_u32(&reference("u32", &dims, &order, &[&[s(8), s(128)]], 1));
+        }
+    }
+    // An outer dim whose values do not merge with the rows below it.
+    check_u32(&reference(
+        "u32",
+        &[16, 3, 16],
+        &[2, 0, 1],
+        &[&[s(8), s(128)]],
+        1,
+    ));
+    let pairs = reference(
+        "bf16",
+        &[16, 3, 32],
+        &[2, 0, 1],
+        &[&[s(8), s(128)], &[s(2), s(1)]],
+        1,
+    );
+    check_width(&pairs, |i| (i % 65_521) as u16, 0xffff);
+}
+
 #[test]
 fn tpu_formats_and_ragged_edges() {
     let s = Some;

@@ -394,10 +394,9 @@ impl UnitTiles {
 
     /// Packs the tiles from `src` (logical, the first row at `other`) into
     /// `dst`; returns the values of `o` and rows of `a` done. A word of 8
-    /// values at a time ([`pack_unit`]): through [`pack_bytes`], a byte at
-    /// a time, the transposed `s4` pack took 51 ms against 36. The way
-    /// back is the other way round: [`unpack_bytes`] 23 ms, a word at a
-    /// time 41.
+    /// values at a time ([`pack_words`]), each tile's rows asked for
+    /// [`UNITS_AHEAD`] tiles on. The way back goes a byte at a time
+    /// ([`unpack_bytes`]: 23 ms, a word at a time 41).
     fn pack<T: BitElement>(
         self,
         dst: &mut [u8],
@@ -408,16 +407,15 @@ impl UnitTiles {
         let mut stage = [0u8; 1024];
         let from: [usize; 16] = core::array::from_fn(|c| 64 * c);
         let mut done = true;
+        let run = 16 * self.vals;
         // Along the logical rows, 16 at a time: each read as one stream.
         for tc in 0..self.tiles.1 {
             for tx in 0..self.tiles.0 {
-                for (c, run) in stage.chunks_exact_mut(64).enumerate() {
-                    let row = other + (16 * tc + c) * self.pitch + 16 * tx * self.vals;
-                    let values = &src[row..][..16 * self.vals];
-                    for (unit, group) in run.chunks_exact_mut(4).zip(values.chunks_exact(self.vals))
-                    {
-                        unit.copy_from_slice(&pack_unit(group, self.bits));
-                    }
+                for (c, unit) in stage.chunks_exact_mut(64).enumerate() {
+                    let row = other + (16 * tc + c) * self.pitch + tx * run;
+                    let ahead = row + UNITS_AHEAD * run;
+                    arch::prefetch_span(src, ahead, ahead + run);
+                    pack_words(unit, &src[row..][..run], self.bits);
                 }
                 let to = self.runs(tx, tc);
                 done &= arch::tile16(dst, &to, &stage, &from, stream)
@@ -431,12 +429,15 @@ impl UnitTiles {
         }
     }
 
-    /// The way back of [`pack`](Self::pack), into `dst` from row `other` on.
+    /// The way back of [`pack`](Self::pack), into `dst` from row `other`
+    /// on, in the same order: each logical row written as one stream
+    /// (tile by tile down the rows instead, the transposed `s4` unpack
+    /// took 21-22 ms against 19.5-20).
     fn unpack<T: BitElement>(self, src: &[u8], dst: &mut [T], other: usize) -> (usize, usize) {
         let mut stage = [0u8; 1024];
         let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
-        for tx in 0..self.tiles.0 {
-            for tc in 0..self.tiles.1 {
+        for tc in 0..self.tiles.1 {
+            for tx in 0..self.tiles.0 {
                 if !arch::tile16(&mut stage, &to, src, &self.runs(tx, tc), false) {
                     return (0, 0);
                 }
@@ -450,18 +451,38 @@ impl UnitTiles {
     }
 }
 
-/// The 4 bytes holding `values` (`32 / n` of them), each masked to `n` bits.
+/// How many tiles ahead along its 16 logical rows [`UnitTiles::pack`]
+/// asks for the rows' values: sixteen streams, too many for the hardware
+/// prefetchers to follow, had the pack wait on each load (the
+/// transposed `s4[15262,4397]` pack, 4,397-byte rows, took 26-30 ms
+/// without, 20-22 with 8 tiles, 23-27 with 16 or 32; AMD EPYC Zen 4).
+const UNITS_AHEAD: usize = 8;
+
+/// `values` (of `bits.n` bits each) packed into `out`, the first value
+/// lowest, as [`pack_bytes`] packs them, a word of 8 values at a time.
+fn pack_words<T: BitElement>(out: &mut [u8], values: &[T], bits: Bits) {
+    match bits.n {
+        4 => pack_words_of::<T, 4>(out, values),
+        2 => pack_words_of::<T, 2>(out, values),
+        _ => pack_words_of::<T, 1>(out, values),
+    }
+}
+
+/// [`pack_words`] for `N`-bit values: each eight bytes read as one word,
+/// masked and squeezed by shifts of immediates, which the compiler runs
+/// on as many words at once as a vector holds. With the width a run-time
+/// value (one word at a time) the transposed `s4` pack took 36 ms
+/// against 26-30; a byte at a time ([`pack_bytes`]) 51.
 #[inline]
-fn pack_unit<T: BitElement>(values: &[T], bits: Bits) -> [u8; 4] {
-    let mut unit = 0u32;
-    for (k, eight) in values.chunks_exact(8).enumerate() {
+fn pack_words_of<T: BitElement, const N: u32>(out: &mut [u8], values: &[T]) {
+    let mask = u64::from((1u8 << N) - 1) * 0x0101_0101_0101_0101;
+    let bytes = N as usize;
+    for (o, eight) in out.chunks_exact_mut(bytes).zip(values.chunks_exact(8)) {
         // Masked after: a mask a byte kept the compiler from reading the
         // eight bytes as one word.
-        let x = u64::from_le_bytes(core::array::from_fn(|q| eight[q].to_bits()));
-        let x = x & (u64::from(bits.mask) * 0x0101_0101_0101_0101);
-        unit |= (squeeze(x, bits.n) as u32) << (8 * bits.n as usize * k);
+        let x = u64::from_le_bytes(core::array::from_fn(|q| eight[q].to_bits())) & mask;
+        o.copy_from_slice(&squeeze(x, N).to_le_bytes()[..bytes]);
     }
-    unit.to_le_bytes()
 }
 
 /// Eight fields of `n` bits, one at the bottom of each byte of `x`, packed
@@ -771,14 +792,16 @@ mod tests {
 
     use super::BitElement;
 
-    /// A unit packed a word at a time holds what packing its values a
-    /// byte at a time does, for each width and values of every kind.
+    /// Values packed a word at a time hold what packing them a byte at a
+    /// time does, for each width, values of every kind and runs of one
+    /// word to many.
     #[test]
-    fn units_pack_as_bytes_do() {
+    fn words_pack_as_bytes_do() {
         for n in [1u32, 2, 4] {
             let bits = super::Bits::new(n).unwrap();
             for seed in 0..2048u64 {
-                let values: Vec<u8> = (0..32 / u64::from(n))
+                let count = 8 * (1 + seed as usize % 17);
+                let values: Vec<u8> = (0..count)
                     .map(|k| {
                         (seed
                             .wrapping_mul(0x9e37_79b9_7f4a_7c15)
@@ -786,13 +809,11 @@ mod tests {
                             & 0xff) as u8
                     })
                     .collect();
-                let mut bytes = [0u8; 4];
+                let size = count * n as usize / 8;
+                let (mut bytes, mut words) = (std::vec![0u8; size], std::vec![0xeeu8; size]);
                 super::pack_bytes(&mut bytes, &values, bits);
-                assert_eq!(
-                    super::pack_unit(&values, bits),
-                    bytes,
-                    "n {n} values {values:?}"
-                );
+                super::pack_words(&mut words, &values, bits);
+                assert_eq!(words, bytes, "n {n} values {values:?}");
             }
         }
     }

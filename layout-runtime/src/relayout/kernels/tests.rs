@@ -16,6 +16,8 @@ std::thread_local! {
     pub(super) static STAGED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Lines [`stream_group_tiles`] streamed on this thread.
     pub(super) static JOINED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Bands [`stream_group_run`] streamed as one run on this thread.
+    pub(super) static RUNS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// Every orientation of both sides, dense and padded, against a plain
@@ -49,78 +51,87 @@ fn blocks_match_a_plain_loop() {
     }
 }
 
-/// Bands of 1-3 tiles of 1-2 groups of `(2,1)`- and `(4,1)`-style
-/// rows into row-major rows, columns around the kernels' 16 (so that
+/// Bands of 1-5 tiles of 1-4 groups of `(2,1)`- and `(4,1)`-style
+/// rows into row-major rows, the tiles side by side (a tile row) or one
+/// under the other (a rank-1 array's tiles, one run of the destination
+/// where rows are back to back), columns around the kernels' 16 (so that
 /// some go to `copy_block`), rows apart or back to back, odd offsets,
-/// with and without prefetching, against a plain loop; sizes the
-/// kernels do not take go through `copy_block` alone. Slots outside the
-/// band keep their old value.
+/// with and without a stage, against a plain loop; sizes the kernels do
+/// not take go through `copy_block` alone. Slots outside the band keep
+/// their old value.
 #[test]
 fn group_tiles_match_a_plain_loop() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(k: usize, value: impl Fn(usize) -> T, old: T) {
-        let joined = JOINED.get();
+        let (joined, runs) = (JOINED.get(), RUNS.get());
         for cols in [1, 15, 16, 17, 33, 64, 96, 128, 160, 192, 256] {
             for (tiles, groups) in [(1, 1), (1, 2), (2, 2), (3, 1), (3, 2), (5, 4)] {
                 // Destinations at every 16 bytes of a line, and off them.
                 let places = [(0, 0, 0, 0), (3, 2, 1, 5), (0, 0, 7, 0), (1, 3, 24, 2)];
                 let lined = [(0, 0, 8, 0), (0, 0, 16, 0), (0, 2, 32, 1), (0, 0, 48, 0)];
-                for (pad, gap, d, s) in places.into_iter().chain(lined) {
-                    let pitch = tiles * cols + pad;
-                    let tile = groups * k * cols + gap;
-                    let axes = [
-                        Axis {
-                            count: tiles,
-                            walk: tile,
-                            other: cols,
-                        },
-                        Axis {
-                            count: groups,
-                            walk: k * cols,
-                            other: k * pitch,
-                        },
-                        Axis {
-                            count: cols,
-                            walk: k,
-                            other: 1,
-                        },
-                        Axis {
-                            count: k,
-                            walk: 1,
-                            other: pitch,
-                        },
-                    ];
-                    let src: std::vec::Vec<T> = (0..s + tiles * tile).map(&value).collect();
-                    let mut want = std::vec![old; d + groups * k * pitch + 2];
-                    for x in 0..tiles {
-                        for g in 0..groups {
-                            for i in 0..cols {
-                                for j in 0..k {
-                                    want[d + (g * k + j) * pitch + x * cols + i] =
-                                        src[s + x * tile + g * k * cols + i * k + j];
+                for stacked in [false, true] {
+                    for (pad, gap, d, s) in places.into_iter().chain(lined) {
+                        let wide = if stacked { cols } else { tiles * cols };
+                        let pitch = wide + pad;
+                        let tile = groups * k * cols + gap;
+                        // Where tile `x`'s first row starts in the destination.
+                        let across = if stacked { groups * k * pitch } else { cols };
+                        let axes = [
+                            Axis {
+                                count: tiles,
+                                walk: tile,
+                                other: across,
+                            },
+                            Axis {
+                                count: groups,
+                                walk: k * cols,
+                                other: k * pitch,
+                            },
+                            Axis {
+                                count: cols,
+                                walk: k,
+                                other: 1,
+                            },
+                            Axis {
+                                count: k,
+                                walk: 1,
+                                other: pitch,
+                            },
+                        ];
+                        let src: std::vec::Vec<T> = (0..s + tiles * tile).map(&value).collect();
+                        let mut want = std::vec![old; d + tiles * across + groups * k * pitch + 2];
+                        for x in 0..tiles {
+                            for g in 0..groups {
+                                for i in 0..cols {
+                                    for j in 0..k {
+                                        want[d + x * across + (g * k + j) * pitch + i] =
+                                            src[s + x * tile + g * k * cols + i * k + j];
+                                    }
                                 }
                             }
                         }
-                    }
-                    // No stage (plain stores), one too small to join
-                    // rows, and the 8 KiB of a relayout's.
-                    for stage in [0, 600, 8192 / core::mem::size_of::<T>()] {
-                        let mut got = std::vec![old; want.len()];
-                        let mut stage = std::vec![old; stage];
-                        group_tiles(&mut got, d, &src, s, axes, &mut stage);
-                        assert_eq!(
-                            got,
-                            want,
-                            "{k} rows, {cols} columns, {tiles} x {groups}, pad {pad}, d {d}, stage {}",
-                            stage.len()
-                        );
+                        // No stage (plain stores), one too small to join
+                        // rows, and the 8 KiB of a relayout's.
+                        for stage in [0, 600, 8192 / core::mem::size_of::<T>()] {
+                            let mut got = std::vec![old; want.len()];
+                            let mut stage = std::vec![old; stage];
+                            group_tiles(&mut got, d, &src, s, axes, &mut stage);
+                            assert_eq!(
+                                got,
+                                want,
+                                "{k} rows, {cols} columns, {tiles} x {groups}, stacked {stacked}, pad {pad}, d {d}, stage {}",
+                                stage.len()
+                            );
+                        }
                     }
                 }
             }
         }
-        // Rows of whole lines joined wherever the kernels are.
+        // Rows of whole lines joined wherever the kernels are, and runs
+        // streamed whatever the element.
         if arch::group_kernel::<T>(k) {
             assert!(JOINED.get() - joined > 40, "{}", JOINED.get() - joined);
         }
+        assert!(RUNS.get() - runs > 40, "{}", RUNS.get() - runs);
     }
     check(4, |i| (i * 7 + 3) as u8, 0xee);
     check(2, |i| (i as u16).wrapping_mul(40503) | 0x8000, 0xeeee);
