@@ -567,15 +567,11 @@ fn pack_rows<T: BitElement>(
     let mut rows = [0u8; 8 * CHUNK];
     for x0 in (0..n).step_by(CHUNK) {
         let m = CHUNK.min(n - x0);
-        for (q, row) in rows.chunks_exact_mut(CHUNK).take(g).enumerate() {
-            row.fill(0);
-            for t in 0..bits.per {
-                let start = from + (q * bits.per + t) * pitch + x0;
-                let shift = t as u32 * bits.n;
-                for (acc, v) in row[..m].iter_mut().zip(&src[start..start + m]) {
-                    *acc |= (v.to_bits() & bits.mask) << shift;
-                }
-            }
+        let at = from + x0;
+        match bits.n {
+            4 => byte_rows::<T, 4>(&mut rows, g, &src[at..], pitch, m),
+            2 => byte_rows::<T, 2>(&mut rows, g, &src[at..], pitch, m),
+            _ => byte_rows::<T, 1>(&mut rows, g, &src[at..], pitch, m),
         }
         let done = if stream && g == 4 {
             arch::interleave_stream(&mut out[x0 * g..][..m * g], &rows, CHUNK, m)
@@ -591,6 +587,37 @@ fn pack_rows<T: BitElement>(
             sb: CHUNK,
         };
         copy_block(out, (x0 + done) * g, &rows, done, block);
+    }
+}
+
+/// [`pack_rows`]' byte rows for `N`-bit values: row `q` of `rows` packs
+/// logical rows `q*per..(q+1)*per` of `src` (`pitch` apart), `m` columns
+/// of each, the shifts immediates. With the width a run-time value and
+/// each row cleared first, `s4 (8,1)` packs took 1.07-1.16 times as long
+/// (`s4[66576,1008]` 18.6 ms against 16.0; five alternated runs, AMD EPYC
+/// Zen 4).
+#[inline]
+fn byte_rows<T: BitElement, const N: u32>(
+    rows: &mut [u8],
+    g: usize,
+    src: &[T],
+    pitch: usize,
+    m: usize,
+) {
+    let per = 8 / N as usize;
+    let mask = ((1u16 << N) - 1) as u8;
+    for (q, row) in rows.chunks_exact_mut(CHUNK).take(g).enumerate() {
+        let row = &mut row[..m];
+        let first = &src[q * per * pitch..][..m];
+        for (acc, v) in row.iter_mut().zip(first) {
+            *acc = v.to_bits() & mask;
+        }
+        for t in 1..per {
+            let values = &src[(q * per + t) * pitch..][..m];
+            for (acc, v) in row.iter_mut().zip(values) {
+                *acc |= (v.to_bits() & mask) << (t as u32 * N);
+            }
+        }
     }
 }
 
