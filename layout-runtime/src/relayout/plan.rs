@@ -883,6 +883,16 @@ mod tests {
             "s8[70,64]{1,0:T(32,128)(4,1)}",
             "bf16[16,3,32]{2,0,1:T(8,128)(2,1)}",
             "f32[16,3,16]{2,0,1:T(8,128)}",
+            // Pairs and quads into rows at different places in their
+            // lines, put together in a window until whole: the last tile
+            // a block a group, a tile of groups, or chunks that cut rows.
+            "bf16[37,690]{1,0:T(4,128)(2,1)}",
+            "bf16[21,300]{1,0:T(8,128)(2,1)}",
+            "s8[33,1000]{1,0:T(8,128)(4,1)}",
+            "s8[64,1000]{1,0:T(8,128)(4,1)}",
+            "bf16[64,500]{1,0:T(4,128)(2,1)}",
+            "s8[19,600]{1,0:T(8,128)(4,1)}",
+            "bf16[3,13,500]{2,1,0:T(4,128)(2,1)}",
         ] {
             let l = crate::parse(spec).unwrap();
             let bytes = (l.element_bits() / 8) as usize;

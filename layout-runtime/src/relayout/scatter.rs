@@ -5,7 +5,7 @@ use super::arch;
 use super::kernels::{
     copy_any, group_tiles, join_head, joined_lines, line_elements, line_units, prefetch_short_rows,
     short_group_rows, stream_joined_rows, stream_joined_tiles, stream_lines, Block, Joined, Outer,
-    Piece,
+    Piece, Window,
 };
 use super::walk::{Axis, Visitor, UNIT};
 
@@ -22,6 +22,9 @@ pub(crate) struct Scatter<'a, T> {
     /// Rows joined by [`stream_joined_rows`] whose last partial lines wait
     /// in `stage`; [`finish`](Self::finish) writes them at the latest.
     joined: Option<Joined>,
+    /// Rows of group tiles put together in `stage` until they are whole;
+    /// [`finish`](Self::finish) writes what it holds at the latest.
+    window: Option<Window>,
 }
 
 impl<'a, T: Copy> Scatter<'a, T> {
@@ -42,16 +45,47 @@ impl<'a, T: Copy> Scatter<'a, T> {
             stage,
             unit,
             joined: None,
+            window: None,
         };
         walk(&mut v);
         v.finish();
     }
 
-    /// Writes what waits in the stage for joined rows, before anything
-    /// else uses the stage and once the walk is done.
+    /// Writes what waits in the stage for joined rows or in a window,
+    /// before anything else uses the stage and once the walk is done.
     fn finish(&mut self) {
         if let Some(j) = self.joined.take() {
             j.finish(self.dst, self.stage);
+        }
+        if let Some(w) = self.window.take() {
+            w.spill(self.dst, self.stage, self.unit);
+        }
+    }
+
+    /// Tiles of `(2,1)` or `(4,1)` groups (see [`group_tiles`]): into a
+    /// [`Window`] where their rows may be completed by the blocks after
+    /// them (streamed at once if they are whole), otherwise straight.
+    fn group_band(&mut self, off: usize, to: usize, axes: [Axis; 4]) {
+        if let Some(w) = &mut self.window {
+            if w.take_band(self.stage, to, self.src, off, axes) {
+                return self.stream_full_window();
+            }
+        }
+        self.finish();
+        if !self.stage.is_empty() {
+            self.window = Window::open(self.dst.len(), to, self.src, off, axes, self.stage);
+            if self.window.is_some() {
+                return self.stream_full_window();
+            }
+        }
+        group_tiles(self.dst, to, self.src, off, axes, self.stage);
+    }
+
+    /// Streams the window if every element of it has been written.
+    fn stream_full_window(&mut self) {
+        if let Some(w) = self.window.filter(Window::full) {
+            w.stream(self.dst, self.stage);
+            self.window = None;
         }
     }
 
@@ -138,9 +172,14 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         let block = Block::from_walked(a, b);
         let d = other - self.base;
         // The rows' last tile, padded (the walk hands it over as a block
-        // of its own), ends rows joined before it.
+        // of its own), ends rows joined before it, or those of a window.
         if self.continue_joined(d, off, block) {
             return;
+        }
+        if let Some(w) = &mut self.window {
+            if w.take(self.stage, d, self.src, off, block, self.unit) {
+                return self.stream_full_window();
+            }
         }
         self.finish();
         if !self.stage.is_empty() {
@@ -152,15 +191,15 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     }
 
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
-        self.finish();
         let block = Block::from_walked(a, b);
         let d = other - self.base;
         if short_group_rows::<T>(self.unit, a, b) {
             // A whole tile of `(2,1)` or `(4,1)` groups at once (the rows
             // go plainly either way, being short): one call a tile, not a
             // stream-or-stage decision per pair or quad of rows.
-            return group_tiles(self.dst, d, self.src, off, [UNIT, o, a, b], self.stage);
+            return self.group_band(off, d, [UNIT, o, a, b]);
         }
+        self.finish();
         let outer = Outer {
             count: o.count,
             d: o.other,
@@ -206,10 +245,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 
     fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
         if short_group_rows::<T>(self.unit, a, b) {
-            self.finish();
             // A band of such tiles in one loop (see `group_tiles`).
             let to = other - self.base;
-            return group_tiles(self.dst, to, self.src, off, [band, o, a, b], self.stage);
+            return self.group_band(off, to, [band, o, a, b]);
         }
         for x in 0..band.count {
             self.block3(off + x * band.walk, other + x * band.other, o, a, b);

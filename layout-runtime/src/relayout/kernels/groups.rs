@@ -3,7 +3,7 @@
 //! stores.
 
 use super::{
-    arch, copy_block, join_head, keep_tail, line_elements, stream_joined_piece, to_line,
+    arch, copy_any, copy_block, join_head, keep_tail, line_elements, stream_joined_piece, to_line,
     to_line_in, Axis, Block, Outer, Piece, SHORT_ROW_BYTES,
 };
 
@@ -44,6 +44,192 @@ impl Joined {
             dst[end - tail..end].copy_from_slice(&lines[line - tail..]);
         }
     }
+}
+
+/// The most blocks a [`Window`] records: a band of group tiles and the
+/// blocks of the ragged tile that completes its rows.
+const WINDOW_PARTS: usize = 8;
+
+/// A span of the destination put together in a stage that mirrors it
+/// (stage element `k` is destination element `start + k`), for group
+/// tiles whose rows end at different places in their lines (rows of
+/// `bf16[48629,690]` in `(4,128)(2,1)` tiles, 1,380 bytes apart): a tile
+/// row's band of whole tiles, then the ragged last tile's groups, fill
+/// the rows whole, and the span then streams in one run
+/// ([`arch::stream_copy_lines`]: only its two end lines go plainly).
+/// Unpacked into the rows with plain stores, each destination line was
+/// read from memory first; streamed a row piece at a time, the lines
+/// split between the band and the last tile went both ways. The blocks
+/// written are recorded, so that a window the walk leaves unfinished is
+/// written plainly ([`spill`](Self::spill)).
+///
+/// Measured against the plain stores (best of three alternated runs, AMD
+/// EPYC Zen 4): `bf16[48629,690]{1,0:T(4,128)(2,1)}` unpack 14.9 ms to
+/// 8.6, `s8[100000,600]{1,0:T(8,128)(4,1)}` 14.9 to 9.3,
+/// `bf16[100000,300]` in `(8,128)(2,1)` 14.7 to 10.3, `s8[60000,1000]`
+/// 11.7 to 10.0. The span is bounded by the stage (8 KiB): a buffer of
+/// 16 KiB gained on spans of 14 KB (0.89 of the time) and lost on spans
+/// of 31-47 KB (1.26-1.37), which leave the first-level cache.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Window {
+    start: usize,
+    len: usize,
+    filled: usize,
+    /// The blocks written, in stage offsets, and how many.
+    parts: [(usize, Block); WINDOW_PARTS],
+    count: usize,
+}
+
+impl Window {
+    /// Opens a window on the rows of a band of group tiles (as
+    /// [`group_tiles`] takes them) that start at `to`, unpacking the band
+    /// into `stage`: where the band is a rectangle of the destination
+    /// ([`band_rows`]) and its rows, whole, fit the stage and the
+    /// destination. `None`, nothing written, otherwise.
+    pub(crate) fn open<T: Copy>(
+        dst_len: usize,
+        to: usize,
+        src: &[T],
+        from: usize,
+        axes: [Axis; 4],
+        stage: &mut [T],
+    ) -> Option<Window> {
+        let rows = band_rows(axes)?;
+        let len = rows.na.checked_mul(rows.da)?;
+        if len > stage.len() || to.checked_add(len)? > dst_len {
+            return None;
+        }
+        group_tiles(stage, 0, src, from, axes, &mut []);
+        let mut parts = [(0, rows); WINDOW_PARTS];
+        parts[0] = (0, rows);
+        Some(Window {
+            start: to,
+            len,
+            filled: rows.na * rows.nb,
+            parts,
+            count: 1,
+        })
+    }
+
+    /// Whether a block of the destination from `d` on whose last element
+    /// is `last` after `d` lies in the span, and the window can record it.
+    fn holds(&self, d: usize, last: Option<usize>) -> bool {
+        let end = last.and_then(|l| l.checked_add(d));
+        d >= self.start
+            && end.is_some_and(|e| e < self.start + self.len)
+            && self.count < WINDOW_PARTS
+    }
+
+    /// Records block `b` written at stage offset `at`, `w` elements a
+    /// position.
+    fn record(&mut self, at: usize, b: Block, w: usize) {
+        self.filled += b.na * b.nb * w;
+        self.parts[self.count] = (at, b);
+        self.count += 1;
+    }
+
+    /// [`open`](Self::open)'s band, which lands at `to` on in the
+    /// destination, into the stage if it lies inside the span (the ragged
+    /// last tile of the rows, a tile of groups); `false`, nothing written,
+    /// otherwise.
+    pub(crate) fn take_band<T: Copy>(
+        &mut self,
+        stage: &mut [T],
+        to: usize,
+        src: &[T],
+        from: usize,
+        axes: [Axis; 4],
+    ) -> bool {
+        let Some(rows) = band_rows(axes) else {
+            return false;
+        };
+        let last = (rows.na - 1)
+            .checked_mul(rows.da)
+            .and_then(|l| l.checked_add(rows.nb - 1));
+        if !self.holds(to, last) {
+            return false;
+        }
+        let at = to - self.start;
+        group_tiles(stage, at, src, from, axes, &mut []);
+        self.record(at, rows, 1);
+        true
+    }
+
+    /// Whether every element of the span has been written.
+    pub(crate) fn full(&self) -> bool {
+        self.filled == self.len
+    }
+
+    /// Writes block `b` of `w`-element units from `src[s..]`, which lands at
+    /// `d` on in the destination, into the stage if it lies inside the
+    /// span and the window has room to record it; `false`, nothing
+    /// written, otherwise.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn take<T: Copy>(
+        &mut self,
+        stage: &mut [T],
+        d: usize,
+        src: &[T],
+        s: usize,
+        b: Block,
+        w: usize,
+    ) -> bool {
+        let last = (b.na.checked_sub(1))
+            .zip(b.nb.checked_sub(1))
+            .and_then(|(i, j)| i.checked_mul(b.da)?.checked_add(j.checked_mul(b.db)?))
+            .and_then(|l| l.checked_add(w - 1));
+        if w == 0 || !self.holds(d, last) {
+            return false;
+        }
+        let at = d - self.start;
+        copy_any(stage, at, src, s, b, w, &mut [], false);
+        self.record(at, b, w);
+        true
+    }
+
+    /// Writes the span, whole, from `stage` into `dst` with streaming
+    /// stores.
+    pub(crate) fn stream<T: Copy>(&self, dst: &mut [T], stage: &[T]) {
+        arch::stream_copy_lines(&mut dst[self.start..][..self.len], &stage[..self.len]);
+    }
+
+    /// Writes the blocks recorded, and only those, from `stage` into `dst`
+    /// with plain stores: a window the walk left before it was full.
+    pub(crate) fn spill<T: Copy>(&self, dst: &mut [T], stage: &[T], w: usize) {
+        for &(at, b) in &self.parts[..self.count] {
+            let b = Block {
+                sa: b.da,
+                sb: b.db,
+                ..b
+            };
+            copy_any(dst, self.start + at, stage, at, b, w, &mut [], false);
+        }
+    }
+}
+
+/// The destination rows of a band of group tiles (as [`group_tiles`]
+/// takes them), as a block of the same strides both sides: `na` rows
+/// `da` apart, `nb` elements each, where the band's tiles lie side by
+/// side and their groups one under the other (a tile row of a row-major
+/// array); `None` otherwise.
+fn band_rows([band, groups, cols, rows]: [Axis; 4]) -> Option<Block> {
+    let pitch = rows.other;
+    let width = band.count.checked_mul(cols.count)?;
+    let count = groups.count.checked_mul(rows.count)?;
+    let fits = (band.count == 1 || band.other == cols.count)
+        && (groups.count == 1 || groups.other == rows.count.checked_mul(pitch)?)
+        && cols.other == 1
+        && width <= pitch
+        && count > 0
+        && width > 0;
+    fits.then_some(Block {
+        na: count,
+        nb: width,
+        da: pitch,
+        db: 1,
+        sa: pitch,
+        sb: 1,
+    })
 }
 
 /// `band` tiles of `groups` blocks of [`short_group_rows`] (`cols` columns
