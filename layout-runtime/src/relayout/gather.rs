@@ -3,8 +3,9 @@
 
 use super::arch;
 use super::kernels::{
-    copy_any, line_elements, line_units, stream_fill, stream_interleaved_band, stream_joined_tiles,
-    stream_lines, stream_padded_rows, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
+    copy_any, line_elements, line_units, short_group_rows, stream_fill, stream_interleaved_band,
+    stream_joined_tiles, stream_lines, stream_padded_rows, Block, Outer, FAR_ROW_BYTES,
+    STAGED_ROWS,
 };
 use super::walk::{block_then_padding_apart, Axis, Visitor};
 
@@ -257,12 +258,14 @@ impl<T: Copy> Visitor for Gather<'_, T> {
     /// alternated runs, AMD EPYC Zen 4). Other bands go a tile at a time.
     fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
         let (rows, width, pitch) = (o.count * b.count, band.count * a.count, b.other);
-        let copied = self.unit == 1
+        let copied = short_group_rows::<T>(self.unit, a, b)
             && band.other == a.count
-            && a.other == 1
             && o.other == b.count * pitch
-            && rows * width <= self.stage.len()
-            && rows > 1;
+            && width > 0
+            && rows > 1
+            && rows
+                .checked_mul(width)
+                .is_some_and(|n| n <= self.stage.len());
         if !copied {
             for x in 0..band.count {
                 self.block3(off + x * band.walk, other + x * band.other, o, a, b);

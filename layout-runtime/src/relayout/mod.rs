@@ -39,7 +39,8 @@
 //! so and the last unit's elements one by one. Larger transposes go in
 //! 16x16 tiles of units with AVX2, each a cache line of both sides, and
 //! rows that lie at different places in their lines (a ragged width) are
-//! put together a few lines at a time before they are streamed. Transposed
+//! put together a few lines at a time before they are streamed; so are the
+//! rows of a tile row of `(2,1)` and `(4,1)` tiles, whole. Transposed
 //! sub-byte tiles whose groups are 4 bytes (`s4` in `(8,1)`) move in the
 //! same tiles. These kernels are inline assembly in one module, the crate's only
 //! `unsafe` code; other targets use the portable loops.

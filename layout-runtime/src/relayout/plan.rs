@@ -838,6 +838,7 @@ mod tests {
     /// whole and cut write what the slot iterator says, which never streams.
     #[test]
     fn streaming_plans_match_the_slot_iterator() {
+        let windows = crate::relayout::kernels::tests::WINDOWS.get();
         for spec in [
             "f32[67,300]{1,0:T(8,128)}",
             "f32[67,300]{0,1:T(8,128)}",
@@ -904,6 +905,15 @@ mod tests {
                 _ => check::<u32>(&l, |i| i as u32 | 1),
             }
         }
+        // Windows of group tiles' rows streamed whole, and some left
+        // unfinished (a chunk ending inside their rows) and written plainly.
+        let (streamed, spilled) = crate::relayout::kernels::tests::WINDOWS.get();
+        assert!(
+            streamed - windows.0 > 10,
+            "{} windows streamed",
+            streamed - windows.0
+        );
+        assert!(spilled > windows.1, "no window spilled");
     }
 
     /// Permutations large enough for the line tiles (16x16 tiles of whole

@@ -58,7 +58,7 @@ impl<'a, T: Copy> Scatter<'a, T> {
             j.finish(self.dst, self.stage);
         }
         if let Some(w) = self.window.take() {
-            w.spill(self.dst, self.stage, self.unit);
+            w.spill(self.dst, self.stage);
         }
     }
 
@@ -177,7 +177,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             return;
         }
         if let Some(w) = &mut self.window {
-            if w.take(self.stage, d, self.src, off, block, self.unit) {
+            if w.take(self.stage, d, self.src, off, block) {
                 return self.stream_full_window();
             }
         }
@@ -194,9 +194,9 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         let block = Block::from_walked(a, b);
         let d = other - self.base;
         if short_group_rows::<T>(self.unit, a, b) {
-            // A whole tile of `(2,1)` or `(4,1)` groups at once (the rows
-            // go plainly either way, being short): one call a tile, not a
-            // stream-or-stage decision per pair or quad of rows.
+            // A whole tile of `(2,1)` or `(4,1)` groups at once: one call
+            // a tile, not a stream-or-stage decision per pair or quad of
+            // rows (see `group_band`).
             return self.group_band(off, d, [UNIT, o, a, b]);
         }
         self.finish();
@@ -245,7 +245,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 
     fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
         if short_group_rows::<T>(self.unit, a, b) {
-            // A band of such tiles in one loop (see `group_tiles`).
+            // A band of such tiles at once (see `group_band`).
             let to = other - self.base;
             return self.group_band(off, to, [band, o, a, b]);
         }

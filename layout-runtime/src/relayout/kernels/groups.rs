@@ -96,17 +96,18 @@ impl Window {
     ) -> Option<Window> {
         let rows = band_rows(axes)?;
         let len = rows.na.checked_mul(rows.da)?;
-        if len > stage.len() || to.checked_add(len)? > dst_len {
+        // Rows whole already, or all at one place in their lines, stream
+        // without a window ([`stream_group_run`], [`stream_group_tiles`]).
+        let apart = rows.nb < rows.da && (rows.da * core::mem::size_of::<T>()) % 64 != 0;
+        if !apart || len > stage.len() || to.checked_add(len)? > dst_len {
             return None;
         }
         group_tiles(stage, 0, src, from, axes, &mut []);
-        let mut parts = [(0, rows); WINDOW_PARTS];
-        parts[0] = (0, rows);
         Some(Window {
             start: to,
             len,
             filled: rows.na * rows.nb,
-            parts,
+            parts: [(0, rows); WINDOW_PARTS],
             count: 1,
         })
     }
@@ -120,10 +121,9 @@ impl Window {
             && self.count < WINDOW_PARTS
     }
 
-    /// Records block `b` written at stage offset `at`, `w` elements a
-    /// position.
-    fn record(&mut self, at: usize, b: Block, w: usize) {
-        self.filled += b.na * b.nb * w;
+    /// Records block `b` written at stage offset `at`.
+    fn record(&mut self, at: usize, b: Block) {
+        self.filled += b.na * b.nb;
         self.parts[self.count] = (at, b);
         self.count += 1;
     }
@@ -143,15 +143,12 @@ impl Window {
         let Some(rows) = band_rows(axes) else {
             return false;
         };
-        let last = (rows.na - 1)
-            .checked_mul(rows.da)
-            .and_then(|l| l.checked_add(rows.nb - 1));
-        if !self.holds(to, last) {
+        if !self.holds(to, rows.last()) {
             return false;
         }
         let at = to - self.start;
         group_tiles(stage, at, src, from, axes, &mut []);
-        self.record(at, rows, 1);
+        self.record(at, rows);
         true
     }
 
@@ -160,11 +157,11 @@ impl Window {
         self.filled == self.len
     }
 
-    /// Writes block `b` of `w`-element units from `src[s..]`, which lands at
+    /// Writes block `b` of single elements from `src[s..]`, which lands at
     /// `d` on in the destination, into the stage if it lies inside the
     /// span and the window has room to record it; `false`, nothing
-    /// written, otherwise.
-    #[allow(clippy::too_many_arguments)]
+    /// written, otherwise. (Windows hold the rows of group tiles, whose
+    /// walks move single elements.)
     pub(crate) fn take<T: Copy>(
         &mut self,
         stage: &mut [T],
@@ -172,18 +169,13 @@ impl Window {
         src: &[T],
         s: usize,
         b: Block,
-        w: usize,
     ) -> bool {
-        let last = (b.na.checked_sub(1))
-            .zip(b.nb.checked_sub(1))
-            .and_then(|(i, j)| i.checked_mul(b.da)?.checked_add(j.checked_mul(b.db)?))
-            .and_then(|l| l.checked_add(w - 1));
-        if w == 0 || !self.holds(d, last) {
+        if !self.holds(d, b.last()) {
             return false;
         }
         let at = d - self.start;
-        copy_any(stage, at, src, s, b, w, &mut [], false);
-        self.record(at, b, w);
+        copy_any(stage, at, src, s, b, 1, &mut [], false);
+        self.record(at, b);
         true
     }
 
@@ -191,19 +183,23 @@ impl Window {
     /// stores.
     pub(crate) fn stream<T: Copy>(&self, dst: &mut [T], stage: &[T]) {
         arch::stream_copy_lines(&mut dst[self.start..][..self.len], &stage[..self.len]);
+        #[cfg(test)]
+        super::tests::WINDOWS.with(|n| n.set((n.get().0 + 1, n.get().1)));
     }
 
     /// Writes the blocks recorded, and only those, from `stage` into `dst`
     /// with plain stores: a window the walk left before it was full.
-    pub(crate) fn spill<T: Copy>(&self, dst: &mut [T], stage: &[T], w: usize) {
+    pub(crate) fn spill<T: Copy>(&self, dst: &mut [T], stage: &[T]) {
         for &(at, b) in &self.parts[..self.count] {
             let b = Block {
                 sa: b.da,
                 sb: b.db,
                 ..b
             };
-            copy_any(dst, self.start + at, stage, at, b, w, &mut [], false);
+            copy_any(dst, self.start + at, stage, at, b, 1, &mut [], false);
         }
+        #[cfg(test)]
+        super::tests::WINDOWS.with(|n| n.set((n.get().0, n.get().1 + 1)));
     }
 }
 
@@ -230,6 +226,23 @@ fn band_rows([band, groups, cols, rows]: [Axis; 4]) -> Option<Block> {
         sa: pitch,
         sb: 1,
     })
+}
+
+/// One group block `b` (`b.na` columns of groups of `b.nb` elements into
+/// `b.nb` rows `b.db` apart) into `dst` from `d` on: the group kernel
+/// ([`arch::deinterleave_groups`]), then [`copy_block`] for the columns
+/// it leaves.
+fn groups_apart<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, b: Block) {
+    let (rows, cols) = (b.nb, b.na);
+    let input = &src[s..][..rows * cols];
+    let done = arch::deinterleave_groups(rows, &mut dst[d..], b.db, input, cols);
+    if done < cols {
+        let rest = Block {
+            na: cols - done,
+            ..b
+        };
+        copy_block(dst, d + done, src, s + done * rows, rest);
+    }
 }
 
 /// `band` tiles of `groups` blocks of [`short_group_rows`] (`cols` columns
@@ -277,16 +290,7 @@ pub(crate) fn group_tiles<T: Copy>(
                 to + x * band.other + g * groups.other,
                 tile + g * groups.walk,
             );
-            let input = &src[s..][..rows.count * cols.count];
-            let done =
-                arch::deinterleave_groups(rows.count, &mut dst[d..], rows.other, input, cols.count);
-            if done < cols.count {
-                let rest = Block {
-                    na: cols.count - done,
-                    ..block
-                };
-                copy_block(dst, d + done, src, s + done * rows.count, rest);
-            }
+            groups_apart(dst, d, src, s, block);
         }
     }
 }
@@ -457,15 +461,7 @@ fn stream_group_run<T: Copy>(
                 arch::prefetch_span(src, at, at.saturating_add(groups.count * groups.walk));
             }
             let s = tile_at + g * groups.walk;
-            let out = &mut stage[p * group..][..group];
-            let done = arch::deinterleave_groups(k, out, piece, &src[s..][..group], piece);
-            if done < piece {
-                let rest = Block {
-                    na: piece - done,
-                    ..block
-                };
-                copy_block(out, done, src, s + done * k, rest);
-            }
+            groups_apart(stage, p * group, src, s, block);
         }
         let (d, len) = (to + first * group, staged * group);
         arch::stream_copy_in_order(&mut dst[d..][..len], &stage[..len]);
@@ -709,8 +705,8 @@ fn stream_row_in_order<T: Copy>(
 ///
 /// [`Scatter::block3`] moves a whole tile of them (the walk's outer step,
 /// four pair rows of a `bf16` `(8,128)(2,1)` tile, two quad rows of `s8`
-/// `(4,1)`), [`Scatter::block4`] a band of such tiles, both through
-/// [`group_tiles`]. Measured on an AMD EPYC Zen 3 (2 vCPUs) against the
+/// `(4,1)`), [`Scatter::block4`] a band of such tiles, both into a
+/// [`Window`] or through [`group_tiles`]. Measured on an AMD EPYC Zen 3 (2 vCPUs) against the
 /// path that made the stream-or-stage decision and the prefetch per
 /// block, a tile a call: `bf16` unpack 0.71-0.76 of `memcpy` to
 /// 0.86-0.97, `s8` 0.63-0.69 to 0.83-0.98 (`cargo bench` runs).

@@ -17,7 +17,7 @@ mod padded;
 mod rows;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use groups::*;
 pub(crate) use lines::*;
@@ -65,6 +65,13 @@ impl Block {
             return None;
         };
         Some(Block { db: width, ..rows })
+    }
+
+    /// The destination offset of the block's last element from its first
+    /// (`None` for an empty block or one past `usize`).
+    pub(crate) fn last(self) -> Option<usize> {
+        let i = self.na.checked_sub(1)?.checked_mul(self.da)?;
+        i.checked_add(self.nb.checked_sub(1)?.checked_mul(self.db)?)
     }
 
     /// The copy of a walk's block `a` x `b` out of the walked storage
