@@ -488,8 +488,10 @@ impl UnitTiles {
 /// without, 20-22 with 8 tiles, 23-27 with 16 or 32; AMD EPYC Zen 4).
 const UNITS_AHEAD: usize = 8;
 
-/// `values` (of `bits.n` bits each) packed into `out`, the first value
-/// lowest, as [`pack_bytes`] packs them, a word of 8 values at a time.
+/// [`pack_bytes`] for values a multiple of eight (a transposed tile's
+/// runs of units), a word at a time ([`pack_words_of`]): through
+/// [`pack_bytes`], which splits off the rest, the transposed `s4` pack
+/// took 1.11-1.14 times as long.
 fn pack_words<T: BitElement>(out: &mut [u8], values: &[T], bits: Bits) {
     match bits.n {
         4 => pack_words_of::<T, 4>(out, values),
@@ -498,11 +500,11 @@ fn pack_words<T: BitElement>(out: &mut [u8], values: &[T], bits: Bits) {
     }
 }
 
-/// [`pack_words`] for `N`-bit values: each eight bytes read as one word,
-/// masked and squeezed by shifts of immediates, which the compiler runs
-/// on as many words at once as a vector holds. With the width a run-time
-/// value (one word at a time) the transposed `s4` pack took 36 ms
-/// against 26-30; a byte at a time ([`pack_bytes`]) 51.
+/// [`pack_bytes`] for eight `N`-bit values at a time: each eight bytes
+/// read as one word, masked and squeezed by shifts of immediates, which
+/// the compiler runs on as many words at once as a vector holds. With the
+/// width a run-time value (one word at a time) the transposed `s4` pack
+/// took 36 ms against 26-30; a byte at a time ([`pack_bytes_of`]) 51.
 #[inline]
 fn pack_words_of<T: BitElement, const N: u32>(out: &mut [u8], values: &[T]) {
     let mask = u64::from((1u8 << N) - 1) * 0x0101_0101_0101_0101;
@@ -533,18 +535,25 @@ fn squeeze(x: u64, n: u32) -> u64 {
 /// afresh for every 8 values (pack and unpack at 0.03-0.04 of the copy).
 const SPREAD_ROWS: usize = 128;
 
-/// Packs `values` (contiguous, `per` a byte) into `bytes`, the count of
-/// values a byte known to the compiler: a row of a transposed `s4` tile
-/// (8 values, 4 bytes) went value by value with run-time shifts and
-/// bounds checks, and its pack at 2 ns a value.
+/// Packs `values` (contiguous, `per` a byte, whole bytes of them) into
+/// `bytes`, the first value lowest: eight at a time as a word
+/// ([`pack_words`]), the rest a byte at a time ([`pack_bytes_of`]).
 fn pack_bytes<T: BitElement>(bytes: &mut [u8], values: &[T], bits: Bits) {
+    let eights = values.len() / 8;
+    let (words, rest) = bytes.split_at_mut(eights * bits.n as usize);
+    let (word_values, rest_values) = values.split_at(eights * 8);
+    pack_words(words, word_values, bits);
     match bits.per {
-        2 => pack_bytes_of::<T, 2>(bytes, values, bits.mask),
-        4 => pack_bytes_of::<T, 4>(bytes, values, bits.mask),
-        _ => pack_bytes_of::<T, 8>(bytes, values, bits.mask),
+        2 => pack_bytes_of::<T, 2>(rest, rest_values, bits.mask),
+        4 => pack_bytes_of::<T, 4>(rest, rest_values, bits.mask),
+        _ => pack_bytes_of::<T, 8>(rest, rest_values, bits.mask),
     }
 }
 
+/// [`pack_bytes`] a byte at a time, the count of values a byte known to
+/// the compiler: a row of a transposed `s4` tile (8 values, 4 bytes) went
+/// value by value with run-time shifts and bounds checks, and its pack
+/// at 2 ns a value.
 fn pack_bytes_of<T: BitElement, const PER: usize>(bytes: &mut [u8], values: &[T], mask: u8) {
     let n = 8 / PER as u32;
     for (byte, group) in bytes.iter_mut().zip(values.chunks_exact(PER)) {
@@ -849,15 +858,16 @@ mod tests {
 
     use super::BitElement;
 
-    /// Values packed a word at a time hold what packing them a byte at a
-    /// time does, for each width, values of every kind and runs of one
-    /// word to many.
+    /// Values packed into whole bytes (words of eight, then the rest)
+    /// land where setting each slot alone puts them, masked, for each
+    /// width, values of every kind and runs of one byte to many.
     #[test]
-    fn words_pack_as_bytes_do() {
+    fn bytes_pack_as_slots_do() {
         for n in [1u32, 2, 4] {
             let bits = super::Bits::new(n).unwrap();
             for seed in 0..2048u64 {
-                let count = 8 * (1 + seed as usize % 17);
+                // Whole bytes of values, a word's worth or not.
+                let count = bits.per * (1 + seed as usize % 67);
                 let values: Vec<u8> = (0..count)
                     .map(|k| {
                         (seed
@@ -866,11 +876,13 @@ mod tests {
                             & 0xff) as u8
                     })
                     .collect();
-                let size = count * n as usize / 8;
-                let (mut bytes, mut words) = (std::vec![0u8; size], std::vec![0xeeu8; size]);
-                super::pack_bytes(&mut bytes, &values, bits);
-                super::pack_words(&mut words, &values, bits);
-                assert_eq!(words, bytes, "n {n} values {values:?}");
+                let size = count / bits.per;
+                let (mut want, mut got) = (std::vec![0u8; size], std::vec![0xeeu8; size]);
+                for (k, &v) in values.iter().enumerate() {
+                    bits.set(&mut want, k, v);
+                }
+                super::pack_bytes(&mut got, &values, bits);
+                assert_eq!(got, want, "n {n} values {values:?}");
             }
         }
     }

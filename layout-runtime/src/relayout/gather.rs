@@ -3,9 +3,9 @@
 
 use super::arch;
 use super::kernels::{
-    copy_any, line_elements, line_units, short_group_rows, stream_fill, stream_interleaved_band,
-    stream_joined_tiles, stream_lines, stream_padded_rows, Block, Outer, FAR_ROW_BYTES,
-    STAGED_ROWS,
+    band_rows, copy_any, line_elements, line_units, short_group_rows, stream_fill,
+    stream_interleaved_band, stream_joined_tiles, stream_lines, stream_padded_rows, Block, Outer,
+    FAR_ROW_BYTES, STAGED_ROWS,
 };
 use super::walk::{block_then_padding_apart, Axis, Visitor};
 
@@ -257,21 +257,25 @@ impl<T: Copy> Visitor for Gather<'_, T> {
     /// against 11.1, `bf16[60000,500]` 12.0 against 12.5 (best of five
     /// alternated runs, AMD EPYC Zen 4). Other bands go a tile at a time.
     fn block4(&mut self, off: usize, other: usize, band: Axis, o: Axis, a: Axis, b: Axis) {
-        let (rows, width, pitch) = (o.count * b.count, band.count * a.count, b.other);
-        let copied = short_group_rows::<T>(self.unit, a, b)
-            && band.other == a.count
-            && o.other == b.count * pitch
-            && width > 0
-            && rows > 1
-            && rows
-                .checked_mul(width)
-                .is_some_and(|n| n <= self.stage.len());
-        if !copied {
+        let rect = band_rows([band, o, a, b]).filter(|r| {
+            short_group_rows::<T>(self.unit, a, b)
+                && r.na > 1
+                && r.na
+                    .checked_mul(r.nb)
+                    .is_some_and(|n| n <= self.stage.len())
+        });
+        let Some(Block {
+            na: rows,
+            nb: width,
+            da: pitch,
+            ..
+        }) = rect
+        else {
             for x in 0..band.count {
                 self.block3(off + x * band.walk, other + x * band.other, o, a, b);
             }
             return;
-        }
+        };
         for (r, row) in self.stage[..rows * width]
             .chunks_exact_mut(width)
             .enumerate()

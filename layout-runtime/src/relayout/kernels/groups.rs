@@ -207,8 +207,8 @@ impl Window {
 /// takes them), as a block of the same strides both sides: `na` rows
 /// `da` apart, `nb` elements each, where the band's tiles lie side by
 /// side and their groups one under the other (a tile row of a row-major
-/// array); `None` otherwise.
-fn band_rows([band, groups, cols, rows]: [Axis; 4]) -> Option<Block> {
+/// array; the other side's rows, for a pack); `None` otherwise.
+pub(crate) fn band_rows([band, groups, cols, rows]: [Axis; 4]) -> Option<Block> {
     let pitch = rows.other;
     let width = band.count.checked_mul(cols.count)?;
     let count = groups.count.checked_mul(rows.count)?;
