@@ -131,3 +131,36 @@ fn permutations_past_the_cache() {
     );
     convert::<u32>("f32[1024,2048]{0,1}", "f32[1024,2048]{1,0:T(8,128)}");
 }
+
+/// Pack and unpack of sub-byte `spec` (`E(4)`) into buffers at every
+/// shift, against storage put together from the slot iterator.
+fn pack_and_unpack_bits(spec: &str) {
+    let l = parse(spec).unwrap();
+    assert!(l.len() >= 8 << 20, "{spec} is below 8 MiB");
+    let logical: Vec<i8> = (0..l.len()).map(|i| [-8, -3, 0, 5, 7, -1, 2][i % 7]).collect();
+    let mut packed = vec![0u8; l.storage_bytes()];
+    for (k, p) in l.slots().enumerate() {
+        if let Some(p) = p {
+            packed[k / 2] |= (logical[p].to_ne_bytes()[0] & 0xf) << (k % 2 * 4);
+        }
+    }
+    at_every_shift(&logical, &format!("unpack {spec}"), |out| {
+        l.unpack_bits(&packed, out, Threads::One).unwrap();
+    });
+    at_every_shift(&packed, &format!("pack {spec}"), |out| {
+        l.pack_bits(&logical, out, Options::default()).unwrap();
+    });
+}
+
+#[test]
+fn sub_byte_tiles_past_the_cache() {
+    // `(8,1)` groups of `s4`, 64 columns a step: rows ragged against
+    // their tiles (the last 5 of 8 rows of a group past the edge) and
+    // columns ragged against a step and a tile.
+    pack_and_unpack_bits("s4[2,1029,4133]{2,1,0:T(8,128)(8,1)E(4)}");
+    // Tile rows of 3,304 bytes, each one run of the destination, which
+    // ends 8 bytes short of a 16-byte boundary; one row in the last.
+    pack_and_unpack_bits("s4[20401,413]{1,0:T(8,128)(8,1)E(4)}");
+    // Rank 1: each tile's 8 rows of 128 one run, the last tile ragged.
+    pack_and_unpack_bits("s4[8388616]{0:T(1024)(128)(8,1)E(4)}");
+}

@@ -20,4 +20,4 @@ macro_rules! value {
         }
     )*};
 }
-value!(u8, u16, u32, u64);
+value!(u8, u16, u32, u64, i8);

@@ -355,8 +355,10 @@ impl Layout {
             dst: logical_row_major,
             bits,
             far,
+            stage: UnpackBits::stage_for(far, bits),
         };
         Route::over(&walked, &other).run(&walked, &other, &mut v);
+        v.finish();
         Ok(())
     }
 

@@ -353,6 +353,105 @@ pub(crate) fn interleave_stream<T: Copy>(
     n
 }
 
+/// `s4` values into `(8,1)` groups: byte `q` of the group of column `x`,
+/// `out[4*x + q]`, takes the low four bits of `rows[2*q*pitch + x]` low
+/// and those of `rows[(2*q + 1)*pitch + x]` high, for `q < 4` and `x <
+/// n`; with streaming stores if `stream` and `out` starts on 16 bytes (as
+/// [`stream_copy_in_order`], 64 at a time on a line). 64 columns a step,
+/// a last step of fewer through a copy of its columns on the stack.
+/// Returns how many columns it did: `n`, or 0, nothing written, without
+/// AVX-512BW or for a bound that fails.
+pub(crate) fn pack_nibble_groups(
+    out: &mut [u8],
+    rows: &[u8],
+    pitch: usize,
+    n: usize,
+    stream: bool,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Bw::detect() {
+        let fits = n > 0
+            && out.len() / 4 >= n
+            && pitch
+                .checked_mul(7)
+                .and_then(|end| end.checked_add(n))
+                .is_some_and(|end| end <= rows.len());
+        if fits {
+            let store = match out.as_ptr().addr() % 64 {
+                _ if !stream => x86_64::Store::Plain,
+                0 => x86_64::Store::Stream64,
+                at if at % 16 == 0 => x86_64::Store::Stream16,
+                _ => x86_64::Store::Plain,
+            };
+            let whole = n / 64 * 64;
+            for (x, groups) in (0..whole).step_by(64).zip(out.chunks_exact_mut(256)) {
+                x86_64::pack_nibbles64(p, groups, &rows[x..], pitch, store);
+            }
+            let m = n - whole;
+            if m > 0 {
+                let mut part = [0u8; 8 * 64];
+                for (k, row) in part.chunks_exact_mut(64).enumerate() {
+                    row[..m].copy_from_slice(&rows[k * pitch + whole..][..m]);
+                }
+                let mut groups = [0u8; 256];
+                x86_64::pack_nibbles64(p, &mut groups, &part, 64, x86_64::Store::Plain);
+                let end = &mut out[4 * whole..][..4 * m];
+                if stream {
+                    stream_copy_in_order(end, &groups[..4 * m]);
+                } else {
+                    end.copy_from_slice(&groups[..4 * m]);
+                }
+            }
+            return n;
+        }
+    }
+    let _ = (out, rows, pitch, stream);
+    0
+}
+
+/// The way back of [`pack_nibble_groups`]: `rows[(2*q + h)*pitch + x]`
+/// for `h < 2` gets half `h` of `input[4*x + q]`, extended to a byte with
+/// its sign bit if `signed` or with zeros, for `x < n`. Returns how many
+/// columns it did: `n`, or 0, nothing written, without AVX-512BW, for
+/// rows less than 64 bytes apart or a bound that fails.
+pub(crate) fn unpack_nibble_groups(
+    rows: &mut [u8],
+    pitch: usize,
+    input: &[u8],
+    n: usize,
+    signed: bool,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Bw::detect() {
+        let fits = n > 0
+            && pitch >= 64
+            && input.len() / 4 >= n
+            && pitch
+                .checked_mul(7)
+                .and_then(|end| end.checked_add(n))
+                .is_some_and(|end| end <= rows.len());
+        if fits {
+            let whole = n / 64 * 64;
+            for (x, groups) in (0..whole).step_by(64).zip(input.chunks_exact(256)) {
+                x86_64::unpack_nibbles64(p, &mut rows[x..], pitch, groups, signed);
+            }
+            let m = n - whole;
+            if m > 0 {
+                let mut groups = [0u8; 256];
+                groups[..4 * m].copy_from_slice(&input[4 * whole..][..4 * m]);
+                let mut part = [0u8; 8 * 64];
+                x86_64::unpack_nibbles64(p, &mut part, 64, &groups, signed);
+                for (k, row) in part.chunks_exact(64).enumerate() {
+                    rows[k * pitch + whole..][..m].copy_from_slice(&row[..m]);
+                }
+            }
+            return n;
+        }
+    }
+    let _ = (rows, pitch, input, signed);
+    0
+}
+
 /// Asks for every cache line of `src[from..to]` (clamped to `src`) ahead
 /// of its use; nothing on other targets.
 pub(crate) fn prefetch_span<T>(src: &[T], from: usize, to: usize) {

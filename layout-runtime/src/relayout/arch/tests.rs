@@ -1087,3 +1087,63 @@ fn next_spans_follow_bands_of_short_streams() {
     assert_eq!(next_span::<f32>([(0, 0, 0), (32, 128, 1024)], 128), None);
     assert_eq!(next_span::<u8>([(2, 0, usize::MAX), (2, 0, 1)], 1), None);
 }
+
+/// The `s4` `(8,1)` group kernels against a plain loop: widths around
+/// their 64-column steps, rows at odd pitches, groups at every place in a
+/// line, streamed and not; nothing outside the groups or rows changes.
+#[test]
+fn nibble_groups_match_a_plain_loop() {
+    #[cfg(target_arch = "x86_64")]
+    let kernel = super::x86_64::Avx512Bw::detect().is_some();
+    #[cfg(not(target_arch = "x86_64"))]
+    let kernel = false;
+    for n in [1, 5, 63, 64, 65, 127, 128, 200] {
+        for pitch in [n.max(64), n + 3, 131] {
+            if pitch < n {
+                continue;
+            }
+            let rows: Vec<u8> = (0..7 * pitch + n).map(|i| (i * 37 % 251) as u8).collect();
+            for at in [0, 1, 16, 20, 48] {
+                for stream in [false, true] {
+                    let mut got = std::vec![0xa5u8; at + 4 * n + 7];
+                    let did = pack_nibble_groups(&mut got[at..], &rows, pitch, n, stream);
+                    stream_fence();
+                    assert_eq!(did > 0, kernel);
+                    let mut want = std::vec![0xa5u8; at + 4 * n + 7];
+                    if did > 0 {
+                        for x in 0..n {
+                            for q in 0..4 {
+                                let (lo, hi) =
+                                    (rows[2 * q * pitch + x], rows[(2 * q + 1) * pitch + x]);
+                                want[at + 4 * x + q] = lo & 0xf | hi << 4;
+                            }
+                        }
+                        assert_eq!(did, n);
+                    }
+                    assert_eq!(
+                        got, want,
+                        "pack {n} columns, pitch {pitch}, at {at}, {stream}"
+                    );
+                }
+            }
+            let input: Vec<u8> = (0..4 * n + 5).map(|i| (i * 53 % 256) as u8).collect();
+            for signed in [false, true] {
+                let mut got = std::vec![0x5au8; 8 * pitch + 9];
+                let did = unpack_nibble_groups(&mut got[1..], pitch, &input, n, signed);
+                assert_eq!(did > 0, kernel && pitch >= 64);
+                let mut want = std::vec![0x5au8; 8 * pitch + 9];
+                if did > 0 {
+                    for x in 0..n {
+                        for r in 0..8 {
+                            let v = input[4 * x + r / 2] >> (r % 2 * 4) & 0xf;
+                            let v = if signed && v >= 8 { v | 0xf0 } else { v };
+                            want[1 + r * pitch + x] = v;
+                        }
+                    }
+                    assert_eq!(did, n);
+                }
+                assert_eq!(got, want, "unpack {n} columns, pitch {pitch}, {signed}");
+            }
+        }
+    }
+}

@@ -436,9 +436,13 @@ pub(super) fn interleave2_nt<T: Copy>(line: &mut [T], rows: [&[T]; 2]) {
 
 feature_proof!(Avx512, cpu_avx512, "avx512f", "AVX-512F", "512");
 feature_proof!(Avx2, cpu_avx2, "avx2", "AVX2", "256");
+feature_proof!(Avx512Bw, cpu_avx512bw, "avx512bw", "AVX-512BW", "512");
 
+mod nibbles;
 mod stream;
 mod tile16;
+
+pub(super) use nibbles::{pack64 as pack_nibbles64, unpack64 as unpack_nibbles64, Store};
 
 pub(super) use stream::{stream_copy, stream_line, stream_runs, Stores};
 pub(super) use tile16::{tile16_avx2, tile16_avx2_even, tile16_avx2_even_run};
