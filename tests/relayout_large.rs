@@ -137,7 +137,9 @@ fn permutations_past_the_cache() {
 fn pack_and_unpack_bits(spec: &str) {
     let l = parse(spec).unwrap();
     assert!(l.len() >= 8 << 20, "{spec} is below 8 MiB");
-    let logical: Vec<i8> = (0..l.len()).map(|i| [-8, -3, 0, 5, 7, -1, 2][i % 7]).collect();
+    let logical: Vec<i8> = (0..l.len())
+        .map(|i| [-8, -3, 0, 5, 7, -1, 2][i % 7])
+        .collect();
     let mut packed = vec![0u8; l.storage_bytes()];
     for (k, p) in l.slots().enumerate() {
         if let Some(p) = p {

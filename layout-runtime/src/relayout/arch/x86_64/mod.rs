@@ -21,11 +21,11 @@ pub(super) fn prefetch(p: *const u8) {
 /// the OS saves the registers they use), made only by its `detect`,
 /// which asks the CPU once (CPUID and XGETBV) and then answers from a
 /// cache: each kernel that needs the feature takes one.
-// `$feature` is a `tt`: `cpufeatures::new!` matches feature names
+// Each `$feature` is a `tt`: `cpufeatures::new!` matches feature names
 // token by token, which a `literal` fragment no longer is.
 macro_rules! feature_proof {
-    ($ty:ident, $cpu:ident, $feature:tt, $name:literal, $bits:literal) => {
-        cpufeatures::new!($cpu, $feature);
+    ($ty:ident, $cpu:ident, $($feature:tt),+; $name:literal, $bits:literal) => {
+        cpufeatures::new!($cpu, $($feature),+);
 
         #[doc = concat!(
                     "Proof that the CPU runs ", $name, " instructions (and the OS saves the ",
@@ -44,7 +44,7 @@ macro_rules! feature_proof {
     };
 }
 
-feature_proof!(Avx, cpu_avx, "avx", "AVX", "256");
+feature_proof!(Avx, cpu_avx, "avx"; "AVX", "256");
 
 /// [`tile4`] for an 8x8 tile, in 256-bit registers: each of the eight
 /// source runs read and destination runs written is 32 bytes. Needs
@@ -434,9 +434,9 @@ pub(super) fn interleave2_nt<T: Copy>(line: &mut [T], rows: [&[T]; 2]) {
     }
 }
 
-feature_proof!(Avx512, cpu_avx512, "avx512f", "AVX-512F", "512");
-feature_proof!(Avx2, cpu_avx2, "avx2", "AVX2", "256");
-feature_proof!(Avx512Bw, cpu_avx512bw, "avx512bw", "AVX-512BW", "512");
+feature_proof!(Avx512, cpu_avx512, "avx512f"; "AVX-512F", "512");
+feature_proof!(Avx2, cpu_avx2, "avx2"; "AVX2", "256");
+feature_proof!(Avx512Bw, cpu_avx512bw, "avx512f", "avx512bw"; "AVX-512F and BW", "512");
 
 mod nibbles;
 mod stream;
