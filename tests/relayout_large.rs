@@ -165,4 +165,6 @@ fn sub_byte_tiles_past_the_cache() {
     pack_and_unpack_bits("s4[20401,413]{1,0:T(8,128)(8,1)E(4)}");
     // Rank 1: each tile's 8 rows of 128 one run, the last tile ragged.
     pack_and_unpack_bits("s4[8388616]{0:T(1024)(128)(8,1)E(4)}");
+    // Transposed: 16x16 tiles of groups, ragged both ways.
+    pack_and_unpack_bits("s4[2100,4099]{0,1:T(8,128)(8,1)E(4)}");
 }

@@ -501,8 +501,12 @@ fn rest_of_tiles<V: Visitor>(
 /// sub-byte tiles (`s4` in `(8,1)` groups with `{0,1}`) are such blocks:
 /// a row a call, each moved 8 values with a call's bookkeeping (0.05-0.07
 /// of the copy). In 16x16 tiles of units instead, each a line of both
-/// sides: 16 logical rows' 16 units packed (or unpacked) in a stage, and
-/// the units transposed between the stage and storage by [`arch::tile16`].
+/// sides: for `s4`, squeezed (or spread) and transposed in registers by
+/// [`arch::pack_nibble_tile16`] (the pack into a `Vec` 21.5 ms against
+/// 14.3 through a stage, the unpack 19.6 against 17.4 before its runs
+/// were asked for ahead); for the narrower widths, 16 logical rows' 16
+/// units packed (or unpacked) in a stage, and the units transposed
+/// between the stage and storage by [`arch::tile16`].
 #[derive(Clone, Copy)]
 struct UnitTiles {
     bits: Bits,
@@ -546,11 +550,17 @@ impl UnitTiles {
         core::array::from_fn(|x| self.at + (16 * tx + x) * self.x_step + 16 * tc * 4)
     }
 
+    /// Logical positions of the 16 rows of tile `(tx, tc)`, from `other`.
+    fn logical(self, other: usize, tx: usize, tc: usize) -> [usize; 16] {
+        let run = 16 * self.vals;
+        core::array::from_fn(|c| other + (16 * tc + c) * self.pitch + tx * run)
+    }
+
     /// Packs the tiles from `src` (logical, the first row at `other`) into
-    /// `dst`; returns the values of `o` and rows of `a` done. A word of 8
-    /// values at a time ([`pack_words`]), each tile's rows asked for
-    /// [`UNITS_AHEAD`] tiles on. The way back goes a byte at a time
-    /// ([`unpack_bytes`]: 23 ms, a word at a time 41).
+    /// `dst`; returns the values of `o` and rows of `a` done. Each tile's
+    /// rows asked for [`UNITS_AHEAD`] tiles on; outside the `s4` kernel, a
+    /// word of 8 values at a time ([`pack_words`]). The way back there goes
+    /// a byte at a time ([`unpack_bytes`]: 23 ms, a word at a time 41).
     fn pack<T: BitElement>(
         self,
         dst: &mut [u8],
@@ -558,15 +568,31 @@ impl UnitTiles {
         other: usize,
         stream: bool,
     ) -> (usize, usize) {
+        let run = 16 * self.vals;
+        if let Some(bytes) = T::bits_of(src).filter(|_| self.bits.n == 4) {
+            // `s4`: each tile squeezed and transposed in registers.
+            for tc in 0..self.tiles.1 {
+                for tx in 0..self.tiles.0 {
+                    let rows = self.logical(other, tx, tc);
+                    for &row in &rows {
+                        let ahead = row + UNITS_AHEAD * run;
+                        arch::prefetch_span(src, ahead, ahead + run);
+                    }
+                    if !arch::pack_nibble_tile16(dst, &self.runs(tx, tc), bytes, &rows, stream) {
+                        return (0, 0);
+                    }
+                }
+            }
+            return (16 * self.tiles.0, 16 * self.tiles.1);
+        }
         let mut stage = [0u8; 1024];
         let from: [usize; 16] = core::array::from_fn(|c| 64 * c);
         let mut done = true;
-        let run = 16 * self.vals;
         // Along the logical rows, 16 at a time: each read as one stream.
         for tc in 0..self.tiles.1 {
             for tx in 0..self.tiles.0 {
-                for (c, unit) in stage.chunks_exact_mut(64).enumerate() {
-                    let row = other + (16 * tc + c) * self.pitch + tx * run;
+                let rows = self.logical(other, tx, tc);
+                for (&row, unit) in rows.iter().zip(stage.chunks_exact_mut(64)) {
                     let ahead = row + UNITS_AHEAD * run;
                     arch::prefetch_span(src, ahead, ahead + run);
                     pack_words(unit, &src[row..][..run], self.bits);
@@ -588,16 +614,33 @@ impl UnitTiles {
     /// (tile by tile down the rows instead, the transposed `s4` unpack
     /// took 21-22 ms against 19.5-20).
     fn unpack<T: BitElement>(self, src: &[u8], dst: &mut [T], other: usize) -> (usize, usize) {
+        let run = 16 * self.vals;
+        if let Some((bytes, signed)) = T::bits_into(dst).filter(|_| self.bits.n == 4) {
+            // `s4`: each tile transposed and spread in registers.
+            for tc in 0..self.tiles.1 {
+                for tx in 0..self.tiles.0 {
+                    if tx + RUNS_AHEAD < self.tiles.0 {
+                        for at in self.runs(tx + RUNS_AHEAD, tc) {
+                            arch::prefetch_span(src, at, at + 64);
+                        }
+                    }
+                    let rows = self.logical(other, tx, tc);
+                    if !arch::unpack_nibble_tile16(bytes, &rows, src, &self.runs(tx, tc), signed) {
+                        return (0, 0);
+                    }
+                }
+            }
+            return (16 * self.tiles.0, 16 * self.tiles.1);
+        }
         let mut stage = [0u8; 1024];
         let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
-        let run = 16 * self.vals;
         for tc in 0..self.tiles.1 {
             for tx in 0..self.tiles.0 {
                 if !arch::tile16(&mut stage, &to, src, &self.runs(tx, tc), false) {
                     return (0, 0);
                 }
-                for (c, units) in stage.chunks_exact(64).enumerate() {
-                    let row = other + (16 * tc + c) * self.pitch + tx * run;
+                let rows = self.logical(other, tx, tc);
+                for (&row, units) in rows.iter().zip(stage.chunks_exact(64)) {
                     unpack_bytes(&mut dst[row..][..run], units, self.bits);
                 }
             }
@@ -612,6 +655,13 @@ impl UnitTiles {
 /// transposed `s4[15262,4397]` pack, 4,397-byte rows, took 26-30 ms
 /// without, 20-22 with 8 tiles, 23-27 with 16 or 32; AMD EPYC Zen 4).
 const UNITS_AHEAD: usize = 8;
+
+/// How many tiles ahead [`UnitTiles::unpack`] asks for a tile's 16 runs
+/// of storage, each on a page of its own, which no hardware prefetcher
+/// follows: the transposed `s4[15262,4397]` unpack took 17.8-17.9 ms
+/// without, 11.4-12.0 with one tile (two or four: 12.0-12.2; AMD EPYC
+/// Zen 4).
+const RUNS_AHEAD: usize = 1;
 
 /// [`pack_bytes`] for values a multiple of eight (a transposed tile's
 /// runs of units), a word at a time ([`pack_words_of`]): through

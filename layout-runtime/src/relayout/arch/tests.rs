@@ -1147,3 +1147,67 @@ fn nibble_groups_match_a_plain_loop() {
         }
     }
 }
+
+/// The transposed `s4` tile kernels against a plain loop: runs and rows
+/// at odd places, apart by odd strides, streamed and not; nothing else
+/// changes.
+#[test]
+fn nibble_tiles_match_a_plain_loop() {
+    #[cfg(target_arch = "x86_64")]
+    let kernel = super::x86_64::Avx512Bw::detect().is_some();
+    #[cfg(not(target_arch = "x86_64"))]
+    let kernel = false;
+    for (at, step, pitch) in [(0, 64, 128), (16, 192, 131), (3, 77, 200), (64, 1024, 4397)] {
+        let rows: Vec<u8> = (0..15 * pitch + 128 + 5)
+            .map(|i| (i * 29 % 253) as u8)
+            .collect();
+        let to: [usize; 16] = core::array::from_fn(|x| at + x * step);
+        let from: [usize; 16] = core::array::from_fn(|c| 5 + c * pitch);
+        let len = at + 15 * step + 64 + 9;
+        for stream in [false, true] {
+            let mut got = std::vec![0x33u8; len];
+            let did = pack_nibble_tile16(&mut got, &to, &rows, &from, stream);
+            stream_fence();
+            assert_eq!(did, kernel);
+            let mut want = std::vec![0x33u8; len];
+            if did {
+                for x in 0..16 {
+                    for c in 0..16 {
+                        for q in 0..4 {
+                            let (lo, hi) = (
+                                rows[from[c] + 8 * x + 2 * q],
+                                rows[from[c] + 8 * x + 2 * q + 1],
+                            );
+                            want[to[x] + 4 * c + q] = lo & 0xf | hi << 4;
+                        }
+                    }
+                }
+            }
+            assert_eq!(
+                got, want,
+                "pack at {at}, runs {step} apart, rows {pitch}, {stream}"
+            );
+        }
+        let runs: Vec<u8> = (0..len).map(|i| (i * 71 % 256) as u8).collect();
+        for signed in [false, true] {
+            let mut got = std::vec![0x44u8; 15 * pitch + 128 + 5];
+            let did = unpack_nibble_tile16(&mut got, &from, &runs, &to, signed);
+            assert_eq!(did, kernel);
+            let mut want = std::vec![0x44u8; 15 * pitch + 128 + 5];
+            if did {
+                for x in 0..16 {
+                    for c in 0..16 {
+                        for k in 0..8 {
+                            let v = runs[to[x] + 4 * c + k / 2] >> (k % 2 * 4) & 0xf;
+                            want[from[c] + 8 * x + k] = if signed && v >= 8 { v | 0xf0 } else { v };
+                        }
+                    }
+                }
+            }
+            assert_eq!(
+                got, want,
+                "unpack at {at}, runs {step} apart, rows {pitch}, {signed}"
+            );
+        }
+    }
+}

@@ -442,7 +442,10 @@ mod nibbles;
 mod stream;
 mod tile16;
 
-pub(super) use nibbles::{pack64 as pack_nibbles64, unpack64 as unpack_nibbles64, Store};
+pub(super) use nibbles::{
+    pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16, unpack64 as unpack_nibbles64,
+    unpack_tile16 as unpack_nibble_tile16, Store,
+};
 
 pub(super) use stream::{stream_copy, stream_line, stream_runs, Stores};
 pub(super) use tile16::{tile16_avx2, tile16_avx2_even, tile16_avx2_even_run};

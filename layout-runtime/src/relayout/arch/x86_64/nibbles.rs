@@ -314,3 +314,299 @@ pub(in crate::relayout::arch) fn unpack64(
 /// The byte shuffle of [`unpack64`] within a lane of four groups: byte
 /// `q` of group `g` (`4g + q`) to byte `4q + g`.
 static SPREAD: [u8; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
+
+/// The 4x4 lane transpose that ends a 16x16 transpose of 4-byte units,
+/// and the two unpack steps before it: `zmm0`..`zmm15` (register `c`
+/// holding unit `x` of row `c`) become the columns (register `x` holding
+/// unit `x` of every row, in order); `zmm16`..`zmm31` are scratch.
+macro_rules! transpose16 {
+    () => {
+        concat!(
+            "vpunpckldq zmm16, zmm0, zmm1\n",
+            "vpunpckhdq zmm17, zmm0, zmm1\n",
+            "vpunpckldq zmm18, zmm2, zmm3\n",
+            "vpunpckhdq zmm19, zmm2, zmm3\n",
+            "vpunpckldq zmm20, zmm4, zmm5\n",
+            "vpunpckhdq zmm21, zmm4, zmm5\n",
+            "vpunpckldq zmm22, zmm6, zmm7\n",
+            "vpunpckhdq zmm23, zmm6, zmm7\n",
+            "vpunpckldq zmm24, zmm8, zmm9\n",
+            "vpunpckhdq zmm25, zmm8, zmm9\n",
+            "vpunpckldq zmm26, zmm10, zmm11\n",
+            "vpunpckhdq zmm27, zmm10, zmm11\n",
+            "vpunpckldq zmm28, zmm12, zmm13\n",
+            "vpunpckhdq zmm29, zmm12, zmm13\n",
+            "vpunpckldq zmm30, zmm14, zmm15\n",
+            "vpunpckhdq zmm31, zmm14, zmm15\n",
+            "vpunpcklqdq zmm0, zmm16, zmm18\n",
+            "vpunpckhqdq zmm1, zmm16, zmm18\n",
+            "vpunpcklqdq zmm2, zmm17, zmm19\n",
+            "vpunpckhqdq zmm3, zmm17, zmm19\n",
+            "vpunpcklqdq zmm4, zmm20, zmm22\n",
+            "vpunpckhqdq zmm5, zmm20, zmm22\n",
+            "vpunpcklqdq zmm6, zmm21, zmm23\n",
+            "vpunpckhqdq zmm7, zmm21, zmm23\n",
+            "vpunpcklqdq zmm8, zmm24, zmm26\n",
+            "vpunpckhqdq zmm9, zmm24, zmm26\n",
+            "vpunpcklqdq zmm10, zmm25, zmm27\n",
+            "vpunpckhqdq zmm11, zmm25, zmm27\n",
+            "vpunpcklqdq zmm12, zmm28, zmm30\n",
+            "vpunpckhqdq zmm13, zmm28, zmm30\n",
+            "vpunpcklqdq zmm14, zmm29, zmm31\n",
+            "vpunpckhqdq zmm15, zmm29, zmm31\n",
+            // Register 4g + m: in lane q, unit 4q + m of rows 4g..4g+3.
+            "vshufi32x4 zmm16, zmm0, zmm4, 0x88\n",
+            "vshufi32x4 zmm17, zmm1, zmm5, 0x88\n",
+            "vshufi32x4 zmm18, zmm2, zmm6, 0x88\n",
+            "vshufi32x4 zmm19, zmm3, zmm7, 0x88\n",
+            "vshufi32x4 zmm20, zmm0, zmm4, 0xdd\n",
+            "vshufi32x4 zmm21, zmm1, zmm5, 0xdd\n",
+            "vshufi32x4 zmm22, zmm2, zmm6, 0xdd\n",
+            "vshufi32x4 zmm23, zmm3, zmm7, 0xdd\n",
+            "vshufi32x4 zmm24, zmm8, zmm12, 0x88\n",
+            "vshufi32x4 zmm25, zmm9, zmm13, 0x88\n",
+            "vshufi32x4 zmm26, zmm10, zmm14, 0x88\n",
+            "vshufi32x4 zmm27, zmm11, zmm15, 0x88\n",
+            "vshufi32x4 zmm28, zmm8, zmm12, 0xdd\n",
+            "vshufi32x4 zmm29, zmm9, zmm13, 0xdd\n",
+            "vshufi32x4 zmm30, zmm10, zmm14, 0xdd\n",
+            "vshufi32x4 zmm31, zmm11, zmm15, 0xdd\n",
+            "vshufi32x4 zmm0, zmm16, zmm24, 0x88\n",
+            "vshufi32x4 zmm1, zmm17, zmm25, 0x88\n",
+            "vshufi32x4 zmm2, zmm18, zmm26, 0x88\n",
+            "vshufi32x4 zmm3, zmm19, zmm27, 0x88\n",
+            "vshufi32x4 zmm4, zmm20, zmm28, 0x88\n",
+            "vshufi32x4 zmm5, zmm21, zmm29, 0x88\n",
+            "vshufi32x4 zmm6, zmm22, zmm30, 0x88\n",
+            "vshufi32x4 zmm7, zmm23, zmm31, 0x88\n",
+            "vshufi32x4 zmm8, zmm16, zmm24, 0xdd\n",
+            "vshufi32x4 zmm9, zmm17, zmm25, 0xdd\n",
+            "vshufi32x4 zmm10, zmm18, zmm26, 0xdd\n",
+            "vshufi32x4 zmm11, zmm19, zmm27, 0xdd\n",
+            "vshufi32x4 zmm12, zmm20, zmm28, 0xdd\n",
+            "vshufi32x4 zmm13, zmm21, zmm29, 0xdd\n",
+            "vshufi32x4 zmm14, zmm22, zmm30, 0xdd\n",
+            "vshufi32x4 zmm15, zmm23, zmm31, 0xdd\n",
+        )
+    };
+}
+
+/// Row `$c` of [`pack_tile16`]: its 128 bytes from `rows[$c]`, each
+/// eight bytes' low halves squeezed into a group of four (pairs of
+/// bytes multiplied by 1 and 16 and added, the 16-bit sums narrowed to
+/// bytes), the 16 groups into `zmm$c`.
+macro_rules! squeeze_row {
+    ($c:literal) => {
+        concat!(
+            "mov rax, [{rows} + 8*",
+            $c,
+            "]\n",
+            "vpandd zmm16, zmm30, [rax]\n",
+            "vpandd zmm17, zmm30, [rax + 64]\n",
+            "vpmaddubsw zmm16, zmm16, zmm31\n",
+            "vpmaddubsw zmm17, zmm17, zmm31\n",
+            "vpmovwb ymm16, zmm16\n",
+            "vpmovwb ymm17, zmm17\n",
+            "vinserti64x4 zmm",
+            $c,
+            ", zmm16, ymm17, 1\n",
+        )
+    };
+}
+
+/// Run `$x` of [`pack_tile16`]: `zmm$x` stored at `runs[$x]`, plainly or
+/// streamed.
+macro_rules! store_run {
+    ($x:literal, plain) => {
+        concat!(
+            "mov rax, [{runs} + 8*",
+            $x,
+            "]\n",
+            "vmovdqu64 [rax], zmm",
+            $x,
+            "\n"
+        )
+    };
+    ($x:literal, stream64) => {
+        concat!(
+            "mov rax, [{runs} + 8*",
+            $x,
+            "]\n",
+            "vmovntdq [rax], zmm",
+            $x,
+            "\n"
+        )
+    };
+}
+
+/// The 16 runs of [`pack_tile16`] stored as `$how`.
+macro_rules! store_runs {
+    ($how:ident) => {
+        concat!(
+            store_run!(0, $how),
+            store_run!(1, $how),
+            store_run!(2, $how),
+            store_run!(3, $how),
+            store_run!(4, $how),
+            store_run!(5, $how),
+            store_run!(6, $how),
+            store_run!(7, $how),
+            store_run!(8, $how),
+            store_run!(9, $how),
+            store_run!(10, $how),
+            store_run!(11, $how),
+            store_run!(12, $how),
+            store_run!(13, $how),
+            store_run!(14, $how),
+            store_run!(15, $how),
+        )
+    };
+}
+
+/// The assembly of [`pack_tile16`], its runs stored by `$stores`.
+macro_rules! pack_tile16_asm {
+    ($stores:expr, $rows:expr, $runs:expr) => {
+        asm!(
+            "vpbroadcastd zmm30, {low:e}",
+            "vpbroadcastd zmm31, {weights:e}",
+            squeeze_row!(0), squeeze_row!(1), squeeze_row!(2), squeeze_row!(3),
+            squeeze_row!(4), squeeze_row!(5), squeeze_row!(6), squeeze_row!(7),
+            squeeze_row!(8), squeeze_row!(9), squeeze_row!(10), squeeze_row!(11),
+            squeeze_row!(12), squeeze_row!(13), squeeze_row!(14), squeeze_row!(15),
+            transpose16!(),
+            $stores,
+            "vzeroupper",
+            low = in(reg) LOW,
+            // Bytes 1 and 16 in turn: each pair's first value low, its
+            // second high.
+            weights = in(reg) 0x1001_1001u32,
+            rows = in(reg) $rows,
+            runs = in(reg) $runs,
+            out("rax") _,
+            clobber_abi("sysv64"),
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
+/// A transposed tile of `s4` `(8,1)` groups: `rows[c]` holds 128 values
+/// of logical row `c`, a byte each, of which the low four bits are
+/// packed; group `c` of run `x` (`runs[x]`, 64 bytes) packs values
+/// `8x..8x + 8` of row `c`, the first lowest.
+///
+/// # Safety
+///
+/// The CPU runs AVX-512F and BW (the caller holds the proof); each of
+/// `rows` is readable for 128 bytes, each of `runs` writable for 64 (and
+/// none overlaps a row), and on a line when `stream`.
+#[inline]
+pub(in crate::relayout::arch) unsafe fn pack_tile16(
+    _: Avx512Bw,
+    runs: &[*mut u8; 16],
+    rows: &[*const u8; 16],
+    stream: bool,
+) {
+    let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
+    // SAFETY: the caller's contract covers the rows and runs; the pointer
+    // tables are borrowed whole. The vector registers are declared
+    // clobbered whole (`clobber_abi`), `rax` is a declared scratch; no
+    // stack, no flags, and `vzeroupper` leaves the upper halves clean.
+    unsafe {
+        if stream {
+            pack_tile16_asm!(store_runs!(stream64), rows, runs);
+        } else {
+            pack_tile16_asm!(store_runs!(plain), rows, runs);
+        }
+    }
+}
+
+/// Row `$c` of [`unpack_tile16`]: the 16 groups in `zmm$c` spread to a
+/// byte a value (each byte widened to 16 bits, its high half moved up to
+/// the second byte: `zmm29` selects those bits, `zmm30` keeps four of
+/// each byte), extended by the sign in `zmm28`, and stored at `rows[$c]`.
+macro_rules! spread_row {
+    ($c:literal) => {
+        concat!(
+            "mov rax, [{rows} + 8*",
+            $c,
+            "]\n",
+            "vextracti64x4 ymm17, zmm",
+            $c,
+            ", 1\n",
+            "vpmovzxbw zmm16, ymm",
+            $c,
+            "\n",
+            "vpmovzxbw zmm17, ymm17\n",
+            "vpsllw zmm18, zmm16, 4\n",
+            "vpsllw zmm19, zmm17, 4\n",
+            "vpternlogd zmm18, zmm16, zmm29, 0xe4\n",
+            "vpternlogd zmm19, zmm17, zmm29, 0xe4\n",
+            "vpandd zmm18, zmm18, zmm30\n",
+            "vpandd zmm19, zmm19, zmm30\n",
+            "vpxord zmm18, zmm18, zmm28\n",
+            "vpxord zmm19, zmm19, zmm28\n",
+            "vpsubb zmm18, zmm18, zmm28\n",
+            "vpsubb zmm19, zmm19, zmm28\n",
+            "vmovdqu64 [rax], zmm18\n",
+            "vmovdqu64 [rax + 64], zmm19\n",
+        )
+    };
+}
+
+/// The way back of [`pack_tile16`]: the 16 runs at `runs` into 128
+/// values of each of the 16 rows at `rows`, each value's four bits
+/// extended to a byte with its sign bit if `signed` or with zeros.
+///
+/// # Safety
+///
+/// The CPU runs AVX-512F and BW (the caller holds the proof); each of
+/// `runs` is readable for 64 bytes, each of `rows` writable for 128, and
+/// none of the rows overlaps a run.
+#[inline]
+pub(in crate::relayout::arch) unsafe fn unpack_tile16(
+    _: Avx512Bw,
+    rows: &[*mut u8; 16],
+    runs: &[*const u8; 16],
+    signed: bool,
+) {
+    let (rows, runs) = (rows.as_ptr(), runs.as_ptr());
+    let sign: u32 = if signed { 0x0808_0808 } else { 0 };
+    // SAFETY: as in `pack_tile16`, the other way round.
+    unsafe {
+        asm!(
+            "mov rax, [{runs}]", "vmovdqu64 zmm0, [rax]",
+            "mov rax, [{runs} + 8]", "vmovdqu64 zmm1, [rax]",
+            "mov rax, [{runs} + 16]", "vmovdqu64 zmm2, [rax]",
+            "mov rax, [{runs} + 24]", "vmovdqu64 zmm3, [rax]",
+            "mov rax, [{runs} + 32]", "vmovdqu64 zmm4, [rax]",
+            "mov rax, [{runs} + 40]", "vmovdqu64 zmm5, [rax]",
+            "mov rax, [{runs} + 48]", "vmovdqu64 zmm6, [rax]",
+            "mov rax, [{runs} + 56]", "vmovdqu64 zmm7, [rax]",
+            "mov rax, [{runs} + 64]", "vmovdqu64 zmm8, [rax]",
+            "mov rax, [{runs} + 72]", "vmovdqu64 zmm9, [rax]",
+            "mov rax, [{runs} + 80]", "vmovdqu64 zmm10, [rax]",
+            "mov rax, [{runs} + 88]", "vmovdqu64 zmm11, [rax]",
+            "mov rax, [{runs} + 96]", "vmovdqu64 zmm12, [rax]",
+            "mov rax, [{runs} + 104]", "vmovdqu64 zmm13, [rax]",
+            "mov rax, [{runs} + 112]", "vmovdqu64 zmm14, [rax]",
+            "mov rax, [{runs} + 120]", "vmovdqu64 zmm15, [rax]",
+            transpose16!(),
+            "vpbroadcastd zmm28, {sign:e}",
+            "vpbroadcastd zmm29, {high:e}",
+            "vpbroadcastd zmm30, {low:e}",
+            spread_row!(0), spread_row!(1), spread_row!(2), spread_row!(3),
+            spread_row!(4), spread_row!(5), spread_row!(6), spread_row!(7),
+            spread_row!(8), spread_row!(9), spread_row!(10), spread_row!(11),
+            spread_row!(12), spread_row!(13), spread_row!(14), spread_row!(15),
+            "vzeroupper",
+            sign = in(reg) sign,
+            high = in(reg) 0x0f00_0f00u32,
+            low = in(reg) LOW,
+            rows = in(reg) rows,
+            runs = in(reg) runs,
+            out("rax") _,
+            clobber_abi("sysv64"),
+            options(nostack, preserves_flags),
+        );
+    }
+}
