@@ -40,10 +40,13 @@
 //! 16x16 tiles of units with AVX2, each a cache line of both sides, and
 //! rows that lie at different places in their lines (a ragged width) are
 //! put together a few lines at a time before they are streamed; so are the
-//! rows of a tile row of `(2,1)` and `(4,1)` tiles, whole. Transposed
-//! sub-byte tiles whose groups are 4 bytes (`s4` in `(8,1)`) move in the
-//! same tiles. These kernels are inline assembly in one module, the crate's only
-//! `unsafe` code; other targets use the portable loops.
+//! rows of a tile row of `(2,1)` and `(4,1)` tiles, whole. Sub-byte tiles
+//! whose groups are 4 bytes (`s4` in `(8,1)`) move in AVX-512BW registers
+//! where the CPU has them: eight rows into their groups 64 columns at a
+//! time, and transposed tiles 16x16 groups at a time, packed and
+//! transposed together (the narrower widths through the 16x16 tiles of
+//! units). These kernels are inline assembly in one module, the crate's
+//! only `unsafe` code; other targets use the portable loops.
 //!
 //! # Plans and threads
 //!

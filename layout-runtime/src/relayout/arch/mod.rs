@@ -385,14 +385,6 @@ pub(crate) fn pack_nibble_groups(
             };
             let whole = n / 64 * 64;
             for (x, groups) in (0..whole).step_by(64).zip(out.chunks_exact_mut(256)) {
-                // The same columns of the next eight rows (the next tile
-                // row, where rows are back to back), asked for a tile row
-                // ahead: eight streams of a kilobyte each (`s4[66576,1008]`)
-                // kept the loads waiting (packed in 10.4-10.9 ms against
-                // 11.3-11.8, best of three alternated runs, AMD EPYC Zen 4).
-                for k in 8..16 {
-                    prefetch_span(rows, k * pitch + x, k * pitch + x + 64);
-                }
                 x86_64::pack_nibbles64(p, groups, &rows[x..], pitch, store);
             }
             let m = n - whole;
