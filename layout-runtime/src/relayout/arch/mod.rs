@@ -452,6 +452,14 @@ pub(crate) fn unpack_nibble_groups(
     0
 }
 
+/// Whether each of 16 runs of `n` elements from `starts` ends inside a
+/// slice of `len`: the bounds the tile kernels check before they run.
+pub(crate) fn runs_inside(starts: &[usize; 16], n: usize, len: usize) -> bool {
+    starts
+        .iter()
+        .all(|&o| o.checked_add(n).is_some_and(|end| end <= len))
+}
+
 /// A transposed tile of `s4` `(8,1)` groups: group `c` of the run at
 /// `out[to[x]..]` (64 bytes) packs, the first lowest, the low four bits
 /// of bytes `8x..8x + 8` of the row at `rows[from[c]..]` (128 bytes), for
@@ -467,11 +475,7 @@ pub(crate) fn pack_nibble_tile16(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Bw::detect() {
-        let inside = |at: &[usize; 16], len: usize, n: usize| {
-            at.iter()
-                .all(|&o| o.checked_add(n).is_some_and(|end| end <= len))
-        };
-        if !inside(to, out.len(), 64) || !inside(from, rows.len(), 128) {
+        if !runs_inside(to, 64, out.len()) || !runs_inside(from, 128, rows.len()) {
             return false;
         }
         let runs = to.map(|o| out.as_mut_ptr().wrapping_add(o));
@@ -507,11 +511,7 @@ pub(crate) fn unpack_nibble_tile16(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Bw::detect() {
-        let inside = |at: &[usize; 16], len: usize, n: usize| {
-            at.iter()
-                .all(|&o| o.checked_add(n).is_some_and(|end| end <= len))
-        };
-        if !inside(to, rows.len(), 128) || !inside(from, runs.len(), 64) {
+        if !runs_inside(to, 128, rows.len()) || !runs_inside(from, 64, runs.len()) {
             return false;
         }
         let targets = to.map(|o| rows.as_mut_ptr().wrapping_add(o));

@@ -100,11 +100,7 @@ pub(crate) fn tile16_on<T: Copy>(
     let Some(run) = tile_run::<T>() else {
         return false;
     };
-    let inside = |offs: &[usize; 16], len: usize| {
-        offs.iter()
-            .all(|&o| o.checked_add(run).is_some_and(|end| end <= len))
-    };
-    if !inside(to, dst.len()) || !inside(from, src.len()) {
+    if !super::runs_inside(to, run, dst.len()) || !super::runs_inside(from, run, src.len()) {
         return false;
     }
     let (first, data) = (dst.as_mut_ptr(), src.as_ptr());

@@ -17,6 +17,25 @@ use super::Avx512Bw;
 /// `0x0f` in every byte: the low four bits each value keeps.
 const LOW: u32 = 0x0f0f_0f0f;
 
+/// The 4x4 transpose of 128-bit lanes of `zmm0`..`zmm3` (register `k`
+/// then holds lane `k` of each, in order), `zmm8`..`zmm11` scratch: the
+/// last step of [`pack64`], and, as it undoes itself, the first of
+/// [`unpack64`].
+macro_rules! lanes4x4 {
+    () => {
+        concat!(
+            "vshufi64x2 zmm8, zmm0, zmm1, 0x44\n",
+            "vshufi64x2 zmm9, zmm2, zmm3, 0x44\n",
+            "vshufi64x2 zmm10, zmm0, zmm1, 0xee\n",
+            "vshufi64x2 zmm11, zmm2, zmm3, 0xee\n",
+            "vshufi64x2 zmm0, zmm8, zmm9, 0x88\n",
+            "vshufi64x2 zmm1, zmm8, zmm9, 0xdd\n",
+            "vshufi64x2 zmm2, zmm10, zmm11, 0x88\n",
+            "vshufi64x2 zmm3, zmm10, zmm11, 0xdd\n",
+        )
+    };
+}
+
 /// The assembly of [`pack64`], storing `zmm0` to `zmm3` at `{o}` with
 /// `$store`; for the caller's `unsafe` block, whose argument covers the
 /// bytes and the alignment.
@@ -55,14 +74,7 @@ macro_rules! pack64_asm {
             "vpunpcklwd zmm2, zmm9, zmm11",
             "vpunpckhwd zmm3, zmm9, zmm11",
             // The 4x4 transpose of lanes: output k takes lane k of each.
-            "vshufi64x2 zmm8, zmm0, zmm1, 0x44",
-            "vshufi64x2 zmm9, zmm2, zmm3, 0x44",
-            "vshufi64x2 zmm10, zmm0, zmm1, 0xee",
-            "vshufi64x2 zmm11, zmm2, zmm3, 0xee",
-            "vshufi64x2 zmm0, zmm8, zmm9, 0x88",
-            "vshufi64x2 zmm1, zmm8, zmm9, 0xdd",
-            "vshufi64x2 zmm2, zmm10, zmm11, 0x88",
-            "vshufi64x2 zmm3, zmm10, zmm11, 0xdd",
+            lanes4x4!(),
             $store,
             "vzeroupper",
             low = in(reg) LOW,
@@ -236,14 +248,7 @@ pub(in crate::relayout::arch) fn unpack64(
             "vmovdqu64 zmm3, [{i} + 192]",
             // The lane transpose of `pack64`, which undoes itself: lane
             // k of register j holds the groups of columns 16k + 4j...
-            "vshufi64x2 zmm8, zmm0, zmm1, 0x44",
-            "vshufi64x2 zmm9, zmm2, zmm3, 0x44",
-            "vshufi64x2 zmm10, zmm0, zmm1, 0xee",
-            "vshufi64x2 zmm11, zmm2, zmm3, 0xee",
-            "vshufi64x2 zmm0, zmm8, zmm9, 0x88",
-            "vshufi64x2 zmm1, zmm8, zmm9, 0xdd",
-            "vshufi64x2 zmm2, zmm10, zmm11, 0x88",
-            "vshufi64x2 zmm3, zmm10, zmm11, 0xdd",
+            lanes4x4!(),
             // ...whose bytes `q` gather in dword `q` of each lane...
             "vpshufb zmm0, zmm0, zmm13",
             "vpshufb zmm1, zmm1, zmm13",
