@@ -944,18 +944,13 @@ impl Walk {
                 }
                 return;
             }
-            // The last carried value's rows as one block, each followed
-            // by its padding: a row a block, the `(8,1)` groups of
-            // `s4[165,983,413]` whose last rows lie past the array's edge
-            // went a column at a time.
-            return each(outer, off, other, &mut |off, other| {
-                v.block_padded(off, other, a, b, st.axis.count);
-            });
         }
-        v.block(off, other, UNIT, b);
-        if len > 0 {
-            v.padding(off + valid * st.axis.walk, len);
-        }
+        each(carried, off, other, &mut |off, other| {
+            v.block(off, other, UNIT, b);
+            if len > 0 {
+                v.padding(off + valid * st.axis.walk, len);
+            }
+        });
     }
 
     /// Whether steps `j + 1..` hand each value of the steps outside them
