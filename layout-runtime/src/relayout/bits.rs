@@ -963,9 +963,14 @@ pub(crate) struct UnpackBits<'a, T> {
 impl<T: BitElement> UnpackBits<'_, T> {
     /// The stage [`UnpackBits`] needs, when `far`.
     pub(crate) fn stage_for(far: bool, bits: Bits) -> Option<RunStage<T>> {
+        // Built only where it is used: small unpacks, called often, would
+        // clear its 8 KiB each time.
+        if !far {
+            return None;
+        }
         let mut values = [T::from_bits(0, bits.n); STAGED_ROWS + HELD];
-        let bytes = T::bits_into(&mut values).is_some();
-        (far && bytes).then_some(RunStage {
+        T::bits_into(&mut values)?;
+        Some(RunStage {
             values,
             held: 0,
             at: 0,

@@ -157,6 +157,16 @@ pub(crate) fn group_kernel<T>(k: usize) -> bool {
     VECTOR_TRANSPOSE && matches!((k, core::mem::size_of::<T>()), (4, 1) | (2, 2))
 }
 
+/// Whether `k` rows `pitch` elements apart, `n` of each, lie in a slice
+/// of `len`: the last row ends at `(k - 1) * pitch + n`. The bound every
+/// kernel of a few rows checks before it runs.
+fn rows_fit(k: usize, pitch: usize, n: usize, len: usize) -> bool {
+    k.checked_sub(1)
+        .and_then(|rows| rows.checked_mul(pitch))
+        .and_then(|start| start.checked_add(n))
+        .is_some_and(|end| end <= len)
+}
+
 /// The bounds the group kernels rely on, checked once for each call:
 /// `n` rounded down to 16 columns when `k` elements make four bytes (four
 /// rows of bytes, two of 2-byte elements), the kernels run on this target,
@@ -168,12 +178,7 @@ fn group_columns<T>(k: usize, n: usize, pitch: usize, packed_len: usize, rows_le
         return 0;
     }
     let n = n / 16 * 16;
-    let fits = pitch >= 16
-        && packed_len / k >= n
-        && pitch
-            .checked_mul(k - 1)
-            .and_then(|p| p.checked_add(n))
-            .is_some_and(|end| end <= rows_len);
+    let fits = pitch >= 16 && packed_len / k >= n && rows_fit(k, pitch, n, rows_len);
     if fits {
         n
     } else {
@@ -263,10 +268,7 @@ pub(crate) fn deinterleave_line_streamed<T: Copy>(
         && pitch >= line
         && input.len() >= k * line
         && buf.len() >= k * line
-        && pitch
-            .checked_mul(k - 1)
-            .and_then(|p| p.checked_add(line))
-            .is_some_and(|end| end <= dst.len());
+        && rows_fit(k, pitch, line, dst.len());
     if !fits {
         return false;
     }
@@ -325,11 +327,7 @@ pub(crate) fn interleave_stream<T: Copy>(
     if k == 0 || n == 0 {
         return 0;
     }
-    let fits = (k - 1)
-        .checked_mul(pitch)
-        .and_then(|p| p.checked_add(n))
-        .is_some_and(|end| end <= src.len());
-    if out.len() < k * n || !fits || out.as_ptr().addr() % 16 != 0 {
+    if out.len() < k * n || !rows_fit(k, pitch, n, src.len()) || out.as_ptr().addr() % 16 != 0 {
         return 0;
     }
     #[cfg(target_arch = "x86_64")]
@@ -370,12 +368,7 @@ pub(crate) fn pack_nibble_groups(
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Bw::detect() {
-        let fits = n > 0
-            && out.len() / 4 >= n
-            && pitch
-                .checked_mul(7)
-                .and_then(|end| end.checked_add(n))
-                .is_some_and(|end| end <= rows.len());
+        let fits = n > 0 && out.len() / 4 >= n && rows_fit(8, pitch, n, rows.len());
         if fits {
             let store = match out.as_ptr().addr() % 64 {
                 _ if !stream => x86_64::Store::Plain,
@@ -423,13 +416,8 @@ pub(crate) fn unpack_nibble_groups(
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Bw::detect() {
-        let fits = n > 0
-            && pitch >= 64
-            && input.len() / 4 >= n
-            && pitch
-                .checked_mul(7)
-                .and_then(|end| end.checked_add(n))
-                .is_some_and(|end| end <= rows.len());
+        let fits =
+            n > 0 && pitch >= 64 && input.len() / 4 >= n && rows_fit(8, pitch, n, rows.len());
         if fits {
             let whole = n / 64 * 64;
             for (x, groups) in (0..whole).step_by(64).zip(input.chunks_exact(256)) {
