@@ -120,6 +120,18 @@ fn whole_element_tiles_past_the_cache() {
 }
 
 #[test]
+fn transposed_tiles_into_ragged_rows_past_the_cache() {
+    // Unpacked into rows that start at every place in their lines, the
+    // pieces of a tile's runs joined to those before: tile columns side
+    // by side (`(4,1)` and `(2,1)` groups, 4-byte units of 1 or 2
+    // elements) going together, rows and columns off the 16-unit grid.
+    pack_and_unpack::<u8>("s8[2301,3905]{0,1:T(8,128)(4,1)}");
+    pack_and_unpack::<u16>("bf16[2100,2501]{0,1:T(8,128)(2,1)}");
+    pack_and_unpack::<u32>("f32[1300,2047]{0,1:T(2,128)}");
+    pack_and_unpack::<u8>("s8[1,12,207,4349]{2,3,1,0:T(32,128)(4,1)}");
+}
+
+#[test]
 fn permutations_past_the_cache() {
     // Bands of 132 and 81 tiles, walked in blocks of 16 bands by 64
     // tiles: whole blocks and the partial ones at their ends.

@@ -4,8 +4,8 @@
 use super::arch;
 use super::kernels::{
     copy_any, group_tiles, join_head, joined_lines, line_elements, line_units, prefetch_short_rows,
-    short_group_rows, stream_joined_rows, stream_joined_tiles, stream_lines, Block, Joined, Outer,
-    Piece, Window,
+    short_group_rows, stream_joined_rows, stream_joined_strips, stream_joined_tiles, stream_lines,
+    Block, Joined, Outer, Piece, Window,
 };
 use super::walk::{Axis, Visitor, UNIT};
 
@@ -248,6 +248,26 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
             // A band of such tiles at once (see `group_band`).
             let to = other - self.base;
             return self.group_band(off, to, [band, o, a, b]);
+        }
+        // Tiles side by side whose runs start anywhere in their lines
+        // go together (see `stream_joined_strips`).
+        if band.count > 1 && !self.stage.is_empty() && line_units::<T>(self.unit) {
+            self.finish();
+            let strips = Outer {
+                count: band.count,
+                d: band.other,
+                s: band.walk,
+            };
+            let outer = Outer {
+                count: o.count,
+                d: o.other,
+                s: o.walk,
+            };
+            let (block, d) = (Block::from_walked(a, b), other - self.base);
+            let (dst, src, unit) = (&mut *self.dst, self.src, self.unit);
+            if stream_joined_strips(dst, d, src, off, strips, outer, block, unit) {
+                return;
+            }
         }
         for x in 0..band.count {
             self.block3(off + x * band.walk, other + x * band.other, o, a, b);

@@ -512,6 +512,114 @@ pub(crate) fn unpack_nibble_tile16(
     false
 }
 
+/// Whether this machine runs [`join_band16`].
+pub(crate) fn joins_tiles() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_64::Avx512Vbmi::detect().is_some()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// A band of [`JoinBand::tiles`] 16x16 tiles of 4-byte units along 16
+/// rows, into runs that start anywhere in their lines (see
+/// [`join_band16`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JoinBand {
+    /// Where each of the 16 rows starts in the source.
+    pub(crate) rows: [usize; 16],
+    /// The next band's rows, whose same units are asked for ahead.
+    pub(crate) ahead: [usize; 16],
+    pub(crate) tiles: usize,
+    /// Where the first run's piece starts in the destination, and the
+    /// elements from one run's piece to the next's.
+    pub(crate) piece: usize,
+    pub(crate) stride: usize,
+    /// Whether these are the runs' first pieces.
+    pub(crate) first: bool,
+}
+
+/// The tiles of `band`: units `k` of the 16 rows of tile `t` (row `c`'s
+/// from `src[band.rows[c] + 16t * w..]`, `w` elements a unit), in row
+/// order, make the piece (64 bytes) of run `n = 16t + k`, at
+/// `dst[band.piece + n * band.stride..]`, whose run holds the piece
+/// before it in slot `n` of `carry` (64 bytes each, the last band's
+/// pieces). The line
+/// each piece starts in goes out whole, the end of the piece before and
+/// then the piece's start, with a streaming store; on a run's first
+/// piece, only from the piece on, plainly. Each piece then takes its slot
+/// for the next band; the bytes past a run's last line boundary wait
+/// there, for the caller to write. `false`, nothing written, without
+/// AVX-512 VBMI, for `T` not of 1, 2 or 4 bytes, or for a row, piece or
+/// line outside its slice (a line before the first line boundary of `dst`
+/// unless `band.first`).
+pub(crate) fn join_band16<T: Copy>(
+    dst: &mut [T],
+    src: &[T],
+    band: &JoinBand,
+    carry: &mut [T],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        let size = core::mem::size_of::<T>();
+        if !matches!(size, 1 | 2 | 4) || band.tiles == 0 {
+            return false;
+        }
+        let run = 64 / size;
+        // The last piece's end, and the first piece's line: at most 63
+        // bytes before it, inside `dst` from `run` elements on.
+        let end = (16 * band.tiles - 1)
+            .checked_mul(band.stride)
+            .and_then(|x| x.checked_add(band.piece))
+            .and_then(|x| x.checked_add(run));
+        let lines = band.first || band.piece >= run;
+        let rows = band.tiles.checked_mul(run);
+        let (Some(end), Some(rows)) = (end, rows) else {
+            return false;
+        };
+        if !lines
+            || end > dst.len()
+            || carry.len() / 16 / run < band.tiles
+            || !runs_inside(&band.rows, rows, src.len())
+        {
+            return false;
+        }
+        let from = band.rows.map(|o| src.as_ptr().wrapping_add(o).cast::<u8>());
+        let ahead = band
+            .ahead
+            .map(|o| src.as_ptr().wrapping_add(o).cast::<u8>());
+        let piece = dst.as_mut_ptr().wrapping_add(band.piece).cast::<u8>();
+        // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI. Every row
+        // lies inside `src` for the band's tiles (checked above); the
+        // pieces, `stride` elements apart, lie between the first and the
+        // last, which ends inside `dst` (checked), and so does each
+        // piece's line from its start to its end; the part before the
+        // piece, written unless `first`, is at most 63 bytes, inside `dst`
+        // as each piece starts `run` elements (64 bytes) in or more.
+        // `carry` holds the band's slots (checked). The pointers come from
+        // those slices, and `dst` and `carry` are unique borrows, so no
+        // line or slot overlaps a row. The rows ahead are only asked for.
+        unsafe {
+            x86_64::join_band16(
+                p,
+                &from,
+                &ahead,
+                band.tiles,
+                piece,
+                band.stride * size,
+                carry.as_mut_ptr().cast(),
+                band.first,
+            );
+        }
+        return true;
+    }
+    let _ = (dst, src, band, carry);
+    false
+}
+
 /// Asks for every cache line of `src[from..to]` (clamped to `src`) ahead
 /// of its use; nothing on other targets.
 pub(crate) fn prefetch_span<T>(src: &[T], from: usize, to: usize) {

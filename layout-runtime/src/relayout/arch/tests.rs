@@ -1211,3 +1211,68 @@ fn nibble_tiles_match_a_plain_loop() {
         }
     }
 }
+
+/// The joined band kernel against a plain loop, over three bands down the
+/// same runs (the first band's pieces start them, the others join the
+/// piece before): bytes of 1, 2 and 4 at a time, runs starting at every
+/// place in a line (odd offsets, strides of odd bytes), 1 to 3 tiles a
+/// band. Each run's bytes from its start to its last line boundary are
+/// written, the rest waits in the carry; nothing else changes.
+#[test]
+fn joined_bands_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let (w, run) = (4 / size, 64 / size);
+        for tiles in 1..=3 {
+            for (at, extra) in [(0, 0), (1, 1), (3, 5), (w, 17)] {
+                // Runs of three pieces, `stride` elements apart.
+                let stride = 3 * run + extra;
+                let pitch = 16 * tiles * w + 3;
+                let src: Vec<T> = (0..48 * pitch).map(make).collect();
+                let len = at + 16 * tiles * stride + 9;
+                let mut got = std::vec![old; len];
+                let mut carry = std::vec![old; 16 * tiles * run];
+                let mut ran = true;
+                for band in 0..3 {
+                    let rows: [usize; 16] = core::array::from_fn(|c| (16 * band + c) * pitch);
+                    let job = JoinBand {
+                        rows,
+                        ahead: rows.map(|r| r + 16 * pitch),
+                        tiles,
+                        piece: at + band * run,
+                        stride,
+                        first: band == 0,
+                    };
+                    ran &= join_band16(&mut got, &src, &job, &mut carry);
+                }
+                stream_fence();
+                assert_eq!(ran, joins_tiles());
+                if !ran {
+                    assert!(got.iter().all(|&x| x == old));
+                    continue;
+                }
+                // Unit `i` of run `j` is unit `j` of row `i`.
+                let value = |j: usize, i: usize, k: usize| src[i * pitch + j * w + k];
+                let mut want = std::vec![old; len];
+                for j in 0..16 * tiles {
+                    let start = at + j * stride;
+                    let end = start + 3 * run;
+                    // The last line boundary before the run's end.
+                    let addr = got.as_ptr().addr() + end * size;
+                    let written = end - addr % 64 / size;
+                    for (e, slot) in want[start..written].iter_mut().enumerate() {
+                        *slot = value(j, e / w, e % w);
+                    }
+                    for e in 0..run {
+                        let (i, k) = (32 + e / w, e % w);
+                        assert_eq!(carry[j * run + e], value(j, i, k), "carry of run {j}");
+                    }
+                }
+                assert_eq!(got, want, "{tiles} tiles at {at}, runs {stride} apart");
+            }
+        }
+    }
+    check(word, 0);
+    check(half, 0);
+    check(byte, 0);
+}

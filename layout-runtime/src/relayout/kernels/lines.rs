@@ -21,8 +21,8 @@ pub(crate) const LONG_COLUMNS: usize = 256;
 /// Units along the source's runs from which [`stream_lines`] takes a block.
 pub(crate) const LONG_RUNS: usize = 64;
 
-/// Runs [`stream_joined_tiles`] joins at a time: 8 lines of each fill
-/// the wide buffer.
+/// Runs [`buffered_tiles`] joins at a time: 8 lines of each fill the
+/// wide buffer.
 const MAX_JOINED_RUNS: usize = 128;
 
 /// Tiles ahead along the inner loop of [`stream_lines`] whose source lines
@@ -661,18 +661,19 @@ fn plain_part<T: Copy>(
 /// `s8[14903,4503]` unpacked from transposed `(4,1)` tiles, which went a
 /// 4x4 or 8x8 tile at a time with plain stores, each line of the
 /// destination read before it was written). The 16x16 tiles go across
-/// all runs 16 units at a time, reading the source's rows in order, and
-/// put their pieces (a line's worth of units each) into a buffer where
-/// each run's pieces lie back to back after the last line of its pieces
-/// before. Every few pieces, each run's lines go out whole with streaming
-/// stores, the first completing the line the pieces before started; only
-/// the two lines at a run's ends, which it shares with what lies beside
-/// it, go plainly. Joined piece by piece through two lines of a stage
-/// ([`join_head`]), each line was read back right after it was written,
-/// before the store could reach the cache, and the join took 30 ns.
-/// `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa + j*b.sb]`,
-/// the destination's runs along `x` and `i`. `false`, nothing written, for
-/// other blocks, short runs, or without the kernel.
+/// many runs 16 units at a time, reading the source's rows in order, and
+/// each run's pieces (a line's worth of units each) are joined into whole
+/// lines, streamed; only the two lines at a run's ends, which it shares
+/// with what lies beside it, go plainly. Where the CPU has
+/// [`arch::join_band16`], each piece joins the end of the one before it
+/// in registers ([`carried_tiles`]); elsewhere each run's pieces lie back
+/// to back in a buffer, and every few pieces its lines go out from there
+/// ([`buffered_tiles`]). Joined piece by piece through two lines of a
+/// stage ([`join_head`]), each line was read back right after it was
+/// written, before the store could reach the cache, and the join took 30
+/// ns. `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
+/// j*b.sb]`, the destination's runs along `x` and `i`. `false`, nothing
+/// written, for other blocks, short runs, or without the kernels.
 // The names of `Block`, `Outer` and `stream_lines`.
 #[allow(clippy::many_single_char_names)]
 #[inline(never)]
@@ -685,20 +686,79 @@ pub(crate) fn stream_joined_tiles<T: Copy>(
     b: Block,
     w: usize,
 ) -> bool {
-    let line = line_elements::<T>();
+    stream_joined_strips(dst, d, src, s, ONE_STRIP, o, b, w)
+}
+
+/// A single block: the strips of [`stream_joined_strips`] for
+/// [`stream_joined_tiles`].
+pub(crate) const ONE_STRIP: Outer = Outer {
+    count: 1,
+    d: 0,
+    s: 0,
+};
+
+/// [`stream_joined_tiles`] of `strips.count` blocks side by side along
+/// `j`, each `strips.d` on in the destination and `strips.s` in the
+/// source (a band of tiles, whose runs are a tile's columns): on
+/// machines with [`arch::join_tile16`], their runs go together, so that
+/// the source's rows are read across all the strips' columns at once.
+/// `false`, nothing written, where [`stream_joined_tiles`] refuses a
+/// strip, for several strips without that kernel or whose runs are not
+/// whole tiles, and for strips whose runs all start lines (other kernels
+/// do those).
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::many_single_char_names, clippy::too_many_arguments)]
+#[inline(never)]
+pub(crate) fn stream_joined_strips<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    strips: Outer,
+    o: Outer,
+    b: Block,
+    w: usize,
+) -> bool {
+    let size = core::mem::size_of::<T>();
     let (ni, nj) = (o.count * b.na, b.nb);
     let runs = b.da == w && b.sb == w && (o.count == 1 || o.d == b.na * w);
-    if w * core::mem::size_of::<T>() != 4
+    if w * size != 4
         || arch::TileKernel::best().is_none()
         || !runs
         || ni < LONG_RUNS
         || nj < 16
+        || strips.count == 0
     {
         return false;
     }
     let Some(&init) = src.get(s) else {
         return false;
     };
+    if arch::joins_tiles() {
+        let on_lines = (b.db * size) % 64 == 0 && (strips.d * size) % 64 == 0;
+        !(strips.count > 1 && on_lines) && carried_tiles(dst, d, src, s, strips, o, b, w, init)
+    } else {
+        strips.count == 1 && buffered_tiles(dst, d, src, s, o, b, w, init)
+    }
+}
+
+/// [`stream_joined_strips`] of one strip without [`arch::join_band16`]:
+/// each run's pieces put together in a buffer, then streamed a few lines
+/// of each run at a time.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::many_single_char_names, clippy::too_many_arguments)]
+pub(crate) fn buffered_tiles<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    o: Outer,
+    b: Block,
+    w: usize,
+    init: T,
+) -> bool {
+    let line = line_elements::<T>();
+    let (ni, nj) = (o.count * b.na, b.nb);
     let (i_full, j_full) = (ni / 16 * 16, nj / 16 * 16);
     // Runs at a time, and each one's space: the last line of its pieces
     // before, then up to `k` pieces.
@@ -766,6 +826,171 @@ pub(crate) fn stream_joined_tiles<T: Copy>(
         plain_part((dst, d), (src, s), (o, b), w, 0..ni, j_full..nj);
         true
     })
+}
+
+/// Runs [`carried_tiles`] carries a piece of at a time (64 bytes each: 32
+/// KiB, the first-level cache of the machines with the kernel): with 256,
+/// `f32[8192,2047]` from column-major took 10.5 ms against 8.8 (each
+/// source row read 1 KiB at a time, not 2), and `s8[27049,2481]` from
+/// transposed `(4,1)` tiles 10.8 against 10.0; 1,024 measured the same as
+/// 512 (AMD EPYC Zen 4).
+const JOINED_RUNS: usize = 512;
+
+/// [`stream_joined_strips`] with [`arch::join_band16`]: tiles across up
+/// to [`JOINED_RUNS`] runs at a time (whole strips, or part of one), 16
+/// source rows a band from the top, each piece joined in registers to the
+/// end of the piece before it on its run (held in `carry`, a slot of 64
+/// bytes a run) and streamed a line at a time. A strip whose runs are no
+/// multiple of 16 ends in a tile over its last 16 runs, which writes the
+/// lines of the runs it shares with the tile before once more, the same.
+/// At the end each run's bytes past its last line boundary go plainly
+/// from `carry`, and its units past the last band from a tile over the
+/// last 16 rows. Through a buffer ([`buffered_tiles`]: each run's pieces
+/// written there, then copied out a few lines at a time), the same
+/// transposes took 1.4-2x as long (`f32[8192,2047]` 15.0-15.3 ms against
+/// 8.4-8.8): the copies out waited on no reads, and the reads on no
+/// copies.
+// The names of `Block`, `Outer` and `stream_lines`.
+#[allow(clippy::many_single_char_names, clippy::too_many_arguments)]
+pub(crate) fn carried_tiles<T: Copy>(
+    dst: &mut [T],
+    d: usize,
+    src: &[T],
+    s: usize,
+    strips: Outer,
+    o: Outer,
+    b: Block,
+    w: usize,
+    init: T,
+) -> bool {
+    let line = line_elements::<T>();
+    let (ni, nb) = (o.count * b.na, b.nb);
+    let i_full = ni / 16 * 16;
+    // Tiles a strip, and the run where tile `t` starts.
+    let (whole, per_strip) = (nb / 16, nb.div_ceil(16));
+    let first_run = |t: usize| (16 * t).min(nb - 16);
+    // Strips at a time, and tiles of each at a time.
+    let per_group = JOINED_RUNS / 16;
+    let (at_once, chunk) = if per_strip >= per_group {
+        (1, per_group)
+    } else {
+        (per_group / per_strip, per_strip)
+    };
+    let slots = 16 * line;
+    arch::with_wide(init, at_once * chunk * slots + slots, |wide| {
+        if wide.len() < at_once * chunk * slots + slots {
+            return false;
+        }
+        let (carry, tail) = wide.split_at_mut(at_once * chunk * slots);
+        let rows = Rows16::new(b.na, o.s, b.sa);
+        for q_lo in (0..strips.count).step_by(at_once) {
+            let group = q_lo..strips.count.min(q_lo + at_once);
+            for t_lo in (0..per_strip).step_by(chunk) {
+                let tiles = t_lo..per_strip.min(t_lo + chunk);
+                let mut at = rows.at(0);
+                for i0 in (0..i_full).step_by(16) {
+                    let mut next = at;
+                    if i0 + 16 < i_full {
+                        rows.advance(&mut next);
+                    }
+                    for (g, q) in group.clone().enumerate() {
+                        let (c, r) = (s + q * strips.s, d + q * strips.d + i0 * w);
+                        let carry = &mut carry[g * chunk * slots..][..tiles.len() * slots];
+                        // The whole tiles in one call, the last one on its own.
+                        let ends = [tiles.start.max(tiles.end.min(whole)), tiles.end];
+                        let mut t0 = tiles.start;
+                        for t1 in ends {
+                            if t1 == t0 {
+                                continue;
+                            }
+                            let j = first_run(t0);
+                            let band = arch::JoinBand {
+                                rows: at.off.map(|o| c + o + j * w),
+                                ahead: next.off.map(|o| c + o + j * w),
+                                tiles: t1 - t0,
+                                piece: r + j * b.db,
+                                stride: b.db,
+                                first: i0 == 0,
+                            };
+                            let part =
+                                &mut carry[(t0 - tiles.start) * slots..][..(t1 - t0) * slots];
+                            if !arch::join_band16(dst, src, &band, part) {
+                                plain_joined(dst, src, &band, part, w);
+                            }
+                            t0 = t1;
+                        }
+                    }
+                    at = next;
+                }
+                // Each run's bytes past its last line boundary, and the
+                // rows past the last band: the units of a tile over the
+                // last 16 rows (`ni >= LONG_RUNS`), put together in `tail`.
+                let rest = (ni - i_full) * w;
+                let last = rows.at(ni - 16);
+                for (g, q) in group.clone().enumerate() {
+                    let carry = &carry[g * chunk * slots..][..tiles.len() * slots];
+                    let (c, r) = (s + q * strips.s, d + q * strips.d);
+                    for (t, tile) in tiles.clone().zip(carry.chunks_exact(slots)) {
+                        let j = first_run(t);
+                        if rest > 0 {
+                            let from = last.off.map(|o| c + o + j * w);
+                            let to = core::array::from_fn(|k| k * line);
+                            if !arch::tile16(tail, &to, src, &from, false) {
+                                plain_tile(tail, &to, src, &from, w);
+                            }
+                        }
+                        for (k, slot) in tile.chunks_exact(line).enumerate() {
+                            let end = r + (j + k) * b.db + i_full * w;
+                            let waiting = (line - to_line_in(dst, end)) % line;
+                            dst[end - waiting..end].copy_from_slice(&slot[line - waiting..]);
+                            dst[end..][..rest]
+                                .copy_from_slice(&tail[(k + 1) * line - rest..][..rest]);
+                        }
+                    }
+                }
+            }
+        }
+        true
+    })
+}
+
+/// The 16x16 tile of [`arch::tile16`] with plain loops: units `k` of the
+/// rows at `src[from[c]..]` into the run at `dst[to[k]..]`.
+fn plain_tile<T: Copy>(dst: &mut [T], to: &[usize; 16], src: &[T], from: &[usize; 16], w: usize) {
+    for (k, &t) in to.iter().enumerate() {
+        for (c, &f) in from.iter().enumerate() {
+            dst[t + c * w..][..w].copy_from_slice(&src[f + k * w..][..w]);
+        }
+    }
+}
+
+/// [`arch::join_band16`] with plain stores, for a band it refuses: each
+/// piece written whole, after the end of the piece before it (in its
+/// slot of `carry`) unless it is its run's first, then put in its slot.
+fn plain_joined<T: Copy>(
+    dst: &mut [T],
+    src: &[T],
+    band: &arch::JoinBand,
+    carry: &mut [T],
+    w: usize,
+) {
+    let line = line_elements::<T>();
+    for (n, slot) in carry
+        .chunks_exact_mut(line)
+        .take(16 * band.tiles)
+        .enumerate()
+    {
+        let (t, k) = (n / 16, n % 16);
+        let to = band.piece + n * band.stride;
+        let waiting = (line - to_line_in(dst, to)) % line;
+        if !band.first {
+            dst[to - waiting..to].copy_from_slice(&slot[line - waiting..]);
+        }
+        for (r, &row) in band.rows.iter().enumerate() {
+            slot[r * w..][..w].copy_from_slice(&src[row + (16 * t + k) * w..][..w]);
+        }
+        dst[to..][..line].copy_from_slice(slot);
+    }
 }
 
 /// Writes the `pieces` of one run of [`stream_joined_tiles`] (lines

@@ -399,11 +399,13 @@ fn strided_copy<T: Copy>(
     (src, want)
 }
 
-/// Joined line tiles against a plain loop: destination runs in every
-/// place in their lines (pitches of whole lines plus 1, 3 or 9 units, odd
-/// offsets), groups that split tiles, more runs than one buffer holds,
-/// sizes off the 16-unit grid; 4-byte elements, pairs and quads of
-/// narrower ones. Nothing outside the block may change.
+/// Joined line tiles against a plain loop, each way there is (the one
+/// this machine takes, runs carried in registers, runs through a
+/// buffer): destination runs in every place in their lines (pitches of
+/// whole lines plus 1, 3 or 9 units, odd offsets), groups that split
+/// tiles, more runs than one buffer or one carry holds, sizes off the
+/// 16-unit grid; 4-byte elements, pairs and quads of narrower ones.
+/// Nothing outside the block may change.
 #[test]
 fn joined_tiles_match_a_plain_loop() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
@@ -416,6 +418,7 @@ fn joined_tiles_match_a_plain_loop() {
             (40, 2, 130),
             (13, 5, 48),
             (1, 70, 300),
+            (2, 40, 600),
         ] {
             for (d, s) in [(0, 0), (3 * w, 5 * w), (1, 2)] {
                 for extra in [1, 3, 9] {
@@ -445,11 +448,108 @@ fn joined_tiles_match_a_plain_loop() {
                     } else {
                         assert!(got.iter().all(|&x| x == old));
                     }
+                    // Each way, whatever this machine would take.
+                    let init = src[s];
+                    let mut got = std::vec![old; want.len()];
+                    assert!(carried_tiles(
+                        &mut got, d, &src, s, ONE_STRIP, o, b, w, init
+                    ));
+                    arch::stream_fence();
+                    assert_eq!(got, want, "carried: {o:?} {b:?} at {d}/{s}");
+                    let mut got = std::vec![old; want.len()];
+                    if buffered_tiles(&mut got, d, &src, s, o, b, w, init) {
+                        arch::stream_fence();
+                        assert_eq!(got, want, "buffered: {o:?} {b:?} at {d}/{s}");
+                    } else {
+                        assert!(!line_tiles_here());
+                    }
                 }
             }
         }
         if line_tiles_here() {
-            assert_eq!(joined, 6 * 3 * 3);
+            assert_eq!(joined, 7 * 3 * 3);
+        }
+    }
+    check(word, 0);
+    check(half, 0);
+    check(byte, 0);
+}
+
+/// Strips of joined line tiles side by side against a plain loop: 2 to
+/// 23 strips (more than one carry holds), runs a whole number of tiles or
+/// not, the strips' runs back to back or apart, at every place in their
+/// lines; refused, nothing written, where every run starts a line.
+#[test]
+fn joined_strips_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let w = 4 / core::mem::size_of::<T>();
+        for (strips, count, na, nb) in [
+            (2, 8, 8, 128),
+            (5, 20, 4, 37),
+            (40, 3, 32, 16),
+            (3, 70, 1, 600),
+        ] {
+            for (d, s) in [(0, 0), (1, 2 * w)] {
+                for extra in [0, 3, 9] {
+                    let ni: usize = count * na;
+                    let col = (ni + extra) * w;
+                    let b = Block {
+                        na,
+                        nb,
+                        da: w,
+                        db: col,
+                        sa: (nb * strips + 7) * w,
+                        sb: w,
+                    };
+                    let o = Outer {
+                        count,
+                        d: na * w,
+                        s: na * b.sa,
+                    };
+                    // The strips' runs back to back, or a line and a unit apart.
+                    let gap = if extra == 9 { (16 + 1) * w } else { 0 };
+                    let band = Outer {
+                        count: strips,
+                        d: nb * col + gap,
+                        s: nb * w,
+                    };
+                    let len = |at: usize, q: usize, x: usize, a: usize, bb: usize| {
+                        at + (strips - 1) * q + (count - 1) * x + (na - 1) * a + (nb - 1) * bb + w
+                    };
+                    let src: std::vec::Vec<T> =
+                        (0..len(s, band.s, o.s, b.sa, b.sb) + 7).map(make).collect();
+                    let mut want = std::vec![old; len(d, band.d, o.d, b.da, b.db) + 9];
+                    for q in 0..strips {
+                        for x in 0..count {
+                            for i in 0..na {
+                                for j in 0..nb {
+                                    let to = d + q * band.d + x * o.d + i * b.da + j * b.db;
+                                    let from = s + q * band.s + x * o.s + i * b.sa + j * b.sb;
+                                    want[to..][..w].copy_from_slice(&src[from..][..w]);
+                                }
+                            }
+                        }
+                    }
+                    let mut got = std::vec![old; want.len()];
+                    let done = stream_joined_strips(&mut got, d, &src, s, band, o, b, w);
+                    arch::stream_fence();
+                    let on_lines = col * core::mem::size_of::<T>() % 64 == 0;
+                    if done {
+                        assert!(arch::joins_tiles() && !on_lines);
+                        assert_eq!(got, want, "{band:?} {o:?} {b:?} at {d}/{s}");
+                    } else {
+                        assert!(!arch::joins_tiles() || on_lines || ni < LONG_RUNS);
+                        assert!(got.iter().all(|&x| x == old));
+                    }
+                    let init = src[s];
+                    let mut got = std::vec![old; want.len()];
+                    if !on_lines && ni >= LONG_RUNS {
+                        assert!(carried_tiles(&mut got, d, &src, s, band, o, b, w, init));
+                        arch::stream_fence();
+                        assert_eq!(got, want, "carried: {band:?} {o:?} {b:?} at {d}/{s}");
+                    }
+                }
+            }
         }
     }
     check(word, 0);

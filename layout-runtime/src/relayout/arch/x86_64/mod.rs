@@ -437,7 +437,85 @@ pub(super) fn interleave2_nt<T: Copy>(line: &mut [T], rows: [&[T]; 2]) {
 feature_proof!(Avx512, cpu_avx512, "avx512f"; "AVX-512F", "512");
 feature_proof!(Avx2, cpu_avx2, "avx2"; "AVX2", "256");
 feature_proof!(Avx512Bw, cpu_avx512bw, "avx512f", "avx512bw"; "AVX-512F and BW", "512");
+feature_proof!(Avx512Vbmi, cpu_avx512vbmi, "avx512f", "avx512bw", "avx512vbmi"; "AVX-512F, BW and VBMI", "512");
 
+/// A 16x16 transpose of 4-byte units, in the 512-bit registers of
+/// [`Avx512Bw`] kernels (defined before the modules that use it): `zmm0`..`zmm15` (register `c`
+/// holding unit `x` of row `c`) become the columns (register `x` holding
+/// unit `x` of every row, in order); `zmm16`..`zmm31` are scratch.
+macro_rules! transpose16 {
+    () => {
+        concat!(
+            "vpunpckldq zmm16, zmm0, zmm1\n",
+            "vpunpckhdq zmm17, zmm0, zmm1\n",
+            "vpunpckldq zmm18, zmm2, zmm3\n",
+            "vpunpckhdq zmm19, zmm2, zmm3\n",
+            "vpunpckldq zmm20, zmm4, zmm5\n",
+            "vpunpckhdq zmm21, zmm4, zmm5\n",
+            "vpunpckldq zmm22, zmm6, zmm7\n",
+            "vpunpckhdq zmm23, zmm6, zmm7\n",
+            "vpunpckldq zmm24, zmm8, zmm9\n",
+            "vpunpckhdq zmm25, zmm8, zmm9\n",
+            "vpunpckldq zmm26, zmm10, zmm11\n",
+            "vpunpckhdq zmm27, zmm10, zmm11\n",
+            "vpunpckldq zmm28, zmm12, zmm13\n",
+            "vpunpckhdq zmm29, zmm12, zmm13\n",
+            "vpunpckldq zmm30, zmm14, zmm15\n",
+            "vpunpckhdq zmm31, zmm14, zmm15\n",
+            "vpunpcklqdq zmm0, zmm16, zmm18\n",
+            "vpunpckhqdq zmm1, zmm16, zmm18\n",
+            "vpunpcklqdq zmm2, zmm17, zmm19\n",
+            "vpunpckhqdq zmm3, zmm17, zmm19\n",
+            "vpunpcklqdq zmm4, zmm20, zmm22\n",
+            "vpunpckhqdq zmm5, zmm20, zmm22\n",
+            "vpunpcklqdq zmm6, zmm21, zmm23\n",
+            "vpunpckhqdq zmm7, zmm21, zmm23\n",
+            "vpunpcklqdq zmm8, zmm24, zmm26\n",
+            "vpunpckhqdq zmm9, zmm24, zmm26\n",
+            "vpunpcklqdq zmm10, zmm25, zmm27\n",
+            "vpunpckhqdq zmm11, zmm25, zmm27\n",
+            "vpunpcklqdq zmm12, zmm28, zmm30\n",
+            "vpunpckhqdq zmm13, zmm28, zmm30\n",
+            "vpunpcklqdq zmm14, zmm29, zmm31\n",
+            "vpunpckhqdq zmm15, zmm29, zmm31\n",
+            // Register 4g + m: in lane q, unit 4q + m of rows 4g..4g+3.
+            "vshufi32x4 zmm16, zmm0, zmm4, 0x88\n",
+            "vshufi32x4 zmm17, zmm1, zmm5, 0x88\n",
+            "vshufi32x4 zmm18, zmm2, zmm6, 0x88\n",
+            "vshufi32x4 zmm19, zmm3, zmm7, 0x88\n",
+            "vshufi32x4 zmm20, zmm0, zmm4, 0xdd\n",
+            "vshufi32x4 zmm21, zmm1, zmm5, 0xdd\n",
+            "vshufi32x4 zmm22, zmm2, zmm6, 0xdd\n",
+            "vshufi32x4 zmm23, zmm3, zmm7, 0xdd\n",
+            "vshufi32x4 zmm24, zmm8, zmm12, 0x88\n",
+            "vshufi32x4 zmm25, zmm9, zmm13, 0x88\n",
+            "vshufi32x4 zmm26, zmm10, zmm14, 0x88\n",
+            "vshufi32x4 zmm27, zmm11, zmm15, 0x88\n",
+            "vshufi32x4 zmm28, zmm8, zmm12, 0xdd\n",
+            "vshufi32x4 zmm29, zmm9, zmm13, 0xdd\n",
+            "vshufi32x4 zmm30, zmm10, zmm14, 0xdd\n",
+            "vshufi32x4 zmm31, zmm11, zmm15, 0xdd\n",
+            "vshufi32x4 zmm0, zmm16, zmm24, 0x88\n",
+            "vshufi32x4 zmm1, zmm17, zmm25, 0x88\n",
+            "vshufi32x4 zmm2, zmm18, zmm26, 0x88\n",
+            "vshufi32x4 zmm3, zmm19, zmm27, 0x88\n",
+            "vshufi32x4 zmm4, zmm20, zmm28, 0x88\n",
+            "vshufi32x4 zmm5, zmm21, zmm29, 0x88\n",
+            "vshufi32x4 zmm6, zmm22, zmm30, 0x88\n",
+            "vshufi32x4 zmm7, zmm23, zmm31, 0x88\n",
+            "vshufi32x4 zmm8, zmm16, zmm24, 0xdd\n",
+            "vshufi32x4 zmm9, zmm17, zmm25, 0xdd\n",
+            "vshufi32x4 zmm10, zmm18, zmm26, 0xdd\n",
+            "vshufi32x4 zmm11, zmm19, zmm27, 0xdd\n",
+            "vshufi32x4 zmm12, zmm20, zmm28, 0xdd\n",
+            "vshufi32x4 zmm13, zmm21, zmm29, 0xdd\n",
+            "vshufi32x4 zmm14, zmm22, zmm30, 0xdd\n",
+            "vshufi32x4 zmm15, zmm23, zmm31, 0xdd\n",
+        )
+    };
+}
+
+mod joins;
 mod nibbles;
 mod stream;
 mod tile16;
@@ -447,6 +525,7 @@ pub(super) use nibbles::{
     unpack_tile16 as unpack_nibble_tile16, Store,
 };
 
+pub(super) use joins::join_band16;
 pub(super) use stream::{stream_copy, stream_line, stream_runs, Stores};
 pub(super) use tile16::{tile16_avx2, tile16_avx2_even, tile16_avx2_even_run};
 

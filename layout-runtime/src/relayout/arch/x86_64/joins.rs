@@ -1,0 +1,218 @@
+//! 16x16 tiles of 4-byte units whose destination runs start anywhere in
+//! their lines (the rows of a row-major array whose width is no multiple
+//! of a line), in AVX-512 registers: each run's piece joins the end of
+//! the piece before it on the same run (`vpermt2b`) into the line the
+//! piece starts in, which goes out whole with a streaming store.
+
+use core::arch::asm;
+
+use super::Avx512Vbmi;
+
+/// Bytes `0..64`: with `64 - h` added, the indices that take the last
+/// `h` bytes of the piece before and the first `64 - h` of this one.
+static IOTA: [u8; 64] = {
+    let mut bytes = [0u8; 64];
+    let mut k = 0;
+    while k < 64 {
+        bytes[k] = k as u8;
+        k += 1;
+    }
+    bytes
+};
+
+/// Piece `$k` of [`join_band16`] (`zmm$k`), at `r8`: its line from the
+/// piece before (`carry` slot `$k`) and itself, stored by `$store`; the
+/// piece then waits in its slot, and `r8` moves on to the next run.
+/// `ecx` = `h`, the piece's bytes into its line; `zmm16` holds [`IOTA`].
+/// `$store`: `stream` or `head` ([`join_store`]).
+macro_rules! join_piece {
+    ($k:literal, $store:ident) => {
+        concat!(
+            "mov rax, r8\n",
+            "add r8, {stride}\n",
+            "mov ecx, eax\n",
+            "and ecx, 63\n",
+            "mov edx, 64\n",
+            "sub edx, ecx\n",
+            "vpbroadcastb zmm17, edx\n",
+            "vpaddb zmm17, zmm17, zmm16\n",
+            "vmovdqu64 zmm18, [{carry} + 64*",
+            $k,
+            "]\n",
+            "vpermt2b zmm18, zmm17, zmm",
+            $k,
+            "\n",
+            "vmovdqu64 [{carry} + 64*",
+            $k,
+            "], zmm",
+            $k,
+            "\n",
+            "and rax, -64\n",
+            join_store!($store),
+        )
+    };
+}
+
+/// A joined line (`zmm18` for the line at `rax`) streamed, or, on a
+/// run's first line, whose first `h` bytes are not the run's, stored
+/// plainly from the piece's start.
+macro_rules! join_store {
+    (stream) => {
+        "vmovntdq [rax], zmm18\n"
+    };
+    (head) => {
+        concat!(
+            "mov rdx, -1\n",
+            "shl rdx, cl\n",
+            "kmovq k1, rdx\n",
+            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+        )
+    };
+}
+
+/// The 16 pieces of [`join_band16`] stored as `$store`.
+macro_rules! join_pieces {
+    ($store:ident) => {
+        concat!(
+            join_piece!(0, $store),
+            join_piece!(1, $store),
+            join_piece!(2, $store),
+            join_piece!(3, $store),
+            join_piece!(4, $store),
+            join_piece!(5, $store),
+            join_piece!(6, $store),
+            join_piece!(7, $store),
+            join_piece!(8, $store),
+            join_piece!(9, $store),
+            join_piece!(10, $store),
+            join_piece!(11, $store),
+            join_piece!(12, $store),
+            join_piece!(13, $store),
+            join_piece!(14, $store),
+            join_piece!(15, $store),
+        )
+    };
+}
+
+/// Row `$c` of a tile of [`join_band16`] into `zmm$c`, `{t}` bytes into
+/// it, and the same place in row `$c` of the next band asked for.
+macro_rules! join_row {
+    ($c:literal) => {
+        concat!(
+            "mov rax, [{ahead} + 8*",
+            $c,
+            "]\n",
+            "prefetcht0 [rax + {t}]\n",
+            "mov rax, [{rows} + 8*",
+            $c,
+            "]\n",
+            "vmovdqu64 zmm",
+            $c,
+            ", [rax + {t}]\n",
+        )
+    };
+}
+
+/// The 16 rows of a tile of [`join_band16`].
+macro_rules! join_rows {
+    () => {
+        concat!(
+            join_row!(0),
+            join_row!(1),
+            join_row!(2),
+            join_row!(3),
+            join_row!(4),
+            join_row!(5),
+            join_row!(6),
+            join_row!(7),
+            join_row!(8),
+            join_row!(9),
+            join_row!(10),
+            join_row!(11),
+            join_row!(12),
+            join_row!(13),
+            join_row!(14),
+            join_row!(15),
+        )
+    };
+}
+
+/// The assembly of one tile of [`join_band16`], its lines stored as
+/// `$store`.
+macro_rules! join_tile_asm {
+    ($store:ident, $rows:expr, $next:expr, $t:expr, $p:expr, $stride:expr, $carry:expr) => {
+        asm!(
+            join_rows!(),
+            transpose16!(),
+            "vmovdqu64 zmm16, [{iota}]",
+            join_pieces!($store),
+            "vzeroupper",
+            iota = in(reg) IOTA.as_ptr(),
+            rows = in(reg) $rows,
+            ahead = in(reg) $next,
+            t = in(reg) $t,
+            inout("r8") $p,
+            stride = in(reg) $stride,
+            carry = in(reg) $carry,
+            out("rax") _,
+            out("rcx") _,
+            out("rdx") _,
+            clobber_abi("sysv64"),
+            options(nostack),
+        )
+    };
+}
+
+/// A band of `tiles` 16x16 tiles of 4-byte units, side by side along 16
+/// rows: `rows[c]` holds row `c`, 16 units a tile (tile `t` from byte
+/// `64t`); units `k` of the rows of tile `t`, in row order, make the
+/// 64-byte piece of run `16t + k`, which starts at `piece + (16t + k) *
+/// stride`, and slot `16t + k` of `carry` (64 bytes each) holds the 64
+/// bytes before it on its run. With `h` the piece's bytes into its line,
+/// the line it starts in takes the last `h` bytes of the piece before
+/// and its first `64 - h`, and goes out whole with a streaming store, or,
+/// for a run's first piece (`first`), only from the piece's start and
+/// plainly. The piece then waits in its slot for the next band. The same
+/// bytes of the rows of `ahead` (the next band's) are asked for, tile by
+/// tile.
+///
+/// # Safety
+///
+/// The CPU runs AVX-512F, BW and VBMI (the caller holds the proof); each
+/// of `rows` is readable for `64 * tiles` bytes; `carry` is readable and
+/// writable for `1024 * tiles`; for each piece, its line is writable
+/// from the piece's start to its end if `first`, whole otherwise; no row
+/// overlaps a line or `carry`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(in crate::relayout::arch) unsafe fn join_band16(
+    _: Avx512Vbmi,
+    rows: &[*const u8; 16],
+    ahead: &[*const u8; 16],
+    tiles: usize,
+    piece: *mut u8,
+    stride: usize,
+    carry: *mut u8,
+    first: bool,
+) {
+    let rows = rows.as_ptr();
+    let mut p = piece;
+    for t in 0..tiles {
+        let slots = carry.wrapping_add(1024 * t);
+        let at = 64 * t;
+        // SAFETY: the caller's contract covers the rows (`at + 64` bytes
+        // in), the lines and the slots of tile `t`; prefetches touch
+        // nothing. The pointer tables are borrowed whole. The vector and
+        // mask registers are declared clobbered whole (`clobber_abi`),
+        // `rax`, `rcx` and `rdx` are declared scratch, the flags change
+        // (no `preserves_flags`); no stack, and `vzeroupper` leaves the
+        // upper halves clean.
+        unsafe {
+            if first {
+                join_tile_asm!(head, rows, ahead.as_ptr(), at, p, stride, slots);
+            } else {
+                join_tile_asm!(stream, rows, ahead.as_ptr(), at, p, stride, slots);
+            }
+        }
+    }
+}
