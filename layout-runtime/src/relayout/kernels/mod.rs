@@ -457,7 +457,7 @@ pub(crate) fn stream_fill<T: Copy>(dst: &mut [T], fill: T, stage: &mut [T]) {
     let n = stage.len().min(dst.len());
     stage[..n].fill(fill);
     for part in dst.chunks_mut(n) {
-        arch::stream_copy(part, &stage[..part.len()]);
+        arch::stream_copy_lines(part, &stage[..part.len()]);
     }
 }
 
