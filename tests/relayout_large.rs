@@ -177,6 +177,8 @@ fn sub_byte_tiles_past_the_cache() {
     pack_and_unpack_bits("s4[20401,413]{1,0:T(8,128)(8,1)E(4)}");
     // Rank 1: each tile's 8 rows of 128 one run, the last tile ragged.
     pack_and_unpack_bits("s4[8388616]{0:T(1024)(128)(8,1)E(4)}");
-    // Transposed: 16x16 tiles of groups, ragged both ways.
-    pack_and_unpack_bits("s4[2100,4099]{0,1:T(8,128)(8,1)E(4)}");
+    // Transposed: 16x16 tiles of groups, ragged both ways; storage past
+    // 8 MiB, so that the pack streams, joining each tile's runs to those
+    // before where they start off a line.
+    pack_and_unpack_bits("s4[4200,4099]{0,1:T(8,128)(8,1)E(4)}");
 }

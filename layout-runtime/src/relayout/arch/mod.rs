@@ -486,6 +486,54 @@ pub(crate) fn pack_nibble_tile16(
     false
 }
 
+/// [`pack_nibble_tile16`] into runs that start anywhere in their lines,
+/// streamed: each run of 64 bytes joins the 64 before it on its storage
+/// run, held in `carry[64x..]` (16 slots, the last tile's runs), into
+/// the line it starts in, which goes out whole with a streaming store; a
+/// `first` run, whose line holds bytes before it that are not its own,
+/// goes plainly from its start. Each run then takes its slot for the next
+/// tile; the bytes past a storage run's last line boundary wait there,
+/// for the caller to write. `false`, nothing written, without AVX-512
+/// VBMI, or for a run, row or line outside its slice (a line before
+/// `out`'s first line boundary unless `first`).
+pub(crate) fn pack_nibble_tile16_joined(
+    out: &mut [u8],
+    to: &[usize; 16],
+    rows: &[u8],
+    from: &[usize; 16],
+    carry: &mut [u8],
+    first: bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        // A run's line starts at most 63 bytes before it.
+        let lines = first || to.iter().all(|&o| o >= 64);
+        if !lines
+            || carry.len() < 1024
+            || !runs_inside(to, 64, out.len())
+            || !runs_inside(from, 128, rows.len())
+        {
+            return false;
+        }
+        let runs = to.map(|o| out.as_mut_ptr().wrapping_add(o));
+        let sources = from.map(|o| rows.as_ptr().wrapping_add(o));
+        // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI. Every run
+        // and row lies inside its slice (checked above), and so does each
+        // run's line from the run's start to its end; the part before the
+        // run, written unless `first`, is at most 63 bytes, inside `out`
+        // as each run starts 64 bytes in or more (checked). `carry` holds
+        // 16 slots of 64 bytes (checked). The pointers come from those
+        // slices, and `out` and `carry` are unique borrows, so no line or
+        // slot overlaps a row.
+        unsafe {
+            x86_64::pack_nibble_tile16_joined(p, &runs, &sources, carry.as_mut_ptr(), first);
+        }
+        return true;
+    }
+    let _ = (out, to, rows, from, carry, first);
+    false
+}
+
 /// The way back of [`pack_nibble_tile16`]: the runs at `runs[from[x]..]`
 /// into the rows at `rows[to[c]..]`, each value's four bits extended to a
 /// byte with its sign bit if `signed` or with zeros. `false`, nothing

@@ -1276,3 +1276,57 @@ fn joined_bands_match_a_plain_loop() {
     check(half, 0);
     check(byte, 0);
 }
+
+/// The joined transposed `s4` pack against a plain loop, over three
+/// tiles along the same storage runs (the first tile's runs start them,
+/// the others join the run before): runs starting at every place in a
+/// line, apart by odd strides. Each storage run's bytes from its start
+/// to its last line boundary are written, the rest waits in the carry;
+/// nothing else changes.
+#[test]
+fn joined_nibble_tiles_match_a_plain_loop() {
+    for (at, step, pitch) in [
+        (0, 192, 384),
+        (16, 193, 389),
+        (3, 250, 400),
+        (64, 1024, 4397),
+    ] {
+        let rows: Vec<u8> = (0..15 * pitch + 3 * 128 + 5)
+            .map(|i| (i * 29 % 253) as u8)
+            .collect();
+        let len = at + 15 * step + 3 * 64 + 9;
+        let mut got = std::vec![0x33u8; len];
+        let mut carry = std::vec![0u8; 1024];
+        let mut ran = true;
+        for t in 0..3 {
+            let to: [usize; 16] = core::array::from_fn(|x| at + x * step + 64 * t);
+            let from: [usize; 16] = core::array::from_fn(|c| 5 + c * pitch + 128 * t);
+            ran &= pack_nibble_tile16_joined(&mut got, &to, &rows, &from, &mut carry, t == 0);
+        }
+        stream_fence();
+        assert_eq!(ran, joins_tiles());
+        let mut want = std::vec![0x33u8; len];
+        if ran {
+            // Byte `4c + q` of storage run `x`, tile `t`.
+            let packed = |x: usize, t: usize, c: usize, q: usize| {
+                let row = 5 + c * pitch + 128 * t + 8 * x + 2 * q;
+                rows[row] & 0xf | rows[row + 1] << 4
+            };
+            for x in 0..16 {
+                let start = at + x * step;
+                let end = start + 3 * 64;
+                let written = end - (got.as_ptr().addr() + end) % 64;
+                for (n, slot) in want[start..end].iter_mut().enumerate() {
+                    let (t, k) = (n / 64, n % 64);
+                    let value = packed(x, t, k / 4, k % 4);
+                    if start + n < written {
+                        *slot = value;
+                    } else {
+                        assert_eq!(carry[64 * x + k], value, "carry of run {x}");
+                    }
+                }
+            }
+        }
+        assert_eq!(got, want, "runs at {at}, {step} apart, rows {pitch}");
+    }
+}

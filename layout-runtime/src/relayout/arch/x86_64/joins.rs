@@ -9,8 +9,9 @@ use core::arch::asm;
 use super::Avx512Vbmi;
 
 /// Bytes `0..64`: with `64 - h` added, the indices that take the last
-/// `h` bytes of the piece before and the first `64 - h` of this one.
-static IOTA: [u8; 64] = {
+/// `h` bytes of the piece before and the first `64 - h` of this one
+/// ([`join_line`]).
+pub(super) static IOTA: [u8; 64] = {
     let mut bytes = [0u8; 64];
     let mut k = 0;
     while k < 64 {
@@ -20,52 +21,14 @@ static IOTA: [u8; 64] = {
     bytes
 };
 
-/// Piece `$k` of [`join_band16`] (`zmm$k`), at `r8`: its line from the
-/// piece before (`carry` slot `$k`) and itself, stored by `$store`; the
-/// piece then waits in its slot, and `r8` moves on to the next run.
-/// `ecx` = `h`, the piece's bytes into its line; `zmm16` holds [`IOTA`].
-/// `$store`: `stream` or `head` ([`join_store`]).
+/// Piece `$k` of [`join_band16`] (`zmm$k`), at `r8`, joined and stored
+/// by [`join_line`] as `$store`; `r8` then moves on to the next run.
 macro_rules! join_piece {
     ($k:literal, $store:ident) => {
         concat!(
             "mov rax, r8\n",
             "add r8, {stride}\n",
-            "mov ecx, eax\n",
-            "and ecx, 63\n",
-            "mov edx, 64\n",
-            "sub edx, ecx\n",
-            "vpbroadcastb zmm17, edx\n",
-            "vpaddb zmm17, zmm17, zmm16\n",
-            "vmovdqu64 zmm18, [{carry} + 64*",
-            $k,
-            "]\n",
-            "vpermt2b zmm18, zmm17, zmm",
-            $k,
-            "\n",
-            "vmovdqu64 [{carry} + 64*",
-            $k,
-            "], zmm",
-            $k,
-            "\n",
-            "and rax, -64\n",
-            join_store!($store),
-        )
-    };
-}
-
-/// A joined line (`zmm18` for the line at `rax`) streamed, or, on a
-/// run's first line, whose first `h` bytes are not the run's, stored
-/// plainly from the piece's start.
-macro_rules! join_store {
-    (stream) => {
-        "vmovntdq [rax], zmm18\n"
-    };
-    (head) => {
-        concat!(
-            "mov rdx, -1\n",
-            "shl rdx, cl\n",
-            "kmovq k1, rdx\n",
-            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+            join_line!($k, $store)
         )
     };
 }

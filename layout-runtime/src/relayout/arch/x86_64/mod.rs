@@ -515,13 +515,65 @@ macro_rules! transpose16 {
     };
 }
 
+/// The line that the 64-byte piece in `zmm$k`, at `rax`, starts in,
+/// joined from the piece before it on its run (slot `$k` of `{carry}`,
+/// 64 bytes each) and itself, stored as `$store` ([`join_store`]); the
+/// piece then waits in its slot. With `h` the piece's bytes into its
+/// line (`ecx`), the line takes the last `h` bytes of the piece before
+/// and the first `64 - h` of this one (`vpermt2b` with indices `64 - h`
+/// on from `zmm16`, which holds bytes `0..64`). `zmm17`, `zmm18`, `rcx`
+/// and `rdx` are scratch; `rax` ends on the line.
+macro_rules! join_line {
+    ($k:literal, $store:ident) => {
+        concat!(
+            "mov ecx, eax\n",
+            "and ecx, 63\n",
+            "mov edx, 64\n",
+            "sub edx, ecx\n",
+            "vpbroadcastb zmm17, edx\n",
+            "vpaddb zmm17, zmm17, zmm16\n",
+            "vmovdqu64 zmm18, [{carry} + 64*",
+            $k,
+            "]\n",
+            "vpermt2b zmm18, zmm17, zmm",
+            $k,
+            "\n",
+            "vmovdqu64 [{carry} + 64*",
+            $k,
+            "], zmm",
+            $k,
+            "\n",
+            "and rax, -64\n",
+            join_store!($store),
+        )
+    };
+}
+
+/// A joined line (`zmm18` for the line at `rax`) streamed, or, on a
+/// run's first line, whose first `h` bytes (`cl`) are not the run's,
+/// stored plainly from the piece's start.
+macro_rules! join_store {
+    (stream) => {
+        "vmovntdq [rax], zmm18\n"
+    };
+    (head) => {
+        concat!(
+            "mov rdx, -1\n",
+            "shl rdx, cl\n",
+            "kmovq k1, rdx\n",
+            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+        )
+    };
+}
+
 mod joins;
 mod nibbles;
 mod stream;
 mod tile16;
 
 pub(super) use nibbles::{
-    pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16, unpack64 as unpack_nibbles64,
+    pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
+    pack_tile16_joined as pack_nibble_tile16_joined, unpack64 as unpack_nibbles64,
     unpack_tile16 as unpack_nibble_tile16, Store,
 };
 

@@ -12,7 +12,7 @@
 
 use core::arch::asm;
 
-use super::Avx512Bw;
+use super::{Avx512Bw, Avx512Vbmi};
 
 /// `0x0f` in every byte: the low four bits each value keeps.
 const LOW: u32 = 0x0f0f_0f0f;
@@ -445,6 +445,85 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16(
             pack_tile16_asm!(store_runs!(stream64), rows, runs);
         } else {
             pack_tile16_asm!(store_runs!(plain), rows, runs);
+        }
+    }
+}
+
+/// Run `$x` of [`pack_tile16_joined`] (`zmm$x`, at `runs[$x]`), joined
+/// and stored by [`join_line`] as `$store`.
+macro_rules! join_run {
+    ($x:literal, $store:ident) => {
+        concat!("mov rax, [{runs} + 8*", $x, "]\n", join_line!($x, $store))
+    };
+}
+
+/// The assembly of [`pack_tile16_joined`], its lines stored as `$store`.
+macro_rules! pack_tile16_joined_asm {
+    ($store:ident, $rows:expr, $runs:expr, $carry:expr) => {
+        asm!(
+            "vpbroadcastd zmm30, {low:e}",
+            "vpbroadcastd zmm31, {weights:e}",
+            squeeze_row!(0), squeeze_row!(1), squeeze_row!(2), squeeze_row!(3),
+            squeeze_row!(4), squeeze_row!(5), squeeze_row!(6), squeeze_row!(7),
+            squeeze_row!(8), squeeze_row!(9), squeeze_row!(10), squeeze_row!(11),
+            squeeze_row!(12), squeeze_row!(13), squeeze_row!(14), squeeze_row!(15),
+            transpose16!(),
+            "vmovdqu64 zmm16, [{iota}]",
+            join_run!(0, $store), join_run!(1, $store), join_run!(2, $store),
+            join_run!(3, $store), join_run!(4, $store), join_run!(5, $store),
+            join_run!(6, $store), join_run!(7, $store), join_run!(8, $store),
+            join_run!(9, $store), join_run!(10, $store), join_run!(11, $store),
+            join_run!(12, $store), join_run!(13, $store), join_run!(14, $store),
+            join_run!(15, $store),
+            "vzeroupper",
+            low = in(reg) LOW,
+            weights = in(reg) 0x1001_1001u32,
+            iota = in(reg) super::joins::IOTA.as_ptr(),
+            rows = in(reg) $rows,
+            runs = in(reg) $runs,
+            carry = in(reg) $carry,
+            out("rax") _,
+            out("rcx") _,
+            out("rdx") _,
+            clobber_abi("sysv64"),
+            options(nostack),
+        )
+    };
+}
+
+/// [`pack_tile16`] into runs that start anywhere in their lines: each
+/// run's 64 bytes join the 64 before them on the same storage run, held
+/// in `carry[64x..]`, into the line the run starts in, which goes out
+/// whole with a streaming store, or, for a run's first piece (`first`),
+/// only from the run's start and plainly ([`join_line`]); the run then
+/// waits in its slot for the next tile.
+///
+/// # Safety
+///
+/// The CPU runs AVX-512F, BW and VBMI (the caller holds the proof); each
+/// of `rows` is readable for 128 bytes; `carry` is readable and writable
+/// for 1024; for each run, its line is writable from the run's start to
+/// its end if `first`, whole otherwise; no row overlaps a line or
+/// `carry`.
+#[inline]
+pub(in crate::relayout::arch) unsafe fn pack_tile16_joined(
+    _: Avx512Vbmi,
+    runs: &[*mut u8; 16],
+    rows: &[*const u8; 16],
+    carry: *mut u8,
+    first: bool,
+) {
+    let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
+    // SAFETY: the caller's contract covers the rows, lines and carry; the
+    // pointer tables are borrowed whole. The vector and mask registers are
+    // declared clobbered whole (`clobber_abi`), `rax`, `rcx` and `rdx` are
+    // declared scratch, the flags change (no `preserves_flags`); no stack,
+    // and `vzeroupper` leaves the upper halves clean.
+    unsafe {
+        if first {
+            pack_tile16_joined_asm!(head, rows, runs, carry);
+        } else {
+            pack_tile16_joined_asm!(stream, rows, runs, carry);
         }
     }
 }
