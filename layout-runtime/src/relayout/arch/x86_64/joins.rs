@@ -33,30 +33,6 @@ macro_rules! join_piece {
     };
 }
 
-/// The 16 pieces of [`join_band16`] stored as `$store`.
-macro_rules! join_pieces {
-    ($store:ident) => {
-        concat!(
-            join_piece!(0, $store),
-            join_piece!(1, $store),
-            join_piece!(2, $store),
-            join_piece!(3, $store),
-            join_piece!(4, $store),
-            join_piece!(5, $store),
-            join_piece!(6, $store),
-            join_piece!(7, $store),
-            join_piece!(8, $store),
-            join_piece!(9, $store),
-            join_piece!(10, $store),
-            join_piece!(11, $store),
-            join_piece!(12, $store),
-            join_piece!(13, $store),
-            join_piece!(14, $store),
-            join_piece!(15, $store),
-        )
-    };
-}
-
 /// Row `$c` of a tile of [`join_band16`] into `zmm$c`, `{t}` bytes into
 /// it, and the same place in row `$c` of the next band asked for.
 macro_rules! join_row {
@@ -76,39 +52,15 @@ macro_rules! join_row {
     };
 }
 
-/// The 16 rows of a tile of [`join_band16`].
-macro_rules! join_rows {
-    () => {
-        concat!(
-            join_row!(0),
-            join_row!(1),
-            join_row!(2),
-            join_row!(3),
-            join_row!(4),
-            join_row!(5),
-            join_row!(6),
-            join_row!(7),
-            join_row!(8),
-            join_row!(9),
-            join_row!(10),
-            join_row!(11),
-            join_row!(12),
-            join_row!(13),
-            join_row!(14),
-            join_row!(15),
-        )
-    };
-}
-
 /// The assembly of one tile of [`join_band16`], its lines stored as
 /// `$store`.
 macro_rules! join_tile_asm {
     ($store:ident, $rows:expr, $next:expr, $t:expr, $p:expr, $stride:expr, $carry:expr) => {
         asm!(
-            join_rows!(),
+            each16!(join_row),
             transpose16!(),
             "vmovdqu64 zmm16, [{iota}]",
-            join_pieces!($store),
+            each16!(join_piece, $store),
             "vzeroupper",
             iota = in(reg) IOTA.as_ptr(),
             rows = in(reg) $rows,

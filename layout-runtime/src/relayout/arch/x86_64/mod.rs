@@ -515,6 +515,19 @@ macro_rules! transpose16 {
     };
 }
 
+/// `$m!(k, ...)` for `k` from 0 to 15, concatenated: a step for each of
+/// the 16 rows or runs of a 16x16 tile.
+macro_rules! each16 {
+    ($m:ident $(, $arg:tt)*) => {
+        concat!(
+            $m!(0 $(, $arg)*), $m!(1 $(, $arg)*), $m!(2 $(, $arg)*), $m!(3 $(, $arg)*),
+            $m!(4 $(, $arg)*), $m!(5 $(, $arg)*), $m!(6 $(, $arg)*), $m!(7 $(, $arg)*),
+            $m!(8 $(, $arg)*), $m!(9 $(, $arg)*), $m!(10 $(, $arg)*), $m!(11 $(, $arg)*),
+            $m!(12 $(, $arg)*), $m!(13 $(, $arg)*), $m!(14 $(, $arg)*), $m!(15 $(, $arg)*),
+        )
+    };
+}
+
 /// The line that the 64-byte piece in `zmm$k`, at `rax`, starts in,
 /// joined from the piece before it on its run (slot `$k` of `{carry}`,
 /// 64 bytes each) and itself, stored as `$store` ([`join_store`]); the

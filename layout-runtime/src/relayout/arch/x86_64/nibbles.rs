@@ -368,40 +368,13 @@ macro_rules! store_run {
     };
 }
 
-/// The 16 runs of [`pack_tile16`] stored as `$how`.
-macro_rules! store_runs {
-    ($how:ident) => {
-        concat!(
-            store_run!(0, $how),
-            store_run!(1, $how),
-            store_run!(2, $how),
-            store_run!(3, $how),
-            store_run!(4, $how),
-            store_run!(5, $how),
-            store_run!(6, $how),
-            store_run!(7, $how),
-            store_run!(8, $how),
-            store_run!(9, $how),
-            store_run!(10, $how),
-            store_run!(11, $how),
-            store_run!(12, $how),
-            store_run!(13, $how),
-            store_run!(14, $how),
-            store_run!(15, $how),
-        )
-    };
-}
-
 /// The assembly of [`pack_tile16`], its runs stored by `$stores`.
 macro_rules! pack_tile16_asm {
     ($stores:expr, $rows:expr, $runs:expr) => {
         asm!(
             "vpbroadcastd zmm30, {low:e}",
             "vpbroadcastd zmm31, {weights:e}",
-            squeeze_row!(0), squeeze_row!(1), squeeze_row!(2), squeeze_row!(3),
-            squeeze_row!(4), squeeze_row!(5), squeeze_row!(6), squeeze_row!(7),
-            squeeze_row!(8), squeeze_row!(9), squeeze_row!(10), squeeze_row!(11),
-            squeeze_row!(12), squeeze_row!(13), squeeze_row!(14), squeeze_row!(15),
+            each16!(squeeze_row),
             transpose16!(),
             $stores,
             "vzeroupper",
@@ -442,9 +415,9 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16(
     // stack, no flags, and `vzeroupper` leaves the upper halves clean.
     unsafe {
         if stream {
-            pack_tile16_asm!(store_runs!(stream64), rows, runs);
+            pack_tile16_asm!(each16!(store_run, stream64), rows, runs);
         } else {
-            pack_tile16_asm!(store_runs!(plain), rows, runs);
+            pack_tile16_asm!(each16!(store_run, plain), rows, runs);
         }
     }
 }
@@ -463,18 +436,10 @@ macro_rules! pack_tile16_joined_asm {
         asm!(
             "vpbroadcastd zmm30, {low:e}",
             "vpbroadcastd zmm31, {weights:e}",
-            squeeze_row!(0), squeeze_row!(1), squeeze_row!(2), squeeze_row!(3),
-            squeeze_row!(4), squeeze_row!(5), squeeze_row!(6), squeeze_row!(7),
-            squeeze_row!(8), squeeze_row!(9), squeeze_row!(10), squeeze_row!(11),
-            squeeze_row!(12), squeeze_row!(13), squeeze_row!(14), squeeze_row!(15),
+            each16!(squeeze_row),
             transpose16!(),
             "vmovdqu64 zmm16, [{iota}]",
-            join_run!(0, $store), join_run!(1, $store), join_run!(2, $store),
-            join_run!(3, $store), join_run!(4, $store), join_run!(5, $store),
-            join_run!(6, $store), join_run!(7, $store), join_run!(8, $store),
-            join_run!(9, $store), join_run!(10, $store), join_run!(11, $store),
-            join_run!(12, $store), join_run!(13, $store), join_run!(14, $store),
-            join_run!(15, $store),
+            each16!(join_run, $store),
             "vzeroupper",
             low = in(reg) LOW,
             weights = in(reg) 0x1001_1001u32,
@@ -602,10 +567,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_tile16(
             "vpbroadcastd zmm28, {sign:e}",
             "vpbroadcastd zmm29, {high:e}",
             "vpbroadcastd zmm30, {low:e}",
-            spread_row!(0), spread_row!(1), spread_row!(2), spread_row!(3),
-            spread_row!(4), spread_row!(5), spread_row!(6), spread_row!(7),
-            spread_row!(8), spread_row!(9), spread_row!(10), spread_row!(11),
-            spread_row!(12), spread_row!(13), spread_row!(14), spread_row!(15),
+            each16!(spread_row),
             "vzeroupper",
             sign = in(reg) sign,
             high = in(reg) 0x0f00_0f00u32,
