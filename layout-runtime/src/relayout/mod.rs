@@ -39,12 +39,15 @@
 //! so and the last unit's elements one by one. Larger transposes go in
 //! 16x16 tiles of units with AVX2, each a cache line of both sides, and
 //! rows that lie at different places in their lines (a ragged width) are
-//! put together a few lines at a time before they are streamed; so are the
-//! rows of a tile row of `(2,1)` and `(4,1)` tiles, whole. Sub-byte tiles
+//! put together a few lines at a time before they are streamed (with
+//! AVX-512 VBMI, each tile's pieces join the pieces before them in
+//! registers, a line at a time); so are the rows of a tile row of `(2,1)`
+//! and `(4,1)` tiles, whole. Sub-byte tiles
 //! whose groups are 4 bytes (`s4` in `(8,1)`) move in AVX-512BW registers
 //! where the CPU has them: eight rows into their groups 64 columns at a
 //! time, and transposed tiles 16x16 groups at a time, packed and
-//! transposed together (the narrower widths through the 16x16 tiles of
+//! transposed together (into storage off a line, joined to the groups
+//! before them with VBMI; the narrower widths through the 16x16 tiles of
 //! units). These kernels are inline assembly in one module, the crate's
 //! only `unsafe` code; other targets use the portable loops.
 //!
