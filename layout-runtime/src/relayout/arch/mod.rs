@@ -668,6 +668,56 @@ pub(crate) fn join_band16<T: Copy>(
     false
 }
 
+/// [`unpack_nibble_tile16`] into rows that start anywhere in their lines,
+/// streamed: each row's 128 bytes join the 64 before them on the row,
+/// held in `carry[64c..]` (16 slots, the last tile's rows), into the two
+/// lines from the one they start in, which go out whole with streaming
+/// stores; on a row's `first` piece, whose first line holds bytes before
+/// it that are not its own, that line goes plainly from the piece's
+/// start. The last 64 bytes of each row's piece then take its slot for
+/// the next tile; the bytes past a row's last line boundary wait there,
+/// for the caller to write. `false`, nothing written, without AVX-512
+/// VBMI, or for a row, run or line outside its slice (a line before
+/// `rows`' first line boundary unless `first`).
+pub(crate) fn unpack_nibble_tile16_joined(
+    rows: &mut [u8],
+    to: &[usize; 16],
+    runs: &[u8],
+    from: &[usize; 16],
+    signed: bool,
+    (carry, first): (&mut [u8], bool),
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        // A row's first line starts at most 63 bytes before it.
+        let lines = first || to.iter().all(|&o| o >= 64);
+        if !lines
+            || carry.len() < 1024
+            || !runs_inside(to, 128, rows.len())
+            || !runs_inside(from, 64, runs.len())
+        {
+            return false;
+        }
+        let targets = to.map(|o| rows.as_mut_ptr().wrapping_add(o));
+        let sources = from.map(|o| runs.as_ptr().wrapping_add(o));
+        let slots = carry.as_mut_ptr();
+        // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI. Every row
+        // piece and run lies inside its slice (checked above); the two
+        // lines from a piece's first end at most where the piece does, and
+        // the part of the first before the piece, written unless `first`,
+        // is at most 63 bytes, inside `rows` as each piece starts 64 bytes
+        // in or more (checked). `carry` holds 16 slots of 64 bytes
+        // (checked). The pointers come from those slices, and `rows` and
+        // `carry` are unique borrows, so no line or slot overlaps a run.
+        unsafe {
+            x86_64::unpack_nibble_tile16_joined(p, &targets, &sources, signed, slots, first);
+        }
+        return true;
+    }
+    let _ = (rows, to, runs, from, signed, carry, first);
+    false
+}
+
 /// Asks for every cache line of `src[from..to]` (clamped to `src`) ahead
 /// of its use; nothing on other targets.
 pub(crate) fn prefetch_span<T>(src: &[T], from: usize, to: usize) {

@@ -1330,3 +1330,66 @@ fn joined_nibble_tiles_match_a_plain_loop() {
         assert_eq!(got, want, "runs at {at}, {step} apart, rows {pitch}");
     }
 }
+
+/// The joined transposed `s4` unpack against a plain loop, over three
+/// tiles along the same rows (the first tile's pieces start them, the
+/// others join the piece before): rows starting at every place in a
+/// line, apart by odd strides, signed and not. Each row's bytes from its
+/// start to its last line boundary are written, the rest waits in the
+/// carry; nothing else changes.
+#[test]
+fn joined_nibble_unpacks_match_a_plain_loop() {
+    for (at, pitch, step) in [
+        (0, 384, 64),
+        (16, 389, 193),
+        (3, 400, 250),
+        (64, 4397, 1024),
+    ] {
+        let runs: Vec<u8> = (0..15 * step + 3 * 64 + 9)
+            .map(|i| (i * 71 % 256) as u8)
+            .collect();
+        for signed in [false, true] {
+            let len = at + 15 * pitch + 3 * 128 + 5;
+            let mut got = std::vec![0x44u8; len];
+            let mut carry = std::vec![0u8; 1024];
+            let mut ran = true;
+            for t in 0..3 {
+                let to: [usize; 16] = core::array::from_fn(|c| at + c * pitch + 128 * t);
+                let from: [usize; 16] = core::array::from_fn(|x| x * step + 64 * t);
+                let slots = (&mut carry[..], t == 0);
+                ran &= unpack_nibble_tile16_joined(&mut got, &to, &runs, &from, signed, slots);
+            }
+            stream_fence();
+            assert_eq!(ran, joins_tiles());
+            let mut want = std::vec![0x44u8; len];
+            if ran {
+                // Value `k` of row `c`, tile `t`: in group `c` of run `k / 8`.
+                let value = |c: usize, t: usize, k: usize| {
+                    let v = runs[(k / 8) * step + 64 * t + 4 * c + k % 8 / 2] >> (k % 2 * 4) & 0xf;
+                    if signed && v >= 8 {
+                        v | 0xf0
+                    } else {
+                        v
+                    }
+                };
+                for c in 0..16 {
+                    let start = at + c * pitch;
+                    let end = start + 3 * 128;
+                    let written = end - (got.as_ptr().addr() + end) % 64;
+                    for (n, slot) in want[start..end].iter_mut().enumerate() {
+                        let v = value(c, n / 128, n % 128);
+                        if start + n < written {
+                            *slot = v;
+                        } else {
+                            assert_eq!(carry[64 * c + n % 64], v, "carry of row {c}");
+                        }
+                    }
+                }
+            }
+            assert_eq!(
+                got, want,
+                "rows at {at}, {pitch} apart, runs {step}, {signed}"
+            );
+        }
+    }
+}

@@ -587,7 +587,8 @@ mod tile16;
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
     pack_tile16_joined as pack_nibble_tile16_joined, unpack64 as unpack_nibbles64,
-    unpack_tile16 as unpack_nibble_tile16, Store,
+    unpack_tile16 as unpack_nibble_tile16, unpack_tile16_joined as unpack_nibble_tile16_joined,
+    Store,
 };
 
 pub(super) use joins::join_band16;

@@ -493,16 +493,13 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16_joined(
     }
 }
 
-/// Row `$c` of [`unpack_tile16`]: the 16 groups in `zmm$c` spread to a
-/// byte a value (each byte widened to 16 bits, its high half moved up to
-/// the second byte: `zmm29` selects those bits, `zmm30` keeps four of
-/// each byte), extended by the sign in `zmm28`, and stored at `rows[$c]`.
-macro_rules! spread_row {
+/// The 16 groups in `zmm$c` spread to a byte a value, into `zmm18` and
+/// `zmm19` (each byte widened to 16 bits, its high half moved up to the
+/// second byte: `zmm29` selects those bits, `zmm30` keeps four of each
+/// byte), extended by the sign in `zmm28`; `zmm16` and `zmm17` scratch.
+macro_rules! spread {
     ($c:literal) => {
         concat!(
-            "mov rax, [{rows} + 8*",
-            $c,
-            "]\n",
             "vextracti64x4 ymm17, zmm",
             $c,
             ", 1\n",
@@ -520,8 +517,59 @@ macro_rules! spread_row {
             "vpxord zmm19, zmm19, zmm28\n",
             "vpsubb zmm18, zmm18, zmm28\n",
             "vpsubb zmm19, zmm19, zmm28\n",
+        )
+    };
+}
+
+/// Row `$c` of [`unpack_tile16`]: its values ([`spread`]) stored at
+/// `rows[$c]`.
+macro_rules! spread_row {
+    ($c:literal) => {
+        concat!(
+            spread!($c),
+            "mov rax, [{rows} + 8*",
+            $c,
+            "]\n",
             "vmovdqu64 [rax], zmm18\n",
             "vmovdqu64 [rax + 64], zmm19\n",
+        )
+    };
+}
+
+/// Row `$c` of [`unpack_tile16_joined`]: its 128 values ([`spread`])
+/// joined to the 64 bytes before them on the row (slot `$c` of
+/// `{carry}`) into the two lines from the one they start in (with `h`
+/// their bytes into it, in `ecx`: the last `h` bytes before and the
+/// first `64 - h`, then the next 64; `vpermt2b` with indices `64 - h` on
+/// from `zmm31`), the first stored as `$store` ([`join_store`], from
+/// `zmm18`), the second streamed; the last 64 values then wait in the
+/// slot.
+macro_rules! spread_join_row {
+    ($c:literal, $store:ident) => {
+        concat!(
+            spread!($c),
+            "mov rax, [{rows} + 8*",
+            $c,
+            "]\n",
+            "mov ecx, eax\n",
+            "and ecx, 63\n",
+            "mov edx, 64\n",
+            "sub edx, ecx\n",
+            "vpbroadcastb zmm17, edx\n",
+            "vpaddb zmm17, zmm17, zmm31\n",
+            "vmovdqu64 zmm16, [{carry} + 64*",
+            $c,
+            "]\n",
+            "vpermt2b zmm16, zmm17, zmm18\n",
+            "vpermt2b zmm18, zmm17, zmm19\n",
+            "vmovdqu64 [{carry} + 64*",
+            $c,
+            "], zmm19\n",
+            "vmovdqa64 zmm19, zmm18\n",
+            "vmovdqa64 zmm18, zmm16\n",
+            "and rax, -64\n",
+            "vmovntdq [rax + 64], zmm19\n",
+            join_store!($store),
         )
     };
 }
@@ -578,5 +626,88 @@ pub(in crate::relayout::arch) unsafe fn unpack_tile16(
             clobber_abi("sysv64"),
             options(nostack, preserves_flags),
         );
+    }
+}
+
+/// The assembly of [`unpack_tile16_joined`], the first line of each row
+/// stored as `$store`.
+macro_rules! unpack_tile16_joined_asm {
+    ($store:ident, $rows:expr, $runs:expr, $sign:expr, $carry:expr) => {
+        asm!(
+            "mov rax, [{runs}]", "vmovdqu64 zmm0, [rax]",
+            "mov rax, [{runs} + 8]", "vmovdqu64 zmm1, [rax]",
+            "mov rax, [{runs} + 16]", "vmovdqu64 zmm2, [rax]",
+            "mov rax, [{runs} + 24]", "vmovdqu64 zmm3, [rax]",
+            "mov rax, [{runs} + 32]", "vmovdqu64 zmm4, [rax]",
+            "mov rax, [{runs} + 40]", "vmovdqu64 zmm5, [rax]",
+            "mov rax, [{runs} + 48]", "vmovdqu64 zmm6, [rax]",
+            "mov rax, [{runs} + 56]", "vmovdqu64 zmm7, [rax]",
+            "mov rax, [{runs} + 64]", "vmovdqu64 zmm8, [rax]",
+            "mov rax, [{runs} + 72]", "vmovdqu64 zmm9, [rax]",
+            "mov rax, [{runs} + 80]", "vmovdqu64 zmm10, [rax]",
+            "mov rax, [{runs} + 88]", "vmovdqu64 zmm11, [rax]",
+            "mov rax, [{runs} + 96]", "vmovdqu64 zmm12, [rax]",
+            "mov rax, [{runs} + 104]", "vmovdqu64 zmm13, [rax]",
+            "mov rax, [{runs} + 112]", "vmovdqu64 zmm14, [rax]",
+            "mov rax, [{runs} + 120]", "vmovdqu64 zmm15, [rax]",
+            transpose16!(),
+            "vpbroadcastd zmm28, {sign:e}",
+            "vpbroadcastd zmm29, {high:e}",
+            "vpbroadcastd zmm30, {low:e}",
+            "vmovdqu64 zmm31, [{iota}]",
+            each16!(spread_join_row, $store),
+            "vzeroupper",
+            sign = in(reg) $sign,
+            high = in(reg) 0x0f00_0f00u32,
+            low = in(reg) LOW,
+            iota = in(reg) super::joins::IOTA.as_ptr(),
+            rows = in(reg) $rows,
+            runs = in(reg) $runs,
+            carry = in(reg) $carry,
+            out("rax") _,
+            out("rcx") _,
+            out("rdx") _,
+            clobber_abi("sysv64"),
+            options(nostack),
+        )
+    };
+}
+
+/// [`unpack_tile16`] into rows that start anywhere in their lines: each
+/// row's 128 bytes join the 64 before them on the row, held in
+/// `carry[64c..]`, into the two lines from the one they start in, which
+/// go out whole with streaming stores, or, for a row's first piece
+/// (`first`), the first only from the row's start and plainly; the last
+/// 64 bytes then wait in the slot for the next tile.
+///
+/// # Safety
+///
+/// The CPU runs AVX-512F, BW and VBMI (the caller holds the proof); each
+/// of `runs` is readable for 64 bytes; `carry` is readable and writable
+/// for 1024; for each row, the two lines from the one its start is in are
+/// writable, the first only from the row's start if `first`; no run
+/// overlaps a line or `carry`.
+#[inline]
+pub(in crate::relayout::arch) unsafe fn unpack_tile16_joined(
+    _: Avx512Vbmi,
+    rows: &[*mut u8; 16],
+    runs: &[*const u8; 16],
+    signed: bool,
+    carry: *mut u8,
+    first: bool,
+) {
+    let (rows, runs) = (rows.as_ptr(), runs.as_ptr());
+    let sign: u32 = if signed { 0x0808_0808 } else { 0 };
+    // SAFETY: the caller's contract covers the runs, lines and carry; the
+    // pointer tables are borrowed whole. The vector and mask registers are
+    // declared clobbered whole (`clobber_abi`), `rax`, `rcx` and `rdx` are
+    // declared scratch, the flags change (no `preserves_flags`); no stack,
+    // and `vzeroupper` leaves the upper halves clean.
+    unsafe {
+        if first {
+            unpack_tile16_joined_asm!(head, rows, runs, sign, carry);
+        } else {
+            unpack_tile16_joined_asm!(stream, rows, runs, sign, carry);
+        }
     }
 }
