@@ -669,9 +669,9 @@ fn plain_part<T: Copy>(
 /// in registers ([`carried_tiles`]); elsewhere each run's pieces lie back
 /// to back in a buffer, and every few pieces its lines go out from there
 /// ([`buffered_tiles`]). Joined piece by piece through two lines of a
-/// stage ([`join_head`]), each line was read back right after it was
-/// written, before the store could reach the cache, and the join took 30
-/// ns. `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
+/// stage ([`join_head`](super::join_head)), each line was read back right
+/// after it was written, before the store could reach the cache, and the
+/// join took 30 ns. `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
 /// j*b.sb]`, the destination's runs along `x` and `i`. `false`, nothing
 /// written, for other blocks, short runs, or without the kernels.
 // The names of `Block`, `Outer` and `stream_lines`.
@@ -700,12 +700,11 @@ pub(crate) const ONE_STRIP: Outer = Outer {
 /// [`stream_joined_tiles`] of `strips.count` blocks side by side along
 /// `j`, each `strips.d` on in the destination and `strips.s` in the
 /// source (a band of tiles, whose runs are a tile's columns): on
-/// machines with [`arch::join_tile16`], their runs go together, so that
+/// machines with [`arch::join_band16`], their runs go together, so that
 /// the source's rows are read across all the strips' columns at once.
 /// `false`, nothing written, where [`stream_joined_tiles`] refuses a
-/// strip, for several strips without that kernel or whose runs are not
-/// whole tiles, and for strips whose runs all start lines (other kernels
-/// do those).
+/// strip, for several strips without that kernel, and for several strips
+/// whose runs all start lines (other kernels do those).
 // The names of `Block`, `Outer` and `stream_lines`.
 #[allow(clippy::many_single_char_names, clippy::too_many_arguments)]
 #[inline(never)]

@@ -530,7 +530,7 @@ macro_rules! each16 {
 
 /// The line that the 64-byte piece in `zmm$k`, at `rax`, starts in,
 /// joined from the piece before it on its run (slot `$k` of `{carry}`,
-/// 64 bytes each) and itself, stored as `$store` ([`join_store`]); the
+/// 64 bytes each) and itself, stored as `$store` (`join_store!`); the
 /// piece then waits in its slot. With `h` the piece's bytes into its
 /// line (`ecx`), the line takes the last `h` bytes of the piece before
 /// and the first `64 - h` of this one (`vpermt2b` with indices `64 - h`
