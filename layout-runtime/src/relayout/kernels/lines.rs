@@ -671,9 +671,9 @@ fn plain_part<T: Copy>(
 /// ([`buffered_tiles`]). Joined piece by piece through two lines of a
 /// stage ([`join_head`](super::join_head)), each line was read back right
 /// after it was written, before the store could reach the cache, and the
-/// join took 30 ns. `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
-/// j*b.sb]`, the destination's runs along `x` and `i`. `false`, nothing
-/// written, for other blocks, short runs, or without the kernels.
+/// join took 30 ns. `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s +
+/// i*b.sa + j*b.sb]`, the destination's runs along `x` and `i`. `false`,
+/// nothing written, for other blocks, short runs, or without the kernels.
 // The names of `Block`, `Outer` and `stream_lines`.
 #[allow(clippy::many_single_char_names)]
 #[inline(never)]
