@@ -486,6 +486,18 @@ pub(crate) fn pack_nibble_tile16(
     false
 }
 
+/// Whether the 16 runs of `n` bytes from `to` lie inside a slice of
+/// `len`, and so does the part of each run's first line before it unless
+/// `first` (at most 63 bytes: inside from 64 bytes in), with a carry of
+/// `carry` bytes holding their 16 slots: the bounds the joined `s4`
+/// kernels check before they run.
+fn joined_inside(
+    (to, n, len): (&[usize; 16], usize, usize),
+    (carry, first): (usize, bool),
+) -> bool {
+    (first || to.iter().all(|&o| o >= 64)) && carry >= 1024 && runs_inside(to, n, len)
+}
+
 /// [`pack_nibble_tile16`] into runs that start anywhere in their lines,
 /// streamed: each run of 64 bytes joins the 64 before it on its storage
 /// run, held in `carry[64x..]` (16 slots, the last tile's runs), into
@@ -506,11 +518,7 @@ pub(crate) fn pack_nibble_tile16_joined(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Vbmi::detect() {
-        // A run's line starts at most 63 bytes before it.
-        let lines = first || to.iter().all(|&o| o >= 64);
-        if !lines
-            || carry.len() < 1024
-            || !runs_inside(to, 64, out.len())
+        if !joined_inside((to, 64, out.len()), (carry.len(), first))
             || !runs_inside(from, 128, rows.len())
         {
             return false;
@@ -689,11 +697,7 @@ pub(crate) fn unpack_nibble_tile16_joined(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Vbmi::detect() {
-        // A row's first line starts at most 63 bytes before it.
-        let lines = first || to.iter().all(|&o| o >= 64);
-        if !lines
-            || carry.len() < 1024
-            || !runs_inside(to, 128, rows.len())
+        if !joined_inside((to, 128, rows.len()), (carry.len(), first))
             || !runs_inside(from, 64, runs.len())
         {
             return false;

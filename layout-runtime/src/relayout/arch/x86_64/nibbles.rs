@@ -493,6 +493,20 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16_joined(
     }
 }
 
+/// Run `$x` of [`unpack_tile16`] (64 bytes at `runs[$x]`) into `zmm$x`.
+macro_rules! load_run {
+    ($x:literal) => {
+        concat!(
+            "mov rax, [{runs} + 8*",
+            $x,
+            "]\n",
+            "vmovdqu64 zmm",
+            $x,
+            ", [rax]\n"
+        )
+    };
+}
+
 /// The 16 groups in `zmm$c` spread to a byte a value, into `zmm18` and
 /// `zmm19` (each byte widened to 16 bits, its high half moved up to the
 /// second byte: `zmm29` selects those bits, `zmm30` keeps four of each
@@ -595,22 +609,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_tile16(
     // SAFETY: as in `pack_tile16`, the other way round.
     unsafe {
         asm!(
-            "mov rax, [{runs}]", "vmovdqu64 zmm0, [rax]",
-            "mov rax, [{runs} + 8]", "vmovdqu64 zmm1, [rax]",
-            "mov rax, [{runs} + 16]", "vmovdqu64 zmm2, [rax]",
-            "mov rax, [{runs} + 24]", "vmovdqu64 zmm3, [rax]",
-            "mov rax, [{runs} + 32]", "vmovdqu64 zmm4, [rax]",
-            "mov rax, [{runs} + 40]", "vmovdqu64 zmm5, [rax]",
-            "mov rax, [{runs} + 48]", "vmovdqu64 zmm6, [rax]",
-            "mov rax, [{runs} + 56]", "vmovdqu64 zmm7, [rax]",
-            "mov rax, [{runs} + 64]", "vmovdqu64 zmm8, [rax]",
-            "mov rax, [{runs} + 72]", "vmovdqu64 zmm9, [rax]",
-            "mov rax, [{runs} + 80]", "vmovdqu64 zmm10, [rax]",
-            "mov rax, [{runs} + 88]", "vmovdqu64 zmm11, [rax]",
-            "mov rax, [{runs} + 96]", "vmovdqu64 zmm12, [rax]",
-            "mov rax, [{runs} + 104]", "vmovdqu64 zmm13, [rax]",
-            "mov rax, [{runs} + 112]", "vmovdqu64 zmm14, [rax]",
-            "mov rax, [{runs} + 120]", "vmovdqu64 zmm15, [rax]",
+            each16!(load_run),
             transpose16!(),
             "vpbroadcastd zmm28, {sign:e}",
             "vpbroadcastd zmm29, {high:e}",
@@ -634,22 +633,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_tile16(
 macro_rules! unpack_tile16_joined_asm {
     ($store:ident, $rows:expr, $runs:expr, $sign:expr, $carry:expr) => {
         asm!(
-            "mov rax, [{runs}]", "vmovdqu64 zmm0, [rax]",
-            "mov rax, [{runs} + 8]", "vmovdqu64 zmm1, [rax]",
-            "mov rax, [{runs} + 16]", "vmovdqu64 zmm2, [rax]",
-            "mov rax, [{runs} + 24]", "vmovdqu64 zmm3, [rax]",
-            "mov rax, [{runs} + 32]", "vmovdqu64 zmm4, [rax]",
-            "mov rax, [{runs} + 40]", "vmovdqu64 zmm5, [rax]",
-            "mov rax, [{runs} + 48]", "vmovdqu64 zmm6, [rax]",
-            "mov rax, [{runs} + 56]", "vmovdqu64 zmm7, [rax]",
-            "mov rax, [{runs} + 64]", "vmovdqu64 zmm8, [rax]",
-            "mov rax, [{runs} + 72]", "vmovdqu64 zmm9, [rax]",
-            "mov rax, [{runs} + 80]", "vmovdqu64 zmm10, [rax]",
-            "mov rax, [{runs} + 88]", "vmovdqu64 zmm11, [rax]",
-            "mov rax, [{runs} + 96]", "vmovdqu64 zmm12, [rax]",
-            "mov rax, [{runs} + 104]", "vmovdqu64 zmm13, [rax]",
-            "mov rax, [{runs} + 112]", "vmovdqu64 zmm14, [rax]",
-            "mov rax, [{runs} + 120]", "vmovdqu64 zmm15, [rax]",
+            each16!(load_run),
             transpose16!(),
             "vpbroadcastd zmm28, {sign:e}",
             "vpbroadcastd zmm29, {high:e}",
