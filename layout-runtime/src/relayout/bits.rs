@@ -617,12 +617,12 @@ impl UnitTiles {
     /// streamed: each run's 64 bytes joined in registers to the 64 before
     /// them on their storage run ([`arch::pack_nibble_tile16_joined`],
     /// a slot of 64 bytes a run in `carry`), each run's bytes past its last
-    /// line boundary written at the end. Plainly, the transposed
-    /// `s4[15262,4397]` pack into a `Vec` took 14.3 ms (10.7 into storage
-    /// on a line). `false` where the runs start lines (streamed as they
-    /// are), without the kernel, for more runs than the carry holds, or
-    /// where the kernel refuses a tile (then [`pack`](Self::pack) writes
-    /// every tile again).
+    /// line boundary written at the end. The transposed `s4[15262,4397]`
+    /// pack into a `Vec` took 12.8 ms so, 13.9 plainly (10.6-10.9 into
+    /// storage on a line). `false` where the runs start lines (streamed
+    /// as they are), without the kernel, for more runs than the carry
+    /// holds, or where the kernel refuses a tile (then
+    /// [`pack`](Self::pack) writes every tile again).
     fn pack_joined(self, dst: &mut [u8], bytes: &[u8], other: usize) -> bool {
         let runs = 16 * self.tiles.0;
         let first = self.runs(0, 0);
@@ -664,10 +664,10 @@ impl UnitTiles {
     /// joined in registers to the 64 bytes before them on the row
     /// ([`arch::unpack_nibble_tile16_joined`], a slot of 64 bytes a row of
     /// the 16 in `carry`), each row's bytes past its last line boundary
-    /// written after its last tile. Plainly, the transposed
-    /// `s4[15262,4397]` unpack took 12.2 ms. `false` without the kernel,
-    /// or where the kernel refuses a tile (then [`unpack`](Self::unpack)
-    /// writes every tile again).
+    /// written after its last tile. The transposed `s4[15262,4397]`
+    /// unpack took 7.8-8.2 ms so, 11.8-12.7 plainly. `false` without the
+    /// kernel, or where the kernel refuses a tile (then
+    /// [`unpack`](Self::unpack) writes every tile again).
     fn unpack_joined(self, src: &[u8], dst: &mut [u8], other: usize, signed: bool) -> bool {
         if !arch::joins_tiles() {
             return false;
