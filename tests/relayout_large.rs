@@ -129,6 +129,9 @@ fn transposed_tiles_into_ragged_rows_past_the_cache() {
     pack_and_unpack::<u16>("bf16[2100,2501]{0,1:T(8,128)(2,1)}");
     pack_and_unpack::<u32>("f32[1300,2047]{0,1:T(2,128)}");
     pack_and_unpack::<u8>("s8[1,12,207,4349]{2,3,1,0:T(32,128)(4,1)}");
+    // Tiles of 8 rows of units, their last column of tiles padded: each
+    // tile a padded block whose source runs are shorter than a line.
+    pack_and_unpack::<u8>("s8[1,10,207,4352]{2,3,1,0:T(32,128)(4,1)}");
 }
 
 #[test]
