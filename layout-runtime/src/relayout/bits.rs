@@ -571,22 +571,7 @@ impl UnitTiles {
         let run = 16 * self.vals;
         if let Some(bytes) = T::bits_of(src).filter(|_| self.bits.n == 4) {
             // `s4`: each tile squeezed and transposed in registers.
-            if stream && self.pack_joined(dst, bytes, other) {
-                return (16 * self.tiles.0, 16 * self.tiles.1);
-            }
-            for tc in 0..self.tiles.1 {
-                for tx in 0..self.tiles.0 {
-                    let rows = self.logical(other, tx, tc);
-                    for &row in &rows {
-                        let ahead = row + UNITS_AHEAD * run;
-                        arch::prefetch_span(src, ahead, ahead + run);
-                    }
-                    if !arch::pack_nibble_tile16(dst, &self.runs(tx, tc), bytes, &rows, stream) {
-                        return (0, 0);
-                    }
-                }
-            }
-            return (16 * self.tiles.0, 16 * self.tiles.1);
+            return self.pack_nibbles(dst, bytes, other, stream);
         }
         let mut stage = [0u8; 1024];
         let from: [usize; 16] = core::array::from_fn(|c| 64 * c);
@@ -612,29 +597,29 @@ impl UnitTiles {
         }
     }
 
-    /// The `s4` pack of [`pack`](Self::pack) into storage runs that start
-    /// anywhere in their lines (a `Vec`'s data starts 16 bytes into one),
-    /// streamed: each run's 64 bytes joined in registers to the 64 before
-    /// them on their storage run ([`arch::pack_nibble_tile16_joined`],
-    /// a slot of 64 bytes a run in `carry`), each run's bytes past its last
-    /// line boundary written at the end. The transposed `s4[15262,4397]`
-    /// pack into a `Vec` took 12.8 ms so, 13.9 plainly (10.6-10.9 into
-    /// storage on a line). `false` where the runs start lines (streamed
-    /// as they are), without the kernel, for more runs than the carry
-    /// holds, or where the kernel refuses a tile (then
-    /// [`pack`](Self::pack) writes every tile again).
-    fn pack_joined(self, dst: &mut [u8], bytes: &[u8], other: usize) -> bool {
-        let runs = 16 * self.tiles.0;
+    /// The `s4` tiles of [`pack`](Self::pack), from the values' bytes.
+    /// Into storage runs that start anywhere in their lines (a `Vec`'s
+    /// data starts 16 bytes into one), streamed, each run's 64 bytes are
+    /// joined in registers to the 64 before them on their storage run
+    /// ([`arch::pack_nibble_tile16_joined`], a slot of 64 bytes a run in
+    /// `carry`, where it holds them all), and each run's bytes past its
+    /// last line boundary written at the end: the transposed
+    /// `s4[15262,4397]` pack into a `Vec` took 12.8 ms so, 13.9 plainly
+    /// (10.6-10.9 into storage on a line). Returns what [`pack`](Self::pack)
+    /// does: nothing done where a kernel refuses a tile.
+    fn pack_nibbles(
+        self,
+        dst: &mut [u8],
+        bytes: &[u8],
+        other: usize,
+        stream: bool,
+    ) -> (usize, usize) {
+        let (run, runs) = (16 * self.vals, 16 * self.tiles.0);
         let first = self.runs(0, 0);
         let on_lines = self.x_step % 64 == 0 && first.iter().all(|&at| to_line_in(dst, at) == 0);
-        if on_lines || !arch::joins_tiles() {
-            return false;
-        }
-        let run = 16 * self.vals;
-        arch::with_wide(0u8, runs * 64, |carry| {
-            if carry.len() < runs * 64 {
-                return false;
-            }
+        let join = stream && !on_lines && arch::joins_tiles();
+        arch::with_wide(0u8, if join { runs * 64 } else { 0 }, |carry| {
+            let join = join && carry.len() >= runs * 64;
             for tc in 0..self.tiles.1 {
                 for tx in 0..self.tiles.0 {
                     let rows = self.logical(other, tx, tc);
@@ -642,37 +627,49 @@ impl UnitTiles {
                         let ahead = row + UNITS_AHEAD * run;
                         arch::prefetch_span(bytes, ahead, ahead + run);
                     }
-                    let slots = &mut carry[16 * tx * 64..][..1024];
                     let to = self.runs(tx, tc);
-                    if !arch::pack_nibble_tile16_joined(dst, &to, bytes, &rows, slots, tc == 0) {
-                        return false;
+                    let done = if join {
+                        let slots = &mut carry[16 * tx * 64..][..1024];
+                        arch::pack_nibble_tile16_joined(dst, &to, bytes, &rows, slots, tc == 0)
+                    } else {
+                        arch::pack_nibble_tile16(dst, &to, bytes, &rows, stream)
+                    };
+                    if !done {
+                        return (0, 0);
                     }
                 }
             }
-            // Each run's bytes past its last line boundary.
-            for (x, slot) in carry[..runs * 64].chunks_exact(64).enumerate() {
-                let end = self.runs(x / 16, self.tiles.1 - 1)[x % 16] + 64;
-                let waiting = (64 - to_line_in(dst, end)) % 64;
-                dst[end - waiting..end].copy_from_slice(&slot[64 - waiting..]);
+            if join {
+                // Each run's bytes past its last line boundary.
+                for (x, slot) in carry[..runs * 64].chunks_exact(64).enumerate() {
+                    let end = self.runs(x / 16, self.tiles.1 - 1)[x % 16] + 64;
+                    let waiting = (64 - to_line_in(dst, end)) % 64;
+                    dst[end - waiting..end].copy_from_slice(&slot[64 - waiting..]);
+                }
             }
-            true
+            (16 * self.tiles.0, 16 * self.tiles.1)
         })
     }
 
-    /// The `s4` unpack of [`unpack`](Self::unpack) into logical rows that
-    /// start anywhere in their lines, streamed: each row's 128 values
-    /// joined in registers to the 64 bytes before them on the row
-    /// ([`arch::unpack_nibble_tile16_joined`], a slot of 64 bytes a row of
-    /// the 16 in `carry`), each row's bytes past its last line boundary
-    /// written after its last tile. The transposed `s4[15262,4397]`
-    /// unpack took 7.8-8.2 ms so, 11.8-12.7 plainly. `false` without the
-    /// kernel, or where the kernel refuses a tile (then
-    /// [`unpack`](Self::unpack) writes every tile again).
-    fn unpack_joined(self, src: &[u8], dst: &mut [u8], other: usize, signed: bool) -> bool {
-        if !arch::joins_tiles() {
-            return false;
-        }
+    /// The `s4` tiles of [`unpack`](Self::unpack), into the values'
+    /// bytes. Into logical rows past the cache (`far`), which start
+    /// anywhere in their lines, each row's 128 values are joined in
+    /// registers to the 64 bytes before them on the row
+    /// ([`arch::unpack_nibble_tile16_joined`], a slot of 64 bytes a row
+    /// of the 16 in `carry`) and streamed, each row's bytes past its last
+    /// line boundary written after its last tile: the transposed
+    /// `s4[15262,4397]` unpack took 7.8-8.2 ms so, 11.8-12.7 plainly.
+    /// Returns what [`unpack`](Self::unpack) does: nothing done where a
+    /// kernel refuses a tile.
+    fn unpack_nibbles(
+        self,
+        src: &[u8],
+        dst: &mut [u8],
+        other: usize,
+        (signed, far): (bool, bool),
+    ) -> (usize, usize) {
         let run = 16 * self.vals;
+        let join = far && arch::joins_tiles();
         let mut carry = [0u8; 1024];
         for tc in 0..self.tiles.1 {
             for tx in 0..self.tiles.0 {
@@ -681,22 +678,28 @@ impl UnitTiles {
                         arch::prefetch_span(src, at, at + 64);
                     }
                 }
-                let rows = self.logical(other, tx, tc);
-                let runs = self.runs(tx, tc);
-                let slots = (&mut carry[..], tx == 0);
-                if !arch::unpack_nibble_tile16_joined(dst, &rows, src, &runs, signed, slots) {
-                    return false;
+                let (rows, runs) = (self.logical(other, tx, tc), self.runs(tx, tc));
+                let done = if join {
+                    let slots = (&mut carry[..], tx == 0);
+                    arch::unpack_nibble_tile16_joined(dst, &rows, src, &runs, signed, slots)
+                } else {
+                    arch::unpack_nibble_tile16(dst, &rows, src, &runs, signed)
+                };
+                if !done {
+                    return (0, 0);
                 }
             }
-            // Each row's bytes past its last line boundary.
-            let last = self.logical(other, self.tiles.0 - 1, tc);
-            for (&row, slot) in last.iter().zip(carry.chunks_exact(64)) {
-                let end = row + run;
-                let waiting = (64 - to_line_in(dst, end)) % 64;
-                dst[end - waiting..end].copy_from_slice(&slot[64 - waiting..]);
+            if join {
+                // Each row's bytes past its last line boundary.
+                let last = self.logical(other, self.tiles.0 - 1, tc);
+                for (&row, slot) in last.iter().zip(carry.chunks_exact(64)) {
+                    let end = row + run;
+                    let waiting = (64 - to_line_in(dst, end)) % 64;
+                    dst[end - waiting..end].copy_from_slice(&slot[64 - waiting..]);
+                }
             }
         }
-        true
+        (16 * self.tiles.0, 16 * self.tiles.1)
     }
 
     /// The way back of [`pack`](Self::pack), into `dst` from row `other`
@@ -713,23 +716,7 @@ impl UnitTiles {
         let run = 16 * self.vals;
         if let Some((bytes, signed)) = T::bits_into(dst).filter(|_| self.bits.n == 4) {
             // `s4`: each tile transposed and spread in registers.
-            if far && self.unpack_joined(src, bytes, other, signed) {
-                return (16 * self.tiles.0, 16 * self.tiles.1);
-            }
-            for tc in 0..self.tiles.1 {
-                for tx in 0..self.tiles.0 {
-                    if tx + RUNS_AHEAD < self.tiles.0 {
-                        for at in self.runs(tx + RUNS_AHEAD, tc) {
-                            arch::prefetch_span(src, at, at + 64);
-                        }
-                    }
-                    let rows = self.logical(other, tx, tc);
-                    if !arch::unpack_nibble_tile16(bytes, &rows, src, &self.runs(tx, tc), signed) {
-                        return (0, 0);
-                    }
-                }
-            }
-            return (16 * self.tiles.0, 16 * self.tiles.1);
+            return self.unpack_nibbles(src, bytes, other, (signed, far));
         }
         let mut stage = [0u8; 1024];
         let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
