@@ -96,6 +96,15 @@ fn convert<T: Value>(from: &str, to: &str) {
 fn group_tiles_past_the_cache() {
     pack_and_unpack::<u16>("bf16[1024,4096]{1,0:T(8,128)(2,1)}");
     pack_and_unpack::<u8>("s8[2048,4096]{1,0:T(8,128)(4,1)}");
+    // Bands read in one kernel call each, the next asked for all at once
+    // (short rows) or as read (long ones); ragged last tiles and bands,
+    // rows that start anywhere in their lines on the way back, tiles of
+    // 16 and 32 rows.
+    pack_and_unpack::<u8>("s8[2160,3897]{1,0:T(8,128)(4,1)}");
+    pack_and_unpack::<u8>("s8[14003,600]{1,0:T(8,128)(4,1)}");
+    pack_and_unpack::<u16>("bf16[6101,690]{1,0:T(4,128)(2,1)}");
+    pack_and_unpack::<u16>("bf16[2,701,3124]{2,1,0:T(16,128)(2,1)}");
+    pack_and_unpack::<u8>("s8[1301,7001]{1,0:T(32,128)(4,1)}");
 }
 
 #[test]

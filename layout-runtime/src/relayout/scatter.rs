@@ -78,7 +78,35 @@ impl<'a, T: Copy> Scatter<'a, T> {
                 return self.stream_full_window();
             }
         }
-        group_tiles(self.dst, to, self.src, off, axes, self.stage);
+        if !self.joined_groups(off, to, axes) {
+            group_tiles(self.dst, to, self.src, off, axes, self.stage);
+        }
+    }
+
+    /// A band of group tiles whose rows run on side by side, each tile's
+    /// groups one under the other (a tile row of a row-major array past
+    /// the cache), in one call of [`arch::deinterleave_band`]: every row's
+    /// whole lines streamed, joined from pieces that start anywhere in
+    /// them. `false`, nothing written, for other bands or where the
+    /// kernel refuses them.
+    fn joined_groups(&mut self, off: usize, to: usize, axes: [Axis; 4]) -> bool {
+        let [band, groups, cols, rows] = axes;
+        let fits = !self.stage.is_empty()
+            && rows.count * core::mem::size_of::<T>() == 4
+            && (band.count == 1 || band.other == cols.count)
+            && (groups.count == 1 || Some(groups.other) == rows.count.checked_mul(rows.other));
+        if !fits {
+            return false;
+        }
+        let band = arch::GroupRows {
+            from: off,
+            to,
+            pitch: rows.other,
+            columns: cols.count,
+            tiles: (band.count, band.walk),
+            groups: (groups.count, groups.walk),
+        };
+        arch::deinterleave_band(self.dst, self.src, band)
     }
 
     /// Streams the window if every element of it has been written.

@@ -351,6 +351,243 @@ pub(crate) fn interleave_stream<T: Copy>(
     n
 }
 
+/// A band of `(4,1)` tiles of bytes or `(2,1)` tiles of 2-byte elements
+/// packed ([`interleave_band`]): `k` rows a group as [`stream_rows`]
+/// gives them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupBand {
+    /// Where the first group's first row starts in the source, and the
+    /// elements from one row of a group to the next.
+    pub(crate) from: usize,
+    pub(crate) pitch: usize,
+    /// Where the first group starts in the destination.
+    pub(crate) to: usize,
+    /// Columns of a group read from the rows, and written: those past
+    /// the rows' take the fill (a ragged last tile).
+    pub(crate) columns: usize,
+    pub(crate) width: usize,
+    /// Tiles, then each tile's groups: how many, and the elements from
+    /// one to the next in the destination and in the source.
+    pub(crate) tiles: (usize, usize, usize),
+    pub(crate) groups: (usize, usize, usize),
+    /// Elements past each row piece asked for ahead; 0: none.
+    pub(crate) ahead: usize,
+}
+
+/// Every group of `band` as [`interleave_stream`] writes one, in one
+/// call: `dst[to + t*dt + g*dg + x*k + j] = src[from + t*st + g*sg +
+/// j*pitch + x]` for `x < columns`, `fill` for `columns <= x < width`.
+/// `false`, nothing written, without AVX-512 VBMI, for other sizes, for
+/// a width that is no whole number of 64 bytes or under the columns, for
+/// a destination group that starts off 16 bytes, or for a group or row
+/// outside its slice.
+pub(crate) fn interleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupBand, fill: T) -> bool {
+    let size = core::mem::size_of::<T>();
+    let k = stream_rows(size);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        let GroupBand {
+            from,
+            pitch,
+            to,
+            columns,
+            width,
+            tiles: (nt, dt, st),
+            groups: (ng, dg, sg),
+            ahead,
+        } = band;
+        // The last group of the last tile, the furthest on both sides
+        // (all steps go forward).
+        let last = |n: usize, step: usize| n.checked_sub(1)?.checked_mul(step);
+        let ends = (|| {
+            let out = to
+                .checked_add(last(nt, dt)?)?
+                .checked_add(last(ng, dg)?)?
+                .checked_add(k.checked_mul(width)?)?;
+            let rows = from
+                .checked_add(last(nt, st)?)?
+                .checked_add(last(ng, sg)?)?
+                .checked_add(last(k, pitch)?)?
+                .checked_add(columns)?;
+            Some((out, rows))
+        })();
+        let on_16 = |e: usize| (e * size) % 16 == 0;
+        let fits = k > 0
+            && width > 0
+            && columns <= width
+            && (width * size) % 64 == 0
+            && ends.is_some_and(|(out, rows)| out <= dst.len() && rows <= src.len())
+            && dst[to..].as_ptr().addr() % 16 == 0
+            && on_16(dt)
+            && on_16(dg);
+        if !fits {
+            return false;
+        }
+        let bytes = |(n, d, s): (usize, usize, usize)| (n, d * size, s * size);
+        let pattern = [fill; 64];
+        // SAFETY: `size` is 1 or 2 (`k` is not 0), so `k` is 4 or 2; every
+        // step goes forward, so the furthest group and row are those of
+        // the last tile's last group, which end inside `dst` and `src`
+        // (checked above, without overflow): each group's `k * width`
+        // elements are `64 * k * steps` bytes, each row's `columns` the
+        // bytes under `valid`; every group starts on 16 bytes (the first
+        // does, and both steps are multiples of 16 bytes); `dst` is a
+        // unique borrow, so no row overlaps it; `pattern` holds 64 or 128
+        // bytes.
+        unsafe {
+            x86_64::interleave_steps(
+                p,
+                dst[to..].as_mut_ptr().cast(),
+                src[from..].as_ptr().cast(),
+                pitch * size,
+                k,
+                (width * size / 64, columns * size),
+                pattern.as_ptr().cast(),
+                [bytes(band.tiles), bytes(band.groups)],
+                ahead * size,
+            );
+        }
+        return true;
+    }
+    let _ = (dst, src, band, k, size, fill);
+    false
+}
+
+/// A band of `(4,1)` tiles of bytes or `(2,1)` tiles of 2-byte elements
+/// unpacked into the rows of a row-major array ([`deinterleave_band`]):
+/// `k` rows a group as [`stream_rows`] gives them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GroupRows {
+    /// Where the first tile's first group starts in the source.
+    pub(crate) from: usize,
+    /// Where the first row starts in the destination, and the elements
+    /// from one row to the next.
+    pub(crate) to: usize,
+    pub(crate) pitch: usize,
+    /// Columns of a tile.
+    pub(crate) columns: usize,
+    /// Tiles, side by side along the rows, then each tile's groups, one
+    /// under the other: how many, and the elements from one to the next
+    /// in the source.
+    pub(crate) tiles: (usize, usize),
+    pub(crate) groups: (usize, usize),
+}
+
+/// The most rows [`deinterleave_band`] joins at once: a 64-byte slot each.
+const JOINED_ROWS: usize = 32;
+
+/// Every group of `band` into its rows, `dst[to + (g*k + j)*pitch +
+/// t*columns + x] = src[from + t*st + g*sg + x*k + j]`, in 64-byte pieces
+/// of each row, each joined to the piece before it into the line it
+/// starts in, which goes out whole with a streaming store (the rows start
+/// anywhere in their lines: a row-major array of any width); only each
+/// row's first and last partial lines go plainly. `false`, nothing
+/// written, without AVX-512 VBMI, for other sizes, for a tile that is no
+/// whole number of 64 bytes a row, for more than [`JOINED_ROWS`] rows,
+/// for rows that overlap, or for a row or group outside its slice.
+pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRows) -> bool {
+    let size = core::mem::size_of::<T>();
+    let k = stream_rows(size);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        let GroupRows {
+            from,
+            to,
+            pitch,
+            columns,
+            tiles: (nt, st),
+            groups: (ng, sg),
+        } = band;
+        let rows = ng.saturating_mul(k);
+        let run = nt.saturating_mul(columns);
+        let last = |n: usize, step: usize| n.checked_sub(1)?.checked_mul(step);
+        let ends = (|| {
+            let out = to.checked_add(last(rows, pitch)?)?.checked_add(run)?;
+            let input = from
+                .checked_add(last(nt, st)?)?
+                .checked_add(last(ng, sg)?)?
+                .checked_add(k.checked_mul(columns)?)?;
+            Some((out, input))
+        })();
+        let fits = k > 0
+            && (1..=JOINED_ROWS).contains(&rows)
+            && columns > 0
+            && (columns * size) % 64 == 0
+            && (rows == 1 || pitch >= run)
+            && ends.is_some_and(|(out, input)| out <= dst.len() && input <= src.len());
+        if !fits {
+            return false;
+        }
+        let mut carry = [0u8; 64 * JOINED_ROWS];
+        let (out, input) = (dst.as_mut_ptr().cast::<u8>(), src.as_ptr().cast::<u8>());
+        let (tile, steps) = (columns * size, columns * size / 64);
+        // Row `j` of group `g`, `at` bytes into its run.
+        let row = |g: usize, at: usize| -> [*mut u8; 4] {
+            core::array::from_fn(|j| {
+                let r = (g * k + j.min(k - 1)) * pitch;
+                out.wrapping_add((to + r) * size + at)
+            })
+        };
+        for t in 0..nt {
+            for g in 0..ng {
+                let group = input.wrapping_add((from + t * st + g * sg) * size);
+                for s in 0..steps {
+                    let piece = if t == 0 && s == 0 {
+                        x86_64::Piece::First
+                    } else {
+                        x86_64::Piece::Later
+                    };
+                    let slots = carry[64 * k * g..].as_mut_ptr();
+                    // SAFETY: `p` shows the CPU runs AVX-512F, BW and
+                    // VBMI; `k` is 4 or 2 (`size` is 1 or 2). The group
+                    // (`64 * k * steps` bytes, `k * columns` elements) lies
+                    // inside `src` and each row's run (`tile * nt` bytes)
+                    // inside `dst` (checked above); the step's input is
+                    // the group's `s`-th `64 * k` bytes, and each row's
+                    // piece starts `t * tile + 64 * s` bytes into its run:
+                    // a first piece writes from there to its line's end,
+                    // inside the run (at least 64 bytes), a later one the
+                    // line it starts in, which starts after the run's start
+                    // (64 bytes or more in) and ends before the piece's
+                    // end. The rows are disjoint (`pitch` at least the
+                    // run), `dst` is a unique borrow, and the slots, `k`
+                    // of 64 bytes from `64 * k * g`, lie in the local
+                    // `carry` (at most `JOINED_ROWS` rows).
+                    unsafe {
+                        x86_64::deinterleave_step(
+                            p,
+                            k,
+                            row(g, t * tile + 64 * s),
+                            group.wrapping_add(64 * k * s),
+                            slots,
+                            piece,
+                        );
+                    }
+                }
+            }
+        }
+        for g in 0..ng {
+            let slots = carry[64 * k * g..].as_mut_ptr();
+            // SAFETY: as above; each row's tail writes from its last line
+            // boundary to the run's end (`row` at `nt * tile`), inside the
+            // run, and reads its slot.
+            unsafe {
+                x86_64::deinterleave_step(
+                    p,
+                    k,
+                    row(g, nt * tile),
+                    input,
+                    slots,
+                    x86_64::Piece::Tail,
+                );
+            }
+        }
+        return true;
+    }
+    let _ = (dst, src, band, k, size);
+    false
+}
+
 /// `s4` values into `(8,1)` groups: byte `q` of the group of column `x`,
 /// `out[4*x + q]`, takes the low four bits of `rows[2*q*pitch + x]` low
 /// and those of `rows[(2*q + 1)*pitch + x]` high, for `q < 4` and `x <

@@ -1393,3 +1393,226 @@ fn joined_nibble_unpacks_match_a_plain_loop() {
         }
     }
 }
+
+/// Whole bands of groups against a plain loop: bytes in fours and 2-byte
+/// elements in pairs, one to three tiles of one to three groups, groups
+/// of one and two 64-byte steps, columns that cut a step anywhere or
+/// leave whole steps to the fill, every start on 16 bytes within a line
+/// (so stores on and off lines), rows ending at the slice's end (the
+/// masked loads read nothing past it); nothing outside the groups may
+/// change.
+#[test]
+fn group_bands_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T, fill: T) {
+        let size = core::mem::size_of::<T>();
+        let k = 4 / size;
+        let step = 64 / size;
+        let vbmi = joins_tiles();
+        for (tiles, groups) in [(1, 1), (2, 3), (3, 2)] {
+            for width in [step, 2 * step] {
+                for columns in [0, 1, step - 1, step, step + 5, width] {
+                    if columns > width {
+                        continue;
+                    }
+                    for at in (0..64 / size).step_by(16 / size) {
+                        let pitch = width + 3;
+                        // Groups `k * width` apart; tiles one more apart.
+                        let (dg, dt) = (k * width, groups * k * width + 16 / size);
+                        let (sg, st) = (k * pitch, width);
+                        let rows = (tiles - 1) * st + (groups - 1) * sg + (k - 1) * pitch + columns;
+                        let src: Vec<T> = (0..rows).map(make).collect();
+                        let len = at + (tiles - 1) * dt + groups * dg + 64;
+                        let mut got = std::vec![old; len + 64];
+                        let base = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                        let to = base + at;
+                        let band = GroupBand {
+                            from: 0,
+                            pitch,
+                            to,
+                            columns,
+                            width,
+                            tiles: (tiles, dt, st),
+                            groups: (groups, dg, sg),
+                            ahead: if at % 2 == 0 { 0 } else { sg },
+                        };
+                        let ran = interleave_band(&mut got, &src, band, fill);
+                        stream_fence();
+                        assert_eq!(ran, vbmi);
+                        let mut want = std::vec![old; len + 64];
+                        if ran {
+                            for t in 0..tiles {
+                                for g in 0..groups {
+                                    for x in 0..width {
+                                        for j in 0..k {
+                                            let d = to + t * dt + g * dg + x * k + j;
+                                            want[d] = if x < columns {
+                                                src[t * st + g * sg + j * pitch + x]
+                                            } else {
+                                                fill
+                                            };
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        assert_eq!(got, want, "{tiles}x{groups} {columns} of {width} at {at}");
+                    }
+                }
+            }
+        }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee, 0x5a);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0, 0x7fc1);
+}
+
+/// Bands of groups [`interleave_band`] cannot write refused, nothing
+/// written: a start off 16 bytes, a width of no whole 64 bytes or under
+/// the columns, a last row past the source, a last group past the
+/// destination.
+#[test]
+fn group_bands_refuse_what_they_cannot_write() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T, fill: T) {
+        let size = core::mem::size_of::<T>();
+        let step = 64 / size;
+        let src: Vec<T> = (0..8 * step).map(make).collect();
+        let band = GroupBand {
+            from: 0,
+            pitch: step,
+            to: 0,
+            columns: step,
+            width: step,
+            tiles: (1, 0, 0),
+            groups: (1, 0, 0),
+            ahead: 0,
+        };
+        let mut got = std::vec![old; 16 * step];
+        let base = (64 - got.as_ptr().addr() % 64) % 64 / size;
+        for bad in [
+            GroupBand {
+                to: base + 1,
+                ..band
+            },
+            GroupBand {
+                width: step + 1,
+                columns: 1,
+                to: base,
+                ..band
+            },
+            GroupBand {
+                columns: step + 1,
+                to: base,
+                ..band
+            },
+            GroupBand {
+                from: 7 * step,
+                to: base,
+                ..band
+            },
+            GroupBand {
+                to: base,
+                tiles: (2, 16 * step, 0),
+                ..band
+            },
+        ] {
+            assert!(!interleave_band(&mut got, &src, bad, fill));
+            assert!(got.iter().all(|&x| x == old));
+        }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee, 0x5a);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0, 0x7fc1);
+}
+
+/// Whole bands of groups unpacked into joined rows against a plain loop:
+/// bytes in fours and 2-byte elements in pairs, one to three tiles of
+/// one to eight groups (up to 32 rows), tiles of one and two 64-byte
+/// steps a row, rows starting at every place in their lines (odd
+/// pitches, every first offset), the source's groups apart; nothing
+/// outside the rows' runs may change. Refused (nothing written): rows
+/// that overlap, more than 32 rows, a tile of no whole 64 bytes a row,
+/// a row past the destination.
+#[test]
+fn group_rows_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let k = 4 / size;
+        let step = 64 / size;
+        let vbmi = joins_tiles();
+        for (tiles, groups) in [(1, 1), (2, 3), (3, 2), (1, 8)] {
+            for columns in [step, 2 * step] {
+                for (extra, at) in [(0, 0), (1, 1), (3, 7), (19, 13), (step, 5)] {
+                    let run = tiles * columns;
+                    let pitch = run + extra;
+                    let rows = groups * k;
+                    // Groups a little apart in the source, tiles too.
+                    let sg = k * columns + 3;
+                    let st = groups * sg + 5;
+                    let src: Vec<T> = (0..tiles * st).map(make).collect();
+                    let len = at + rows * pitch + 64;
+                    let mut got = std::vec![old; len];
+                    let band = GroupRows {
+                        from: 2,
+                        to: at,
+                        pitch,
+                        columns,
+                        tiles: (tiles, st),
+                        groups: (groups, sg),
+                    };
+                    let ran = deinterleave_band(&mut got, &src, band);
+                    stream_fence();
+                    assert_eq!(ran, vbmi);
+                    let mut want = std::vec![old; len];
+                    if ran {
+                        for t in 0..tiles {
+                            for g in 0..groups {
+                                for x in 0..columns {
+                                    for j in 0..k {
+                                        let d = at + (g * k + j) * pitch + t * columns + x;
+                                        want[d] = src[2 + t * st + g * sg + x * k + j];
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    assert_eq!(
+                        got, want,
+                        "{tiles}x{groups} of {columns}, pitch {pitch} at {at}"
+                    );
+                }
+            }
+        }
+        let src: Vec<T> = (0..64 * step).map(make).collect();
+        let band = GroupRows {
+            from: 0,
+            to: 0,
+            pitch: step,
+            columns: step,
+            tiles: (1, 0),
+            groups: (1, 0),
+        };
+        let mut got = std::vec![old; 64 * step];
+        for bad in [
+            GroupRows {
+                pitch: step - 1,
+                ..band
+            },
+            GroupRows {
+                groups: (17, k * step),
+                ..band
+            },
+            GroupRows {
+                columns: step + 1,
+                pitch: step + 1,
+                ..band
+            },
+            GroupRows {
+                to: 63 * step,
+                ..band
+            },
+        ] {
+            assert!(!deinterleave_band(&mut got, &src, bad));
+            assert!(got.iter().all(|&x| x == old));
+        }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+}

@@ -564,7 +564,8 @@ macro_rules! join_line {
 
 /// A joined line (`zmm18` for the line at `rax`) streamed, or, on a
 /// run's first line, whose first `h` bytes (`cl`) are not the run's,
-/// stored plainly from the piece's start.
+/// stored plainly from the piece's start (`head`), or, on the line past
+/// a run's last piece, only its first `h` bytes, plainly (`tail`).
 macro_rules! join_store {
     (stream) => {
         "vmovntdq [rax], zmm18\n"
@@ -577,13 +578,24 @@ macro_rules! join_store {
             "vmovdqu8 [rax]{{k1}}, zmm18\n",
         )
     };
+    (tail) => {
+        concat!(
+            "mov edx, 1\n",
+            "shl rdx, cl\n",
+            "dec rdx\n",
+            "kmovq k1, rdx\n",
+            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+        )
+    };
 }
 
+mod groups;
 mod joins;
 mod nibbles;
 mod stream;
 mod tile16;
 
+pub(super) use groups::{deinterleave_step, interleave_steps, Piece};
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
     pack_tile16_joined as pack_nibble_tile16_joined, unpack64 as unpack_nibbles64,
