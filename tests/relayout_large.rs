@@ -126,6 +126,11 @@ fn whole_element_tiles_past_the_cache() {
     // padded last tile (8400 bytes).
     pack_and_unpack::<u32>("f32[1024,2048]{1,0:T(8,128)}");
     pack_and_unpack::<u32>("f32[1024,2100]{1,0:T(8,128)}");
+    // A tile row's rows joined in one kernel call, whole lines streamed
+    // from pieces in every place in them: 9,832-byte rows through a
+    // ragged last tile of 4-row tiles, and 1-row tiles of a 3-D array.
+    pack_and_unpack::<u32>("f32[2,440,2458]{2,1,0:T(4,128)}");
+    pack_and_unpack::<u32>("f32[2,1179,2387]{2,1,0:T(1,128)}");
 }
 
 #[test]

@@ -453,11 +453,13 @@ pub(crate) fn interleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupBand
     false
 }
 
-/// A band of `(4,1)` tiles of bytes or `(2,1)` tiles of 2-byte elements
-/// unpacked into the rows of a row-major array ([`deinterleave_band`]):
-/// `k` rows a group as [`stream_rows`] gives them.
+/// A band of tiles unpacked into the rows of a row-major array
+/// ([`deinterleave_band`]): each tile's groups `k` rows of `(4,1)` tiles
+/// of bytes or `(2,1)` tiles of 2-byte elements as [`stream_rows`] gives
+/// them (`grouped`), or single rows as they lie (other tiles).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GroupRows {
+    pub(crate) grouped: bool,
     /// Where the first tile's first group starts in the source.
     pub(crate) from: usize,
     /// Where the first row starts in the destination, and the elements
@@ -481,16 +483,18 @@ const JOINED_ROWS: usize = 32;
 /// of each row, each joined to the piece before it into the line it
 /// starts in, which goes out whole with a streaming store (the rows start
 /// anywhere in their lines: a row-major array of any width); only each
-/// row's first and last partial lines go plainly. `false`, nothing
-/// written, without AVX-512 VBMI, for other sizes, for a tile that is no
+/// row's first and last partial lines go plainly (`k` is 1 unless
+/// `band.grouped`). `false`, nothing written, without AVX-512 VBMI, for
+/// groups of other sizes, for a tile that is no
 /// whole number of 64 bytes a row, for more than [`JOINED_ROWS`] rows,
 /// for rows that overlap, or for a row or group outside its slice.
 pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRows) -> bool {
     let size = core::mem::size_of::<T>();
-    let k = stream_rows(size);
+    let k = if band.grouped { stream_rows(size) } else { 1 };
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Vbmi::detect() {
         let GroupRows {
+            grouped: _,
             from,
             to,
             pitch,
@@ -511,7 +515,7 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
         })();
         let fits = k > 0
             && (1..=JOINED_ROWS).contains(&rows)
-            && columns > 0
+            && columns * size >= 64
             && (columns * size) % 64 == 0
             && (rows == 1 || pitch >= run)
             && ends.is_some_and(|(out, input)| out <= dst.len() && input <= src.len());
@@ -531,36 +535,53 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
         for t in 0..nt {
             for g in 0..ng {
                 let group = input.wrapping_add((from + t * st + g * sg) * size);
-                for s in 0..steps {
-                    let piece = if t == 0 && s == 0 {
-                        x86_64::Piece::First
-                    } else {
-                        x86_64::Piece::Later
-                    };
-                    let slots = carry[64 * k * g..].as_mut_ptr();
-                    // SAFETY: `p` shows the CPU runs AVX-512F, BW and
-                    // VBMI; `k` is 4 or 2 (`size` is 1 or 2). The group
-                    // (`64 * k * steps` bytes, `k * columns` elements) lies
-                    // inside `src` and each row's run (`tile * nt` bytes)
-                    // inside `dst` (checked above); the step's input is
-                    // the group's `s`-th `64 * k` bytes, and each row's
-                    // piece starts `t * tile + 64 * s` bytes into its run:
-                    // a first piece writes from there to its line's end,
-                    // inside the run (at least 64 bytes), a later one the
-                    // line it starts in, which starts after the run's start
-                    // (64 bytes or more in) and ends before the piece's
-                    // end. The rows are disjoint (`pitch` at least the
-                    // run), `dst` is a unique borrow, and the slots, `k`
-                    // of 64 bytes from `64 * k * g`, lie in the local
-                    // `carry` (at most `JOINED_ROWS` rows).
-                    unsafe {
-                        x86_64::deinterleave_step(
+                let slots = carry[64 * k * g..].as_mut_ptr();
+                let at = t * tile;
+                // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI; `k`
+                // is 4, 2 (`size` 1 or 2) or 1. The group (`64 * k *
+                // steps` bytes, `k * columns` elements) lies inside `src`
+                // and each row's run (`tile * nt` bytes) inside `dst`
+                // (checked above); the pieces of tile `t` start `t *
+                // tile` bytes into their runs, 64 bytes apart. A first
+                // piece writes from its start to its line's end, inside
+                // the run (at least 64 bytes); a later one the line it
+                // starts in, which starts after the run's start (64 bytes
+                // or more in) and ends before the piece's end. The rows
+                // are disjoint (`pitch` at least the run), `dst` is a
+                // unique borrow, and the slots, `k` of 64 bytes from `64
+                // * k * g`, lie in the local `carry` (at most
+                // `JOINED_ROWS` rows).
+                unsafe {
+                    if t == 0 {
+                        let first = (group, 1);
+                        x86_64::deinterleave_steps(
                             p,
                             k,
-                            row(g, t * tile + 64 * s),
-                            group.wrapping_add(64 * k * s),
+                            row(g, 0),
+                            first,
                             slots,
-                            piece,
+                            x86_64::Piece::First,
+                        );
+                        if steps > 1 {
+                            let rest = (group.wrapping_add(64 * k), steps - 1);
+                            x86_64::deinterleave_steps(
+                                p,
+                                k,
+                                row(g, 64),
+                                rest,
+                                slots,
+                                x86_64::Piece::Later,
+                            );
+                        }
+                    } else {
+                        let all = (group, steps);
+                        x86_64::deinterleave_steps(
+                            p,
+                            k,
+                            row(g, at),
+                            all,
+                            slots,
+                            x86_64::Piece::Later,
                         );
                     }
                 }
@@ -572,14 +593,9 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
             // boundary to the run's end (`row` at `nt * tile`), inside the
             // run, and reads its slot.
             unsafe {
-                x86_64::deinterleave_step(
-                    p,
-                    k,
-                    row(g, nt * tile),
-                    input,
-                    slots,
-                    x86_64::Piece::Tail,
-                );
+                let none = (input, 1);
+                let end = row(g, nt * tile);
+                x86_64::deinterleave_steps(p, k, end, none, slots, x86_64::Piece::Tail);
             }
         }
         return true;

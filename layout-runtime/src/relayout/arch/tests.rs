@@ -1523,7 +1523,8 @@ fn group_bands_refuse_what_they_cannot_write() {
 }
 
 /// Whole bands of groups unpacked into joined rows against a plain loop:
-/// bytes in fours and 2-byte elements in pairs, one to three tiles of
+/// bytes in fours and 2-byte elements in pairs, and rows as they lie
+/// (groups of one row) of 1, 4 and 16-byte elements, one to three tiles of
 /// one to eight groups (up to 32 rows), tiles of one and two 64-byte
 /// steps a row, rows starting at every place in their lines (odd
 /// pitches, every first offset), the source's groups apart; nothing
@@ -1532,9 +1533,9 @@ fn group_bands_refuse_what_they_cannot_write() {
 /// a row past the destination.
 #[test]
 fn group_rows_match_a_plain_loop() {
-    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T, grouped: bool) {
         let size = core::mem::size_of::<T>();
-        let k = 4 / size;
+        let k = if grouped { 4 / size } else { 1 };
         let step = 64 / size;
         let vbmi = joins_tiles();
         for (tiles, groups) in [(1, 1), (2, 3), (3, 2), (1, 8)] {
@@ -1550,6 +1551,7 @@ fn group_rows_match_a_plain_loop() {
                     let len = at + rows * pitch + 64;
                     let mut got = std::vec![old; len];
                     let band = GroupRows {
+                        grouped,
                         from: 2,
                         to: at,
                         pitch,
@@ -1582,6 +1584,7 @@ fn group_rows_match_a_plain_loop() {
         }
         let src: Vec<T> = (0..64 * step).map(make).collect();
         let band = GroupRows {
+            grouped,
             from: 0,
             to: 0,
             pitch: step,
@@ -1593,10 +1596,11 @@ fn group_rows_match_a_plain_loop() {
         for bad in [
             GroupRows {
                 pitch: step - 1,
+                groups: (2, k * step),
                 ..band
             },
             GroupRows {
-                groups: (17, k * step),
+                groups: (33, k * step),
                 ..band
             },
             GroupRows {
@@ -1605,7 +1609,7 @@ fn group_rows_match_a_plain_loop() {
                 ..band
             },
             GroupRows {
-                to: 63 * step,
+                to: 63 * step + 1,
                 ..band
             },
         ] {
@@ -1613,6 +1617,21 @@ fn group_rows_match_a_plain_loop() {
             assert!(got.iter().all(|&x| x == old));
         }
     }
-    check(|i| (i * 7 + 3) as u8, 0xee);
-    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+    check(|i| (i * 7 + 3) as u8, 0xee, true);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0, true);
+    check(|i| (i * 7 + 3) as u8, 0xee, false);
+    check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0, false);
+    check(|i| [i as u64, !(i as u64)], [0; 2], false);
+    // Groups of 4-byte elements have no kernel.
+    let mut got = std::vec![0u32; 256];
+    let band = GroupRows {
+        grouped: true,
+        from: 0,
+        to: 0,
+        pitch: 16,
+        columns: 16,
+        tiles: (1, 0),
+        groups: (1, 0),
+    };
+    assert!(!deinterleave_band(&mut got, &[1u32; 256], band));
 }

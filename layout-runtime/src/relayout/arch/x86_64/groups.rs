@@ -307,25 +307,115 @@ pub(in crate::relayout::arch) unsafe fn interleave_steps(
     }
 }
 
-/// Row piece `$k` (`zmm$k`, for the row at `{r$k}`) joined to the piece
-/// before it (slot `$k` of `{carry}`) and stored as `$store`
-/// (`join_store!`).
-macro_rules! split_row {
-    ($k:literal, $store:ident) => {
-        concat!("mov rax, {r", $k, "}\n", join_line!($k, $store))
+/// Row `$j`'s index (`zmm$x`: indices `64 - h` on, which take the last
+/// `h` bytes of the piece before and the first `64 - h` of the next, `h`
+/// as far as `{r$j}` is into its line) and its piece before (`zmm$p`,
+/// from slot `$j` of `{carry}`). `rax` and `rdx` are scratch.
+macro_rules! split_setup {
+    ($j:literal, $p:literal, $x:literal) => {
+        concat!(
+            "mov rax, {r",
+            $j,
+            "}\n",
+            "and eax, 63\n",
+            "mov edx, 64\n",
+            "sub edx, eax\n",
+            "vpbroadcastb zmm",
+            $x,
+            ", edx\n",
+            "vpaddb zmm",
+            $x,
+            ", zmm",
+            $x,
+            ", zmm16\n",
+            "vmovdqu64 zmm",
+            $p,
+            ", [{carry} + 64*",
+            $j,
+            "]\n",
+        )
     };
 }
 
-/// One step of a group, `k` rows of 64-byte pieces from `{input}`, each
-/// joined and stored as `$store`.
+/// Row `$j`'s piece (`zmm$j`, for `{r$j}`) joined to the piece before it
+/// (`zmm$p`) by its index (`zmm$x`) into `zmm18`, the line the piece
+/// starts in, stored as `$store` (`split_store!`); the piece then becomes
+/// the piece before, and `{r$j}` moves on a piece.
+macro_rules! split_line {
+    ($j:literal, $p:literal, $x:literal, $store:ident) => {
+        concat!(
+            "vmovdqa64 zmm18, zmm",
+            $p,
+            "\n",
+            "vpermt2b zmm18, zmm",
+            $x,
+            ", zmm",
+            $j,
+            "\n",
+            "vmovdqa64 zmm",
+            $p,
+            ", zmm",
+            $j,
+            "\n",
+            "mov rax, {r",
+            $j,
+            "}\n",
+            split_store!($store),
+            "add {r",
+            $j,
+            "}, 64\n",
+        )
+    };
+}
+
+/// The joined line (`zmm18`) for a piece at `rax`, `h` bytes into its
+/// line: streamed whole (`stream`); on a row's first piece, plainly from
+/// the piece's start (`head`); past its last piece, only its first `h`
+/// bytes, plainly (`tail`). `rcx` and `rdx` are scratch.
+macro_rules! split_store {
+    (stream) => {
+        "and rax, -64\nvmovntdq [rax], zmm18\n"
+    };
+    (head) => {
+        concat!(
+            "mov ecx, eax\n",
+            "and ecx, 63\n",
+            "and rax, -64\n",
+            "mov rdx, -1\n",
+            "shl rdx, cl\n",
+            "kmovq k1, rdx\n",
+            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+        )
+    };
+    (tail) => {
+        concat!(
+            "mov ecx, eax\n",
+            "and ecx, 63\n",
+            "and rax, -64\n",
+            "mov edx, 1\n",
+            "shl rdx, cl\n",
+            "dec rdx\n",
+            "kmovq k1, rdx\n",
+            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+        )
+    };
+}
+
+/// `{n}` steps of a group of `k` rows, each row's piece joined and stored
+/// as `$store`, the pieces before in and back out of the slots.
 macro_rules! split_asm {
-    (4, $store:ident, $rows:expr, $input:expr, $carry:expr) => {
+    (4, $store:ident, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
         asm!(
             "vmovdqu64 zmm16, [{iota}]",
             "vmovdqu64 zmm20, [{splits}]",
             "vmovdqu64 zmm21, [{splits} + 64]",
             "vmovdqu64 zmm22, [{splits} + 128]",
             "vmovdqu64 zmm23, [{splits} + 192]",
+            split_setup!(0, 24, 28),
+            split_setup!(1, 25, 29),
+            split_setup!(2, 26, 30),
+            split_setup!(3, 27, 31),
+            "2:",
             "vmovdqu64 zmm4, [{input}]",
             "vmovdqu64 zmm5, [{input} + 64]",
             "vmovdqu64 zmm6, [{input} + 128]",
@@ -347,106 +437,204 @@ macro_rules! split_asm {
             "vpermt2b zmm2, zmm22, zmm6",
             "vmovdqa64 zmm3, zmm4",
             "vpermt2b zmm3, zmm23, zmm6",
-            split_row!(0, $store),
-            split_row!(1, $store),
-            split_row!(2, $store),
-            split_row!(3, $store),
+            split_line!(0, 24, 28, $store),
+            split_line!(1, 25, 29, $store),
+            split_line!(2, 26, 30, $store),
+            split_line!(3, 27, 31, $store),
+            "add {input}, 256",
+            "dec {n}",
+            "jnz 2b",
+            "vmovdqu64 [{carry} + 0], zmm24",
+            "vmovdqu64 [{carry} + 64], zmm25",
+            "vmovdqu64 [{carry} + 128], zmm26",
+            "vmovdqu64 [{carry} + 192], zmm27",
             "vzeroupper",
             iota = in(reg) super::joins::IOTA.as_ptr(),
             splits = in(reg) SPLITS.as_ptr(),
-            input = in(reg) $input,
-            r0 = in(reg) $rows[0],
-            r1 = in(reg) $rows[1],
-            r2 = in(reg) $rows[2],
-            r3 = in(reg) $rows[3],
+            input = inout(reg) $input => _,
+            n = inout(reg) $n => _,
             carry = in(reg) $carry,
-            out("rax") _,
-            out("rcx") _,
-            out("rdx") _,
-            clobber_abi("sysv64"),
+            r0 = inout(reg) $rows[0] => _,
+            r1 = inout(reg) $rows[1] => _,
+            r2 = inout(reg) $rows[2] => _,
+            r3 = inout(reg) $rows[3] => _,
+            out("rax") _, out("rcx") _, out("rdx") _,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
+            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
+            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
+            out("zmm30") _, out("zmm31") _, out("k1") _,
             options(nostack),
         )
     };
-    (2, $store:ident, $rows:expr, $input:expr, $carry:expr) => {
+    (2, $store:ident, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
         asm!(
             "vmovdqu64 zmm16, [{iota}]",
             "vmovdqu64 zmm20, [{splits}]",
             "vmovdqu64 zmm21, [{splits} + 64]",
+            split_setup!(0, 24, 28),
+            split_setup!(1, 25, 29),
+            "2:",
             "vmovdqu64 zmm4, [{input}]",
             "vmovdqu64 zmm5, [{input} + 64]",
             "vmovdqa64 zmm0, zmm4",
             "vpermt2w zmm0, zmm20, zmm5",
             "vmovdqa64 zmm1, zmm4",
             "vpermt2w zmm1, zmm21, zmm5",
-            split_row!(0, $store),
-            split_row!(1, $store),
+            split_line!(0, 24, 28, $store),
+            split_line!(1, 25, 29, $store),
+            "add {input}, 128",
+            "dec {n}",
+            "jnz 2b",
+            "vmovdqu64 [{carry} + 0], zmm24",
+            "vmovdqu64 [{carry} + 64], zmm25",
             "vzeroupper",
             iota = in(reg) super::joins::IOTA.as_ptr(),
             splits = in(reg) SPLITS.as_ptr(),
-            input = in(reg) $input,
-            r0 = in(reg) $rows[0],
-            r1 = in(reg) $rows[1],
+            input = inout(reg) $input => _,
+            n = inout(reg) $n => _,
             carry = in(reg) $carry,
-            out("rax") _,
-            out("rcx") _,
-            out("rdx") _,
-            clobber_abi("sysv64"),
+            r0 = inout(reg) $rows[0] => _,
+            r1 = inout(reg) $rows[1] => _,
+            out("rax") _, out("rcx") _, out("rdx") _,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
+            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
+            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
+            out("zmm30") _, out("zmm31") _, out("k1") _,
+            options(nostack),
+        )
+    };
+    (1, $store:ident, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
+        asm!(
+            "vmovdqu64 zmm16, [{iota}]",
+            split_setup!(0, 24, 28),
+            "2:",
+            "vmovdqu64 zmm0, [{input}]",
+            split_line!(0, 24, 28, $store),
+            "add {input}, 64",
+            "dec {n}",
+            "jnz 2b",
+            "vmovdqu64 [{carry} + 0], zmm24",
+            "vzeroupper",
+            iota = in(reg) super::joins::IOTA.as_ptr(),
+            input = inout(reg) $input => _,
+            n = inout(reg) $n => _,
+            carry = in(reg) $carry,
+            r0 = inout(reg) $rows[0] => _,
+            out("rax") _, out("rcx") _, out("rdx") _,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
+            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
+            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
+            out("zmm30") _, out("zmm31") _, out("k1") _,
             options(nostack),
         )
     };
 }
 
-/// The last line of each of `k` rows whose pieces [`deinterleave_step`]
-/// joined: row `j`'s line at `rows[j]` (just past its last piece), its
-/// first `h` bytes (as many as `rows[j]` is into its line) from the end
-/// of slot `j` of `carry`, plainly.
+/// The last line of each of `k` rows: as `split_asm`, a piece of
+/// nothing past each row's last, its line's first `h` bytes from the
+/// piece before, plainly.
 macro_rules! split_tail_asm {
     (4, $rows:expr, $carry:expr) => {
         asm!(
             "vmovdqu64 zmm16, [{iota}]",
-            split_row!(0, tail),
-            split_row!(1, tail),
-            split_row!(2, tail),
-            split_row!(3, tail),
+            split_setup!(0, 24, 28),
+            split_setup!(1, 25, 29),
+            split_setup!(2, 26, 30),
+            split_setup!(3, 27, 31),
+            split_line!(0, 24, 28, tail),
+            split_line!(1, 25, 29, tail),
+            split_line!(2, 26, 30, tail),
+            split_line!(3, 27, 31, tail),
             "vzeroupper",
             iota = in(reg) super::joins::IOTA.as_ptr(),
-            r0 = in(reg) $rows[0],
-            r1 = in(reg) $rows[1],
-            r2 = in(reg) $rows[2],
-            r3 = in(reg) $rows[3],
             carry = in(reg) $carry,
-            out("rax") _,
-            out("rcx") _,
-            out("rdx") _,
-            clobber_abi("sysv64"),
+            r0 = inout(reg) $rows[0] => _,
+            r1 = inout(reg) $rows[1] => _,
+            r2 = inout(reg) $rows[2] => _,
+            r3 = inout(reg) $rows[3] => _,
+            out("rax") _, out("rcx") _, out("rdx") _,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
+            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
+            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
+            out("zmm30") _, out("zmm31") _, out("k1") _,
             options(nostack),
         )
     };
     (2, $rows:expr, $carry:expr) => {
         asm!(
             "vmovdqu64 zmm16, [{iota}]",
-            split_row!(0, tail),
-            split_row!(1, tail),
+            split_setup!(0, 24, 28),
+            split_setup!(1, 25, 29),
+            split_line!(0, 24, 28, tail),
+            split_line!(1, 25, 29, tail),
             "vzeroupper",
             iota = in(reg) super::joins::IOTA.as_ptr(),
-            r0 = in(reg) $rows[0],
-            r1 = in(reg) $rows[1],
             carry = in(reg) $carry,
-            out("rax") _,
-            out("rcx") _,
-            out("rdx") _,
-            clobber_abi("sysv64"),
+            r0 = inout(reg) $rows[0] => _,
+            r1 = inout(reg) $rows[1] => _,
+            out("rax") _, out("rcx") _, out("rdx") _,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
+            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
+            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
+            out("zmm30") _, out("zmm31") _, out("k1") _,
+            options(nostack),
+        )
+    };
+    (1, $rows:expr, $carry:expr) => {
+        asm!(
+            "vmovdqu64 zmm16, [{iota}]",
+            split_setup!(0, 24, 28),
+            split_line!(0, 24, 28, tail),
+            "vzeroupper",
+            iota = in(reg) super::joins::IOTA.as_ptr(),
+            carry = in(reg) $carry,
+            r0 = inout(reg) $rows[0] => _,
+            out("rax") _, out("rcx") _, out("rdx") _,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
+            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
+            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
+            out("zmm30") _, out("zmm31") _, out("k1") _,
             options(nostack),
         )
     };
 }
 
-/// Where [`deinterleave_step`] writes a row's piece.
+/// Where [`deinterleave_steps`] writes each row's pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::relayout::arch) enum Piece {
     /// A row's first piece: its line from the piece's start, plainly.
     First,
-    /// A later piece: the whole line it starts in, from the end of the
+    /// Later pieces: the whole line each starts in, from the end of the
     /// piece before and its own start, streamed.
     Later,
     /// Past a row's last piece: the bytes of the last piece past the
@@ -454,45 +642,50 @@ pub(in crate::relayout::arch) enum Piece {
     Tail,
 }
 
-/// One step of a group of `k` rows packed (the way back of
-/// [`interleave_steps`]): `64 * k` bytes of groups at `input` into a
-/// 64-byte piece of each row `j`, for `rows[j]`, joined as `piece` says
-/// to slot `j` of `carry` (64 bytes each: the row's piece before), which
-/// it then takes. With `h` the piece's bytes into its line, a later
-/// piece's line is the last `h` bytes of the slot and the first `64 - h`
-/// of the piece.
+/// `n` steps (one for `First` and `Tail`) of a group of `k` rows packed
+/// (the way back of [`interleave_steps`]; `k` 1: one row as it lies):
+/// each `64 * k` bytes of groups from `input` on into a 64-byte piece of
+/// each row `j`, for `rows[j]` and on, joined as `piece` says to the
+/// piece before it on the row (slot `j` of `carry`, 64 bytes each, which
+/// takes the last piece). With `h` as far as `rows[j]` is into its line, a
+/// later piece's line is the last `h` bytes of the piece before and the
+/// first `64 - h` of the piece.
 ///
 /// # Safety
 ///
 /// The CPU runs AVX-512F, BW and VBMI (the caller holds the proof); `k`
-/// is 2 or 4; `input` is readable for `64 * k` bytes unless `piece` is
-/// `Tail`; `carry` is readable and writable for `64 * k`; for each row,
-/// the bytes `piece` writes (for `First`, from `rows[j]` to its line's
-/// end; for `Later`, its line; for `Tail`, from its line's start to
-/// `rows[j]`) are writable and overlap neither `input` nor `carry`.
+/// is 1, 2 or 4 and `n` at least 1; `input` is readable for `64 * k * n`
+/// bytes unless `piece` is `Tail`; `carry` is readable and writable for
+/// `64 * k`; for each row, the bytes `piece` writes (for `First`, from
+/// `rows[j]` to its line's end; for `Later`, the line each of the `n`
+/// pieces from `rows[j]` on starts in; for `Tail`, from its line's start
+/// to `rows[j]`) are writable and overlap neither `input` nor `carry`.
 #[inline]
-pub(in crate::relayout::arch) unsafe fn deinterleave_step(
+pub(in crate::relayout::arch) unsafe fn deinterleave_steps(
     _: Avx512Vbmi,
     k: usize,
     rows: [*mut u8; 4],
-    input: *const u8,
+    (input, n): (*const u8, usize),
     carry: *mut u8,
     piece: Piece,
 ) {
     // SAFETY: the caller's contract covers the input, the slots and the
-    // bytes each piece writes; the tables and `IOTA` are readable. The
-    // vector and mask registers are declared clobbered whole
-    // (`clobber_abi`), `rax`, `rcx` and `rdx` are declared scratch, the
-    // flags change (no `preserves_flags`); no stack, and `vzeroupper`
-    // leaves the upper halves clean.
+    // bytes each piece writes; the tables and `IOTA` are readable. Every
+    // register the assembly writes is declared (the vector registers
+    // whole, and zmm0-15, whose upper halves `vzeroupper` clears), the
+    // pointers and count it moves are scratch, the flags change (no
+    // `preserves_flags`); no stack.
     unsafe {
         match (k, piece) {
             (4, Piece::Tail) => split_tail_asm!(4, rows, carry),
-            (_, Piece::Tail) => split_tail_asm!(2, rows, carry),
-            (4, Piece::First) => split_asm!(4, head, rows, input, carry),
-            (4, Piece::Later) => split_asm!(4, stream, rows, input, carry),
-            (_, Piece::First) => split_asm!(2, head, rows, input, carry),
-            (_, Piece::Later) => split_asm!(2, stream, rows, input, carry),
+            (2, Piece::Tail) => split_tail_asm!(2, rows, carry),
+            (_, Piece::Tail) => split_tail_asm!(1, rows, carry),
+            (4, Piece::First) => split_asm!(4, head, rows, input, n, carry),
+            (4, Piece::Later) => split_asm!(4, stream, rows, input, n, carry),
+            (2, Piece::First) => split_asm!(2, head, rows, input, n, carry),
+            (2, Piece::Later) => split_asm!(2, stream, rows, input, n, carry),
+            (_, Piece::First) => split_asm!(1, head, rows, input, n, carry),
+            (_, Piece::Later) => split_asm!(1, stream, rows, input, n, carry),
         }
     }
 }

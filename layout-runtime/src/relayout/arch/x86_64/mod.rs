@@ -1,7 +1,9 @@
 //! The inline assembly, the only place with `core::arch`: here the proofs
 //! of the CPU's features, prefetches, the 4x4 and 8x8 transposes and the
 //! interleaves of a few rows; the streaming copies in `stream`, the 16x16
-//! line tiles in `tile16`.
+//! line tiles in `tile16`, the AVX-512 kernels in `groups` (bands of
+//! `(2,1)` and `(4,1)` tiles), `joins` (tiles into rows anywhere in their
+//! lines) and `nibbles` (`s4` values).
 
 use core::arch::asm;
 
@@ -564,8 +566,7 @@ macro_rules! join_line {
 
 /// A joined line (`zmm18` for the line at `rax`) streamed, or, on a
 /// run's first line, whose first `h` bytes (`cl`) are not the run's,
-/// stored plainly from the piece's start (`head`), or, on the line past
-/// a run's last piece, only its first `h` bytes, plainly (`tail`).
+/// stored plainly from the piece's start.
 macro_rules! join_store {
     (stream) => {
         "vmovntdq [rax], zmm18\n"
@@ -578,15 +579,6 @@ macro_rules! join_store {
             "vmovdqu8 [rax]{{k1}}, zmm18\n",
         )
     };
-    (tail) => {
-        concat!(
-            "mov edx, 1\n",
-            "shl rdx, cl\n",
-            "dec rdx\n",
-            "kmovq k1, rdx\n",
-            "vmovdqu8 [rax]{{k1}}, zmm18\n",
-        )
-    };
 }
 
 mod groups;
@@ -595,7 +587,7 @@ mod nibbles;
 mod stream;
 mod tile16;
 
-pub(super) use groups::{deinterleave_step, interleave_steps, Piece};
+pub(super) use groups::{deinterleave_steps, interleave_steps, Piece};
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
     pack_tile16_joined as pack_nibble_tile16_joined, unpack64 as unpack_nibbles64,
