@@ -9,6 +9,9 @@ use super::kernels::{
 };
 use super::walk::{Axis, Visitor, UNIT};
 
+/// The smallest band [`Scatter::joined_groups`] takes.
+const JOINED_BAND_BYTES: usize = 4 << 10;
+
 /// The shortest run of a tile row that [`Scatter::joined_rows`] takes
 /// where more of the rows follow.
 const SEAMED_RUN_BYTES: usize = 8 << 10;
@@ -91,11 +94,17 @@ impl<'a, T: Copy> Scatter<'a, T> {
     /// groups one under the other (a tile row of a row-major array past
     /// the cache), in one call of [`arch::deinterleave_band`]: every row's
     /// whole lines streamed, joined from pieces that start anywhere in
-    /// them. `false`, nothing written, for other bands or where the
-    /// kernel refuses them.
+    /// them. Bands under [`JOINED_BAND_BYTES`] (a tile of a 1-D array
+    /// in `T(512)(128)(2,1)`) go as before, where the calls cost more than
+    /// the joins save. `false`, nothing written, for other bands or where
+    /// the kernel refuses them.
     fn joined_groups(&mut self, off: usize, to: usize, axes: [Axis; 4]) -> bool {
         let [band, groups, cols, rows] = axes;
+        let bytes = [band.count, groups.count, cols.count, rows.count, core::mem::size_of::<T>()]
+            .iter()
+            .fold(1usize, |n, &x| n.saturating_mul(x));
         let fits = !self.stage.is_empty()
+            && bytes >= JOINED_BAND_BYTES
             && rows.count * core::mem::size_of::<T>() == 4
             && (band.count == 1 || band.other == cols.count)
             && (groups.count == 1 || Some(groups.other) == rows.count.checked_mul(rows.other));
