@@ -100,9 +100,15 @@ impl<'a, T: Copy> Scatter<'a, T> {
     /// the kernel refuses them.
     fn joined_groups(&mut self, off: usize, to: usize, axes: [Axis; 4]) -> bool {
         let [band, groups, cols, rows] = axes;
-        let bytes = [band.count, groups.count, cols.count, rows.count, core::mem::size_of::<T>()]
-            .iter()
-            .fold(1usize, |n, &x| n.saturating_mul(x));
+        let bytes = [
+            band.count,
+            groups.count,
+            cols.count,
+            rows.count,
+            core::mem::size_of::<T>(),
+        ]
+        .iter()
+        .fold(1usize, |n, &x| n.saturating_mul(x));
         let fits = !self.stage.is_empty()
             && bytes >= JOINED_BAND_BYTES
             && rows.count * core::mem::size_of::<T>() == 4
