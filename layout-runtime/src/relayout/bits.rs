@@ -7,7 +7,7 @@
 //! first element in the high-order bits).
 
 use super::arch;
-use super::kernels::{copy_block, tiles_ahead, to_line_in, Block};
+use super::kernels::{ask_next_band, copy_block, tiles_ahead, to_line_in, Block};
 use super::walk::{block_padded_apart, block_then_padding_apart, Axis, Visitor};
 use crate::ElementType;
 
@@ -376,6 +376,9 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
     fn block_then_padding(&mut self, off: usize, other: usize, a: Axis, b: Axis, a_len: usize) {
         let bits = self.bits;
         if let Some(g) = bits.row_groups(off, a, b).filter(|_| self.stream) {
+            // Measured without the request: `s4[66576,1008]` packed in
+            // 12.3-16.6 ms against 8.7-10.2 (AMD EPYC Zen 4).
+            ask_next_band(self.src, other, (b.count, b.other, a.count));
             let run = &mut self.dst[off / bits.per..][..a_len * g];
             // The whole steps of the vector kernel streamed straight to
             // storage, the rest through the stage, which then streams from

@@ -3,15 +3,11 @@
 
 use super::arch;
 use super::kernels::{
-    band_rows, copy_any, line_elements, line_units, short_group_rows, stream_fill,
+    ask_next_band, band_rows, copy_any, line_elements, line_units, short_group_rows, stream_fill,
     stream_interleaved_band, stream_joined_tiles, stream_lines, stream_padded_rows, Block, Outer,
     FAR_ROW_BYTES, STAGED_ROWS,
 };
 use super::walk::{block_then_padding_apart, Axis, Visitor};
-
-/// Bands of `(2,1)` or `(4,1)` tiles whose next band [`Gather::block4`]
-/// asks for all at once; longer ones are asked for as they are read.
-const BURST_BYTES: usize = 8 << 10;
 
 /// Writes the walked storage from the other array (pack, convert).
 pub(crate) struct Gather<'a, T> {
@@ -254,8 +250,8 @@ impl<T: Copy> Visitor for Gather<'_, T> {
 
     /// A band of `(2,1)` or `(4,1)` tiles side by side (a tile row of a
     /// row-major array), read where it lies while the next band (the rows
-    /// under it) is asked for: a short band (`BURST_BYTES` or less) at
-    /// once, a long one row piece by row piece as the kernel reads the same
+    /// under it) is asked for: a short band at once ([`ask_next_band`]),
+    /// a long one row piece by row piece as the kernel reads the same
     /// columns of this one. Without the requests the loads waited on
     /// memory (an AVX-512 kernel on `s8[100000,600]{1,0:T(8,128)(4,1)}`:
     /// 0.34 of the best copy without, 0.76-0.80 with the band at once,
@@ -276,17 +272,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             }
             return;
         };
-        let bytes = rows
-            .saturating_mul(width)
-            .saturating_mul(core::mem::size_of::<T>());
-        let ahead = if bytes <= BURST_BYTES {
-            // Far enough ahead for the lines to arrive in time.
-            let bands = BURST_BYTES.div_ceil(bytes.max(1));
-            let next = other.saturating_add(bands.saturating_mul(rows).saturating_mul(pitch));
-            for r in 0..rows {
-                let at = next.saturating_add(r * pitch);
-                arch::prefetch_span(self.src, at, at.saturating_add(width));
-            }
+        let ahead = if ask_next_band(self.src, other, (rows, pitch, width)) {
             0
         } else {
             rows * pitch

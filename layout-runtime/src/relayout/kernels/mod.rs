@@ -440,6 +440,41 @@ fn stream_interleaved<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, row
     true
 }
 
+/// The most bytes a band may hold for [`ask_next_band`] to ask for a
+/// later one all at once.
+const BURST_BYTES: usize = 8 << 10;
+
+/// For a band of `rows` rows of `width` elements, `pitch` apart, read
+/// from `src[from..]` where it lies (a tile row of a row-major array):
+/// where the band holds [`BURST_BYTES`] or less, asks at once for the
+/// next band (the rows under it), so that its lines arrive before the
+/// walk gets there; the hardware's prefetchers, which learn a stream from
+/// its first lines, leave such short rows to memory's latency. Asking
+/// for the band two on instead (8 KiB ahead at least), `s4[66576,1008]`
+/// packed in 11.0-12.5 ms against 8.3-9.6, `bf16[48629,690]{1,0:
+/// T(4,128)(2,1)}` in 12.3 against 8.7 (AMD EPYC Zen 4). `false`, nothing
+/// asked, for longer bands, which the kernels ask for piece by piece as
+/// they read. Hints only: a wrong guess costs wasted reads, and nothing
+/// outside `src` is asked for.
+pub(crate) fn ask_next_band<T>(
+    src: &[T],
+    from: usize,
+    (rows, pitch, width): (usize, usize, usize),
+) -> bool {
+    let bytes = rows
+        .saturating_mul(width)
+        .saturating_mul(core::mem::size_of::<T>());
+    if bytes > BURST_BYTES {
+        return false;
+    }
+    let next = from.saturating_add(rows.saturating_mul(pitch));
+    for r in 0..rows {
+        let at = next.saturating_add(r.saturating_mul(pitch));
+        arch::prefetch_span(src, at, at.saturating_add(width));
+    }
+    true
+}
+
 /// See [`stream_block`].
 const SHORT_ROW_BYTES: usize = 512;
 
