@@ -290,7 +290,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             ahead,
         };
         if b.count * core::mem::size_of::<T>() == 4
-            && arch::interleave_band(self.dst, self.src, whole, self.src[other])
+            && arch::interleave_band(self.dst, self.src, whole, None)
         {
             return;
         }
@@ -344,7 +344,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             if !self.stage.is_empty()
                 && short_group_rows::<T>(self.unit, a, b)
                 && b.count * core::mem::size_of::<T>() == 4
-                && arch::interleave_band(self.dst, self.src, band, fill)
+                && arch::interleave_band(self.dst, self.src, band, Some(fill))
             {
                 self.end = d + run;
                 return;

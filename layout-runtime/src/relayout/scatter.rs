@@ -135,9 +135,10 @@ impl<'a, T: Copy> Scatter<'a, T> {
     /// [`arch::deinterleave_band`]: every row's whole lines streamed,
     /// joined from 64-byte pieces. Through [`stream_joined_rows`], which
     /// streams each piece's whole lines and then the lines split between
-    /// pieces from the stage, `f32[1,12,540,2458]{3,2,1,0:T(4,128)}`
-    /// unpacked in 6.3-7.6 ms against 4.8-6.9 for the same rows 2,560 wide
-    /// (AMD EPYC Zen 4). Where a ragged last tile continues the rows, its
+    /// pieces from the stage, `f32[4093,4093]{1,0:T(8,128)}` unpacked in
+    /// 7.0 ms against 4.7, `f32[1,12,540,2458]{3,2,1,0:T(4,128)}` in 8.7
+    /// against 7.6 (best of three alternated runs, AMD EPYC Zen 4); rows
+    /// 2,560 wide, on lines, took 4.8-6.9. Where a ragged last tile continues the rows, its
     /// pieces go as [`stream_joined_rows`] writes them, and the lines at
     /// the seams are written twice, plainly: below [`SEAMED_RUN_BYTES`] a
     /// row that cost more than it saved (`f32[16384,1000]{1,0:T(8,128)}`

@@ -378,10 +378,15 @@ pub(crate) struct GroupBand {
 /// call: `dst[to + t*dt + g*dg + x*k + j] = src[from + t*st + g*sg +
 /// j*pitch + x]` for `x < columns`, `fill` for `columns <= x < width`.
 /// `false`, nothing written, without AVX-512 VBMI, for other sizes, for
-/// a width that is no whole number of 64 bytes or under the columns, for
-/// a destination group that starts off 16 bytes, or for a group or row
-/// outside its slice.
-pub(crate) fn interleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupBand, fill: T) -> bool {
+/// a width that is no whole number of 64 bytes or under the columns (or
+/// over them without a `fill`), for a destination group that starts off
+/// 16 bytes, or for a group or row outside its slice.
+pub(crate) fn interleave_band<T: Copy>(
+    dst: &mut [T],
+    src: &[T],
+    band: GroupBand,
+    fill: Option<T>,
+) -> bool {
     let size = core::mem::size_of::<T>();
     let k = stream_rows(size);
     #[cfg(target_arch = "x86_64")]
@@ -414,7 +419,7 @@ pub(crate) fn interleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupBand
         let on_16 = |e: usize| (e * size) % 16 == 0;
         let fits = k > 0
             && width > 0
-            && columns <= width
+            && (columns == width || (columns < width && fill.is_some()))
             && (width * size) % 64 == 0
             && ends.is_some_and(|(out, rows)| out <= dst.len() && rows <= src.len())
             && dst[to..].as_ptr().addr() % 16 == 0
@@ -424,7 +429,11 @@ pub(crate) fn interleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupBand
             return false;
         }
         let bytes = |(n, d, s): (usize, usize, usize)| (n, d * size, s * size);
-        let pattern = [fill; 64];
+        // Bytes for the columns past the rows' (none without a fill).
+        let (zeros, repeated) = ([0u8; 64], fill.map(|f| [f; 64]));
+        let pattern = repeated
+            .as_ref()
+            .map_or(zeros.as_ptr(), |p| p.as_ptr().cast());
         // SAFETY: `size` is 1 or 2 (`k` is not 0), so `k` is 4 or 2; every
         // step goes forward, so the furthest group and row are those of
         // the last tile's last group, which end inside `dst` and `src`
@@ -432,8 +441,9 @@ pub(crate) fn interleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupBand
         // elements are `64 * k * steps` bytes, each row's `columns` the
         // bytes under `valid`; every group starts on 16 bytes (the first
         // does, and both steps are multiples of 16 bytes); `dst` is a
-        // unique borrow, so no row overlaps it; `pattern` holds 64 or 128
-        // bytes.
+        // unique borrow, so no row overlaps it; `pattern` points to 64
+        // bytes or more (64 `T`s of 1 or 2 bytes, or 64 zeros) that live
+        // to the end of this block.
         unsafe {
             x86_64::interleave_steps(
                 p,
@@ -442,7 +452,7 @@ pub(crate) fn interleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupBand
                 pitch * size,
                 k,
                 (width * size / 64, columns * size),
-                pattern.as_ptr().cast(),
+                pattern,
                 [bytes(band.tiles), bytes(band.groups)],
                 ahead * size,
             );

@@ -1435,7 +1435,7 @@ fn group_bands_match_a_plain_loop() {
                             groups: (groups, dg, sg),
                             ahead: if at % 2 == 0 { 0 } else { sg },
                         };
-                        let ran = interleave_band(&mut got, &src, band, fill);
+                        let ran = interleave_band(&mut got, &src, band, Some(fill));
                         stream_fence();
                         assert_eq!(ran, vbmi);
                         let mut want = std::vec![old; len + 64];
@@ -1468,7 +1468,7 @@ fn group_bands_match_a_plain_loop() {
 /// Bands of groups [`interleave_band`] cannot write refused, nothing
 /// written: a start off 16 bytes, a width of no whole 64 bytes or under
 /// the columns, a last row past the source, a last group past the
-/// destination.
+/// destination, columns short of the width without a fill.
 #[test]
 fn group_bands_refuse_what_they_cannot_write() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T, fill: T) {
@@ -1514,9 +1514,17 @@ fn group_bands_refuse_what_they_cannot_write() {
                 ..band
             },
         ] {
-            assert!(!interleave_band(&mut got, &src, bad, fill));
+            assert!(!interleave_band(&mut got, &src, bad, Some(fill)));
             assert!(got.iter().all(|&x| x == old));
         }
+        // Columns short of the width with no fill for the rest.
+        let short = GroupBand {
+            columns: 1,
+            to: base,
+            ..band
+        };
+        assert!(!interleave_band(&mut got, &src, short, None));
+        assert!(got.iter().all(|&x| x == old));
     }
     check(|i| (i * 7 + 3) as u8, 0xee, 0x5a);
     check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0, 0x7fc1);
