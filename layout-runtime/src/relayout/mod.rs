@@ -41,8 +41,11 @@
 //! rows that lie at different places in their lines (a ragged width) are
 //! put together a few lines at a time before they are streamed (with
 //! AVX-512 VBMI, each tile's pieces join the pieces before them in
-//! registers, a line at a time); so are the rows of a tile row of `(2,1)`
-//! and `(4,1)` tiles, whole. Sub-byte tiles
+//! registers, a line at a time, and a tile row of `(2,1)`, `(4,1)` or
+//! whole-element tiles unpacked into such rows goes in one call, every
+//! row's lines joined so). With VBMI, a tile row of `(2,1)` and `(4,1)`
+//! tiles packs in one call too, 64 bytes of each row a step, with the
+//! next tile row asked for while this one is read. Sub-byte tiles
 //! whose groups are 4 bytes (`s4` in `(8,1)`) move in AVX-512BW registers
 //! where the CPU has them: eight rows into their groups 64 columns at a
 //! time, and transposed tiles 16x16 groups at a time, packed and
