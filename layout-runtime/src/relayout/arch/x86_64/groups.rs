@@ -46,25 +46,25 @@ static SPLITS: [u8; 256] = {
     t
 };
 
-/// A row's 64 bytes into `zmm$z` from `{r$r}`, those under `k1` from
-/// memory and the rest from `zmm24` (the fill), the same bytes `{ahead}`
-/// further asked for.
+/// A row's 64 bytes into `zmm$z` from its pointer `{$r}`, those under
+/// `k1` from memory and the rest from `zmm24` (the fill), the same bytes
+/// `{ahead}` further asked for.
 macro_rules! group_load {
-    ($z:literal, $r:literal) => {
+    ($z:literal, $r:ident) => {
         concat!(
-            "prefetcht0 [{r",
-            $r,
+            "prefetcht0 [{",
+            stringify!($r),
             "} + {ahead}]\n",
             "vmovdqa64 zmm",
             $z,
             ", zmm24\n",
             "vmovdqu8 zmm",
             $z,
-            " {{k1}}, [{r",
-            $r,
+            " {{k1}}, [{",
+            stringify!($r),
             "}]\n",
-            "add {r",
-            $r,
+            "add {",
+            stringify!($r),
             "}, 64\n",
         )
     };
@@ -105,50 +105,64 @@ macro_rules! group_store {
     };
 }
 
-/// The tables into `zmm20..zmm23`, the fill into `zmm24`, the mask into
-/// `k1`.
-macro_rules! group_setup {
-    () => {
+/// Four rows of bytes in `zmm0..zmm3` into their groups: rows 0 and 1 in
+/// pairs (low and high halves), 2 and 3 too, then the pairs in pairs;
+/// stored as `$store`.
+macro_rules! join4 {
+    ($store:ident) => {
         concat!(
-            "vmovdqu64 zmm20, [{tables}]\n",
-            "vmovdqu64 zmm21, [{tables} + 64]\n",
-            "vmovdqu64 zmm22, [{tables} + 128]\n",
-            "vmovdqu64 zmm23, [{tables} + 192]\n",
-            "vmovdqu64 zmm24, [{fill}]\n",
-            "kmovq k1, {mask}\n",
-        )
-    };
-}
-
-/// `{n}` steps of four rows of bytes into groups.
-macro_rules! groups4_asm {
-    ($store:ident, $rows:expr, $out:expr, $n:expr, $mask:expr, $fill:expr, $ahead:expr) => {
-        asm!(
-            group_setup!(),
-            "2:",
-            group_load!(0, 0),
-            group_load!(1, 1),
-            group_load!(2, 2),
-            group_load!(3, 3),
-            // Rows 0 and 1 in pairs (low and high halves), 2 and 3 too,
-            // then the pairs in pairs.
-            "vmovdqa64 zmm4, zmm0",
-            "vpermt2b zmm4, zmm20, zmm1",
-            "vpermt2b zmm0, zmm21, zmm1",
-            "vmovdqa64 zmm5, zmm2",
-            "vpermt2b zmm5, zmm20, zmm3",
-            "vpermt2b zmm2, zmm21, zmm3",
-            "vmovdqa64 zmm6, zmm4",
-            "vpermt2w zmm6, zmm22, zmm5",
-            "vpermt2w zmm4, zmm23, zmm5",
-            "vmovdqa64 zmm7, zmm0",
-            "vpermt2w zmm7, zmm22, zmm2",
-            "vpermt2w zmm0, zmm23, zmm2",
+            "vmovdqa64 zmm4, zmm0\n",
+            "vpermt2b zmm4, zmm20, zmm1\n",
+            "vpermt2b zmm0, zmm21, zmm1\n",
+            "vmovdqa64 zmm5, zmm2\n",
+            "vpermt2b zmm5, zmm20, zmm3\n",
+            "vpermt2b zmm2, zmm21, zmm3\n",
+            "vmovdqa64 zmm6, zmm4\n",
+            "vpermt2w zmm6, zmm22, zmm5\n",
+            "vpermt2w zmm4, zmm23, zmm5\n",
+            "vmovdqa64 zmm7, zmm0\n",
+            "vpermt2w zmm7, zmm22, zmm2\n",
+            "vpermt2w zmm0, zmm23, zmm2\n",
             group_store!($store, 6, 0),
             group_store!($store, 4, 64),
             group_store!($store, 7, 128),
             group_store!($store, 0, 192),
-            "add {out}, 256",
+        )
+    };
+}
+
+/// Two rows of 2-byte elements in `zmm0` and `zmm1` into pairs, stored as
+/// `$store`.
+macro_rules! join2 {
+    ($store:ident) => {
+        concat!(
+            "vmovdqa64 zmm6, zmm0\n",
+            "vpermt2w zmm6, zmm22, zmm1\n",
+            "vpermt2w zmm0, zmm23, zmm1\n",
+            group_store!($store, 6, 0),
+            group_store!($store, 0, 64),
+        )
+    };
+}
+
+/// `{n}` steps of a group of rows `($z, $r)` (register, pointer operand),
+/// each loaded under the mask and put into groups by `$join`, `$step`
+/// bytes of groups a step; the tables in `zmm20..zmm23`, the fill in
+/// `zmm24`, the mask in `k1`.
+macro_rules! groups_asm {
+    ($join:expr, $step:expr, $rows:expr, $out:expr, $n:expr, $mask:expr, $fill:expr, $ahead:expr;
+     $(($z:literal, $r:ident)),+) => {
+        asm!(
+            "vmovdqu64 zmm20, [{tables}]",
+            "vmovdqu64 zmm21, [{tables} + 64]",
+            "vmovdqu64 zmm22, [{tables} + 128]",
+            "vmovdqu64 zmm23, [{tables} + 192]",
+            "vmovdqu64 zmm24, [{fill}]",
+            "kmovq k1, {mask}",
+            "2:",
+            $(group_load!($z, $r),)+
+            $join,
+            "add {out}, {step}",
             "dec {n}",
             "jnz 2b",
             "vzeroupper",
@@ -156,10 +170,8 @@ macro_rules! groups4_asm {
             fill = in(reg) $fill,
             mask = in(reg) $mask,
             ahead = in(reg) $ahead,
-            r0 = inout(reg) $rows[0] => _,
-            r1 = inout(reg) $rows[1] => _,
-            r2 = inout(reg) $rows[2] => _,
-            r3 = inout(reg) $rows[3] => _,
+            step = in(reg) $step,
+            $($r = inout(reg) $rows[$z] => _,)+
             out = inout(reg) $out => _,
             n = inout(reg) $n => _,
             // `vzeroupper` writes the upper halves of zmm0-15.
@@ -174,40 +186,14 @@ macro_rules! groups4_asm {
     };
 }
 
-/// `{n}` steps of two rows of 2-byte elements into pairs.
-macro_rules! groups2_asm {
-    ($store:ident, $rows:expr, $out:expr, $n:expr, $mask:expr, $fill:expr, $ahead:expr) => {
-        asm!(
-            group_setup!(),
-            "2:",
-            group_load!(0, 0),
-            group_load!(1, 1),
-            "vmovdqa64 zmm6, zmm0",
-            "vpermt2w zmm6, zmm22, zmm1",
-            "vpermt2w zmm0, zmm23, zmm1",
-            group_store!($store, 6, 0),
-            group_store!($store, 0, 64),
-            "add {out}, 128",
-            "dec {n}",
-            "jnz 2b",
-            "vzeroupper",
-            tables = in(reg) TABLES.as_ptr(),
-            fill = in(reg) $fill,
-            mask = in(reg) $mask,
-            ahead = in(reg) $ahead,
-            r0 = inout(reg) $rows[0] => _,
-            r1 = inout(reg) $rows[1] => _,
-            out = inout(reg) $out => _,
-            n = inout(reg) $n => _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-            out("zmm24") _, out("k1") _,
-            options(nostack),
-        )
+/// [`groups_asm`] for four rows of bytes or two of 2-byte elements,
+/// stored as `$store`.
+macro_rules! groups_rows {
+    (4, $store:ident, $($arg:expr),+) => {
+        groups_asm!(join4!($store), 256usize, $($arg),+; (0, r0), (1, r1), (2, r2), (3, r3))
+    };
+    (2, $store:ident, $($arg:expr),+) => {
+        groups_asm!(join2!($store), 128usize, $($arg),+; (0, r0), (1, r1))
     };
 }
 
@@ -239,10 +225,10 @@ unsafe fn steps(
     // halves clean.
     unsafe {
         match (k, on_line) {
-            (4, true) => groups4_asm!(line, rows, out, n, mask, fill, ahead),
-            (4, false) => groups4_asm!(quarters, rows, out, n, mask, fill, ahead),
-            (_, true) => groups2_asm!(line, rows, out, n, mask, fill, ahead),
-            (_, false) => groups2_asm!(quarters, rows, out, n, mask, fill, ahead),
+            (4, true) => groups_rows!(4, line, rows, out, n, mask, fill, ahead),
+            (4, false) => groups_rows!(4, quarters, rows, out, n, mask, fill, ahead),
+            (_, true) => groups_rows!(2, line, rows, out, n, mask, fill, ahead),
+            (_, false) => groups_rows!(2, quarters, rows, out, n, mask, fill, ahead),
         }
     }
 }
@@ -309,13 +295,13 @@ pub(in crate::relayout::arch) unsafe fn interleave_steps(
 
 /// Row `$j`'s index (`zmm$x`: indices `64 - h` on, which take the last
 /// `h` bytes of the piece before and the first `64 - h` of the next, `h`
-/// as far as `{r$j}` is into its line) and its piece before (`zmm$p`,
-/// from slot `$j` of `{carry}`). `rax` and `rdx` are scratch.
+/// as far as its pointer `{$r}` is into its line) and its piece before
+/// (`zmm$p`, from slot `$j` of `{carry}`). `rax` and `rdx` are scratch.
 macro_rules! split_setup {
-    ($j:literal, $p:literal, $x:literal) => {
+    ($j:literal, $r:ident, $p:literal, $x:literal) => {
         concat!(
-            "mov rax, {r",
-            $j,
+            "mov rax, {",
+            stringify!($r),
             "}\n",
             "and eax, 63\n",
             "mov edx, 64\n",
@@ -337,12 +323,12 @@ macro_rules! split_setup {
     };
 }
 
-/// Row `$j`'s piece (`zmm$j`, for `{r$j}`) joined to the piece before it
+/// Row `$j`'s piece (`zmm$j`, for `{$r}`) joined to the piece before it
 /// (`zmm$p`) by its index (`zmm$x`) into `zmm18`, the line the piece
 /// starts in, stored as `$store` (`split_store!`); the piece then becomes
 /// the piece before, and `{r$j}` moves on a piece.
 macro_rules! split_line {
-    ($j:literal, $p:literal, $x:literal, $store:ident) => {
+    ($j:literal, $r:ident, $p:literal, $x:literal, $store:ident) => {
         concat!(
             "vmovdqa64 zmm18, zmm",
             $p,
@@ -357,12 +343,12 @@ macro_rules! split_line {
             ", zmm",
             $j,
             "\n",
-            "mov rax, {r",
-            $j,
+            "mov rax, {",
+            stringify!($r),
             "}\n",
             split_store!($store),
-            "add {r",
-            $j,
+            "add {",
+            stringify!($r),
             "}, 64\n",
         )
     };
@@ -401,135 +387,86 @@ macro_rules! split_store {
     };
 }
 
-/// `{n}` steps of a group of `k` rows, each row's piece joined and stored
-/// as `$store`, the pieces before in and back out of the slots.
+/// Four rows of bytes from `{input}` into `zmm0..zmm3`: pairs of rows 0
+/// and 1 (even 2-byte lanes) and of rows 2 and 3 (odd ones), columns
+/// 0..32 then 32..64, then each pair into its rows.
+macro_rules! split4 {
+    () => {
+        concat!(
+            "vmovdqu64 zmm4, [{input}]\n",
+            "vmovdqu64 zmm5, [{input} + 64]\n",
+            "vmovdqu64 zmm6, [{input} + 128]\n",
+            "vmovdqu64 zmm7, [{input} + 192]\n",
+            "vmovdqa64 zmm8, zmm4\n",
+            "vpermt2w zmm8, zmm20, zmm5\n",
+            "vpermt2w zmm4, zmm21, zmm5\n",
+            "vmovdqa64 zmm9, zmm6\n",
+            "vpermt2w zmm9, zmm20, zmm7\n",
+            "vpermt2w zmm6, zmm21, zmm7\n",
+            "vmovdqa64 zmm0, zmm8\n",
+            "vpermt2b zmm0, zmm22, zmm9\n",
+            "vmovdqa64 zmm1, zmm8\n",
+            "vpermt2b zmm1, zmm23, zmm9\n",
+            "vmovdqa64 zmm2, zmm4\n",
+            "vpermt2b zmm2, zmm22, zmm6\n",
+            "vmovdqa64 zmm3, zmm4\n",
+            "vpermt2b zmm3, zmm23, zmm6\n",
+        )
+    };
+}
+
+/// Two rows of 2-byte elements from `{input}` into `zmm0` and `zmm1`.
+macro_rules! split2 {
+    () => {
+        concat!(
+            "vmovdqu64 zmm4, [{input}]\n",
+            "vmovdqu64 zmm5, [{input} + 64]\n",
+            "vmovdqa64 zmm0, zmm4\n",
+            "vpermt2w zmm0, zmm20, zmm5\n",
+            "vmovdqa64 zmm1, zmm4\n",
+            "vpermt2w zmm1, zmm21, zmm5\n",
+        )
+    };
+}
+
+/// One row from `{input}` into `zmm0`.
+macro_rules! split1 {
+    () => {
+        "vmovdqu64 zmm0, [{input}]\n"
+    };
+}
+
+/// `{n}` steps of a group of rows, `$split` (`split4!` and the others;
+/// empty for a tail, which reads nothing) putting each step's rows into
+/// `zmm0..`, each row's piece then joined and stored as `$store`, the
+/// pieces before in and back out of the slots. A row `($j, $r, $p, $x)`:
+/// its number, the operand of its pointer, and the registers of its piece
+/// before and of its index.
 macro_rules! split_asm {
-    (4, $store:ident, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
+    ($store:ident, $split:expr, $step:expr, $rows:expr, $input:expr, $n:expr, $carry:expr;
+     $(($j:literal, $r:ident, $p:literal, $x:literal)),+) => {
         asm!(
             "vmovdqu64 zmm16, [{iota}]",
             "vmovdqu64 zmm20, [{splits}]",
             "vmovdqu64 zmm21, [{splits} + 64]",
             "vmovdqu64 zmm22, [{splits} + 128]",
             "vmovdqu64 zmm23, [{splits} + 192]",
-            split_setup!(0, 24, 28),
-            split_setup!(1, 25, 29),
-            split_setup!(2, 26, 30),
-            split_setup!(3, 27, 31),
+            $(split_setup!($j, $r, $p, $x),)+
             "2:",
-            "vmovdqu64 zmm4, [{input}]",
-            "vmovdqu64 zmm5, [{input} + 64]",
-            "vmovdqu64 zmm6, [{input} + 128]",
-            "vmovdqu64 zmm7, [{input} + 192]",
-            // Pairs of rows 0 and 1 (even 2-byte lanes) and of rows 2
-            // and 3 (odd ones), columns 0..32 then 32..64; then each pair
-            // into its rows.
-            "vmovdqa64 zmm8, zmm4",
-            "vpermt2w zmm8, zmm20, zmm5",
-            "vpermt2w zmm4, zmm21, zmm5",
-            "vmovdqa64 zmm9, zmm6",
-            "vpermt2w zmm9, zmm20, zmm7",
-            "vpermt2w zmm6, zmm21, zmm7",
-            "vmovdqa64 zmm0, zmm8",
-            "vpermt2b zmm0, zmm22, zmm9",
-            "vmovdqa64 zmm1, zmm8",
-            "vpermt2b zmm1, zmm23, zmm9",
-            "vmovdqa64 zmm2, zmm4",
-            "vpermt2b zmm2, zmm22, zmm6",
-            "vmovdqa64 zmm3, zmm4",
-            "vpermt2b zmm3, zmm23, zmm6",
-            split_line!(0, 24, 28, $store),
-            split_line!(1, 25, 29, $store),
-            split_line!(2, 26, 30, $store),
-            split_line!(3, 27, 31, $store),
-            "add {input}, 256",
+            $split,
+            $(split_line!($j, $r, $p, $x, $store),)+
+            "add {input}, {step}",
             "dec {n}",
             "jnz 2b",
-            "vmovdqu64 [{carry} + 0], zmm24",
-            "vmovdqu64 [{carry} + 64], zmm25",
-            "vmovdqu64 [{carry} + 128], zmm26",
-            "vmovdqu64 [{carry} + 192], zmm27",
+            $(concat!("vmovdqu64 [{carry} + 64*", $j, "], zmm", $p),)+
             "vzeroupper",
             iota = in(reg) super::joins::IOTA.as_ptr(),
             splits = in(reg) SPLITS.as_ptr(),
+            step = in(reg) $step,
             input = inout(reg) $input => _,
             n = inout(reg) $n => _,
             carry = in(reg) $carry,
-            r0 = inout(reg) $rows[0] => _,
-            r1 = inout(reg) $rows[1] => _,
-            r2 = inout(reg) $rows[2] => _,
-            r3 = inout(reg) $rows[3] => _,
-            out("rax") _, out("rcx") _, out("rdx") _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
-            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
-            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
-            out("zmm30") _, out("zmm31") _, out("k1") _,
-            options(nostack),
-        )
-    };
-    (2, $store:ident, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
-        asm!(
-            "vmovdqu64 zmm16, [{iota}]",
-            "vmovdqu64 zmm20, [{splits}]",
-            "vmovdqu64 zmm21, [{splits} + 64]",
-            split_setup!(0, 24, 28),
-            split_setup!(1, 25, 29),
-            "2:",
-            "vmovdqu64 zmm4, [{input}]",
-            "vmovdqu64 zmm5, [{input} + 64]",
-            "vmovdqa64 zmm0, zmm4",
-            "vpermt2w zmm0, zmm20, zmm5",
-            "vmovdqa64 zmm1, zmm4",
-            "vpermt2w zmm1, zmm21, zmm5",
-            split_line!(0, 24, 28, $store),
-            split_line!(1, 25, 29, $store),
-            "add {input}, 128",
-            "dec {n}",
-            "jnz 2b",
-            "vmovdqu64 [{carry} + 0], zmm24",
-            "vmovdqu64 [{carry} + 64], zmm25",
-            "vzeroupper",
-            iota = in(reg) super::joins::IOTA.as_ptr(),
-            splits = in(reg) SPLITS.as_ptr(),
-            input = inout(reg) $input => _,
-            n = inout(reg) $n => _,
-            carry = in(reg) $carry,
-            r0 = inout(reg) $rows[0] => _,
-            r1 = inout(reg) $rows[1] => _,
-            out("rax") _, out("rcx") _, out("rdx") _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
-            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
-            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
-            out("zmm30") _, out("zmm31") _, out("k1") _,
-            options(nostack),
-        )
-    };
-    (1, $store:ident, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
-        asm!(
-            "vmovdqu64 zmm16, [{iota}]",
-            split_setup!(0, 24, 28),
-            "2:",
-            "vmovdqu64 zmm0, [{input}]",
-            split_line!(0, 24, 28, $store),
-            "add {input}, 64",
-            "dec {n}",
-            "jnz 2b",
-            "vmovdqu64 [{carry} + 0], zmm24",
-            "vzeroupper",
-            iota = in(reg) super::joins::IOTA.as_ptr(),
-            input = inout(reg) $input => _,
-            n = inout(reg) $n => _,
-            carry = in(reg) $carry,
-            r0 = inout(reg) $rows[0] => _,
+            $($r = inout(reg) $rows[$j] => _,)+
             out("rax") _, out("rcx") _, out("rdx") _,
             // `vzeroupper` writes the upper halves of zmm0-15.
             out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
@@ -545,87 +482,19 @@ macro_rules! split_asm {
     };
 }
 
-/// The last line of each of `k` rows: as `split_asm`, a piece of
-/// nothing past each row's last, its line's first `h` bytes from the
-/// piece before, plainly.
-macro_rules! split_tail_asm {
-    (4, $rows:expr, $carry:expr) => {
-        asm!(
-            "vmovdqu64 zmm16, [{iota}]",
-            split_setup!(0, 24, 28),
-            split_setup!(1, 25, 29),
-            split_setup!(2, 26, 30),
-            split_setup!(3, 27, 31),
-            split_line!(0, 24, 28, tail),
-            split_line!(1, 25, 29, tail),
-            split_line!(2, 26, 30, tail),
-            split_line!(3, 27, 31, tail),
-            "vzeroupper",
-            iota = in(reg) super::joins::IOTA.as_ptr(),
-            carry = in(reg) $carry,
-            r0 = inout(reg) $rows[0] => _,
-            r1 = inout(reg) $rows[1] => _,
-            r2 = inout(reg) $rows[2] => _,
-            r3 = inout(reg) $rows[3] => _,
-            out("rax") _, out("rcx") _, out("rdx") _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
-            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
-            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
-            out("zmm30") _, out("zmm31") _, out("k1") _,
-            options(nostack),
-        )
+/// [`split_asm`] for `k` rows (4, 2 or 1), each step's rows put
+/// together by `$split`.
+macro_rules! split_rows {
+    (4, $store:ident, $split:expr, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
+        split_asm!($store, $split, 256usize, $rows, $input, $n, $carry;
+            (0, r0, 24, 28), (1, r1, 25, 29), (2, r2, 26, 30), (3, r3, 27, 31))
     };
-    (2, $rows:expr, $carry:expr) => {
-        asm!(
-            "vmovdqu64 zmm16, [{iota}]",
-            split_setup!(0, 24, 28),
-            split_setup!(1, 25, 29),
-            split_line!(0, 24, 28, tail),
-            split_line!(1, 25, 29, tail),
-            "vzeroupper",
-            iota = in(reg) super::joins::IOTA.as_ptr(),
-            carry = in(reg) $carry,
-            r0 = inout(reg) $rows[0] => _,
-            r1 = inout(reg) $rows[1] => _,
-            out("rax") _, out("rcx") _, out("rdx") _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
-            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
-            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
-            out("zmm30") _, out("zmm31") _, out("k1") _,
-            options(nostack),
-        )
+    (2, $store:ident, $split:expr, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
+        split_asm!($store, $split, 128usize, $rows, $input, $n, $carry;
+            (0, r0, 24, 28), (1, r1, 25, 29))
     };
-    (1, $rows:expr, $carry:expr) => {
-        asm!(
-            "vmovdqu64 zmm16, [{iota}]",
-            split_setup!(0, 24, 28),
-            split_line!(0, 24, 28, tail),
-            "vzeroupper",
-            iota = in(reg) super::joins::IOTA.as_ptr(),
-            carry = in(reg) $carry,
-            r0 = inout(reg) $rows[0] => _,
-            out("rax") _, out("rcx") _, out("rdx") _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
-            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
-            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
-            out("zmm30") _, out("zmm31") _, out("k1") _,
-            options(nostack),
-        )
+    (1, $store:ident, $split:expr, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
+        split_asm!($store, $split, 64usize, $rows, $input, $n, $carry; (0, r0, 24, 28))
     };
 }
 
@@ -677,15 +546,16 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_steps(
     // `preserves_flags`); no stack.
     unsafe {
         match (k, piece) {
-            (4, Piece::Tail) => split_tail_asm!(4, rows, carry),
-            (2, Piece::Tail) => split_tail_asm!(2, rows, carry),
-            (_, Piece::Tail) => split_tail_asm!(1, rows, carry),
-            (4, Piece::First) => split_asm!(4, head, rows, input, n, carry),
-            (4, Piece::Later) => split_asm!(4, stream, rows, input, n, carry),
-            (2, Piece::First) => split_asm!(2, head, rows, input, n, carry),
-            (2, Piece::Later) => split_asm!(2, stream, rows, input, n, carry),
-            (_, Piece::First) => split_asm!(1, head, rows, input, n, carry),
-            (_, Piece::Later) => split_asm!(1, stream, rows, input, n, carry),
+            // A tail reads nothing and makes one step.
+            (4, Piece::Tail) => split_rows!(4, tail, "", rows, input, 1usize, carry),
+            (2, Piece::Tail) => split_rows!(2, tail, "", rows, input, 1usize, carry),
+            (_, Piece::Tail) => split_rows!(1, tail, "", rows, input, 1usize, carry),
+            (4, Piece::First) => split_rows!(4, head, split4!(), rows, input, n, carry),
+            (4, Piece::Later) => split_rows!(4, stream, split4!(), rows, input, n, carry),
+            (2, Piece::First) => split_rows!(2, head, split2!(), rows, input, n, carry),
+            (2, Piece::Later) => split_rows!(2, stream, split2!(), rows, input, n, carry),
+            (_, Piece::First) => split_rows!(1, head, split1!(), rows, input, n, carry),
+            (_, Piece::Later) => split_rows!(1, stream, split1!(), rows, input, n, carry),
         }
     }
 }
