@@ -416,11 +416,12 @@ pub(crate) fn interleave_band<T: Copy>(
                 .checked_add(columns)?;
             Some((out, rows))
         })();
-        let on_16 = |e: usize| (e * size) % 16 == 0;
+        // Exact modulo 16 however far the product wraps.
+        let on_16 = |e: usize| e.wrapping_mul(size) % 16 == 0;
         let fits = k > 0
             && width > 0
             && (columns == width || (columns < width && fill.is_some()))
-            && (width * size) % 64 == 0
+            && width.saturating_mul(size) % 64 == 0
             && ends.is_some_and(|(out, rows)| out <= dst.len() && rows <= src.len())
             && dst[to..].as_ptr().addr() % 16 == 0
             && on_16(dt)
@@ -523,10 +524,11 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
                 .checked_add(k.checked_mul(columns)?)?;
             Some((out, input))
         })();
+        let tile = columns.saturating_mul(size);
         let fits = k > 0
             && (1..=JOINED_ROWS).contains(&rows)
-            && columns * size >= 64
-            && (columns * size) % 64 == 0
+            && tile >= 64
+            && tile % 64 == 0
             && (rows == 1 || pitch >= run)
             && ends.is_some_and(|(out, input)| out <= dst.len() && input <= src.len());
         if !fits {
@@ -534,7 +536,7 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
         }
         let mut carry = [0u8; 64 * JOINED_ROWS];
         let (out, input) = (dst.as_mut_ptr().cast::<u8>(), src.as_ptr().cast::<u8>());
-        let (tile, steps) = (columns * size, columns * size / 64);
+        let steps = tile / 64;
         // Row `j` of group `g`, `at` bytes into its run.
         let row = |g: usize, at: usize| -> [*mut u8; 4] {
             core::array::from_fn(|j| {

@@ -1517,6 +1517,23 @@ fn group_bands_refuse_what_they_cannot_write() {
             assert!(!interleave_band(&mut got, &src, bad, Some(fill)));
             assert!(got.iter().all(|&x| x == old));
         }
+        // Widths and steps past `usize`.
+        for bad in [
+            GroupBand {
+                width: usize::MAX,
+                columns: usize::MAX,
+                to: base,
+                ..band
+            },
+            GroupBand {
+                to: base,
+                tiles: (1, usize::MAX, usize::MAX),
+                groups: (2, usize::MAX, 1),
+                ..band
+            },
+        ] {
+            assert!(!interleave_band(&mut got, &src, bad, Some(fill)));
+        }
         // Columns short of the width with no fill for the rest.
         let short = GroupBand {
             columns: 1,
@@ -1618,6 +1635,15 @@ fn group_rows_match_a_plain_loop() {
             },
             GroupRows {
                 to: 63 * step + 1,
+                ..band
+            },
+            GroupRows {
+                columns: usize::MAX / 2 + 1,
+                pitch: usize::MAX,
+                ..band
+            },
+            GroupRows {
+                tiles: (2, usize::MAX),
                 ..band
             },
         ] {
