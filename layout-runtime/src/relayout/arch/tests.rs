@@ -1553,9 +1553,7 @@ fn group_bands_refuse_what_they_cannot_write() {
 /// one to eight groups (up to 32 rows), tiles of one and two 64-byte
 /// steps a row, rows starting at every place in their lines (odd
 /// pitches, every first offset), the source's groups apart; nothing
-/// outside the rows' runs may change. Refused (nothing written): rows
-/// that overlap, more than 32 rows, a tile of no whole 64 bytes a row,
-/// a row past the destination.
+/// outside the rows' runs may change.
 #[test]
 fn group_rows_match_a_plain_loop() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T, grouped: bool) {
@@ -1607,6 +1605,24 @@ fn group_rows_match_a_plain_loop() {
                 }
             }
         }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee, true);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0, true);
+    check(|i| (i * 7 + 3) as u8, 0xee, false);
+    check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0, false);
+    check(|i| [i as u64, !(i as u64)], [0; 2], false);
+}
+
+/// Bands [`deinterleave_band`] cannot write refused, nothing written:
+/// rows that overlap, more than 32 rows, a tile of no whole 64 bytes a
+/// row, a row past the destination, widths and steps past `usize`, and
+/// groups of 4-byte elements (no kernel).
+#[test]
+fn group_rows_refuse_what_they_cannot_write() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T, grouped: bool) {
+        let size = core::mem::size_of::<T>();
+        let k = if grouped { 4 / size } else { 1 };
+        let step = 64 / size;
         let src: Vec<T> = (0..64 * step).map(make).collect();
         let band = GroupRows {
             grouped,
@@ -1653,9 +1669,7 @@ fn group_rows_match_a_plain_loop() {
     }
     check(|i| (i * 7 + 3) as u8, 0xee, true);
     check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0, true);
-    check(|i| (i * 7 + 3) as u8, 0xee, false);
     check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0, false);
-    check(|i| [i as u64, !(i as u64)], [0; 2], false);
     // Groups of 4-byte elements have no kernel.
     let mut got = std::vec![0u32; 256];
     let band = GroupRows {
