@@ -296,24 +296,15 @@ pub(in crate::relayout::arch) unsafe fn interleave_steps(
 /// Row `$j`'s index (`zmm$x`: indices `64 - h` on, which take the last
 /// `h` bytes of the piece before and the first `64 - h` of the next, `h`
 /// as far as its pointer `{$r}` is into its line) and its piece before
-/// (`zmm$p`, from slot `$j` of `{carry}`). `rax` and `rdx` are scratch.
+/// (`zmm$p`, from slot `$j` of `{carry}`). `rcx` and `rdx` are scratch.
 macro_rules! split_setup {
     ($j:literal, $r:ident, $p:literal, $x:literal) => {
         concat!(
-            "mov rax, {",
+            "mov rcx, {",
             stringify!($r),
             "}\n",
-            "and eax, 63\n",
-            "mov edx, 64\n",
-            "sub edx, eax\n",
-            "vpbroadcastb zmm",
-            $x,
-            ", edx\n",
-            "vpaddb zmm",
-            $x,
-            ", zmm",
-            $x,
-            ", zmm16\n",
+            "and ecx, 63\n",
+            join_index!($x),
             "vmovdqu64 zmm",
             $p,
             ", [{carry} + 64*",
@@ -354,35 +345,17 @@ macro_rules! split_line {
     };
 }
 
-/// The joined line (`zmm18`) for a piece at `rax`, `h` bytes into its
-/// line: streamed whole (`stream`); on a row's first piece, plainly from
-/// the piece's start (`head`); past its last piece, only its first `h`
-/// bytes, plainly (`tail`). `rcx` and `rdx` are scratch.
+/// The joined line (`zmm18`) for a piece at `rax`, stored as `$store`
+/// (`join_store!`: streamed whole, the head of a row, or the tail past
+/// its last piece) on the line the piece starts in. `rcx` and `rdx` are
+/// scratch.
 macro_rules! split_store {
-    (stream) => {
-        "and rax, -64\nvmovntdq [rax], zmm18\n"
-    };
-    (head) => {
+    ($store:ident) => {
         concat!(
             "mov ecx, eax\n",
             "and ecx, 63\n",
             "and rax, -64\n",
-            "mov rdx, -1\n",
-            "shl rdx, cl\n",
-            "kmovq k1, rdx\n",
-            "vmovdqu8 [rax]{{k1}}, zmm18\n",
-        )
-    };
-    (tail) => {
-        concat!(
-            "mov ecx, eax\n",
-            "and ecx, 63\n",
-            "and rax, -64\n",
-            "mov edx, 1\n",
-            "shl rdx, cl\n",
-            "dec rdx\n",
-            "kmovq k1, rdx\n",
-            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+            join_store!($store),
         )
     };
 }

@@ -530,6 +530,27 @@ macro_rules! each16 {
     };
 }
 
+/// The indices of a joined line into `zmm$x`: `64 - h` on from `zmm16`
+/// (bytes `0..64`), with `h` in `ecx`, so that `vpermt2b` takes the last
+/// `h` bytes of the piece before and the first `64 - h` of the piece.
+/// `rdx` is scratch.
+macro_rules! join_index {
+    ($x:literal) => {
+        concat!(
+            "mov edx, 64\n",
+            "sub edx, ecx\n",
+            "vpbroadcastb zmm",
+            $x,
+            ", edx\n",
+            "vpaddb zmm",
+            $x,
+            ", zmm",
+            $x,
+            ", zmm16\n",
+        )
+    };
+}
+
 /// The line that the 64-byte piece in `zmm$k`, at `rax`, starts in,
 /// joined from the piece before it on its run (slot `$k` of `{carry}`,
 /// 64 bytes each) and itself, stored as `$store` (`join_store!`); the
@@ -543,10 +564,7 @@ macro_rules! join_line {
         concat!(
             "mov ecx, eax\n",
             "and ecx, 63\n",
-            "mov edx, 64\n",
-            "sub edx, ecx\n",
-            "vpbroadcastb zmm17, edx\n",
-            "vpaddb zmm17, zmm17, zmm16\n",
+            join_index!(17),
             "vmovdqu64 zmm18, [{carry} + 64*",
             $k,
             "]\n",
@@ -564,9 +582,11 @@ macro_rules! join_line {
     };
 }
 
-/// A joined line (`zmm18` for the line at `rax`) streamed, or, on a
-/// run's first line, whose first `h` bytes (`cl`) are not the run's,
-/// stored plainly from the piece's start.
+/// A joined line (`zmm18` for the line at `rax`, `h` bytes in `cl`)
+/// streamed; or, on a run's first line, whose first `h` bytes are not the
+/// run's, stored plainly from the piece's start (`head`); or, on the line
+/// past a run's last piece, only its first `h` bytes, plainly (`tail`).
+/// `rdx` is scratch.
 macro_rules! join_store {
     (stream) => {
         "vmovntdq [rax], zmm18\n"
@@ -575,6 +595,15 @@ macro_rules! join_store {
         concat!(
             "mov rdx, -1\n",
             "shl rdx, cl\n",
+            "kmovq k1, rdx\n",
+            "vmovdqu8 [rax]{{k1}}, zmm18\n",
+        )
+    };
+    (tail) => {
+        concat!(
+            "mov edx, 1\n",
+            "shl rdx, cl\n",
+            "dec rdx\n",
             "kmovq k1, rdx\n",
             "vmovdqu8 [rax]{{k1}}, zmm18\n",
         )
