@@ -131,6 +131,11 @@ fn whole_element_tiles_past_the_cache() {
     // ragged last tile of 4-row tiles, and 1-row tiles of a 3-D array.
     pack_and_unpack::<u32>("f32[2,440,2458]{2,1,0:T(4,128)}");
     pack_and_unpack::<u32>("f32[2,1179,2387]{2,1,0:T(1,128)}");
+    // Rows back to back whose lengths (3,062 and 7,001 bytes) are no
+    // multiple of 16 bytes, unpacked 32 rows a kernel call, the elements
+    // past their last whole 64 bytes plainly.
+    pack_and_unpack::<u16>("bf16[3001,1531]{1,0:T(1,128)}");
+    pack_and_unpack::<u8>("s8[1201,7001]{1,0:T(1,128)}");
 }
 
 #[test]

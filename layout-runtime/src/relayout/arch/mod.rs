@@ -487,7 +487,7 @@ pub(crate) struct GroupRows {
 }
 
 /// The most rows [`deinterleave_band`] joins at once: a 64-byte slot each.
-const JOINED_ROWS: usize = 32;
+pub(crate) const JOINED_ROWS: usize = 32;
 
 /// Every group of `band` into its rows, `dst[to + (g*k + j)*pitch +
 /// t*columns + x] = src[from + t*st + g*sg + x*k + j]`, in 64-byte pieces

@@ -476,7 +476,7 @@ pub(crate) fn ask_next_band<T>(
 }
 
 /// See [`stream_block`].
-const SHORT_ROW_BYTES: usize = 512;
+pub(crate) const SHORT_ROW_BYTES: usize = 512;
 
 /// Rows a stage should hold at least: fewer, and the source side of a
 /// transpose reads too little of each cache line per pass.
