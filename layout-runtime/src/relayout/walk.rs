@@ -865,10 +865,11 @@ impl Walk {
         carried: &[Axis],
         axis: Axis,
     ) {
-        let mut more = [UNIT; MAX_STEPS];
-        more[..carried.len()].copy_from_slice(carried);
-        more[carried.len()] = axis;
-        self.descend(v, j + 1, off, other, partial, &more[..=carried.len()]);
+        with_axes(carried.len() + 1, |more| {
+            more[..carried.len()].copy_from_slice(carried);
+            more[carried.len()] = axis;
+            self.descend(v, j + 1, off, other, partial, more);
+        });
     }
 
     /// [`descend`](Self::descend) at step `j`, always inside its bound,
@@ -1017,19 +1018,36 @@ impl Walk {
             2 if carried.is_empty() => v.block(off, other, step(j), step(j + 1)),
             inner => {
                 let outer = carried.len() + inner - 2;
-                let mut order = [UNIT; MAX_STEPS];
-                order[..carried.len()].copy_from_slice(carried);
-                for (k, slot) in (j..self.n - 2).zip(&mut order[carried.len()..]) {
-                    *slot = step(k);
-                }
-                let (a, b) = (step(self.n - 2), step(self.n - 1));
-                if far(a, b) {
-                    nest_far(v, &order[..outer], (off, other), a, b);
-                } else {
-                    nest(v, &order[..outer], off, other, a, b);
-                }
+                with_axes(outer, |order| {
+                    order[..carried.len()].copy_from_slice(carried);
+                    for (k, slot) in (j..self.n - 2).zip(&mut order[carried.len()..]) {
+                        *slot = step(k);
+                    }
+                    let (a, b) = (step(self.n - 2), step(self.n - 1));
+                    if far(a, b) {
+                        nest_far(v, order, (off, other), a, b);
+                    } else {
+                        nest(v, order, off, other, a, b);
+                    }
+                });
             }
         }
+    }
+}
+
+/// Steps a walk of rank 8 or less carries at most: [`with_axes`] holds
+/// them in a small array.
+const FEW_AXES: usize = 16;
+
+/// `f` with `n` axes of scratch (at most [`MAX_STEPS`]), on the stack.
+/// Those of common ranks come from an array of [`FEW_AXES`]: `blocks`
+/// zeroed all [`MAX_STEPS`] at every call, a tenth of the samples of the
+/// `bf16[48629,690]{1,0:T(4,128)(2,1)}` unpack, which calls it a tile row.
+fn with_axes<R>(n: usize, f: impl FnOnce(&mut [Axis]) -> R) -> R {
+    if n <= FEW_AXES {
+        f(&mut [UNIT; FEW_AXES][..n])
+    } else {
+        f(&mut [UNIT; MAX_STEPS][..n])
     }
 }
 
