@@ -495,7 +495,9 @@ pub(crate) const JOINED_ROWS: usize = 32;
 /// starts in, which goes out whole with a streaming store (the rows start
 /// anywhere in their lines: a row-major array of any width); only each
 /// row's first and last partial lines go plainly (`k` is 1 unless
-/// `band.grouped`). `false`, nothing written, without AVX-512 VBMI, for
+/// `band.grouped`). The tiles after the first go in one kernel call where
+/// the band has 8 rows or fewer, the pieces before in registers. `false`,
+/// nothing written, without AVX-512 VBMI, for
 /// groups of other sizes, for a tile that is no
 /// whole number of 64 bytes a row, for more than [`JOINED_ROWS`] rows,
 /// for rows that overlap, or for a row or group outside its slice.
@@ -544,7 +546,38 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
                 out.wrapping_add((to + r) * size + at)
             })
         };
+        // Tiles after the first in one call, where its registers hold a
+        // piece of every row (8 rows at most). Bands of more rows run a
+        // tile and a group a call: in one call for each 8 rows, the rows'
+        // runs one after another took longer (`bf16` `T(16,128)(2,1)` 6.9 ms
+        // against 4.9-6.0, `s8` `T(32,128)(4,1)` 6.5 against 4.6-6.2).
+        let in_one = nt > 1 && x86_64::band_tiles(k, ng);
         for t in 0..nt {
+            if t == 1 && in_one {
+                let tiles = x86_64::BandTiles {
+                    source: input.wrapping_add((from + st) * size),
+                    group_bytes: sg * size,
+                    stride: st * size,
+                    steps,
+                    count: nt - 1,
+                    row: out.wrapping_add(to * size + tile),
+                    pitch: pitch * size,
+                };
+                // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI;
+                // `band_tiles(k, ng)` holds, `nt - 1` and `steps` are at
+                // least 1. Tile `t`'s group `g` (from tile 1 on: `(t + 1) *
+                // st + g * sg` elements from `from`) lies inside `src`, its
+                // `64 * k * steps` bytes `k * columns` elements (checked
+                // above, without overflow); `carry` holds a slot of 64 bytes
+                // for each of the `k * ng` rows. Each row's pieces from tile
+                // 1 on start `tile` bytes or more into its run, 64 bytes
+                // apart, and each line one starts in ends before the piece's
+                // end, inside the run, which lies inside `dst`; the rows are
+                // disjoint (`pitch` at least the run), `dst` is a unique
+                // borrow, and `carry` is local.
+                unsafe { x86_64::deinterleave_tiles(p, k, ng, tiles, carry.as_mut_ptr()) };
+                break;
+            }
             for g in 0..ng {
                 let group = input.wrapping_add((from + t * st + g * sg) * size);
                 let slots = carry[64 * k * g..].as_mut_ptr();

@@ -1549,9 +1549,9 @@ fn group_bands_refuse_what_they_cannot_write() {
 
 /// Whole bands of groups unpacked into joined rows against a plain loop:
 /// bytes in fours and 2-byte elements in pairs, and rows as they lie
-/// (groups of one row) of 1, 4 and 16-byte elements, one to three tiles of
-/// one to eight groups (up to 32 rows), tiles of one and two 64-byte
-/// steps a row, rows starting at every place in their lines (odd
+/// (groups of one row) of 1, 4 and 16-byte elements, one to five tiles of
+/// one to eight groups (up to 32 rows; the tiles after the first in one
+/// kernel call up to 8 rows), tiles of one to three 64-byte steps a row, rows starting at every place in their lines (odd
 /// pitches, every first offset), the source's groups apart; nothing
 /// outside the rows' runs may change.
 #[test]
@@ -1561,8 +1561,8 @@ fn group_rows_match_a_plain_loop() {
         let k = if grouped { 4 / size } else { 1 };
         let step = 64 / size;
         let vbmi = joins_tiles();
-        for (tiles, groups) in [(1, 1), (2, 3), (3, 2), (1, 8)] {
-            for columns in [step, 2 * step] {
+        for (tiles, groups) in [(1, 1), (2, 3), (3, 2), (1, 8), (5, 1), (4, 4), (3, 8)] {
+            for columns in [step, 2 * step, 3 * step] {
                 for (extra, at) in [(0, 0), (1, 1), (3, 7), (19, 13), (step, 5)] {
                     let run = tiles * columns;
                     let pitch = run + extra;

@@ -471,6 +471,365 @@ macro_rules! split_rows {
     };
 }
 
+/// Row `$r` of the band: its piece (`zmm$j`) joined by its index
+/// (`zmm$x`, [`band_index`]) to the piece before (`zmm$c`) into the line
+/// the piece starts in, streamed. Its pointer is `{p}` plus `$r` pitches.
+macro_rules! band_row {
+    ($r:literal, $j:literal, $c:literal, $x:literal) => {
+        concat!(
+            band_pointer!($r),
+            "vmovdqa64 zmm18, zmm",
+            $c,
+            "\n",
+            "vpermt2b zmm18, zmm",
+            $x,
+            ", zmm",
+            $j,
+            "\n",
+            "vmovdqa64 zmm",
+            $c,
+            ", zmm",
+            $j,
+            "\n",
+            "and rax, -64\n",
+            "vmovntdq [rax], zmm18\n",
+        )
+    };
+}
+
+/// Row `$r`'s pointer into `rax`: `{p}` plus `$r` pitches.
+macro_rules! band_pointer {
+    (0) => {
+        "mov rax, {p}\n"
+    };
+    ($r:literal) => {
+        concat!("imul rax, {pitch}, ", $r, "\n", "add rax, {p}\n")
+    };
+}
+
+/// Row `$r`'s index into `zmm$x` (`join_index!`): the same for every piece
+/// of the row, each 64 bytes after the last.
+macro_rules! band_index {
+    ($r:literal, $x:literal) => {
+        concat!(
+            band_pointer!($r),
+            "mov ecx, eax\n",
+            "and ecx, 63\n",
+            join_index!($x)
+        )
+    };
+}
+
+/// Group `$g` of a tile: its steps of `64 * k` bytes, from `$g` group
+/// strides past `{q}`, each into `zmm0..` by `$split` and then each of
+/// its rows (`$row`, `band_row!`), `{p}` a step on the rows each step and
+/// back to the tile's start after the last.
+macro_rules! band_group {
+    ($g:literal, $step:literal, $split:expr, $($row:expr),+) => {
+        concat!(
+            "imul {input}, {sg}, ",
+            $g,
+            "\n",
+            "add {input}, {q}\n",
+            "mov {cnt}, {steps}\n",
+            "2:\n",
+            $split,
+            $($row,)+
+            "add {p}, 64\n",
+            "add {input}, ",
+            $step,
+            "\n",
+            "dec {cnt}\n",
+            "jnz 2b\n",
+            "mov rdx, {steps}\n",
+            "shl rdx, 6\n",
+            "sub {p}, rdx\n",
+        )
+    };
+}
+
+/// Every tile of a band, its groups one after another (`$group`,
+/// `band_group!`), each row's piece before in `zmm24..` from the slots at
+/// the start to the slots at the end: no slot is stored and loaded again
+/// between tiles.
+macro_rules! band_asm {
+    ($tiles:expr, $carry:expr, [$(($slot:literal, $r:literal, $x:literal)),+], $($group:expr),+) => {
+        asm!(
+            // A band of one group or one row uses no group or row stride.
+            "/* {sg} {pitch} */",
+            "vmovdqu64 zmm16, [rax]",
+            "vmovdqu64 zmm20, [rcx]",
+            "vmovdqu64 zmm21, [rcx + 64]",
+            "vmovdqu64 zmm22, [rcx + 128]",
+            "vmovdqu64 zmm23, [rcx + 192]",
+            $(concat!("vmovdqu64 zmm", $slot, ", [{carry} + 64*", $r, "]"),)+
+            $(band_index!($r, $x),)+
+            "3:",
+            $($group,)+
+            "mov rdx, {steps}",
+            "shl rdx, 6",
+            "add {p}, rdx",
+            "add {q}, {stride}",
+            "dec {tiles}",
+            "jnz 3b",
+            $(concat!("vmovdqu64 [{carry} + 64*", $r, "], zmm", $slot),)+
+            "vzeroupper",
+            inout("rax") super::joins::IOTA.as_ptr() => _,
+            inout("rcx") SPLITS.as_ptr() => _,
+            out("rdx") _,
+            q = inout(reg) $tiles.source => _,
+            sg = in(reg) $tiles.group_bytes,
+            stride = in(reg) $tiles.stride,
+            steps = in(reg) $tiles.steps,
+            cnt = out(reg) _,
+            tiles = inout(reg) $tiles.count => _,
+            p = inout(reg) $tiles.row => _,
+            pitch = in(reg) $tiles.pitch,
+            input = out(reg) _,
+            carry = in(reg) $carry,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
+            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
+            out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
+            out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
+            options(nostack),
+        )
+    };
+}
+
+/// The later tiles of a band for [`deinterleave_tiles`]: `count` tiles
+/// from the group at `source` (the first tile's first), `steps` steps a
+/// tile, tiles `stride` bytes apart and groups `group_bytes` apart; the
+/// rows' pieces from `row` on (row 0's), rows `pitch` bytes apart.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::relayout::arch) struct BandTiles {
+    pub(in crate::relayout::arch) source: *const u8,
+    pub(in crate::relayout::arch) group_bytes: usize,
+    pub(in crate::relayout::arch) stride: usize,
+    pub(in crate::relayout::arch) steps: usize,
+    pub(in crate::relayout::arch) count: usize,
+    pub(in crate::relayout::arch) row: *mut u8,
+    pub(in crate::relayout::arch) pitch: usize,
+}
+
+/// Whether [`deinterleave_tiles`] takes `groups` groups of `k` rows: 8
+/// rows at most, one piece before each in `zmm24..zmm31`.
+pub(in crate::relayout::arch) fn band_tiles(k: usize, groups: usize) -> bool {
+    matches!(
+        (k, groups),
+        (4, 1 | 2) | (2, 1 | 2 | 4) | (1, 1 | 2 | 4 | 8)
+    )
+}
+
+/// [`deinterleave_steps`]' later pieces of every tile of `tiles` in one
+/// call, tile by tile and group by group, each row's piece before held in
+/// a register (`zmm24..`) from tile to tile and its index too (`zmm10..`,
+/// then 17 and 19). Called a tile and a group at a time, the slots that
+/// carry the pieces between calls were stored behind the streaming stores
+/// still waiting to leave, and a later load 4 KiB apart from a slot
+/// waited for them: where the stack put the slots, one process in several
+/// took 2.5 times as long (`s8[8192,8192]{1,0:T(8,128)(4,1)}` unpacked in
+/// 4.0-4.3 ms or 10.7-11.2 by the depth of the caller's stack; in one
+/// call, 3.7-4.0 at every depth, AMD EPYC Zen 4). A step of every group
+/// at a time took twice as long on rows of 512 bytes a tile
+/// (`f32[4093,4093]{1,0:T(8,128)}`: eight rows a line each in turn).
+///
+/// # Safety
+///
+/// The CPU runs AVX-512F, BW and VBMI (the caller holds the proof);
+/// [`band_tiles`]`(k, groups)`; `tiles.count` and `tiles.steps` at least
+/// 1; for each tile `t` and group `g`, the `64 * k * steps` bytes from
+/// `source + t * stride + g * group_bytes` (wrapping) are readable;
+/// `carry` is readable and writable for `64 * k * groups` bytes; for each
+/// row `r < k * groups`, the line each of the `count * steps` pieces from
+/// `row + r * pitch` on starts in is writable (the piece starts 64 bytes
+/// or more into the row's run) and overlaps neither the groups nor
+/// `carry`.
+pub(in crate::relayout::arch) unsafe fn deinterleave_tiles(
+    _: Avx512Vbmi,
+    k: usize,
+    groups: usize,
+    tiles: BandTiles,
+    carry: *mut u8,
+) {
+    // SAFETY: the caller's contract covers the groups, the slots and the
+    // lines; the tables and `IOTA` are readable. Every register the
+    // assembly writes is declared (the vector registers whole, and
+    // zmm0-15, whose upper halves `vzeroupper` clears), the pointers and
+    // counts it moves are scratch, the flags change; no stack.
+    unsafe {
+        match (k, groups) {
+            (4, 1) => band_asm!(
+                tiles,
+                carry,
+                [(24, 0, 10), (25, 1, 11), (26, 2, 12), (27, 3, 13)],
+                band_group!(
+                    0,
+                    256,
+                    split4!(),
+                    band_row!(0, 0, 24, 10),
+                    band_row!(1, 1, 25, 11),
+                    band_row!(2, 2, 26, 12),
+                    band_row!(3, 3, 27, 13)
+                )
+            ),
+            (4, _) => band_asm!(
+                tiles,
+                carry,
+                [
+                    (24, 0, 10),
+                    (25, 1, 11),
+                    (26, 2, 12),
+                    (27, 3, 13),
+                    (28, 4, 14),
+                    (29, 5, 15),
+                    (30, 6, 17),
+                    (31, 7, 19)
+                ],
+                band_group!(
+                    0,
+                    256,
+                    split4!(),
+                    band_row!(0, 0, 24, 10),
+                    band_row!(1, 1, 25, 11),
+                    band_row!(2, 2, 26, 12),
+                    band_row!(3, 3, 27, 13)
+                ),
+                band_group!(
+                    1,
+                    256,
+                    split4!(),
+                    band_row!(4, 0, 28, 14),
+                    band_row!(5, 1, 29, 15),
+                    band_row!(6, 2, 30, 17),
+                    band_row!(7, 3, 31, 19)
+                )
+            ),
+            (2, 1) => band_asm!(
+                tiles,
+                carry,
+                [(24, 0, 10), (25, 1, 11)],
+                band_group!(
+                    0,
+                    128,
+                    split2!(),
+                    band_row!(0, 0, 24, 10),
+                    band_row!(1, 1, 25, 11)
+                )
+            ),
+            (2, 2) => band_asm!(
+                tiles,
+                carry,
+                [(24, 0, 10), (25, 1, 11), (26, 2, 12), (27, 3, 13)],
+                band_group!(
+                    0,
+                    128,
+                    split2!(),
+                    band_row!(0, 0, 24, 10),
+                    band_row!(1, 1, 25, 11)
+                ),
+                band_group!(
+                    1,
+                    128,
+                    split2!(),
+                    band_row!(2, 0, 26, 12),
+                    band_row!(3, 1, 27, 13)
+                )
+            ),
+            (2, _) => band_asm!(
+                tiles,
+                carry,
+                [
+                    (24, 0, 10),
+                    (25, 1, 11),
+                    (26, 2, 12),
+                    (27, 3, 13),
+                    (28, 4, 14),
+                    (29, 5, 15),
+                    (30, 6, 17),
+                    (31, 7, 19)
+                ],
+                band_group!(
+                    0,
+                    128,
+                    split2!(),
+                    band_row!(0, 0, 24, 10),
+                    band_row!(1, 1, 25, 11)
+                ),
+                band_group!(
+                    1,
+                    128,
+                    split2!(),
+                    band_row!(2, 0, 26, 12),
+                    band_row!(3, 1, 27, 13)
+                ),
+                band_group!(
+                    2,
+                    128,
+                    split2!(),
+                    band_row!(4, 0, 28, 14),
+                    band_row!(5, 1, 29, 15)
+                ),
+                band_group!(
+                    3,
+                    128,
+                    split2!(),
+                    band_row!(6, 0, 30, 17),
+                    band_row!(7, 1, 31, 19)
+                )
+            ),
+            (_, 1) => band_asm!(
+                tiles,
+                carry,
+                [(24, 0, 10)],
+                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10))
+            ),
+            (_, 2) => band_asm!(
+                tiles,
+                carry,
+                [(24, 0, 10), (25, 1, 11)],
+                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10)),
+                band_group!(1, 64, split1!(), band_row!(1, 0, 25, 11))
+            ),
+            (_, 4) => band_asm!(
+                tiles,
+                carry,
+                [(24, 0, 10), (25, 1, 11), (26, 2, 12), (27, 3, 13)],
+                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10)),
+                band_group!(1, 64, split1!(), band_row!(1, 0, 25, 11)),
+                band_group!(2, 64, split1!(), band_row!(2, 0, 26, 12)),
+                band_group!(3, 64, split1!(), band_row!(3, 0, 27, 13))
+            ),
+            _ => band_asm!(
+                tiles,
+                carry,
+                [
+                    (24, 0, 10),
+                    (25, 1, 11),
+                    (26, 2, 12),
+                    (27, 3, 13),
+                    (28, 4, 14),
+                    (29, 5, 15),
+                    (30, 6, 17),
+                    (31, 7, 19)
+                ],
+                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10)),
+                band_group!(1, 64, split1!(), band_row!(1, 0, 25, 11)),
+                band_group!(2, 64, split1!(), band_row!(2, 0, 26, 12)),
+                band_group!(3, 64, split1!(), band_row!(3, 0, 27, 13)),
+                band_group!(4, 64, split1!(), band_row!(4, 0, 28, 14)),
+                band_group!(5, 64, split1!(), band_row!(5, 0, 29, 15)),
+                band_group!(6, 64, split1!(), band_row!(6, 0, 30, 17)),
+                band_group!(7, 64, split1!(), band_row!(7, 0, 31, 19))
+            ),
+        }
+    }
+}
+
 /// Where [`deinterleave_steps`] writes each row's pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::relayout::arch) enum Piece {

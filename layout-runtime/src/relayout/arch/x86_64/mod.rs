@@ -616,7 +616,9 @@ mod nibbles;
 mod stream;
 mod tile16;
 
-pub(super) use groups::{deinterleave_steps, interleave_steps, Piece};
+pub(super) use groups::{
+    band_tiles, deinterleave_steps, deinterleave_tiles, interleave_steps, BandTiles, Piece,
+};
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
     pack_tile16_joined as pack_nibble_tile16_joined, unpack64 as unpack_nibbles64,
