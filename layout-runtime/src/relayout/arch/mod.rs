@@ -486,6 +486,41 @@ pub(crate) struct GroupRows {
     pub(crate) groups: (usize, usize),
 }
 
+impl GroupRows {
+    /// Whether [`deinterleave_band`]'s kernel can write this band of
+    /// groups of `k` rows of `size`-byte elements from a source of
+    /// `src_len` elements into a destination of `dst_len`: rows that fit
+    /// its slots and do not overlap, tiles of whole 64 bytes a row, every
+    /// row and group inside its slice (computed without overflow).
+    #[cfg(target_arch = "x86_64")]
+    fn fits(self, k: usize, size: usize, dst_len: usize, src_len: usize) -> bool {
+        let (nt, st) = self.tiles;
+        let (ng, sg) = self.groups;
+        let rows = ng.saturating_mul(k);
+        let run = nt.saturating_mul(self.columns);
+        let last = |n: usize, step: usize| n.checked_sub(1)?.checked_mul(step);
+        let ends = (|| {
+            let out = self
+                .to
+                .checked_add(last(rows, self.pitch)?)?
+                .checked_add(run)?;
+            let input = self
+                .from
+                .checked_add(last(nt, st)?)?
+                .checked_add(last(ng, sg)?)?
+                .checked_add(k.checked_mul(self.columns)?)?;
+            Some((out, input))
+        })();
+        let tile = self.columns.saturating_mul(size);
+        k > 0
+            && (1..=JOINED_ROWS).contains(&rows)
+            && tile >= 64
+            && tile % 64 == 0
+            && (rows == 1 || self.pitch >= run)
+            && ends.is_some_and(|(out, input)| out <= dst_len && input <= src_len)
+    }
+}
+
 /// The most rows [`deinterleave_band`] joins at once: a 64-byte slot each.
 pub(crate) const JOINED_ROWS: usize = 32;
 
@@ -506,6 +541,9 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
     let k = if band.grouped { stream_rows(size) } else { 1 };
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        if !band.fits(k, size, dst.len(), src.len()) {
+            return false;
+        }
         let GroupRows {
             grouped: _,
             from,
@@ -515,27 +553,7 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
             tiles: (nt, st),
             groups: (ng, sg),
         } = band;
-        let rows = ng.saturating_mul(k);
-        let run = nt.saturating_mul(columns);
-        let last = |n: usize, step: usize| n.checked_sub(1)?.checked_mul(step);
-        let ends = (|| {
-            let out = to.checked_add(last(rows, pitch)?)?.checked_add(run)?;
-            let input = from
-                .checked_add(last(nt, st)?)?
-                .checked_add(last(ng, sg)?)?
-                .checked_add(k.checked_mul(columns)?)?;
-            Some((out, input))
-        })();
-        let tile = columns.saturating_mul(size);
-        let fits = k > 0
-            && (1..=JOINED_ROWS).contains(&rows)
-            && tile >= 64
-            && tile % 64 == 0
-            && (rows == 1 || pitch >= run)
-            && ends.is_some_and(|(out, input)| out <= dst.len() && input <= src.len());
-        if !fits {
-            return false;
-        }
+        let tile = columns * size;
         let mut carry = [0u8; 64 * JOINED_ROWS];
         let (out, input) = (dst.as_mut_ptr().cast::<u8>(), src.as_ptr().cast::<u8>());
         let steps = tile / 64;

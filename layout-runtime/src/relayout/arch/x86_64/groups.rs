@@ -471,11 +471,32 @@ macro_rules! split_rows {
     };
 }
 
+/// The registers of row `$r` of a band: its piece before (`zmm24..31`)
+/// and its index (`zmm10..15`, 17, 19: the split leaves them alone), as
+/// the last two arguments of `$m`.
+macro_rules! band_regs {
+    (0, $m:ident, $($a:tt)*) => { $m!($($a)* 24, 10) };
+    (1, $m:ident, $($a:tt)*) => { $m!($($a)* 25, 11) };
+    (2, $m:ident, $($a:tt)*) => { $m!($($a)* 26, 12) };
+    (3, $m:ident, $($a:tt)*) => { $m!($($a)* 27, 13) };
+    (4, $m:ident, $($a:tt)*) => { $m!($($a)* 28, 14) };
+    (5, $m:ident, $($a:tt)*) => { $m!($($a)* 29, 15) };
+    (6, $m:ident, $($a:tt)*) => { $m!($($a)* 30, 17) };
+    (7, $m:ident, $($a:tt)*) => { $m!($($a)* 31, 19) };
+}
+
+/// Row `$r` of the band, piece `zmm$j` of its group ([`band_row_at`]).
+macro_rules! band_row {
+    ($r:tt, $j:literal) => {
+        band_regs!($r, band_row_at, $r, $j,)
+    };
+}
+
 /// Row `$r` of the band: its piece (`zmm$j`) joined by its index
 /// (`zmm$x`, [`band_index`]) to the piece before (`zmm$c`) into the line
 /// the piece starts in, streamed. Its pointer is `{p}` plus `$r` pitches.
-macro_rules! band_row {
-    ($r:literal, $j:literal, $c:literal, $x:literal) => {
+macro_rules! band_row_at {
+    ($r:tt, $j:literal, $c:literal, $x:literal) => {
         concat!(
             band_pointer!($r),
             "vmovdqa64 zmm18, zmm",
@@ -502,7 +523,7 @@ macro_rules! band_pointer {
     (0) => {
         "mov rax, {p}\n"
     };
-    ($r:literal) => {
+    ($r:tt) => {
         concat!("imul rax, {pitch}, ", $r, "\n", "add rax, {p}\n")
     };
 }
@@ -510,7 +531,7 @@ macro_rules! band_pointer {
 /// Row `$r`'s index into `zmm$x` (`join_index!`): the same for every piece
 /// of the row, each 64 bytes after the last.
 macro_rules! band_index {
-    ($r:literal, $x:literal) => {
+    ($r:tt, $c:literal, $x:literal) => {
         concat!(
             band_pointer!($r),
             "mov ecx, eax\n",
@@ -520,12 +541,33 @@ macro_rules! band_index {
     };
 }
 
+/// Row `$r`'s piece before from its slot, and its index.
+macro_rules! band_load {
+    ($r:tt, $c:literal, $x:literal) => {
+        concat!(
+            "vmovdqu64 zmm",
+            $c,
+            ", [{carry} + 64*",
+            $r,
+            "]\n",
+            band_index!($r, $c, $x)
+        )
+    };
+}
+
+/// Row `$r`'s piece before back to its slot.
+macro_rules! band_keep {
+    ($r:tt, $c:literal, $x:literal) => {
+        concat!("vmovdqu64 [{carry} + 64*", $r, "], zmm", $c, "\n")
+    };
+}
+
 /// Group `$g` of a tile: its steps of `64 * k` bytes, from `$g` group
 /// strides past `{q}`, each into `zmm0..` by `$split` and then each of
 /// its rows (`$row`, `band_row!`), `{p}` a step on the rows each step and
 /// back to the tile's start after the last.
 macro_rules! band_group {
-    ($g:literal, $step:literal, $split:expr, $($row:expr),+) => {
+    ($g:tt, $step:literal, $split:expr, $($row:expr),+) => {
         concat!(
             "imul {input}, {sg}, ",
             $g,
@@ -548,12 +590,42 @@ macro_rules! band_group {
     };
 }
 
+/// Group `$g` of four rows of bytes (`split4!`), rows `$r..`.
+macro_rules! band_group4 {
+    ($g:literal, $r0:tt, $r1:tt, $r2:tt, $r3:tt) => {
+        band_group!(
+            $g,
+            256,
+            split4!(),
+            band_row!($r0, 0),
+            band_row!($r1, 1),
+            band_row!($r2, 2),
+            band_row!($r3, 3)
+        )
+    };
+}
+
+/// Group `$g` of two rows of 2-byte elements (`split2!`), rows `$r0` and
+/// `$r1`.
+macro_rules! band_group2 {
+    ($g:literal, $r0:tt, $r1:tt) => {
+        band_group!($g, 128, split2!(), band_row!($r0, 0), band_row!($r1, 1))
+    };
+}
+
+/// Group `$g` of one row (`split1!`), row `$g`.
+macro_rules! band_group1 {
+    ($g:tt) => {
+        band_group!($g, 64, split1!(), band_row!($g, 0))
+    };
+}
+
 /// Every tile of a band, its groups one after another (`$group`,
 /// `band_group!`), each row's piece before in `zmm24..` from the slots at
 /// the start to the slots at the end: no slot is stored and loaded again
 /// between tiles.
 macro_rules! band_asm {
-    ($tiles:expr, $carry:expr, [$(($slot:literal, $r:literal, $x:literal)),+], $($group:expr),+) => {
+    ($tiles:expr, $carry:expr, [$($r:tt),+], $($group:expr),+) => {
         asm!(
             // A band of one group or one row uses no group or row stride.
             "/* {sg} {pitch} */",
@@ -562,8 +634,7 @@ macro_rules! band_asm {
             "vmovdqu64 zmm21, [rcx + 64]",
             "vmovdqu64 zmm22, [rcx + 128]",
             "vmovdqu64 zmm23, [rcx + 192]",
-            $(concat!("vmovdqu64 zmm", $slot, ", [{carry} + 64*", $r, "]"),)+
-            $(band_index!($r, $x),)+
+            $(band_regs!($r, band_load, $r,),)+
             "3:",
             $($group,)+
             "mov rdx, {steps}",
@@ -572,7 +643,7 @@ macro_rules! band_asm {
             "add {q}, {stride}",
             "dec {tiles}",
             "jnz 3b",
-            $(concat!("vmovdqu64 [{carry} + 64*", $r, "], zmm", $slot),)+
+            $(band_regs!($r, band_keep, $r,),)+
             "vzeroupper",
             inout("rax") super::joins::IOTA.as_ptr() => _,
             inout("rcx") SPLITS.as_ptr() => _,
@@ -663,168 +734,54 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_tiles(
     // counts it moves are scratch, the flags change; no stack.
     unsafe {
         match (k, groups) {
-            (4, 1) => band_asm!(
-                tiles,
-                carry,
-                [(24, 0, 10), (25, 1, 11), (26, 2, 12), (27, 3, 13)],
-                band_group!(
-                    0,
-                    256,
-                    split4!(),
-                    band_row!(0, 0, 24, 10),
-                    band_row!(1, 1, 25, 11),
-                    band_row!(2, 2, 26, 12),
-                    band_row!(3, 3, 27, 13)
-                )
-            ),
+            (4, 1) => band_asm!(tiles, carry, [0, 1, 2, 3], band_group4!(0, 0, 1, 2, 3)),
             (4, _) => band_asm!(
                 tiles,
                 carry,
-                [
-                    (24, 0, 10),
-                    (25, 1, 11),
-                    (26, 2, 12),
-                    (27, 3, 13),
-                    (28, 4, 14),
-                    (29, 5, 15),
-                    (30, 6, 17),
-                    (31, 7, 19)
-                ],
-                band_group!(
-                    0,
-                    256,
-                    split4!(),
-                    band_row!(0, 0, 24, 10),
-                    band_row!(1, 1, 25, 11),
-                    band_row!(2, 2, 26, 12),
-                    band_row!(3, 3, 27, 13)
-                ),
-                band_group!(
-                    1,
-                    256,
-                    split4!(),
-                    band_row!(4, 0, 28, 14),
-                    band_row!(5, 1, 29, 15),
-                    band_row!(6, 2, 30, 17),
-                    band_row!(7, 3, 31, 19)
-                )
+                [0, 1, 2, 3, 4, 5, 6, 7],
+                band_group4!(0, 0, 1, 2, 3),
+                band_group4!(1, 4, 5, 6, 7)
             ),
-            (2, 1) => band_asm!(
-                tiles,
-                carry,
-                [(24, 0, 10), (25, 1, 11)],
-                band_group!(
-                    0,
-                    128,
-                    split2!(),
-                    band_row!(0, 0, 24, 10),
-                    band_row!(1, 1, 25, 11)
-                )
-            ),
+            (2, 1) => band_asm!(tiles, carry, [0, 1], band_group2!(0, 0, 1)),
             (2, 2) => band_asm!(
                 tiles,
                 carry,
-                [(24, 0, 10), (25, 1, 11), (26, 2, 12), (27, 3, 13)],
-                band_group!(
-                    0,
-                    128,
-                    split2!(),
-                    band_row!(0, 0, 24, 10),
-                    band_row!(1, 1, 25, 11)
-                ),
-                band_group!(
-                    1,
-                    128,
-                    split2!(),
-                    band_row!(2, 0, 26, 12),
-                    band_row!(3, 1, 27, 13)
-                )
+                [0, 1, 2, 3],
+                band_group2!(0, 0, 1),
+                band_group2!(1, 2, 3)
             ),
             (2, _) => band_asm!(
                 tiles,
                 carry,
-                [
-                    (24, 0, 10),
-                    (25, 1, 11),
-                    (26, 2, 12),
-                    (27, 3, 13),
-                    (28, 4, 14),
-                    (29, 5, 15),
-                    (30, 6, 17),
-                    (31, 7, 19)
-                ],
-                band_group!(
-                    0,
-                    128,
-                    split2!(),
-                    band_row!(0, 0, 24, 10),
-                    band_row!(1, 1, 25, 11)
-                ),
-                band_group!(
-                    1,
-                    128,
-                    split2!(),
-                    band_row!(2, 0, 26, 12),
-                    band_row!(3, 1, 27, 13)
-                ),
-                band_group!(
-                    2,
-                    128,
-                    split2!(),
-                    band_row!(4, 0, 28, 14),
-                    band_row!(5, 1, 29, 15)
-                ),
-                band_group!(
-                    3,
-                    128,
-                    split2!(),
-                    band_row!(6, 0, 30, 17),
-                    band_row!(7, 1, 31, 19)
-                )
+                [0, 1, 2, 3, 4, 5, 6, 7],
+                band_group2!(0, 0, 1),
+                band_group2!(1, 2, 3),
+                band_group2!(2, 4, 5),
+                band_group2!(3, 6, 7)
             ),
-            (_, 1) => band_asm!(
-                tiles,
-                carry,
-                [(24, 0, 10)],
-                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10))
-            ),
-            (_, 2) => band_asm!(
-                tiles,
-                carry,
-                [(24, 0, 10), (25, 1, 11)],
-                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10)),
-                band_group!(1, 64, split1!(), band_row!(1, 0, 25, 11))
-            ),
+            (_, 1) => band_asm!(tiles, carry, [0], band_group1!(0)),
+            (_, 2) => band_asm!(tiles, carry, [0, 1], band_group1!(0), band_group1!(1)),
             (_, 4) => band_asm!(
                 tiles,
                 carry,
-                [(24, 0, 10), (25, 1, 11), (26, 2, 12), (27, 3, 13)],
-                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10)),
-                band_group!(1, 64, split1!(), band_row!(1, 0, 25, 11)),
-                band_group!(2, 64, split1!(), band_row!(2, 0, 26, 12)),
-                band_group!(3, 64, split1!(), band_row!(3, 0, 27, 13))
+                [0, 1, 2, 3],
+                band_group1!(0),
+                band_group1!(1),
+                band_group1!(2),
+                band_group1!(3)
             ),
             _ => band_asm!(
                 tiles,
                 carry,
-                [
-                    (24, 0, 10),
-                    (25, 1, 11),
-                    (26, 2, 12),
-                    (27, 3, 13),
-                    (28, 4, 14),
-                    (29, 5, 15),
-                    (30, 6, 17),
-                    (31, 7, 19)
-                ],
-                band_group!(0, 64, split1!(), band_row!(0, 0, 24, 10)),
-                band_group!(1, 64, split1!(), band_row!(1, 0, 25, 11)),
-                band_group!(2, 64, split1!(), band_row!(2, 0, 26, 12)),
-                band_group!(3, 64, split1!(), band_row!(3, 0, 27, 13)),
-                band_group!(4, 64, split1!(), band_row!(4, 0, 28, 14)),
-                band_group!(5, 64, split1!(), band_row!(5, 0, 29, 15)),
-                band_group!(6, 64, split1!(), band_row!(6, 0, 30, 17)),
-                band_group!(7, 64, split1!(), band_row!(7, 0, 31, 19))
+                [0, 1, 2, 3, 4, 5, 6, 7],
+                band_group1!(0),
+                band_group1!(1),
+                band_group1!(2),
+                band_group1!(3),
+                band_group1!(4),
+                band_group1!(5),
+                band_group1!(6),
+                band_group1!(7)
             ),
         }
     }
