@@ -314,12 +314,11 @@ macro_rules! split_setup {
     };
 }
 
-/// Row `$j`'s piece (`zmm$j`, for `{$r}`) joined to the piece before it
-/// (`zmm$p`) by its index (`zmm$x`) into `zmm18`, the line the piece
-/// starts in, stored as `$store` (`split_store!`); the piece then becomes
-/// the piece before, and `{r$j}` moves on a piece.
-macro_rules! split_line {
-    ($j:literal, $r:ident, $p:literal, $x:literal, $store:ident) => {
+/// The line that piece `zmm$j` starts in, into `zmm18`: the piece before
+/// (`zmm$p`) and the piece joined by the index in `zmm$x`; the piece then
+/// becomes the piece before.
+macro_rules! join_piece {
+    ($j:literal, $p:literal, $x:literal) => {
         concat!(
             "vmovdqa64 zmm18, zmm",
             $p,
@@ -334,6 +333,18 @@ macro_rules! split_line {
             ", zmm",
             $j,
             "\n",
+        )
+    };
+}
+
+/// Row `$j`'s piece (`zmm$j`, for `{$r}`) joined to the piece before it
+/// (`zmm$p`) by its index (`zmm$x`) into `zmm18`, the line the piece
+/// starts in, stored as `$store` (`split_store!`); the piece then becomes
+/// the piece before, and `{r$j}` moves on a piece.
+macro_rules! split_line {
+    ($j:literal, $r:ident, $p:literal, $x:literal, $store:ident) => {
+        concat!(
+            join_piece!($j, $p, $x),
             "mov rax, {",
             stringify!($r),
             "}\n",
@@ -499,19 +510,7 @@ macro_rules! band_row_at {
     ($r:tt, $j:literal, $c:literal, $x:literal) => {
         concat!(
             band_pointer!($r),
-            "vmovdqa64 zmm18, zmm",
-            $c,
-            "\n",
-            "vpermt2b zmm18, zmm",
-            $x,
-            ", zmm",
-            $j,
-            "\n",
-            "vmovdqa64 zmm",
-            $c,
-            ", zmm",
-            $j,
-            "\n",
+            join_piece!($j, $c, $x),
             "and rax, -64\n",
             "vmovntdq [rax], zmm18\n",
         )
