@@ -531,7 +531,8 @@ pub(crate) const JOINED_ROWS: usize = 32;
 /// anywhere in their lines: a row-major array of any width); only each
 /// row's first and last partial lines go plainly (`k` is 1 unless
 /// `band.grouped`). The tiles after the first go in one kernel call where
-/// the band has 8 rows or fewer, the pieces before in registers. `false`,
+/// the band has 8 rows or fewer (16 of 2-byte elements), the pieces
+/// before in registers. `false`,
 /// nothing written, without AVX-512 VBMI, for
 /// groups of other sizes, for a tile that is no
 /// whole number of 64 bytes a row, for more than [`JOINED_ROWS`] rows,
@@ -565,10 +566,10 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
             })
         };
         // Tiles after the first in one call, where its registers hold a
-        // piece of every row (8 rows at most). Bands of more rows run a
-        // tile and a group a call: in one call for each 8 rows, the rows'
-        // runs one after another took longer (`bf16` `T(16,128)(2,1)` 6.9 ms
-        // against 4.9-6.0, `s8` `T(32,128)(4,1)` 6.5 against 4.6-6.2).
+        // piece of every row (`x86_64::band_tiles`: 8 rows, or 16 of 2-byte
+        // elements). Bands of more rows (`s8` `T(32,128)(4,1)`) run a tile
+        // and a group a call: in one call for each 8 rows, the rows' runs
+        // one after another took longer (6.5 ms against 4.6-6.2).
         let in_one = nt > 1 && x86_64::band_tiles(k, ng);
         for t in 0..nt {
             if t == 1 && in_one {
