@@ -757,10 +757,7 @@ pub(in crate::relayout::arch) struct BandTiles {
 /// `bf16[1,7,1421,3124]` in 4.3-4.7 at every depth of the caller's stack
 /// against 4.6-6.3).
 pub(in crate::relayout::arch) fn band_tiles(k: usize, groups: usize) -> bool {
-    matches!(
-        (k, groups),
-        (4, 1 | 2) | (2, 1 | 2 | 4 | 8) | (1, 1 | 2 | 4 | 8)
-    )
+    matches!((k, groups), (4, 1 | 2) | (1 | 2, 1 | 2 | 4 | 8))
 }
 
 /// [`deinterleave_steps`]' later pieces of every tile of `tiles` in one
