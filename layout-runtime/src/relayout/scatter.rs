@@ -16,10 +16,6 @@ const JOINED_BAND_BYTES: usize = 4 << 10;
 /// where more of the rows follow.
 const SEAMED_RUN_BYTES: usize = 8 << 10;
 
-/// Rows [`Scatter::joined_block`] hands [`arch::deinterleave_band`] a call:
-/// as many as it joins.
-const JOINED_ROWS: usize = arch::JOINED_ROWS;
-
 /// Reads the walked storage into the other array (unpack, convert).
 pub(crate) struct Scatter<'a, T> {
     src: &'a [T],
@@ -176,14 +172,16 @@ impl<'a, T: Copy> Scatter<'a, T> {
 
     /// A block of rows, each a run on both sides, whose destination rows
     /// do not all start on 16 bytes (a row-major array of 2,387 `f32`s a
-    /// row unpacked from `T(1,128)`), [`JOINED_ROWS`] rows a call of
-    /// [`arch::deinterleave_band`]: each row's whole 64-byte pieces joined
-    /// into the lines they start in and streamed, the few elements past
-    /// them plainly. Streamed a row at a time, such rows could only go
-    /// plainly (streaming stores need 16 bytes), their lines read before
-    /// they are written: `f32[1,5,1179,2387]{3,2,1,0:T(1,128)}` unpacked
-    /// in 5.3-5.6 ms against 3.3-3.5 (AMD EPYC Zen 4). Rows shorter than [`SHORT_ROW_BYTES`] stay plain,
-    /// as in [`copy_any`]. `false`, nothing written, for other blocks.
+    /// row unpacked from `T(1,128)`), [`arch::JOINED_ROWS`] rows (as many
+    /// as it joins) a call of [`arch::deinterleave_band`]: each row's whole
+    /// 64-byte pieces joined into the lines they start in and streamed,
+    /// the few elements past them plainly. Streamed a row at a time, such
+    /// rows could only go plainly (streaming stores need 16 bytes), their
+    /// lines read before they are written:
+    /// `f32[1,5,1179,2387]{3,2,1,0:T(1,128)}` unpacked in 5.3-5.6 ms
+    /// against 3.3-3.5 (AMD EPYC Zen 4). Rows shorter than
+    /// [`SHORT_ROW_BYTES`] stay plain, as in [`copy_any`]. `false`, nothing
+    /// written, for other blocks.
     fn joined_block(&mut self, off: usize, d: usize, block: Block) -> bool {
         let size = core::mem::size_of::<T>();
         if size == 0 || 64 % size != 0 {
@@ -206,8 +204,8 @@ impl<'a, T: Copy> Scatter<'a, T> {
         if !fits {
             return false;
         }
-        for i0 in (0..block.na).step_by(JOINED_ROWS) {
-            let m = JOINED_ROWS.min(block.na - i0);
+        for i0 in (0..block.na).step_by(arch::JOINED_ROWS) {
+            let m = arch::JOINED_ROWS.min(block.na - i0);
             let (to, from) = (d + i0 * block.da, off + i0 * block.sa);
             let band = arch::GroupRows {
                 grouped: false,

@@ -571,32 +571,8 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
         // and a group a call: in one call for each 8 rows, the rows' runs
         // one after another took longer (6.5 ms against 4.6-6.2).
         let in_one = nt > 1 && x86_64::band_tiles(k, ng);
-        for t in 0..nt {
-            if t == 1 && in_one {
-                let tiles = x86_64::BandTiles {
-                    source: input.wrapping_add((from + st) * size),
-                    group_bytes: sg * size,
-                    stride: st * size,
-                    steps,
-                    count: nt - 1,
-                    row: out.wrapping_add(to * size + tile),
-                    pitch: pitch * size,
-                };
-                // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI;
-                // `band_tiles(k, ng)` holds, `nt - 1` and `steps` are at
-                // least 1. Tile `t`'s group `g` (from tile 1 on: `(t + 1) *
-                // st + g * sg` elements from `from`) lies inside `src`, its
-                // `64 * k * steps` bytes `k * columns` elements (checked
-                // above, without overflow); `carry` holds a slot of 64 bytes
-                // for each of the `k * ng` rows. Each row's pieces from tile
-                // 1 on start `tile` bytes or more into its run, 64 bytes
-                // apart, and each line one starts in ends before the piece's
-                // end, inside the run, which lies inside `dst`; the rows are
-                // disjoint (`pitch` at least the run), `dst` is a unique
-                // borrow, and `carry` is local.
-                unsafe { x86_64::deinterleave_tiles(p, k, ng, tiles, carry.as_mut_ptr()) };
-                break;
-            }
+        let per_tile = if in_one { 1 } else { nt };
+        for t in 0..per_tile {
             for g in 0..ng {
                 let group = input.wrapping_add((from + t * st + g * sg) * size);
                 let slots = carry[64 * k * g..].as_mut_ptr();
@@ -650,6 +626,30 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
                     }
                 }
             }
+        }
+        if in_one {
+            let tiles = x86_64::BandTiles {
+                source: input.wrapping_add((from + st) * size),
+                group_bytes: sg * size,
+                stride: st * size,
+                steps,
+                count: nt - 1,
+                row: out.wrapping_add(to * size + tile),
+                pitch: pitch * size,
+            };
+            // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI;
+            // `band_tiles(k, ng)` holds, `nt - 1` and `steps` are at
+            // least 1. Tile `t`'s group `g` (from tile 1 on: `(t + 1) *
+            // st + g * sg` elements from `from`) lies inside `src`, its
+            // `64 * k * steps` bytes `k * columns` elements (checked
+            // above, without overflow); `carry` holds a slot of 64 bytes
+            // for each of the `k * ng` rows. Each row's pieces from tile
+            // 1 on start `tile` bytes or more into its run, 64 bytes
+            // apart, and each line one starts in ends before the piece's
+            // end, inside the run, which lies inside `dst`; the rows are
+            // disjoint (`pitch` at least the run), `dst` is a unique
+            // borrow, and `carry` is local.
+            unsafe { x86_64::deinterleave_tiles(p, k, ng, tiles, carry.as_mut_ptr()) };
         }
         for g in 0..ng {
             let slots = carry[64 * k * g..].as_mut_ptr();

@@ -482,9 +482,12 @@ macro_rules! split_rows {
     };
 }
 
-/// The registers of row `$r` of a band: its piece before (`zmm24..31`)
-/// and its index (`zmm10..15`, 17, 19: the split leaves them alone), as
-/// the last two arguments of `$m`.
+/// The registers of row `$r` of a band: its piece before (`zmm24..31`,
+/// then `zmm6..13` for rows 8-15) and its index (`zmm10..15`, 17, 19: the
+/// split leaves them alone), as the last two arguments of `$m`. Rows 8-15
+/// come only in bands of 16 rows of 2-byte elements (`split2!` leaves
+/// `zmm6..13` alone), where rows 12-15's pieces take the index registers
+/// and every row's index is found each step instead (`band_row_fresh`).
 macro_rules! band_regs {
     (0, $m:ident, $($a:tt)*) => { $m!($($a)* 24, 10) };
     (1, $m:ident, $($a:tt)*) => { $m!($($a)* 25, 11) };
@@ -494,21 +497,6 @@ macro_rules! band_regs {
     (5, $m:ident, $($a:tt)*) => { $m!($($a)* 29, 15) };
     (6, $m:ident, $($a:tt)*) => { $m!($($a)* 30, 17) };
     (7, $m:ident, $($a:tt)*) => { $m!($($a)* 31, 19) };
-}
-
-/// The registers of row `$r` of a band of 16 rows of 2-byte elements: its
-/// piece before (`zmm24..31`, then `zmm6..13`, which `split2!` leaves
-/// alone) and the scratch for its index, found again each step (no
-/// register is left to hold 16), as the last two arguments of `$m`.
-macro_rules! band_regs16 {
-    (0, $m:ident, $($a:tt)*) => { $m!($($a)* 24, 17) };
-    (1, $m:ident, $($a:tt)*) => { $m!($($a)* 25, 17) };
-    (2, $m:ident, $($a:tt)*) => { $m!($($a)* 26, 17) };
-    (3, $m:ident, $($a:tt)*) => { $m!($($a)* 27, 17) };
-    (4, $m:ident, $($a:tt)*) => { $m!($($a)* 28, 17) };
-    (5, $m:ident, $($a:tt)*) => { $m!($($a)* 29, 17) };
-    (6, $m:ident, $($a:tt)*) => { $m!($($a)* 30, 17) };
-    (7, $m:ident, $($a:tt)*) => { $m!($($a)* 31, 17) };
     (8, $m:ident, $($a:tt)*) => { $m!($($a)* 6, 17) };
     (9, $m:ident, $($a:tt)*) => { $m!($($a)* 7, 17) };
     (10, $m:ident, $($a:tt)*) => { $m!($($a)* 8, 17) };
@@ -519,23 +507,24 @@ macro_rules! band_regs16 {
     (15, $m:ident, $($a:tt)*) => { $m!($($a)* 13, 17) };
 }
 
-/// Row `$r` of a band of 16 rows ([`band_regs16`]), piece `zmm$j` of
-/// its group, its index found first.
+/// Row `$r` of a band of 16 rows, piece `zmm$j` of its group, its index
+/// found first.
 macro_rules! band_row16 {
     ($r:tt, $j:literal) => {
-        band_regs16!($r, band_row_fresh, $r, $j,)
+        band_regs!($r, band_row_fresh, $r, $j,)
     };
 }
 
-/// [`band_row_at`] with the row's index found into `zmm$x` first.
+/// [`band_row_at`] with the row's index found into `zmm17` first (`$x`,
+/// its own index register, may hold another row's piece).
 macro_rules! band_row_fresh {
     ($r:tt, $j:literal, $c:literal, $x:literal) => {
         concat!(
             band_pointer!($r),
             "mov ecx, eax\n",
             "and ecx, 63\n",
-            join_index!($x),
-            band_row_at!(@joined $j, $c, $x)
+            join_index!(17),
+            band_row_at!(@joined $j, $c, 17)
         )
     };
 }
@@ -685,9 +674,9 @@ macro_rules! band_group1 {
 /// between tiles.
 macro_rules! band_asm {
     ($tiles:expr, $carry:expr, [$($r:tt),+], $($group:expr),+) => {
-        band_asm!(band_regs, band_load, $tiles, $carry, [$($r),+], $($group),+)
+        band_asm!(band_load, $tiles, $carry, [$($r),+], $($group),+)
     };
-    ($regs:ident, $load:ident, $tiles:expr, $carry:expr, [$($r:tt),+], $($group:expr),+) => {
+    ($load:ident, $tiles:expr, $carry:expr, [$($r:tt),+], $($group:expr),+) => {
         asm!(
             // A band of one group or one row uses no group or row stride.
             "/* {sg} {pitch} */",
@@ -696,7 +685,7 @@ macro_rules! band_asm {
             "vmovdqu64 zmm21, [rcx + 64]",
             "vmovdqu64 zmm22, [rcx + 128]",
             "vmovdqu64 zmm23, [rcx + 192]",
-            $($regs!($r, $load, $r,),)+
+            $(band_regs!($r, $load, $r,),)+
             "3:",
             $($group,)+
             "mov rdx, {steps}",
@@ -705,7 +694,7 @@ macro_rules! band_asm {
             "add {q}, {stride}",
             "dec {tiles}",
             "jnz 3b",
-            $($regs!($r, band_keep, $r,),)+
+            $(band_regs!($r, band_keep, $r,),)+
             "vzeroupper",
             inout("rax") super::joins::IOTA.as_ptr() => _,
             inout("rcx") SPLITS.as_ptr() => _,
@@ -815,7 +804,6 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_tiles(
                 band_group2!(1, 2, 3)
             ),
             (2, 8) => band_asm!(
-                band_regs16,
                 band_load_fresh,
                 tiles,
                 carry,
