@@ -105,6 +105,11 @@ fn group_tiles_past_the_cache() {
     pack_and_unpack::<u16>("bf16[6101,690]{1,0:T(4,128)(2,1)}");
     pack_and_unpack::<u16>("bf16[2,701,3124]{2,1,0:T(16,128)(2,1)}");
     pack_and_unpack::<u8>("s8[1301,7001]{1,0:T(32,128)(4,1)}");
+    // Runs of groups, each group's rows right after the last group's,
+    // joined into whole lines in one kernel call: a rank-1 array whose
+    // last tile is ragged, and rows as wide as a tile.
+    pack_and_unpack::<u16>("bf16[4194817]{0:T(512)(128)(2,1)}");
+    pack_and_unpack::<u8>("s8[65601,128]{1,0:T(8,128)(4,1)}");
 }
 
 #[test]
@@ -136,6 +141,13 @@ fn whole_element_tiles_past_the_cache() {
     // past their last whole 64 bytes plainly.
     pack_and_unpack::<u16>("bf16[3001,1531]{1,0:T(1,128)}");
     pack_and_unpack::<u8>("s8[1201,7001]{1,0:T(1,128)}");
+    // Rows of 2,760 and 5,560 bytes through a ragged last tile, each tile
+    // row written row by row in the destination's order: 2-row tiles,
+    // 4-row tiles of a 3-D array whose last tile row of each 1,021 rows
+    // is padded, and 8-row tiles.
+    pack_and_unpack::<u32>("f32[3101,690]{1,0:T(2,128)}");
+    pack_and_unpack::<u32>("f32[3,1021,690]{2,1,0:T(4,128)}");
+    pack_and_unpack::<u32>("f32[1601,1390]{1,0:T(8,128)}");
 }
 
 #[test]

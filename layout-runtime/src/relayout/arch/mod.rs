@@ -668,6 +668,175 @@ pub(crate) fn deinterleave_band<T: Copy>(dst: &mut [T], src: &[T], band: GroupRo
     false
 }
 
+/// [`deinterleave_band`] for a band whose rows are one run of the
+/// destination: one tile (`band.tiles.0` 1) of any number of groups, each
+/// row as long as the tile (`band.pitch` is `band.columns`), so that each
+/// group's rows follow the last group's (a rank-1 array's
+/// `T(512)(128)(2,1)` tiles, or rows as wide as a tile). The first group
+/// goes plainly; every later one in one kernel call, its pieces joined
+/// into whole lines and streamed in the destination's order, the run
+/// starting anywhere in its line. `false`, nothing written, without
+/// AVX-512 VBMI, for groups of other sizes, for rows of other than 64,
+/// 128 or 256 bytes (64 or 128 of bytes), for fewer than two groups, or
+/// for a row or group outside its slice.
+pub(crate) fn deinterleave_run<T: Copy>(dst: &mut [T], src: &[T], band: GroupRows) -> bool {
+    let size = core::mem::size_of::<T>();
+    let k = stream_rows(size);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        let GroupRows {
+            grouped,
+            from,
+            to,
+            pitch,
+            columns,
+            tiles: (nt, _),
+            groups: (ng, sg),
+        } = band;
+        let row = columns.saturating_mul(size);
+        let steps = row / 64;
+        let group = k * columns;
+        let ends = (|| {
+            let out = to.checked_add(ng.checked_mul(group)?)?;
+            let input = from
+                .checked_add(ng.checked_sub(1)?.checked_mul(sg)?)?
+                .checked_add(group)?;
+            Some((out, input))
+        })();
+        let fits = grouped
+            && nt == 1
+            && pitch == columns
+            && ng >= 2
+            && row % 64 == 0
+            && x86_64::run_groups(k, steps)
+            && ends.is_some_and(|(out, input)| out <= dst.len() && input <= src.len());
+        if !fits {
+            return false;
+        }
+        // The first group plainly; its last 64 bytes, as written, are the
+        // piece before the second group's first.
+        for j in 0..k {
+            for x in 0..columns {
+                dst[to + j * columns + x] = src[from + x * k + j];
+            }
+        }
+        let at = dst
+            .as_mut_ptr()
+            .cast::<u8>()
+            .wrapping_add((to + group) * size);
+        let shift = at.addr() % 64;
+        let run = x86_64::GroupRun {
+            source: src.as_ptr().cast::<u8>().wrapping_add((from + sg) * size),
+            gap: sg.wrapping_sub(group).wrapping_mul(size),
+            groups: ng - 1,
+            out: at.wrapping_sub(shift),
+            shift,
+            carry: at.wrapping_sub(64),
+        };
+        // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI;
+        // `run_groups(k, steps)` holds and `ng - 1` is at least 1. Group
+        // `g` from 1 on (`g * sg` elements from `from`, `64 * k * steps`
+        // bytes) lies inside `src` (checked above, without overflow). The
+        // carried piece is the first group's last 64 bytes (`row` at
+        // least 64), inside `dst`. The lines start at the line the second
+        // group starts in, after the run's start (a group is 128 bytes or
+        // more), and end `shift` bytes past the last group's end, at the
+        // run's end, inside `dst`; `dst` is a unique borrow, so no group
+        // overlaps them.
+        unsafe {
+            x86_64::deinterleave_run(p, k, steps, run);
+        }
+        return true;
+    }
+    let _ = (dst, src, band, k, size);
+    false
+}
+
+/// Rows of tiles side by side, unpacked into rows that lie one after
+/// another in the destination ([`rows_in_order`]): `rows` (how many, and
+/// the elements from one to the next in the source), each `tiles` pieces
+/// of `columns` elements (how many, and the elements from one tile to the
+/// next), then a last piece of `last` elements (0: none; a ragged last
+/// tile) one tile past them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TileRows {
+    /// Where the first row's first piece starts in the source.
+    pub(crate) from: usize,
+    /// Where the first row starts in the destination.
+    pub(crate) to: usize,
+    pub(crate) rows: (usize, usize),
+    pub(crate) tiles: (usize, usize),
+    pub(crate) columns: usize,
+    pub(crate) last: usize,
+}
+
+/// Every row of `band` into the destination, one after another from
+/// `to`: `dst[to + i*w + t*columns + x] = src[from + i*rs + t*ts + x]`
+/// with `w` the row's length (`tiles * columns + last`), `x < columns`
+/// for the whole tiles and `x < last` for `t = tiles`. The rows are
+/// appended in order to one run, each line streamed whole once its
+/// bytes are in, whatever line the pieces start on; only the run's first
+/// and last partial lines go plainly. `false`, nothing written, without
+/// AVX-512BW and BMI2, for no rows, or for a row or piece outside its
+/// slice.
+pub(crate) fn rows_in_order<T: Copy>(dst: &mut [T], src: &[T], band: TileRows) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512BwBmi2::detect() {
+        let size = core::mem::size_of::<T>();
+        let TileRows {
+            from,
+            to,
+            rows: (nr, rs),
+            tiles: (nt, ts),
+            columns,
+            last,
+        } = band;
+        let ends = (|| {
+            let width = nt.checked_mul(columns)?.checked_add(last)?;
+            let out = to.checked_add(nr.checked_mul(width)?)?;
+            let first = from.checked_add(nr.checked_sub(1)?.checked_mul(rs)?)?;
+            let whole = match nt {
+                0 => first,
+                _ => first
+                    .checked_add((nt - 1).checked_mul(ts)?)?
+                    .checked_add(columns)?,
+            };
+            let ragged = first.checked_add(nt.checked_mul(ts)?)?.checked_add(last)?;
+            let input = if last > 0 { whole.max(ragged) } else { whole };
+            Some((out, input))
+        })();
+        if !ends.is_some_and(|(out, input)| out <= dst.len() && input <= src.len()) {
+            return false;
+        }
+        let (out, input) = (dst.as_mut_ptr(), src.as_ptr());
+        let rows = x86_64::InOrderRows {
+            source: input.wrapping_add(from).cast::<u8>(),
+            rows: nr,
+            row_step: rs.wrapping_mul(size),
+            pieces: nt,
+            piece: columns * size,
+            stride: ts.wrapping_mul(size),
+            last: last * size,
+            out: out.wrapping_add(to).cast::<u8>(),
+            // The same place in the next tile row.
+            ahead: (nt + usize::from(last > 0))
+                .wrapping_mul(ts)
+                .wrapping_mul(size),
+        };
+        // SAFETY: `p` shows the CPU runs AVX-512F and BW and BMI2; `nr`
+        // is at least 1 (`nr - 1` was checked). Row `i`'s whole pieces
+        // (`columns` elements from `from + i*rs + t*ts`, `t < nt`) and
+        // its last (`last` from `from + i*rs + nt*ts`) end by the last
+        // row's, inside `src` (checked above, without overflow); the
+        // `nr` rows of `nt*columns + last` elements from `to` lie inside
+        // `dst`, a unique borrow, so they overlap no piece.
+        unsafe { x86_64::rows_in_order(p, rows) };
+        return true;
+    }
+    let _ = (dst, src, band);
+    false
+}
+
 /// `s4` values into `(8,1)` groups: byte `q` of the group of column `x`,
 /// `out[4*x + q]`, takes the low four bits of `rows[2*q*pitch + x]` low
 /// and those of `rows[(2*q + 1)*pitch + x]` high, for `q < 4` and `x <

@@ -1683,3 +1683,239 @@ fn group_rows_refuse_what_they_cannot_write() {
     };
     assert!(!deinterleave_band(&mut got, &[1u32; 256], band));
 }
+
+/// Runs of groups through [`deinterleave_run`] against the plain loop:
+/// every row length it takes and one it refuses, groups packed and a
+/// little apart in the source, a run starting at every byte offset of a
+/// line; nothing outside the run may change.
+#[test]
+fn group_runs_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let k = 4 / size;
+        let step = 64 / size;
+        let vbmi = joins_tiles();
+        for columns in [step, 2 * step, 3 * step, 4 * step] {
+            // Every piece of a group in a register: 8 at most.
+            let takes = matches!((k, columns / step), (4, 1 | 2) | (2, 1 | 2 | 4));
+            for groups in [1, 2, 3, 7] {
+                for apart in [0, 5] {
+                    for at in [0, 1, 8, 31, step - 1] {
+                        let group = k * columns;
+                        let sg = group + apart;
+                        let src: Vec<T> = (0..groups * sg + 3).map(make).collect();
+                        let len = at + groups * group + 2 * step;
+                        let mut got = std::vec![old; len];
+                        let band = GroupRows {
+                            grouped: true,
+                            from: 3,
+                            to: at,
+                            pitch: columns,
+                            columns,
+                            tiles: (1, 0),
+                            groups: (groups, sg),
+                        };
+                        let ran = deinterleave_run(&mut got, &src, band);
+                        stream_fence();
+                        assert_eq!(ran, vbmi && takes && groups >= 2, "{groups} of {columns}");
+                        let mut want = std::vec![old; len];
+                        if ran {
+                            for g in 0..groups {
+                                for j in 0..k {
+                                    for x in 0..columns {
+                                        let d = at + (g * k + j) * columns + x;
+                                        want[d] = src[3 + g * sg + x * k + j];
+                                    }
+                                }
+                            }
+                        }
+                        assert_eq!(got, want, "{groups} of {columns} at {at}, {apart} apart");
+                    }
+                }
+            }
+        }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+}
+
+/// Runs [`deinterleave_run`] cannot write refused, nothing written: rows
+/// apart (a pitch past the row), more than one tile, no groups, a run
+/// past the destination, a group past the source, counts past `usize`,
+/// and groups of 4-byte elements (no kernel).
+#[test]
+fn group_runs_refuse_what_they_cannot_write() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let step = 64 / size;
+        let group = 4 / size * step;
+        let src: Vec<T> = (0..8 * group).map(make).collect();
+        let run = GroupRows {
+            grouped: true,
+            from: 0,
+            to: 0,
+            pitch: step,
+            columns: step,
+            tiles: (1, 0),
+            groups: (8, group),
+        };
+        let mut got = std::vec![old; 8 * group];
+        for bad in [
+            GroupRows {
+                pitch: step + 1,
+                ..run
+            },
+            GroupRows {
+                tiles: (2, 8 * group),
+                ..run
+            },
+            GroupRows {
+                groups: (0, group),
+                ..run
+            },
+            GroupRows { to: 1, ..run },
+            GroupRows { from: 1, ..run },
+            GroupRows {
+                groups: (usize::MAX, group),
+                ..run
+            },
+            GroupRows {
+                groups: (2, usize::MAX),
+                ..run
+            },
+            GroupRows {
+                grouped: false,
+                ..run
+            },
+        ] {
+            assert!(!deinterleave_run(&mut got, &src, bad), "{bad:?}");
+            assert!(got.iter().all(|&x| x == old));
+        }
+        if joins_tiles() {
+            assert!(deinterleave_run(&mut got, &src, run));
+        }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+    let mut got = std::vec![0u32; 256];
+    let run = GroupRows {
+        grouped: true,
+        from: 0,
+        to: 0,
+        pitch: 16,
+        columns: 16,
+        tiles: (1, 0),
+        groups: (4, 16),
+    };
+    assert!(!deinterleave_run(&mut got, &[1u32; 256], run));
+}
+
+/// Rows of tiles through [`rows_in_order`] against the plain loop: pieces
+/// shorter and longer than a line, whole or not, a ragged last piece or
+/// none, rows starting at every place in their lines, one row or several;
+/// nothing outside the rows may change.
+#[test]
+fn rows_in_order_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let line = 64 / size;
+        #[cfg(target_arch = "x86_64")]
+        let ran_expected = x86_64::Avx512BwBmi2::detect().is_some();
+        #[cfg(not(target_arch = "x86_64"))]
+        let ran_expected = false;
+        for columns in [1, 3, line - 1, line, line + 1, 2 * line, 5 * line + 3] {
+            for tiles in [0, 1, 2, 5] {
+                for last in [0, 1, columns / 2, columns - 1] {
+                    if tiles == 0 && last == 0 {
+                        continue;
+                    }
+                    for rows in [1, 2, 7] {
+                        for at in [0, 1, line / 2, line - 1] {
+                            let ts = rows * columns + 3;
+                            let rs = columns;
+                            let src: Vec<T> = (0..2 + (tiles + 1) * ts).map(make).collect();
+                            let width = tiles * columns + last;
+                            let len = at + rows * width + line + 5;
+                            let mut got = std::vec![old; len];
+                            // The rows in two calls, the later rows first:
+                            // the line they share written by each.
+                            let half = rows / 2;
+                            let part = |r0: usize, r1: usize| TileRows {
+                                from: 2 + r0 * rs,
+                                to: at + r0 * width,
+                                rows: (r1 - r0, rs),
+                                tiles: (tiles, ts),
+                                columns,
+                                last,
+                            };
+                            let ran = rows_in_order(&mut got, &src, part(half, rows))
+                                & (half == 0 || rows_in_order(&mut got, &src, part(0, half)));
+                            stream_fence();
+                            assert_eq!(ran, ran_expected);
+                            let mut want = std::vec![old; len];
+                            if ran {
+                                for i in 0..rows {
+                                    for x in 0..width {
+                                        let (t, c) = (x / columns, x % columns);
+                                        want[at + i * width + x] = src[2 + i * rs + t * ts + c];
+                                    }
+                                }
+                            }
+                            assert_eq!(
+                                got, want,
+                                "{rows} rows of {tiles}x{columns} + {last} at {at}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    check(|i| (i * 7 + 3) as u8, 0xee);
+    check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
+    check(|i| (i as u32).wrapping_mul(0x9e37_79b9) | 1, 0);
+    check(|i| [i as u64, !(i as u64)], [0; 2]);
+}
+
+/// Rows [`rows_in_order`] cannot write refused, nothing written: no
+/// rows, a row past the destination, a piece past the source, counts
+/// and strides past `usize`.
+#[test]
+fn rows_in_order_refuse_what_they_cannot_write() {
+    let src: Vec<u32> = (0..1024).collect();
+    let band = TileRows {
+        from: 0,
+        to: 0,
+        rows: (4, 128),
+        tiles: (1, 512),
+        columns: 128,
+        last: 100,
+    };
+    let mut got = std::vec![7u32; 4 * 228];
+    for bad in [
+        TileRows {
+            rows: (0, 128),
+            ..band
+        },
+        TileRows { to: 1, ..band },
+        TileRows {
+            tiles: (1, 1024),
+            ..band
+        },
+        TileRows {
+            rows: (4, usize::MAX),
+            ..band
+        },
+        TileRows {
+            tiles: (usize::MAX, 1),
+            ..band
+        },
+        TileRows {
+            last: usize::MAX,
+            ..band
+        },
+    ] {
+        assert!(!rows_in_order(&mut got, &src, bad), "{bad:?}");
+        assert!(got.iter().all(|&x| x == 7));
+    }
+}

@@ -854,6 +854,232 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_tiles(
     }
 }
 
+/// One step of a group of a run ([`deinterleave_run`]): `$split` puts
+/// each row's piece into `zmm0..`, each kept in a register of its own
+/// (`($from, $to)`), and `{input}` moves on `$step` bytes.
+macro_rules! run_step {
+    ($split:expr, $step:literal, $(($from:literal, $to:literal)),+) => {
+        concat!(
+            $split,
+            $("vmovdqa64 zmm", $to, ", zmm", $from, "\n",)+
+            "add {input}, ", $step, "\n",
+        )
+    };
+}
+
+/// The line that piece `zmm$piece` of a run starts in, streamed to
+/// `{out} + $at`: the last `h` bytes of the piece before (`zmm$before`)
+/// and the piece's first `64 - h` (the index in `zmm17`).
+macro_rules! run_line {
+    ($before:literal, $piece:literal, $at:literal) => {
+        concat!(
+            "vmovdqa64 zmm18, zmm",
+            $before,
+            "\n",
+            "vpermt2b zmm18, zmm17, zmm",
+            $piece,
+            "\n",
+            "vmovntdq [{out} + ",
+            $at,
+            "], zmm18\n",
+        )
+    };
+}
+
+/// Every group of a run: its `$step`s (`run_step!`) keep each row's
+/// pieces, then its `$line`s (`run_line!`) stream them in the order the
+/// destination lies, `$bytes` of lines a group, the last piece
+/// (`zmm$last`) carried to the next group in `zmm19`; the last piece's
+/// bytes past its line go plainly at the end.
+macro_rules! run_asm {
+    ($run:expr, $bytes:literal, $last:literal, [$($step:expr),+], [$($line:expr),+]) => {
+        asm!(
+            "vmovdqu64 zmm16, [rdx]",
+            "vmovdqu64 zmm20, [rcx]",
+            "vmovdqu64 zmm21, [rcx + 64]",
+            "vmovdqu64 zmm22, [rcx + 128]",
+            "vmovdqu64 zmm23, [rcx + 192]",
+            "vmovdqu64 zmm19, [rax]",
+            "mov ecx, {shift:e}",
+            join_index!(17),
+            "2:",
+            $($step,)+
+            $($line,)+
+            concat!("vmovdqa64 zmm19, zmm", $last),
+            concat!("add {out}, ", $bytes),
+            "add {input}, {gap}",
+            "dec {n}",
+            "jnz 2b",
+            "vmovdqa64 zmm18, zmm19",
+            "vpermt2b zmm18, zmm17, zmm19",
+            "mov ecx, {shift:e}",
+            "mov edx, 1",
+            "shl rdx, cl",
+            "dec rdx",
+            "kmovq k1, rdx",
+            "vmovdqu8 [{out}]{{k1}}, zmm18",
+            "vzeroupper",
+            inout("rax") $run.carry => _,
+            inout("rcx") SPLITS.as_ptr() => _,
+            inout("rdx") super::joins::IOTA.as_ptr() => _,
+            input = inout(reg) $run.source => _,
+            gap = in(reg) $run.gap,
+            n = inout(reg) $run.groups => _,
+            out = inout(reg) $run.out => _,
+            shift = in(reg) $run.shift,
+            // `vzeroupper` writes the upper halves of zmm0-15.
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
+            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
+            out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
+            out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
+            out("k1") _,
+            options(nostack),
+        )
+    };
+}
+
+/// The groups [`deinterleave_run`] takes: `groups` of them (at least
+/// one), the first at `source`, each `gap` bytes (wrapping) past the end
+/// of the one before; the line the first group's first piece starts in
+/// (`out`), `shift` bytes into it (under 64); the 64 bytes before that
+/// piece on the run, as written (`carry`).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::relayout::arch) struct GroupRun {
+    pub(in crate::relayout::arch) source: *const u8,
+    pub(in crate::relayout::arch) gap: usize,
+    pub(in crate::relayout::arch) groups: usize,
+    pub(in crate::relayout::arch) out: *mut u8,
+    pub(in crate::relayout::arch) shift: usize,
+    pub(in crate::relayout::arch) carry: *const u8,
+}
+
+/// Whether [`deinterleave_run`] takes groups of `k` rows of `steps`
+/// pieces each: every piece of a group in a register of its own
+/// (`zmm24..zmm31`).
+pub(in crate::relayout::arch) fn run_groups(k: usize, steps: usize) -> bool {
+    matches!((k, steps), (4, 1 | 2) | (2, 1 | 2 | 4))
+}
+
+/// Groups of `k` rows whose rows lie one after another in the
+/// destination, group after group (a rank-1 array's `T(512)(128)(2,1)`
+/// tiles): each group's `steps` steps into a piece of each row, kept in
+/// registers, then every piece joined to the one before it into the line
+/// it starts in, streamed in the destination's order; the piece before
+/// the next group's first stays in a register. Through a stage on the
+/// stack, streamed from there, the stage's loads waited behind the
+/// streaming stores by where the stack put it:
+/// `bf16[33554432]{0:T(512)(128)(2,1)}` unpacked in 7.5-8.5 ms from most
+/// depths of the caller's stack and 4.5 from a few (AMD EPYC Zen 4).
+///
+/// # Safety
+///
+/// The CPU runs AVX-512F, BW and VBMI (the caller holds the proof);
+/// [`run_groups`]`(k, steps)`; `run.groups` at least 1; each group's
+/// `64 * k * steps` bytes are readable; `run.carry` is readable for 64
+/// bytes; the `64 * k * steps * run.groups + run.shift` bytes from
+/// `run.out` are writable and overlap no group.
+pub(in crate::relayout::arch) unsafe fn deinterleave_run(
+    _: Avx512Vbmi,
+    k: usize,
+    steps: usize,
+    run: GroupRun,
+) {
+    // SAFETY: the caller's contract covers the groups, the carried piece
+    // and the lines; the tables and `IOTA` are readable. Every register
+    // the assembly writes is declared (the vector registers whole, and
+    // zmm0-15, whose upper halves `vzeroupper` clears), the pointers and
+    // count it moves are scratch, the flags change; no stack.
+    unsafe {
+        match (k, steps) {
+            (4, 1) => run_asm!(
+                run,
+                256,
+                27,
+                [run_step!(
+                    split4!(),
+                    256,
+                    (0, 24),
+                    (1, 25),
+                    (2, 26),
+                    (3, 27)
+                )],
+                [
+                    run_line!(19, 24, 0),
+                    run_line!(24, 25, 64),
+                    run_line!(25, 26, 128),
+                    run_line!(26, 27, 192)
+                ]
+            ),
+            (4, _) => run_asm!(
+                run,
+                512,
+                31,
+                [
+                    run_step!(split4!(), 256, (0, 24), (1, 26), (2, 28), (3, 30)),
+                    run_step!(split4!(), 256, (0, 25), (1, 27), (2, 29), (3, 31))
+                ],
+                [
+                    run_line!(19, 24, 0),
+                    run_line!(24, 25, 64),
+                    run_line!(25, 26, 128),
+                    run_line!(26, 27, 192),
+                    run_line!(27, 28, 256),
+                    run_line!(28, 29, 320),
+                    run_line!(29, 30, 384),
+                    run_line!(30, 31, 448)
+                ]
+            ),
+            (_, 1) => run_asm!(
+                run,
+                128,
+                25,
+                [run_step!(split2!(), 128, (0, 24), (1, 25))],
+                [run_line!(19, 24, 0), run_line!(24, 25, 64)]
+            ),
+            (_, 2) => run_asm!(
+                run,
+                256,
+                27,
+                [
+                    run_step!(split2!(), 128, (0, 24), (1, 26)),
+                    run_step!(split2!(), 128, (0, 25), (1, 27))
+                ],
+                [
+                    run_line!(19, 24, 0),
+                    run_line!(24, 25, 64),
+                    run_line!(25, 26, 128),
+                    run_line!(26, 27, 192)
+                ]
+            ),
+            _ => run_asm!(
+                run,
+                512,
+                31,
+                [
+                    run_step!(split2!(), 128, (0, 24), (1, 28)),
+                    run_step!(split2!(), 128, (0, 25), (1, 29)),
+                    run_step!(split2!(), 128, (0, 26), (1, 30)),
+                    run_step!(split2!(), 128, (0, 27), (1, 31))
+                ],
+                [
+                    run_line!(19, 24, 0),
+                    run_line!(24, 25, 64),
+                    run_line!(25, 26, 128),
+                    run_line!(26, 27, 192),
+                    run_line!(27, 28, 256),
+                    run_line!(28, 29, 320),
+                    run_line!(29, 30, 384),
+                    run_line!(30, 31, 448)
+                ]
+            ),
+        }
+    }
+}
+
 /// Where [`deinterleave_steps`] writes each row's pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::relayout::arch) enum Piece {

@@ -440,6 +440,7 @@ feature_proof!(Avx512, cpu_avx512, "avx512f"; "AVX-512F", "512");
 feature_proof!(Avx2, cpu_avx2, "avx2"; "AVX2", "256");
 feature_proof!(Avx512Bw, cpu_avx512bw, "avx512f", "avx512bw"; "AVX-512F and BW", "512");
 feature_proof!(Avx512Vbmi, cpu_avx512vbmi, "avx512f", "avx512bw", "avx512vbmi"; "AVX-512F, BW and VBMI", "512");
+feature_proof!(Avx512BwBmi2, cpu_avx512bw_bmi2, "avx512f", "avx512bw", "bmi2"; "AVX-512F and BW and BMI2", "512");
 
 /// A 16x16 transpose of 4-byte units, in the 512-bit registers of
 /// [`Avx512Bw`] kernels (defined before the modules that use it): `zmm0`..`zmm15` (register `c`
@@ -613,11 +614,13 @@ macro_rules! join_store {
 mod groups;
 mod joins;
 mod nibbles;
+mod rows;
 mod stream;
 mod tile16;
 
 pub(super) use groups::{
-    band_tiles, deinterleave_steps, deinterleave_tiles, interleave_steps, BandTiles, Piece,
+    band_tiles, deinterleave_run, deinterleave_steps, deinterleave_tiles, interleave_steps,
+    run_groups, BandTiles, GroupRun, Piece,
 };
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
@@ -627,6 +630,7 @@ pub(super) use nibbles::{
 };
 
 pub(super) use joins::join_band16;
+pub(super) use rows::{rows_in_order, InOrderRows};
 pub(super) use stream::{stream_copy, stream_line, stream_runs, Stores};
 pub(super) use tile16::{tile16_avx2, tile16_avx2_even, tile16_avx2_even_run};
 
