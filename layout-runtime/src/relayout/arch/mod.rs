@@ -370,8 +370,21 @@ pub(crate) struct GroupBand {
     /// one to the next in the destination and in the source.
     pub(crate) tiles: (usize, usize, usize),
     pub(crate) groups: (usize, usize, usize),
-    /// Elements past each row piece asked for ahead; 0: none.
-    pub(crate) ahead: usize,
+    /// Where the source is asked for ahead of the reads.
+    pub(crate) ahead: Ahead,
+}
+
+/// Where [`interleave_band`] asks for the source ahead of its reads, in
+/// elements.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ahead {
+    /// Each row piece's line this far past the piece (0: none): the same
+    /// columns of a later band of long rows.
+    Rows(usize),
+    /// Two lines for each line read, in order from this far past the
+    /// first row's start: the rows under a band of short rows, which lie
+    /// one after another, asked for whole while the band is read.
+    Linear(usize),
 }
 
 /// Every group of `band` as [`interleave_stream`] writes one, in one
@@ -455,7 +468,10 @@ pub(crate) fn interleave_band<T: Copy>(
                 (width * size / 64, columns * size),
                 pattern,
                 [bytes(band.tiles), bytes(band.groups)],
-                ahead * size,
+                match ahead {
+                    Ahead::Rows(a) => x86_64::Ahead::Rows(a * size),
+                    Ahead::Linear(a) => x86_64::Ahead::Linear(a * size),
+                },
             );
         }
         return true;

@@ -444,6 +444,15 @@ fn stream_interleaved<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, row
 /// later one all at once.
 const BURST_BYTES: usize = 8 << 10;
 
+/// Whether a band of `rows` rows of `width` elements holds
+/// [`BURST_BYTES`] or less: short enough that the hardware's prefetchers
+/// leave its rows to memory's latency ([`ask_next_band`]).
+pub(crate) fn burst_band<T>(rows: usize, width: usize) -> bool {
+    rows.saturating_mul(width)
+        .saturating_mul(core::mem::size_of::<T>())
+        <= BURST_BYTES
+}
+
 /// For a band of `rows` rows of `width` elements, `pitch` apart, read
 /// from `src[from..]` where it lies (a tile row of a row-major array):
 /// where the band holds [`BURST_BYTES`] or less, asks at once for the
@@ -461,10 +470,7 @@ pub(crate) fn ask_next_band<T>(
     from: usize,
     (rows, pitch, width): (usize, usize, usize),
 ) -> bool {
-    let bytes = rows
-        .saturating_mul(width)
-        .saturating_mul(core::mem::size_of::<T>());
-    if bytes > BURST_BYTES {
+    if !burst_band::<T>(rows, width) {
         return false;
     }
     let next = from.saturating_add(rows.saturating_mul(pitch));

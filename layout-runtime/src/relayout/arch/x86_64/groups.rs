@@ -47,14 +47,28 @@ static SPLITS: [u8; 256] = {
 };
 
 /// A row's 64 bytes into `zmm$z` from its pointer `{$r}`, those under
-/// `k1` from memory and the rest from `zmm24` (the fill), the same bytes
-/// `{ahead}` further asked for.
+/// `k1` from memory and the rest from `zmm24` (the fill), and the source
+/// asked for: the same bytes `{ahead}` further (`rows`), or the two lines
+/// at `{ahead}`, which then moves on two lines (`linear`).
 macro_rules! group_load {
-    ($z:literal, $r:ident) => {
+    ($z:literal, $r:ident, linear) => {
+        concat!(
+            "prefetcht0 [{ahead}]\n",
+            "prefetcht0 [{ahead} + 64]\n",
+            "add {ahead}, 128\n",
+            group_load!(@load $z, $r),
+        )
+    };
+    ($z:literal, $r:ident, rows) => {
         concat!(
             "prefetcht0 [{",
             stringify!($r),
             "} + {ahead}]\n",
+            group_load!(@load $z, $r),
+        )
+    };
+    (@load $z:literal, $r:ident) => {
+        concat!(
             "vmovdqa64 zmm",
             $z,
             ", zmm24\n",
@@ -147,11 +161,12 @@ macro_rules! join2 {
 
 /// `{n}` steps of a group of rows `($z, $r)` (register, pointer operand),
 /// each loaded under the mask and put into groups by `$join`, `$step`
-/// bytes of groups a step; the tables in `zmm20..zmm23`, the fill in
-/// `zmm24`, the mask in `k1`.
+/// bytes of groups a step, each load asking ahead as `$ask`
+/// (`group_load!`); the tables in `zmm20..zmm23`, the fill in `zmm24`,
+/// the mask in `k1`.
 macro_rules! groups_asm {
-    ($join:expr, $step:expr, $rows:expr, $out:expr, $n:expr, $mask:expr, $fill:expr, $ahead:expr;
-     $(($z:literal, $r:ident)),+) => {
+    ($join:expr, $step:expr, $ask:ident, $rows:expr, $out:expr, $n:expr, $mask:expr, $fill:expr,
+     $ahead:expr; $(($z:literal, $r:ident)),+) => {
         asm!(
             "vmovdqu64 zmm20, [{tables}]",
             "vmovdqu64 zmm21, [{tables} + 64]",
@@ -160,7 +175,7 @@ macro_rules! groups_asm {
             "vmovdqu64 zmm24, [{fill}]",
             "kmovq k1, {mask}",
             "2:",
-            $(group_load!($z, $r),)+
+            $(group_load!($z, $r, $ask),)+
             $join,
             "add {out}, {step}",
             "dec {n}",
@@ -169,7 +184,7 @@ macro_rules! groups_asm {
             tables = in(reg) TABLES.as_ptr(),
             fill = in(reg) $fill,
             mask = in(reg) $mask,
-            ahead = in(reg) $ahead,
+            ahead = inout(reg) $ahead => _,
             step = in(reg) $step,
             $($r = inout(reg) $rows[$z] => _,)+
             out = inout(reg) $out => _,
@@ -187,14 +202,26 @@ macro_rules! groups_asm {
 }
 
 /// [`groups_asm`] for four rows of bytes or two of 2-byte elements,
-/// stored as `$store`.
+/// stored as `$store`, asking ahead as `$ask`.
 macro_rules! groups_rows {
-    (4, $store:ident, $($arg:expr),+) => {
-        groups_asm!(join4!($store), 256usize, $($arg),+; (0, r0), (1, r1), (2, r2), (3, r3))
+    (4, $store:ident, $ask:ident, $($arg:expr),+) => {
+        groups_asm!(join4!($store), 256usize, $ask, $($arg),+; (0, r0), (1, r1), (2, r2), (3, r3))
     };
-    (2, $store:ident, $($arg:expr),+) => {
-        groups_asm!(join2!($store), 128usize, $($arg),+; (0, r0), (1, r1))
+    (2, $store:ident, $ask:ident, $($arg:expr),+) => {
+        groups_asm!(join2!($store), 128usize, $ask, $($arg),+; (0, r0), (1, r1))
     };
+}
+
+/// Where [`interleave_steps`] asks for the source ahead of its reads.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::relayout::arch) enum Ahead {
+    /// Each row's line this many bytes past the one read (the same
+    /// columns of a later band of long rows).
+    Rows(usize),
+    /// Two lines for each line read, in order from this many bytes past
+    /// the first row's start (the rows under a band of short rows, which
+    /// lie one after another).
+    Linear(usize),
 }
 
 /// `n` steps (at least one) of one group with the row bytes under
@@ -212,7 +239,8 @@ unsafe fn steps(
     n: usize,
     mask: u64,
     fill: *const u8,
-    ahead: usize,
+    ahead: Ahead,
+    next: *const u8,
 ) {
     let on_line = out.addr() % 64 == 0;
     // SAFETY: the caller's contract covers every byte read under the
@@ -224,11 +252,27 @@ unsafe fn steps(
     // `preserves_flags`); no stack, and `vzeroupper` leaves the upper
     // halves clean.
     unsafe {
-        match (k, on_line) {
-            (4, true) => groups_rows!(4, line, rows, out, n, mask, fill, ahead),
-            (4, false) => groups_rows!(4, quarters, rows, out, n, mask, fill, ahead),
-            (_, true) => groups_rows!(2, line, rows, out, n, mask, fill, ahead),
-            (_, false) => groups_rows!(2, quarters, rows, out, n, mask, fill, ahead),
+        match (ahead, k, on_line) {
+            (Ahead::Rows(a), 4, true) => groups_rows!(4, line, rows, rows, out, n, mask, fill, a),
+            (Ahead::Rows(a), 4, false) => {
+                groups_rows!(4, quarters, rows, rows, out, n, mask, fill, a)
+            }
+            (Ahead::Rows(a), _, true) => groups_rows!(2, line, rows, rows, out, n, mask, fill, a),
+            (Ahead::Rows(a), _, false) => {
+                groups_rows!(2, quarters, rows, rows, out, n, mask, fill, a)
+            }
+            (Ahead::Linear(_), 4, true) => {
+                groups_rows!(4, line, linear, rows, out, n, mask, fill, next)
+            }
+            (Ahead::Linear(_), 4, false) => {
+                groups_rows!(4, quarters, linear, rows, out, n, mask, fill, next)
+            }
+            (Ahead::Linear(_), _, true) => {
+                groups_rows!(2, line, linear, rows, out, n, mask, fill, next)
+            }
+            (Ahead::Linear(_), _, false) => {
+                groups_rows!(2, quarters, linear, rows, out, n, mask, fill, next)
+            }
         }
     }
 }
@@ -240,8 +284,7 @@ unsafe fn steps(
 /// not read: the 64 bytes at `fill` (one element repeated) stand for
 /// them. That for each place of the grid `outer` (outermost first; each
 /// axis a count, then the bytes it moves `out` and `src` a step). Each
-/// row's piece also asks for the line `ahead` bytes past it (the same
-/// columns of a later band).
+/// line read asks for another as `ahead` says.
 ///
 /// # Safety
 ///
@@ -261,10 +304,15 @@ pub(in crate::relayout::arch) unsafe fn interleave_steps(
     (count, valid): (usize, usize),
     fill: *const u8,
     outer: [(usize, usize, usize); 2],
-    ahead: usize,
+    ahead: Ahead,
 ) {
     let whole = (valid / 64).min(count);
     let [(n0, o0, s0), (n1, o1, s1)] = outer;
+    // The line a `Linear` ahead asks for next.
+    let mut next = match ahead {
+        Ahead::Linear(a) => src.wrapping_add(a),
+        Ahead::Rows(_) => src,
+    };
     for x0 in 0..n0 {
         for x1 in 0..n1 {
             let out = out.wrapping_add(x0 * o0 + x1 * o1);
@@ -277,16 +325,23 @@ pub(in crate::relayout::arch) unsafe fn interleave_steps(
             // nothing (an empty mask).
             unsafe {
                 if whole > 0 {
-                    steps(k, rows, out, whole, u64::MAX, fill, ahead);
+                    steps(k, rows, out, whole, u64::MAX, fill, ahead, next);
+                    next = next.wrapping_add(128 * k * whole);
                 }
                 if whole < count {
                     let cut = (1u64 << (valid % 64)) - 1;
                     let to = out.wrapping_add(64 * k * whole);
-                    steps(k, at(whole), to, 1, cut, fill, 0);
+                    let ahead = match ahead {
+                        Ahead::Rows(_) => Ahead::Rows(0),
+                        linear => linear,
+                    };
+                    steps(k, at(whole), to, 1, cut, fill, ahead, next);
+                    next = next.wrapping_add(128 * k);
                 }
                 if whole + 1 < count {
                     let to = out.wrapping_add(64 * k * (whole + 1));
-                    steps(k, at(whole + 1), to, count - whole - 1, 0, fill, 0);
+                    let rest = count - whole - 1;
+                    steps(k, at(whole + 1), to, rest, 0, fill, Ahead::Rows(0), next);
                 }
             }
         }

@@ -620,7 +620,7 @@ mod tile16;
 
 pub(super) use groups::{
     band_tiles, deinterleave_run, deinterleave_steps, deinterleave_tiles, interleave_steps,
-    run_groups, BandTiles, GroupRun, Piece,
+    run_groups, Ahead, BandTiles, GroupRun, Piece,
 };
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
