@@ -77,8 +77,9 @@ impl<'a, T: Copy> Scatter<'a, T> {
         v.finish();
     }
 
-    /// Writes what waits in the stage for joined rows or in a window,
-    /// before anything else uses the stage and once the walk is done.
+    /// Writes a tile row waiting for its ragged last tile, and what waits
+    /// in the stage for joined rows or in a window, before anything else
+    /// uses the stage and once the walk is done.
     fn finish(&mut self) {
         if let Some(w) = self.waiting.take() {
             self.band(w.off, w.d, w.tiles, w.rows, w.cols);

@@ -1414,7 +1414,7 @@ fn group_bands_match_a_plain_loop() {
                     if columns > width {
                         continue;
                     }
-                    for at in (0..64 / size).step_by(16 / size) {
+                    for (i, at) in (0..64 / size).step_by(16 / size).enumerate() {
                         let pitch = width + 3;
                         // Groups `k * width` apart; tiles one more apart.
                         let (dg, dt) = (k * width, groups * k * width + 16 / size);
@@ -1433,7 +1433,12 @@ fn group_bands_match_a_plain_loop() {
                             width,
                             tiles: (tiles, dt, st),
                             groups: (groups, dg, sg),
-                            ahead: if at % 2 == 0 { 0 } else { sg },
+                            // Every way of asking ahead (hints only).
+                            ahead: match i % 3 {
+                                0 => Ahead::Rows(0),
+                                1 => Ahead::Rows(sg),
+                                _ => Ahead::Linear(2 * sg),
+                            },
                         };
                         let ran = interleave_band(&mut got, &src, band, Some(fill));
                         stream_fence();
@@ -1483,7 +1488,7 @@ fn group_bands_refuse_what_they_cannot_write() {
             width: step,
             tiles: (1, 0, 0),
             groups: (1, 0, 0),
-            ahead: 0,
+            ahead: Ahead::Rows(0),
         };
         let mut got = std::vec![old; 16 * step];
         let base = (64 - got.as_ptr().addr() % 64) % 64 / size;

@@ -452,7 +452,9 @@ fn stream_group_run<T: Copy>(
     {
         return false;
     }
-    let contiguous = band.count == 1 || band.walk == groups.count.saturating_mul(groups.walk);
+    // The kernel's groups: four rows of bytes or two of 2-byte elements.
+    let contiguous = (band.count == 1 || band.walk == groups.count.saturating_mul(groups.walk))
+        && k.saturating_mul(size) == 4;
     let run = arch::GroupRows {
         grouped: true,
         from,
