@@ -1621,7 +1621,8 @@ fn group_rows_match_a_plain_loop() {
 /// Bands [`deinterleave_band`] cannot write refused, nothing written:
 /// rows that overlap, more than 32 rows, a tile of no whole 64 bytes a
 /// row, a row past the destination, widths and steps past `usize`, and
-/// groups of 4-byte elements (no kernel).
+/// groups of 4-byte elements (no kernel; nor a run of them through
+/// [`deinterleave_run`]).
 #[test]
 fn group_rows_refuse_what_they_cannot_write() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T, grouped: bool) {
@@ -1687,6 +1688,12 @@ fn group_rows_refuse_what_they_cannot_write() {
         groups: (1, 0),
     };
     assert!(!deinterleave_band(&mut got, &[1u32; 256], band));
+    let run = GroupRows {
+        groups: (4, 16),
+        ..band
+    };
+    assert!(!deinterleave_run(&mut got, &[1u32; 256], run));
+    assert!(got.iter().all(|&x| x == 0));
 }
 
 /// Runs of groups through [`deinterleave_run`] against the plain loop:
@@ -1746,8 +1753,8 @@ fn group_runs_match_a_plain_loop() {
 
 /// Runs [`deinterleave_run`] cannot write refused, nothing written: rows
 /// apart (a pitch past the row), more than one tile, no groups, a run
-/// past the destination, a group past the source, counts past `usize`,
-/// and groups of 4-byte elements (no kernel).
+/// past the destination, a group past the source, counts past `usize`
+/// (groups of 4-byte elements, which have no kernel, with the bands').
 #[test]
 fn group_runs_refuse_what_they_cannot_write() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
@@ -1802,17 +1809,6 @@ fn group_runs_refuse_what_they_cannot_write() {
     }
     check(|i| (i * 7 + 3) as u8, 0xee);
     check(|i| (i as u16).wrapping_mul(0x9e37) | 0x8001, 0);
-    let mut got = std::vec![0u32; 256];
-    let run = GroupRows {
-        grouped: true,
-        from: 0,
-        to: 0,
-        pitch: 16,
-        columns: 16,
-        tiles: (1, 0),
-        groups: (4, 16),
-    };
-    assert!(!deinterleave_run(&mut got, &[1u32; 256], run));
 }
 
 /// Rows of tiles through [`rows_in_order`] against the plain loop: pieces
