@@ -209,8 +209,11 @@ fn sub_byte_tiles_past_the_cache() {
     // Tile rows of 3,304 bytes, each one run of the destination, which
     // ends 8 bytes short of a 16-byte boundary; one row in the last.
     pack_and_unpack_bits("s4[20401,413]{1,0:T(8,128)(8,1)E(4)}");
-    // Rank 1: each tile's 8 rows of 128 one run, the last tile ragged.
+    // Rank 1: each tile's 8 rows of 128 one run, the tiles one after
+    // another (unpacked in one kernel call, joined into whole lines),
+    // the last tile ragged; rows as wide as a tile too.
     pack_and_unpack_bits("s4[8388616]{0:T(1024)(128)(8,1)E(4)}");
+    pack_and_unpack_bits("s4[65537,128]{1,0:T(8,128)(8,1)E(4)}");
     // Transposed: 16x16 tiles of groups, ragged both ways; storage past
     // 8 MiB, so that the pack streams, joining each tile's runs to those
     // before where they start off a line.

@@ -942,6 +942,69 @@ pub(crate) fn unpack_nibble_groups(
     0
 }
 
+/// Groups of `s4` values in `(8,1)` tiles 128 columns wide whose eight
+/// rows lie one after another in the destination, group after group (a
+/// rank-1 array's `T(1024)(128)(8,1)E(4)` tiles): `bytes[to + 1024*g +
+/// 128*(2*q + h) + x]` gets half `h` of `input[from + 512*g + 4*x + q]`,
+/// extended as [`unpack_nibble_groups`] does, for `g < groups`. The first
+/// group goes plainly; every later one in one kernel call, its rows
+/// joined into whole lines and streamed in the destination's order,
+/// the run starting anywhere in its line. `false`, nothing written,
+/// without AVX-512 VBMI, for fewer than two groups, or for a group
+/// outside its slice.
+pub(crate) fn unpack_nibble_run(
+    bytes: &mut [u8],
+    to: usize,
+    input: &[u8],
+    from: usize,
+    groups: usize,
+    signed: bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(p), Some(bw)) = (x86_64::Avx512Vbmi::detect(), x86_64::Avx512Bw::detect()) {
+        let fits = groups >= 2
+            && groups
+                .checked_mul(1024)
+                .and_then(|n| n.checked_add(to))
+                .is_some_and(|end| end <= bytes.len())
+            && groups
+                .checked_mul(512)
+                .and_then(|n| n.checked_add(from))
+                .is_some_and(|end| end <= input.len());
+        if !fits {
+            return false;
+        }
+        // The first group plainly, 64 columns at a time; its last 64
+        // bytes, as written, are the piece before the second group's.
+        for half in 0..2 {
+            let rows = &mut bytes[to + 64 * half..];
+            x86_64::unpack_nibbles64(bw, rows, 128, &input[from + 256 * half..], signed);
+        }
+        let at = bytes.as_mut_ptr().wrapping_add(to + 1024);
+        let shift = at.addr() % 64;
+        let run = x86_64::NibbleRun {
+            source: input.as_ptr().wrapping_add(from + 512),
+            groups: groups - 1,
+            out: at.wrapping_sub(shift),
+            shift,
+            carry: at.wrapping_sub(64),
+        };
+        // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI; `groups -
+        // 1` is at least 1. Groups 1 to `groups - 1` (512 bytes each from
+        // `from + 512`) lie inside `input` (checked above, without
+        // overflow); the carried piece is the first group's last 64
+        // bytes, inside `bytes`. The lines start at the line the second
+        // group starts in, after the run's start (a group is 1,024
+        // bytes), and end `shift` bytes past the last group's end, at the
+        // run's end, inside `bytes`, a unique borrow that no group
+        // overlaps.
+        unsafe { x86_64::unpack_nibble_run(p, run, signed) };
+        return true;
+    }
+    let _ = (bytes, to, input, from, groups, signed);
+    false
+}
+
 /// Whether each of 16 runs of `n` elements from `starts` ends inside a
 /// slice of `len`: the bounds the tile kernels check before they run.
 pub(crate) fn runs_inside(starts: &[usize; 16], n: usize, len: usize) -> bool {

@@ -1920,3 +1920,53 @@ fn rows_in_order_refuse_what_they_cannot_write() {
         assert!(got.iter().all(|&x| x == 7));
     }
 }
+
+/// Runs of `s4` groups through [`unpack_nibble_run`] against the plain
+/// loop, signed and not, starting at every byte offset of a line; fewer
+/// than two groups or a group outside a slice refused, nothing written;
+/// nothing outside the run may change.
+#[test]
+fn nibble_runs_match_a_plain_loop() {
+    let vbmi = joins_tiles();
+    for groups in [0, 1, 2, 3, 5] {
+        for at in [0, 1, 16, 33, 63] {
+            for signed in [false, true] {
+                let input: Vec<u8> = (0..3 + 512 * groups)
+                    .map(|i| (i as u8).wrapping_mul(37) ^ 0x5a)
+                    .collect();
+                let len = at + 1024 * groups + 70;
+                let mut got = std::vec![0xeeu8; len];
+                let ran = unpack_nibble_run(&mut got, at, &input, 3, groups, signed);
+                stream_fence();
+                assert_eq!(ran, vbmi && groups >= 2, "{groups} groups");
+                let mut want = std::vec![0xeeu8; len];
+                if ran {
+                    for g in 0..groups {
+                        for r in 0..8 {
+                            for x in 0..128 {
+                                let byte = input[3 + 512 * g + 4 * x + r / 2];
+                                let v = (byte >> (4 * (r % 2))) & 15;
+                                let v = if signed && v >= 8 { v | 0xf0 } else { v };
+                                want[at + 1024 * g + 128 * r + x] = v;
+                            }
+                        }
+                    }
+                }
+                assert_eq!(got, want, "{groups} groups at {at}, signed {signed}");
+            }
+        }
+    }
+    let input = [0u8; 1024];
+    let mut got = [0u8; 2048];
+    assert!(!unpack_nibble_run(&mut got, 1, &input, 0, 2, false));
+    assert!(!unpack_nibble_run(&mut got, 0, &input, 1, 2, false));
+    assert!(!unpack_nibble_run(
+        &mut got,
+        0,
+        &input,
+        0,
+        usize::MAX,
+        false
+    ));
+    assert!(got.iter().all(|&x| x == 0));
+}

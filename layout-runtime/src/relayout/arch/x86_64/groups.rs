@@ -922,27 +922,8 @@ macro_rules! run_step {
     };
 }
 
-/// The line that piece `zmm$piece` of a run starts in, streamed to
-/// `{out} + $at`: the last `h` bytes of the piece before (`zmm$before`)
-/// and the piece's first `64 - h` (the index in `zmm17`).
-macro_rules! run_line {
-    ($before:literal, $piece:literal, $at:literal) => {
-        concat!(
-            "vmovdqa64 zmm18, zmm",
-            $before,
-            "\n",
-            "vpermt2b zmm18, zmm17, zmm",
-            $piece,
-            "\n",
-            "vmovntdq [{out} + ",
-            $at,
-            "], zmm18\n",
-        )
-    };
-}
-
 /// Every group of a run: its `$step`s (`run_step!`) keep each row's
-/// pieces, then its `$line`s (`run_line!`) stream them in the order the
+/// pieces, then its `$line`s (`run_line!`, the index in `zmm17`) stream them in the order the
 /// destination lies, `$bytes` of lines a group, the last piece
 /// (`zmm$last`) carried to the next group in `zmm19`; the last piece's
 /// bytes past its line go plainly at the end.
@@ -965,14 +946,7 @@ macro_rules! run_asm {
             "add {input}, {gap}",
             "dec {n}",
             "jnz 2b",
-            "vmovdqa64 zmm18, zmm19",
-            "vpermt2b zmm18, zmm17, zmm19",
-            "mov ecx, {shift:e}",
-            "mov edx, 1",
-            "shl rdx, cl",
-            "dec rdx",
-            "kmovq k1, rdx",
-            "vmovdqu8 [{out}]{{k1}}, zmm18",
+            run_tail!(17, 18, 19),
             "vzeroupper",
             inout("rax") $run.carry => _,
             inout("rcx") SPLITS.as_ptr() => _,
@@ -1064,10 +1038,10 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_run(
                     (3, 27)
                 )],
                 [
-                    run_line!(19, 24, 0),
-                    run_line!(24, 25, 64),
-                    run_line!(25, 26, 128),
-                    run_line!(26, 27, 192)
+                    run_line!(17, 18; 19, 24, 0),
+                    run_line!(17, 18; 24, 25, 64),
+                    run_line!(17, 18; 25, 26, 128),
+                    run_line!(17, 18; 26, 27, 192)
                 ]
             ),
             (4, _) => run_asm!(
@@ -1079,14 +1053,14 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_run(
                     run_step!(split4!(), 256, (0, 25), (1, 27), (2, 29), (3, 31))
                 ],
                 [
-                    run_line!(19, 24, 0),
-                    run_line!(24, 25, 64),
-                    run_line!(25, 26, 128),
-                    run_line!(26, 27, 192),
-                    run_line!(27, 28, 256),
-                    run_line!(28, 29, 320),
-                    run_line!(29, 30, 384),
-                    run_line!(30, 31, 448)
+                    run_line!(17, 18; 19, 24, 0),
+                    run_line!(17, 18; 24, 25, 64),
+                    run_line!(17, 18; 25, 26, 128),
+                    run_line!(17, 18; 26, 27, 192),
+                    run_line!(17, 18; 27, 28, 256),
+                    run_line!(17, 18; 28, 29, 320),
+                    run_line!(17, 18; 29, 30, 384),
+                    run_line!(17, 18; 30, 31, 448)
                 ]
             ),
             (_, 1) => run_asm!(
@@ -1094,7 +1068,7 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_run(
                 128,
                 25,
                 [run_step!(split2!(), 128, (0, 24), (1, 25))],
-                [run_line!(19, 24, 0), run_line!(24, 25, 64)]
+                [run_line!(17, 18; 19, 24, 0), run_line!(17, 18; 24, 25, 64)]
             ),
             (_, 2) => run_asm!(
                 run,
@@ -1105,10 +1079,10 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_run(
                     run_step!(split2!(), 128, (0, 25), (1, 27))
                 ],
                 [
-                    run_line!(19, 24, 0),
-                    run_line!(24, 25, 64),
-                    run_line!(25, 26, 128),
-                    run_line!(26, 27, 192)
+                    run_line!(17, 18; 19, 24, 0),
+                    run_line!(17, 18; 24, 25, 64),
+                    run_line!(17, 18; 25, 26, 128),
+                    run_line!(17, 18; 26, 27, 192)
                 ]
             ),
             _ => run_asm!(
@@ -1122,14 +1096,14 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_run(
                     run_step!(split2!(), 128, (0, 27), (1, 31))
                 ],
                 [
-                    run_line!(19, 24, 0),
-                    run_line!(24, 25, 64),
-                    run_line!(25, 26, 128),
-                    run_line!(26, 27, 192),
-                    run_line!(27, 28, 256),
-                    run_line!(28, 29, 320),
-                    run_line!(29, 30, 384),
-                    run_line!(30, 31, 448)
+                    run_line!(17, 18; 19, 24, 0),
+                    run_line!(17, 18; 24, 25, 64),
+                    run_line!(17, 18; 25, 26, 128),
+                    run_line!(17, 18; 26, 27, 192),
+                    run_line!(17, 18; 27, 28, 256),
+                    run_line!(17, 18; 28, 29, 320),
+                    run_line!(17, 18; 29, 30, 384),
+                    run_line!(17, 18; 30, 31, 448)
                 ]
             ),
         }

@@ -611,6 +611,65 @@ macro_rules! join_store {
     };
 }
 
+/// The line that piece `zmm$piece` of a run starts in, put together in
+/// `zmm$t` and streamed to `{out} + $at`: the last `h` bytes of the piece
+/// before (`zmm$before`) and the piece's first `64 - h` (the index in
+/// `zmm$x`, from `join_index!`).
+macro_rules! run_line {
+    ($x:literal, $t:literal; $before:literal, $piece:literal, $at:literal) => {
+        concat!(
+            "vmovdqa64 zmm",
+            $t,
+            ", zmm",
+            $before,
+            "\n",
+            "vpermt2b zmm",
+            $t,
+            ", zmm",
+            $x,
+            ", zmm",
+            $piece,
+            "\n",
+            "vmovntdq [{out} + ",
+            $at,
+            "], zmm",
+            $t,
+            "\n",
+        )
+    };
+}
+
+/// The end of a run: the last `{shift}` bytes of its last piece
+/// (`zmm$last`), past the run's last whole line, written plainly at
+/// `{out}` (the index in `zmm$x`, `zmm$t` scratch). `rcx` and `rdx` are
+/// scratch.
+macro_rules! run_tail {
+    ($x:literal, $t:literal, $last:literal) => {
+        concat!(
+            "vmovdqa64 zmm",
+            $t,
+            ", zmm",
+            $last,
+            "\n",
+            "vpermt2b zmm",
+            $t,
+            ", zmm",
+            $x,
+            ", zmm",
+            $last,
+            "\n",
+            "mov ecx, {shift:e}\n",
+            "mov edx, 1\n",
+            "shl rdx, cl\n",
+            "dec rdx\n",
+            "kmovq k1, rdx\n",
+            "vmovdqu8 [{out}] {{k1}}, zmm",
+            $t,
+            "\n",
+        )
+    };
+}
+
 mod groups;
 mod joins;
 mod nibbles;
@@ -625,8 +684,8 @@ pub(super) use groups::{
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
     pack_tile16_joined as pack_nibble_tile16_joined, unpack64 as unpack_nibbles64,
-    unpack_tile16 as unpack_nibble_tile16, unpack_tile16_joined as unpack_nibble_tile16_joined,
-    Store,
+    unpack_run as unpack_nibble_run, unpack_tile16 as unpack_nibble_tile16,
+    unpack_tile16_joined as unpack_nibble_tile16_joined, NibbleRun, Store,
 };
 
 pub(super) use joins::join_band16;
