@@ -1131,8 +1131,8 @@ impl<T: BitElement> UnpackBits<'_, T> {
     /// into whole lines in registers. Through the [`RunStage`] on the
     /// stack, whose loads waited behind the streaming stores by where the
     /// stack put it, the unpack read 0.84 of the best copy in one bench
-    /// process and 0.31-0.33 in two others (AMD EPYC Zen 4). `false`,
-    /// nothing written, for other blocks.
+    /// process and 0.31-0.33 in two others; so, 1.07-1.14 in four (AMD
+    /// EPYC Zen 4). `false`, nothing written, for other blocks.
     fn group_run(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) -> bool {
         let bits = self.bits;
         let fits = self.far

@@ -731,7 +731,8 @@ pub(in crate::relayout::arch) struct NibbleRun {
 /// Through a stage on the stack, streamed from there, the stage's loads
 /// waited behind the streaming stores by where the stack put it: the
 /// rank-1 `s4` unpack read 0.84 of the best copy in one bench process,
-/// 0.31-0.33 in two others (AMD EPYC Zen 4).
+/// 0.31-0.33 in two others; in registers, 1.07-1.14 in four (AMD EPYC
+/// Zen 4; it reads half the bytes it writes).
 ///
 /// # Safety
 ///
