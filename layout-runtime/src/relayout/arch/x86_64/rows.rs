@@ -10,8 +10,9 @@ use super::Avx512BwBmi2;
 /// piece at `source` and each row's `row_step` bytes (wrapping) past the
 /// one before; `pieces` pieces of `piece` bytes a row, `stride` bytes
 /// apart, then a last piece of `last` bytes (0: none) `stride` past
-/// them; written one after another from `out` on. Each line read asks
-/// for the one `ahead` bytes on (the same place in the next tile row).
+/// them; written one after another from `out` on. The source from
+/// `ahead` bytes past `source` on (the next tile row) is asked for in
+/// order as the rows are read.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::relayout::arch) struct InOrderRows {
     pub(in crate::relayout::arch) source: *const u8,
@@ -104,7 +105,13 @@ macro_rules! append {
 /// the run's first and last partial lines go plainly. The pieces of a
 /// row need not be whole lines, nor start on one: a row-major array 690
 /// `f32`s wide unpacked from `T(4,128)` (a piece of 200 bytes each row,
-/// rows on no line) goes out as whole lines, each written once.
+/// rows on no line) goes out as whole lines, each written once. A line
+/// of the next tile row is asked for with each line read, and each row's
+/// padding's lines at its end, in the order the next tile row lies: the
+/// hardware's prefetchers leave rows read a piece of each tile at a time
+/// to memory's latency, and asking for each piece's own lines one tile
+/// row on took longer (`f32[24314,690]{1,0:T(2,128)}` unpacked in 7.9 ms
+/// against 5.7, AMD EPYC Zen 4).
 ///
 /// # Safety
 ///
@@ -127,7 +134,7 @@ pub(in crate::relayout::arch) unsafe fn rows_in_order(_: Avx512BwBmi2, rows: InO
     // inside a piece; masked loads, which touch nothing under a clear
     // bit, of a piece's bytes only) and every byte written (the lines of
     // the run, whole only where all their bytes belong to it, masked
-    // otherwise); `params` is three readable words. Every register the
+    // otherwise); `params` is four readable words. Every register the
     // assembly writes is declared (the vector registers whole, and
     // zmm0-15, whose upper halves `vzeroupper` clears), the pointers and
     // counts it moves are scratch, the flags change; no stack.
