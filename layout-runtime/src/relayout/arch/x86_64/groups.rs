@@ -3,8 +3,6 @@
 //! together by two-table permutes (`vpermt2b`, `vpermt2w`) into `64 * k`
 //! bytes of groups, which go out with streaming stores.
 
-use core::arch::asm;
-
 use super::Avx512Vbmi;
 
 /// The permute tables of the packs, 64 bytes each: bytes of two
@@ -167,7 +165,7 @@ macro_rules! join2 {
 macro_rules! groups_asm {
     ($join:expr, $step:expr, $ask:ident, $rows:expr, $out:expr, $n:expr, $mask:expr, $fill:expr,
      $ahead:expr; $(($z:literal, $r:ident)),+) => {
-        asm!(
+        asm_avx512!(
             "vmovdqu64 zmm20, [{tables}]",
             "vmovdqu64 zmm21, [{tables} + 64]",
             "vmovdqu64 zmm22, [{tables} + 128]",
@@ -189,14 +187,6 @@ macro_rules! groups_asm {
             $($r = inout(reg) $rows[$z] => _,)+
             out = inout(reg) $out => _,
             n = inout(reg) $n => _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-            out("zmm24") _, out("k1") _,
-            options(nostack),
         )
     };
 }
@@ -484,7 +474,7 @@ macro_rules! split1 {
 macro_rules! split_asm {
     ($store:ident, $split:expr, $step:expr, $rows:expr, $input:expr, $n:expr, $carry:expr;
      $(($j:literal, $r:ident, $p:literal, $x:literal)),+) => {
-        asm!(
+        asm_avx512!(
             "vmovdqu64 zmm16, [{iota}]",
             "vmovdqu64 zmm20, [{splits}]",
             "vmovdqu64 zmm21, [{splits} + 64]",
@@ -507,16 +497,6 @@ macro_rules! split_asm {
             carry = in(reg) $carry,
             $($r = inout(reg) $rows[$j] => _,)+
             out("rax") _, out("rcx") _, out("rdx") _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm18") _, out("zmm20") _, out("zmm21") _,
-            out("zmm22") _, out("zmm23") _, out("zmm24") _, out("zmm25") _,
-            out("zmm26") _, out("zmm27") _, out("zmm28") _, out("zmm29") _,
-            out("zmm30") _, out("zmm31") _, out("k1") _,
-            options(nostack),
         )
     };
 }
@@ -732,7 +712,7 @@ macro_rules! band_asm {
         band_asm!(band_load, $tiles, $carry, [$($r),+], $($group),+)
     };
     ($load:ident, $tiles:expr, $carry:expr, [$($r:tt),+], $($group:expr),+) => {
-        asm!(
+        asm_avx512!(
             // A band of one group or one row uses no group or row stride.
             "/* {sg} {pitch} */",
             "vmovdqu64 zmm16, [rax]",
@@ -764,16 +744,6 @@ macro_rules! band_asm {
             pitch = in(reg) $tiles.pitch,
             input = out(reg) _,
             carry = in(reg) $carry,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
-            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-            out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
-            out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
-            options(nostack),
         )
     };
 }
@@ -929,7 +899,7 @@ macro_rules! run_step {
 /// bytes past its line go plainly at the end.
 macro_rules! run_asm {
     ($run:expr, $bytes:literal, $last:literal, [$($step:expr),+], [$($line:expr),+]) => {
-        asm!(
+        asm_avx512!(
             "vmovdqu64 zmm16, [rdx]",
             "vmovdqu64 zmm20, [rcx]",
             "vmovdqu64 zmm21, [rcx + 64]",
@@ -956,17 +926,6 @@ macro_rules! run_asm {
             n = inout(reg) $run.groups => _,
             out = inout(reg) $run.out => _,
             shift = in(reg) $run.shift,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
-            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-            out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
-            out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
-            out("k1") _,
-            options(nostack),
         )
     };
 }

@@ -611,6 +611,29 @@ macro_rules! join_store {
     };
 }
 
+/// `asm!` for the AVX-512 kernels (operands written last, each followed
+/// by a comma): every vector register and `k1` and `k2` declared
+/// clobbered whole (zmm0-15 too, whose upper halves
+/// `vzeroupper` writes), no stack; the flags change. Declaring all
+/// costs nothing where the code around keeps no vector values.
+macro_rules! asm_avx512 {
+    ($($body:tt)*) => {
+        core::arch::asm!(
+            $($body)*
+            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
+            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
+            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
+            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
+            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
+            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
+            out("zmm24") _, out("zmm25") _, out("zmm26") _, out("zmm27") _,
+            out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
+            out("k1") _, out("k2") _,
+            options(nostack),
+        )
+    };
+}
+
 /// The line that piece `zmm$piece` of a run starts in, put together in
 /// `zmm$t` and streamed to `{out} + $at`: the last `h` bytes of the piece
 /// before (`zmm$before`) and the piece's first `64 - h` (the index in

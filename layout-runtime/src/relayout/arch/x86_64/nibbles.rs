@@ -749,7 +749,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_run(_: Avx512Vbmi, run: NibbleRun
     // zmm0-15, whose upper halves `vzeroupper` clears), the pointers and
     // count it moves are scratch, the flags change; no stack.
     unsafe {
-        asm!(
+        asm_avx512!(
             "vpbroadcastd zmm15, {low:e}",
             "vpbroadcastd zmm14, {sign:e}",
             "vbroadcasti32x4 zmm13, [{spread}]",
@@ -803,16 +803,6 @@ pub(in crate::relayout::arch) unsafe fn unpack_run(_: Avx512Vbmi, run: NibbleRun
             i = inout(reg) run.source => _,
             n = inout(reg) run.groups => _,
             out = inout(reg) run.out => _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm16") _, out("zmm17") _, out("zmm18") _, out("zmm19") _,
-            out("zmm20") _, out("zmm21") _, out("zmm22") _, out("zmm23") _,
-            out("zmm24") _, out("zmm25") _, out("zmm26") _,
-            out("k1") _,
-            options(nostack),
         );
     }
 }

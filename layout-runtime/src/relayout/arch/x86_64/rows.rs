@@ -2,8 +2,6 @@
 //! pieces, one from each tile along it, appended to one run of whole
 //! lines streamed out, however the pieces fall on the lines.
 
-use core::arch::asm;
-
 use super::Avx512BwBmi2;
 
 /// The rows [`rows_in_order`] writes: `rows` of them, the first's first
@@ -139,7 +137,7 @@ pub(in crate::relayout::arch) unsafe fn rows_in_order(_: Avx512BwBmi2, rows: InO
     // zmm0-15, whose upper halves `vzeroupper` clears), the pointers and
     // counts it moves are scratch, the flags change; no stack.
     unsafe {
-        asm!(
+        asm_avx512!(
             "vmovq xmm29, [rax]",
             "vmovq xmm30, [rax + 8]",
             "vmovq xmm31, [rax + 16]",
@@ -205,14 +203,6 @@ pub(in crate::relayout::arch) unsafe fn rows_in_order(_: Avx512BwBmi2, rows: InO
             len = out(reg) _,
             t = out(reg) _,
             p = out(reg) _,
-            // `vzeroupper` writes the upper halves of zmm0-15.
-            out("zmm0") _, out("zmm1") _, out("zmm2") _, out("zmm3") _,
-            out("zmm4") _, out("zmm5") _, out("zmm6") _, out("zmm7") _,
-            out("zmm8") _, out("zmm9") _, out("zmm10") _, out("zmm11") _,
-            out("zmm12") _, out("zmm13") _, out("zmm14") _, out("zmm15") _,
-            out("zmm28") _, out("zmm29") _, out("zmm30") _, out("zmm31") _,
-            out("k1") _, out("k2") _,
-            options(nostack),
         );
     }
 }
