@@ -359,6 +359,9 @@ impl Layout {
         };
         Route::over(&walked, &other).run(&walked, &other, &mut v);
         v.finish();
+        if far {
+            super::arch::stream_fence();
+        }
         Ok(())
     }
 

@@ -7,7 +7,7 @@
 //! first element in the high-order bits).
 
 use super::arch;
-use super::kernels::{ask_next_band, copy_block, tiles_ahead, to_line_in, Block};
+use super::kernels::{ask_band_share, copy_block, tiles_ahead, to_line_in, Block};
 use super::walk::{block_padded_apart, block_then_padding_apart, Axis, Visitor};
 use crate::ElementType;
 
@@ -376,9 +376,6 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
     fn block_then_padding(&mut self, off: usize, other: usize, a: Axis, b: Axis, a_len: usize) {
         let bits = self.bits;
         if let Some(g) = bits.row_groups(off, a, b).filter(|_| self.stream) {
-            // Measured without the request: `s4[66576,1008]` packed in
-            // 12.3-16.6 ms against 8.7-10.2 (AMD EPYC Zen 4).
-            ask_next_band(self.src, other, (b.count, b.other, a.count));
             let run = &mut self.dst[off / bits.per..][..a_len * g];
             // The whole steps of the vector kernel streamed straight to
             // storage, the rest through the stage, which then streams from
@@ -916,6 +913,7 @@ fn nibble_groups<T: BitElement>(
 ) -> usize {
     match T::bits_of(src) {
         Some(bytes) if bits.n == 4 && g == 4 => {
+            ask_band_share(bytes, from, (8, pitch, n));
             arch::pack_nibble_groups(out, &bytes[from..], pitch, n, stream)
         }
         _ => 0,
@@ -953,7 +951,9 @@ fn byte_rows<T: BitElement, const N: u32>(
     }
 }
 
-/// The inverse of [`pack_rows`].
+/// The inverse of [`pack_rows`], the rows' lines streamed if `stream`
+/// (see [`arch::unpack_nibble_groups`]).
+#[allow(clippy::too_many_arguments)]
 fn unpack_rows<T: BitElement>(
     input: &[u8],
     dst: &mut [T],
@@ -962,11 +962,12 @@ fn unpack_rows<T: BitElement>(
     g: usize,
     n: usize,
     bits: Bits,
+    stream: bool,
 ) {
     // As `pack_rows` does.
     let first = match T::bits_into(dst) {
         Some((bytes, signed)) if bits.n == 4 && g == 4 => {
-            arch::unpack_nibble_groups(&mut bytes[to..], pitch, input, n, signed)
+            arch::unpack_nibble_groups(&mut bytes[to..], pitch, input, n, signed, stream)
         }
         _ => 0,
     };
@@ -1172,10 +1173,11 @@ impl<T: BitElement> Visitor for UnpackBits<'_, T> {
             let len = a.count * g * bits.per;
             let whole = b.other == a.count && len <= STAGED_ROWS;
             if let Some(stage) = self.stage.as_mut().filter(|_| whole) {
-                let put = |to: &mut [T]| unpack_rows(input, to, 0, b.other, g, a.count, bits);
+                let put =
+                    |to: &mut [T]| unpack_rows(input, to, 0, b.other, g, a.count, bits, false);
                 return stage.run(self.dst, other, len, put);
             }
-            unpack_rows(input, self.dst, other, b.other, g, a.count, bits);
+            unpack_rows(input, self.dst, other, b.other, g, a.count, bits, self.far);
             return;
         }
         if let Some(g) = bits.short_row_groups(off, a, b, a.walk) {
@@ -1186,7 +1188,7 @@ impl<T: BitElement> Visitor for UnpackBits<'_, T> {
             for x0 in (0..a.count).step_by(w) {
                 let m = w.min(a.count - x0);
                 let input = &self.src[off / bits.per + x0 * g..];
-                unpack_rows(input, &mut stage, 0, w, g, m, bits);
+                unpack_rows(input, &mut stage, 0, w, g, m, bits, false);
                 for (r, row) in stage.chunks_exact(w).take(b.count).enumerate() {
                     self.dst[other + r * b.other + x0..][..m].copy_from_slice(&row[..m]);
                 }

@@ -250,7 +250,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
 
     /// A band of `(2,1)` or `(4,1)` tiles side by side (a tile row of a
     /// row-major array), read where it lies while the next band (the rows
-    /// under it) is asked for: a short band at once ([`ask_next_band`]),
+    /// under it) is asked for: a short band in order ([`burst_band`]),
     /// a long one row piece by row piece as the kernel reads the same
     /// columns of this one. Without the requests the loads waited on
     /// memory (an AVX-512 kernel on `s8[100000,600]{1,0:T(8,128)(4,1)}`:

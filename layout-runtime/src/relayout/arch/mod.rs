@@ -906,15 +906,19 @@ pub(crate) fn pack_nibble_groups(
 
 /// The way back of [`pack_nibble_groups`]: `rows[(2*q + h)*pitch + x]`
 /// for `h < 2` gets half `h` of `input[4*x + q]`, extended to a byte with
-/// its sign bit if `signed` or with zeros, for `x < n`. Returns how many
-/// columns it did: `n`, or 0, nothing written, without AVX-512BW, for
-/// rows less than 64 bytes apart or a bound that fails.
+/// its sign bit if `signed` or with zeros, for `x < n`; with `stream`
+/// (rows past the cache), every whole line of the rows streamed where
+/// the CPU runs AVX-512 VBMI ([`x86_64::unpack_nibble_band`], for rows of
+/// 128 columns or more that do not overlap). Returns how many columns it
+/// did: `n`, or 0, nothing written, without AVX-512BW, for rows less than
+/// 64 bytes apart or a bound that fails.
 pub(crate) fn unpack_nibble_groups(
     rows: &mut [u8],
     pitch: usize,
     input: &[u8],
     n: usize,
     signed: bool,
+    stream: bool,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Bw::detect() {
@@ -922,8 +926,36 @@ pub(crate) fn unpack_nibble_groups(
             n > 0 && pitch >= 64 && input.len() / 4 >= n && rows_fit(8, pitch, n, rows.len());
         if fits {
             let whole = n / 64 * 64;
-            for (x, groups) in (0..whole).step_by(64).zip(input.chunks_exact(256)) {
-                x86_64::unpack_nibbles64(p, &mut rows[x..], pitch, groups, signed);
+            let band =
+                x86_64::Avx512Vbmi::detect().filter(|_| stream && whole >= 128 && pitch >= n);
+            if let Some(v) = band {
+                let starts: [*mut u8; 8] =
+                    core::array::from_fn(|k| rows[k * pitch..][..whole].as_mut_ptr());
+                let heads: [usize; 8] =
+                    core::array::from_fn(|k| starts[k].addr().wrapping_neg() % 64);
+                let band = x86_64::NibbleBand {
+                    source: input[..4 * whole].as_ptr(),
+                    steps: whole / 64,
+                    starts,
+                    lines: core::array::from_fn(|k| starts[k].wrapping_add(heads[k])),
+                    heads: heads.map(|h| (1u64 << h) - 1),
+                    tails: heads.map(|h| u64::MAX >> h),
+                    // Each row's line: its last `64 - h` bytes of a step,
+                    // then the first `h` of the next.
+                    index: heads.map(|h| core::array::from_fn(|i| (h + i) as u8)),
+                };
+                // SAFETY: `v` shows the CPU runs AVX-512F, BW and VBMI;
+                // `whole / 64` is at least 2. The source's `4 * whole`
+                // bytes were sliced from `input` above. Each row's
+                // `whole` bytes were sliced from `rows` (a unique borrow
+                // the source cannot overlap), rows `pitch >= n >= whole`
+                // apart, so disjoint; `lines`, `heads` and `index` are
+                // built from each row's start as `NibbleBand` says.
+                unsafe { x86_64::unpack_nibble_band(v, &band, signed) };
+            } else {
+                for (x, groups) in (0..whole).step_by(64).zip(input.chunks_exact(256)) {
+                    x86_64::unpack_nibbles64(p, &mut rows[x..], pitch, groups, signed);
+                }
             }
             let m = n - whole;
             if m > 0 {
@@ -938,7 +970,7 @@ pub(crate) fn unpack_nibble_groups(
             return n;
         }
     }
-    let _ = (rows, pitch, input, signed);
+    let _ = (rows, pitch, input, signed, stream);
     0
 }
 

@@ -1097,8 +1097,8 @@ fn nibble_groups_match_a_plain_loop() {
     let kernel = super::x86_64::Avx512Bw::detect().is_some();
     #[cfg(not(target_arch = "x86_64"))]
     let kernel = false;
-    for n in [1, 5, 63, 64, 65, 127, 128, 200] {
-        for pitch in [n.max(64), n + 3, 131] {
+    for n in [1, 5, 63, 64, 65, 127, 128, 200, 1008] {
+        for pitch in [n.max(64), n + 3, 131, 1024] {
             if pitch < n {
                 continue;
             }
@@ -1127,22 +1127,29 @@ fn nibble_groups_match_a_plain_loop() {
                 }
             }
             let input: Vec<u8> = (0..4 * n + 5).map(|i| (i * 53 % 256) as u8).collect();
-            for signed in [false, true] {
-                let mut got = std::vec![0x5au8; 8 * pitch + 9];
-                let did = unpack_nibble_groups(&mut got[1..], pitch, &input, n, signed);
+            for (signed, stream, at) in [(false, false, 1), (true, false, 1), (false, true, 0)]
+                .into_iter()
+                .chain([1, 17, 63].map(|at| (true, true, at)))
+            {
+                let mut got = std::vec![0x5au8; 8 * pitch + 64 + at];
+                let did = unpack_nibble_groups(&mut got[at..], pitch, &input, n, signed, stream);
+                stream_fence();
                 assert_eq!(did > 0, kernel && pitch >= 64);
-                let mut want = std::vec![0x5au8; 8 * pitch + 9];
+                let mut want = std::vec![0x5au8; 8 * pitch + 64 + at];
                 if did > 0 {
                     for x in 0..n {
                         for r in 0..8 {
                             let v = input[4 * x + r / 2] >> (r % 2 * 4) & 0xf;
                             let v = if signed && v >= 8 { v | 0xf0 } else { v };
-                            want[1 + r * pitch + x] = v;
+                            want[at + r * pitch + x] = v;
                         }
                     }
                     assert_eq!(did, n);
                 }
-                assert_eq!(got, want, "unpack {n} columns, pitch {pitch}, {signed}");
+                assert_eq!(
+                    got, want,
+                    "unpack {n} columns, pitch {pitch}, at {at}, {signed}, {stream}"
+                );
             }
         }
     }

@@ -440,45 +440,44 @@ fn stream_interleaved<T: Copy>(dst: &mut [T], d: usize, src: &[T], s: usize, row
     true
 }
 
-/// The most bytes a band may hold for [`ask_next_band`] to ask for a
-/// later one all at once.
+/// The most bytes a band may hold for the next one to be asked for in
+/// order as it is read ([`ask_band_share`], `arch::Ahead::Linear`).
 const BURST_BYTES: usize = 8 << 10;
 
 /// Whether a band of `rows` rows of `width` elements holds
-/// [`BURST_BYTES`] or less: short enough that the hardware's prefetchers
-/// leave its rows to memory's latency ([`ask_next_band`]).
+/// [`BURST_BYTES`] or less: short enough that the hardware's prefetchers,
+/// which learn a stream from its first lines, leave its rows to memory's
+/// latency.
 pub(crate) fn burst_band<T>(rows: usize, width: usize) -> bool {
     rows.saturating_mul(width)
         .saturating_mul(core::mem::size_of::<T>())
         <= BURST_BYTES
 }
 
-/// For a band of `rows` rows of `width` elements, `pitch` apart, read
-/// from `src[from..]` where it lies (a tile row of a row-major array):
-/// where the band holds [`BURST_BYTES`] or less, asks at once for the
-/// next band (the rows under it), so that its lines arrive before the
-/// walk gets there; the hardware's prefetchers, which learn a stream from
-/// its first lines, leave such short rows to memory's latency. Asking
-/// for the band two on instead (8 KiB ahead at least), `s4[66576,1008]`
-/// packed in 11.0-12.5 ms against 8.3-9.6, `bf16[48629,690]{1,0:
-/// T(4,128)(2,1)}` in 12.3 against 8.7 (AMD EPYC Zen 4). `false`, nothing
-/// asked, for longer bands, which the kernels ask for piece by piece as
-/// they read. Hints only: a wrong guess costs wasted reads, and nothing
-/// outside `src` is asked for.
-pub(crate) fn ask_next_band<T>(
+/// For a block of `rows` rows of `width` elements, `pitch` apart, read
+/// from `src[from..]`, one of the blocks side by side that make a short
+/// band ([`burst_band`] of its whole rows): asks for this block's share
+/// of the next band, which lies right after this one, the same fraction
+/// of its bytes as the block's columns are of a row (`rows` times its
+/// columns on). The band's blocks so ask for the next band once, in
+/// order, as the walk reads this one; the hardware's prefetchers leave
+/// such short rows to memory's latency. `s4[66576,1008]{1,0:T(8,128)
+/// (8,1)E(4)}` packed in 6.2-6.6 ms so against 8.0-8.3, `s4[131072,512]`
+/// 3.6-3.8 against 8.6-8.7; for bands past [`BURST_BYTES`] (rows of 4 KiB:
+/// 4.4-4.8 against 3.7-3.9) nothing is asked. Hints only: nothing outside
+/// `src` is asked for.
+pub(crate) fn ask_band_share<T>(
     src: &[T],
     from: usize,
     (rows, pitch, width): (usize, usize, usize),
-) -> bool {
-    if !burst_band::<T>(rows, width) {
-        return false;
+) {
+    if pitch == 0 || !burst_band::<T>(rows, pitch) {
+        return;
     }
-    let next = from.saturating_add(rows.saturating_mul(pitch));
-    for r in 0..rows {
-        let at = next.saturating_add(r.saturating_mul(pitch));
-        arch::prefetch_span(src, at, at.saturating_add(width));
-    }
-    true
+    let column = from % pitch;
+    let next = (from - column).saturating_add(rows.saturating_mul(pitch));
+    let first = next.saturating_add(rows.saturating_mul(column));
+    arch::prefetch_span(src, first, first.saturating_add(rows.saturating_mul(width)));
 }
 
 /// See [`stream_block`].
