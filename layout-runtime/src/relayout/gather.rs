@@ -61,7 +61,7 @@ impl<T: Copy> Gather<'_, T> {
             64
         };
         let grid = [(o.count, o.walk, o.other), (block.na, block.da, block.sa)];
-        let ask = arch::next_span::<T>(grid, len).map(|at| (at, len));
+        let ask = arch::next_band::<T>(grid, len);
         arch::stream_runs(
             &mut self.dst[d..],
             &self.src[other..],

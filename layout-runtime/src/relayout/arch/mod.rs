@@ -1461,6 +1461,9 @@ pub(crate) fn stream_runs<T: Copy>(
     }
 }
 
+/// Bytes of a page: where the hardware's prefetchers stop a stream.
+const PAGE: usize = 4096;
+
 /// For runs of `T` on `grid` (as [`stream_runs`] takes it) that fill
 /// their source span in short streams, the source offset of the span
 /// after it, where the next band of a walk reads: each run then asks for
@@ -1476,7 +1479,6 @@ pub(crate) fn stream_runs<T: Copy>(
 /// the ragged one 0.91-0.93, the pack of rows of 2 KiB 0.67-0.77; asking
 /// on the pack of rows of 16 KiB took 1.12-1.14.
 pub(crate) fn next_span<T>(grid: [(usize, usize, usize); 2], len: usize) -> Option<usize> {
-    const PAGE: usize = 4096;
     let [(n0, _, s0), (n1, _, s1)] = grid;
     if n1 < 2 {
         return None;
@@ -1490,6 +1492,28 @@ pub(crate) fn next_span<T>(grid: [(usize, usize, usize); 2], len: usize) -> Opti
     let stream = if s0 == len { n0 * len } else { len };
     let short = stream.saturating_mul(core::mem::size_of::<T>()) <= PAGE;
     (short && span == runs).then_some(span)
+}
+
+/// [`next_span`]'s request as `(at, step)` ([`stream_runs`]' `ask`), and
+/// also for runs of tiles side by side along rows longer than they
+/// cover (a pack's band of whole tiles, its ragged last tile apart), in
+/// short streams: the next band is the rows under them, `rows * pitch`
+/// on, and each run asks for its share of those rows, `pitch / tiles`
+/// elements rounded up. Without asking, such bands were left to the
+/// hardware's prefetchers, which stop at each band's short rows:
+/// `f32[23831,704]{1,0:T(4,128)}` packed in 8.0-8.6 ms against 6.0-6.7,
+/// `f32[24314,690]` 8.5-8.8 against 7.2 (alternated runs, AMD EPYC Zen
+/// 4).
+pub(crate) fn next_band<T>(grid: [(usize, usize, usize); 2], len: usize) -> Option<(usize, usize)> {
+    if let Some(at) = next_span::<T>(grid, len) {
+        return Some((at, len));
+    }
+    let [(tiles, _, step), (rows, _, pitch)] = grid;
+    let covered = tiles.checked_mul(len)?;
+    let short = covered.saturating_mul(core::mem::size_of::<T>()) <= PAGE;
+    (step == len && covered < pitch && rows > 1 && short)
+        .then(|| Some((rows.checked_mul(pitch)?, pitch.div_ceil(tiles))))
+        .flatten()
 }
 
 /// The streaming copy behind the three above: every `granule` bytes from

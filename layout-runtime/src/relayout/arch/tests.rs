@@ -1088,6 +1088,32 @@ fn next_spans_follow_bands_of_short_streams() {
     assert_eq!(next_span::<u8>([(2, 0, usize::MAX), (2, 0, 1)], 1), None);
 }
 
+#[test]
+fn next_bands_cover_the_rows_under_tiles() {
+    // Where the runs fill their span, `next_span`'s request, a run each.
+    let unpack = [(8, 4096, 128), (32, 128, 1024)];
+    assert_eq!(next_band::<f32>(unpack, 128), Some((32768, 128)));
+    // A pack's band of 5 whole `(4,128)` tiles of `f32` rows of 704, the
+    // ragged sixth apart: the next band is 4 rows of 704 on, 141 of them
+    // a run, which cover it (20 runs of 141 >= 2816).
+    let band = [(5, 512, 128), (4, 128, 704)];
+    let (at, step) = next_band::<f32>(band, 128).unwrap();
+    assert_eq!((at, step), (2816, 141));
+    assert!(5 * 4 * step >= 4 * 704);
+    // Rows whose tiles span more than a page are left to the hardware; a
+    // band of one row, tiles not side by side, or wider than their rows
+    // ask for nothing, nor do spans past `usize`.
+    assert_eq!(next_band::<f32>([(9, 512, 128), (4, 128, 1200)], 128), None);
+    assert_eq!(
+        next_band::<u8>([(9, 512, 128), (4, 128, 1200)], 128),
+        Some((4800, 134))
+    );
+    assert_eq!(next_band::<f32>([(5, 512, 128), (1, 128, 704)], 128), None);
+    assert_eq!(next_band::<f32>([(5, 512, 130), (4, 128, 704)], 128), None);
+    assert_eq!(next_band::<f32>([(5, 512, 128), (4, 128, 600)], 128), None);
+    assert_eq!(next_band::<u8>([(2, 0, 1), (usize::MAX, 0, 4)], 1), None);
+}
+
 /// The `s4` `(8,1)` group kernels against a plain loop: widths around
 /// their 64-column steps, rows at odd pitches, groups at every place in a
 /// line, streamed and not; nothing outside the groups or rows changes.
