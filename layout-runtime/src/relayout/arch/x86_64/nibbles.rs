@@ -210,6 +210,30 @@ pub(in crate::relayout::arch) fn pack64(
     }
 }
 
+/// The constants of [`unpack64_rows`]: the low halves' mask in `zmm15`,
+/// the sign (`{sign}`, from [`sign_bit`]) in `zmm14`, the byte shuffle
+/// in `zmm13` (`{spread}`, [`SPREAD`]).
+macro_rules! unpack64_constants {
+    () => {
+        concat!(
+            "vpbroadcastd zmm15, {low:e}\n",
+            "vpbroadcastd zmm14, {sign:e}\n",
+            "vbroadcasti32x4 zmm13, [{spread}]\n",
+        )
+    };
+}
+
+/// The sign bit of each byte's four bits when the values are `signed`
+/// (`s4` as `i8`), else 0: `(v ^ s) - s` extends a four-bit `v` with sign
+/// bit `s`, and leaves it alone with `s` 0.
+fn sign_bit(signed: bool) -> u32 {
+    if signed {
+        0x0808_0808
+    } else {
+        0
+    }
+}
+
 /// [`unpack64`]'s 64 groups from `{i}` into eight rows of 64 bytes: rows
 /// 0, 2, 4 and 6 in `zmm0..zmm3`, rows 1, 3, 5 and 7 in `zmm4..zmm7`;
 /// the byte shuffle in `zmm13` ([`SPREAD`]), the sign in `zmm14`, the low
@@ -289,9 +313,7 @@ pub(in crate::relayout::arch) fn unpack64(
     let r0 = rows[..64].as_mut_ptr();
     let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
     debug_assert!(r6.wrapping_add(pitch) == r7);
-    // `(v ^ s) - s` extends a four-bit `v` with sign bit `s` (8), and
-    // leaves it alone with `s` 0.
-    let sign: u32 = if signed { 0x0808_0808 } else { 0 };
+    let sign = sign_bit(signed);
     // SAFETY: the `Avx512Bw` token proves the CPU and OS run the AVX-512F
     // and AVX-512BW instructions below. Rows 0 and 7 were bounds-checked
     // by the slicing above and rows 1 to 6 lie between them, inside the
@@ -301,9 +323,7 @@ pub(in crate::relayout::arch) fn unpack64(
     // Registers, stack and flags as in `pack64`.
     unsafe {
         asm!(
-            "vpbroadcastd zmm15, {low:e}",
-            "vpbroadcastd zmm14, {sign:e}",
-            "vbroadcasti32x4 zmm13, [{spread}]",
+            unpack64_constants!(),
             unpack64_rows!(),
             "vmovdqu64 [{r0}], zmm0",
             "vmovdqu64 [{r0} + {p}], zmm4",
@@ -617,7 +637,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_tile16(
     signed: bool,
 ) {
     let (rows, runs) = (rows.as_ptr(), runs.as_ptr());
-    let sign: u32 = if signed { 0x0808_0808 } else { 0 };
+    let sign = sign_bit(signed);
     // SAFETY: as in `pack_tile16`, the other way round.
     unsafe {
         asm!(
@@ -693,7 +713,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_tile16_joined(
     first: bool,
 ) {
     let (rows, runs) = (rows.as_ptr(), runs.as_ptr());
-    let sign: u32 = if signed { 0x0808_0808 } else { 0 };
+    let sign = sign_bit(signed);
     // SAFETY: the caller's contract covers the runs, lines and carry; the
     // pointer tables are borrowed whole. The vector and mask registers are
     // declared clobbered whole (`clobber_abi`), `rax`, `rcx` and `rdx` are
@@ -742,7 +762,7 @@ pub(in crate::relayout::arch) struct NibbleRun {
 /// run.groups + run.shift` bytes from `run.out` are writable and overlap
 /// neither.
 pub(in crate::relayout::arch) unsafe fn unpack_run(_: Avx512Vbmi, run: NibbleRun, signed: bool) {
-    let sign: u32 = if signed { 0x0808_0808 } else { 0 };
+    let sign = sign_bit(signed);
     // SAFETY: the caller's contract covers the groups, the carried piece
     // and the lines; `SPREAD` and `IOTA` are readable. Every register the
     // assembly writes is declared (the vector registers whole, and
@@ -750,9 +770,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_run(_: Avx512Vbmi, run: NibbleRun
     // count it moves are scratch, the flags change; no stack.
     unsafe {
         asm_avx512!(
-            "vpbroadcastd zmm15, {low:e}",
-            "vpbroadcastd zmm14, {sign:e}",
-            "vbroadcasti32x4 zmm13, [{spread}]",
+            unpack64_constants!(),
             "vmovdqu64 zmm16, [rdx]",
             "vmovdqu64 zmm25, [{carry}]",
             "mov ecx, {shift:e}",
@@ -932,7 +950,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_band(
     band: &NibbleBand,
     signed: bool,
 ) {
-    let sign: u32 = if signed { 0x0808_0808 } else { 0 };
+    let sign = sign_bit(signed);
     // SAFETY: the caller's contract covers the source, the rows and the
     // tables, which `band` holds (read through its pointers, as bytes
     // and words). Every register the assembly writes is declared (the
@@ -940,9 +958,7 @@ pub(in crate::relayout::arch) unsafe fn unpack_band(
     // it moves), the flags change; no stack.
     unsafe {
         asm_avx512!(
-            "vpbroadcastd zmm15, {low:e}",
-            "vpbroadcastd zmm14, {sign:e}",
-            "vbroadcasti32x4 zmm13, [{spread}]",
+            unpack64_constants!(),
             "vmovdqu64 zmm24, [{index}]",
             "vmovdqu64 zmm25, [{index} + 64]",
             "vmovdqu64 zmm26, [{index} + 128]",
