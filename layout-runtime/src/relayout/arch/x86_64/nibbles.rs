@@ -842,11 +842,30 @@ pub(in crate::relayout::arch) struct NibbleBand {
     pub(in crate::relayout::arch) index: [[u8; 64]; 8],
 }
 
+/// `$step!(k, r, c, x)` for each row `k` of [`unpack_band`]: the row
+/// comes out of a step in `zmm$r` ([`unpack64_rows`]: rows 0 to 7 in
+/// zmm0, 4, 1, 5, 2, 6, 3, 7), waits in `zmm$c` and joins its lines
+/// with the indices in `zmm$x`.
+macro_rules! band_rows {
+    ($step:ident) => {
+        concat!(
+            $step!(0, 0, 16, 24),
+            $step!(1, 4, 17, 25),
+            $step!(2, 1, 18, 26),
+            $step!(3, 5, 19, 27),
+            $step!(4, 2, 20, 28),
+            $step!(5, 6, 21, 29),
+            $step!(6, 3, 22, 30),
+            $step!(7, 7, 23, 31),
+        )
+    };
+}
+
 /// Row `$k` of the first step of [`unpack_band`]: its first `h` bytes
 /// (`zmm$r`, under the head mask) written plainly before its first line
 /// boundary; the step waits in `zmm$c`.
 macro_rules! band_head {
-    ($k:literal, $r:literal, $c:literal) => {
+    ($k:literal, $r:literal, $c:literal, $x:literal) => {
         concat!(
             "kmovq k1, [{heads} + 8*",
             $k,
@@ -904,7 +923,7 @@ macro_rules! band_line {
 /// masked-off bytes fell on the line just streamed, and each such store
 /// waited for that line to reach memory.)
 macro_rules! band_tail {
-    ($k:literal, $c:literal, $x:literal) => {
+    ($k:literal, $r:literal, $c:literal, $x:literal) => {
         concat!(
             "vpermt2b zmm",
             $c,
@@ -967,38 +986,16 @@ pub(in crate::relayout::arch) unsafe fn unpack_band(
             "vmovdqu64 zmm29, [{index} + 320]",
             "vmovdqu64 zmm30, [{index} + 384]",
             "vmovdqu64 zmm31, [{index} + 448]",
-            // Rows 0 to 7 come out of a step in zmm0, 4, 1, 5, 2, 6, 3, 7.
             unpack64_rows!(),
-            band_head!(0, 0, 16),
-            band_head!(1, 4, 17),
-            band_head!(2, 1, 18),
-            band_head!(3, 5, 19),
-            band_head!(4, 2, 20),
-            band_head!(5, 6, 21),
-            band_head!(6, 3, 22),
-            band_head!(7, 7, 23),
+            band_rows!(band_head),
             "2:",
             "add {i}, 256",
             unpack64_rows!(),
-            band_line!(0, 0, 16, 24),
-            band_line!(1, 4, 17, 25),
-            band_line!(2, 1, 18, 26),
-            band_line!(3, 5, 19, 27),
-            band_line!(4, 2, 20, 28),
-            band_line!(5, 6, 21, 29),
-            band_line!(6, 3, 22, 30),
-            band_line!(7, 7, 23, 31),
+            band_rows!(band_line),
             "add {o}, 64",
             "dec {n}",
             "jnz 2b",
-            band_tail!(0, 16, 24),
-            band_tail!(1, 17, 25),
-            band_tail!(2, 18, 26),
-            band_tail!(3, 19, 27),
-            band_tail!(4, 20, 28),
-            band_tail!(5, 21, 29),
-            band_tail!(6, 22, 30),
-            band_tail!(7, 23, 31),
+            band_rows!(band_tail),
             "vzeroupper",
             low = in(reg) LOW,
             sign = in(reg) sign,
