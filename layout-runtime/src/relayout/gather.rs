@@ -216,11 +216,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
 
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
         let block = Block::into_walked(a, b);
-        let outer = Outer {
-            count: o.count,
-            d: o.walk,
-            s: o.other,
-        };
+        let outer = Outer::into_walked(o);
         let d = off - self.base;
         if !self.stage.is_empty() {
             // Rows contiguous on both sides first: no transpose takes them.
@@ -304,11 +300,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         {
             return;
         }
-        let outer = Outer {
-            count: o.count,
-            d: o.walk,
-            s: o.other,
-        };
+        let outer = Outer::into_walked(o);
         let block = Block::into_walked(a, b);
         for x in 0..band.count {
             let (at, from) = (to + x * band.walk, other + x * band.other);

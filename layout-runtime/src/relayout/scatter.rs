@@ -336,11 +336,7 @@ impl<'a, T: Copy> Scatter<'a, T> {
     /// `b`) by the kernels for it, after [`tile_rows`](Self::tile_rows).
     fn band(&mut self, off: usize, d: usize, o: Axis, a: Axis, b: Axis) {
         let block = Block::from_walked(a, b);
-        let outer = Outer {
-            count: o.count,
-            d: o.other,
-            s: o.walk,
-        };
+        let outer = Outer::from_walked(o);
         if !self.stage.is_empty() {
             if self.joined_rows(off, d, outer, block) {
                 return;
@@ -521,16 +517,7 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
         // go together (see `stream_joined_strips`).
         if band.count > 1 && !self.stage.is_empty() && line_units::<T>(self.unit) {
             self.finish();
-            let strips = Outer {
-                count: band.count,
-                d: band.other,
-                s: band.walk,
-            };
-            let outer = Outer {
-                count: o.count,
-                d: o.other,
-                s: o.walk,
-            };
+            let (strips, outer) = (Outer::from_walked(band), Outer::from_walked(o));
             let (block, d) = (Block::from_walked(a, b), other - self.base);
             let (dst, src, unit) = (&mut *self.dst, self.src, self.unit);
             if stream_joined_strips(dst, d, src, off, strips, outer, block, unit) {

@@ -4,6 +4,7 @@
 use core::ops::Range;
 
 use super::{arch, copy_any, line_elements, to_line, to_line_in, Block};
+use crate::relayout::walk::Axis;
 
 /// The outermost digit of a 3-D copy: `count` values, `d` elements apart
 /// in the destination and `s` in the source.
@@ -12,6 +13,35 @@ pub(crate) struct Outer {
     pub(crate) count: usize,
     pub(crate) d: usize,
     pub(crate) s: usize,
+}
+
+impl Outer {
+    /// A single value: one block.
+    pub(crate) const ONE: Outer = Outer {
+        count: 1,
+        d: 0,
+        s: 0,
+    };
+
+    /// A walk's outer axis `o` of a copy into the walked storage
+    /// (packing), as [`Block::into_walked`].
+    pub(crate) fn into_walked(o: Axis) -> Outer {
+        Outer {
+            count: o.count,
+            d: o.walk,
+            s: o.other,
+        }
+    }
+
+    /// A walk's outer axis `o` of a copy out of the walked storage
+    /// (unpacking), as [`Block::from_walked`].
+    pub(crate) fn from_walked(o: Axis) -> Outer {
+        Outer {
+            count: o.count,
+            d: o.other,
+            s: o.walk,
+        }
+    }
 }
 
 /// Units down a column of the source from which [`stream_lines`] puts its
@@ -686,16 +716,8 @@ pub(crate) fn stream_joined_tiles<T: Copy>(
     b: Block,
     w: usize,
 ) -> bool {
-    stream_joined_strips(dst, d, src, s, ONE_STRIP, o, b, w)
+    stream_joined_strips(dst, d, src, s, Outer::ONE, o, b, w)
 }
-
-/// A single block: the strips of [`stream_joined_strips`] for
-/// [`stream_joined_tiles`].
-pub(crate) const ONE_STRIP: Outer = Outer {
-    count: 1,
-    d: 0,
-    s: 0,
-};
 
 /// [`stream_joined_tiles`] of `strips.count` blocks side by side along
 /// `j`, each `strips.d` on in the destination and `strips.s` in the

@@ -112,11 +112,7 @@ pub(crate) fn copy_any<T: Copy>(
     in_order: bool,
 ) {
     if !stage.is_empty() {
-        let whole = Outer {
-            count: 1,
-            d: 0,
-            s: 0,
-        };
+        let whole = Outer::ONE;
         if line_units::<T>(width)
             && (stream_lines(dst, d, src, s, whole, b, width, stage)
                 || stream_lines(dst, d, src, s, whole, b.transposed(), width, stage)

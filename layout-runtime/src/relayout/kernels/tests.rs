@@ -452,7 +452,15 @@ fn joined_tiles_match_a_plain_loop() {
                     let init = src[s];
                     let mut got = std::vec![old; want.len()];
                     assert!(carried_tiles(
-                        &mut got, d, &src, s, ONE_STRIP, o, b, w, init
+                        &mut got,
+                        d,
+                        &src,
+                        s,
+                        Outer::ONE,
+                        o,
+                        b,
+                        w,
+                        init
                     ));
                     arch::stream_fence();
                     assert_eq!(got, want, "carried: {o:?} {b:?} at {d}/{s}");

@@ -892,13 +892,52 @@ macro_rules! run_step {
     };
 }
 
+/// The `$n` lines of a group of a run (2, 4 or 8), in the order the
+/// destination lies: piece `j`, kept in `zmm(24 + j)`, joined to the one
+/// before it (the group's first to the last piece carried in `zmm19`)
+/// into the line it starts in (`run_line!`, the index in `zmm17`); then
+/// the last piece carried on in `zmm19` and `{out}` moved past the lines.
+macro_rules! run_lines {
+    (2) => {
+        concat!(
+            run_line!(17, 18; 19, 24, 0),
+            run_line!(17, 18; 24, 25, 64),
+            "vmovdqa64 zmm19, zmm25\n",
+            "add {out}, 128\n",
+        )
+    };
+    (4) => {
+        concat!(
+            run_line!(17, 18; 19, 24, 0),
+            run_line!(17, 18; 24, 25, 64),
+            run_line!(17, 18; 25, 26, 128),
+            run_line!(17, 18; 26, 27, 192),
+            "vmovdqa64 zmm19, zmm27\n",
+            "add {out}, 256\n",
+        )
+    };
+    (8) => {
+        concat!(
+            run_line!(17, 18; 19, 24, 0),
+            run_line!(17, 18; 24, 25, 64),
+            run_line!(17, 18; 25, 26, 128),
+            run_line!(17, 18; 26, 27, 192),
+            run_line!(17, 18; 27, 28, 256),
+            run_line!(17, 18; 28, 29, 320),
+            run_line!(17, 18; 29, 30, 384),
+            run_line!(17, 18; 30, 31, 448),
+            "vmovdqa64 zmm19, zmm31\n",
+            "add {out}, 512\n",
+        )
+    };
+}
+
 /// Every group of a run: its `$step`s (`run_step!`) keep each row's
-/// pieces, then its `$line`s (`run_line!`, the index in `zmm17`) stream them in the order the
-/// destination lies, `$bytes` of lines a group, the last piece
-/// (`zmm$last`) carried to the next group in `zmm19`; the last piece's
-/// bytes past its line go plainly at the end.
+/// pieces, then its `$lines` lines ([`run_lines`]) stream them in the
+/// order the destination lies, the last piece carried to the next
+/// group; the last piece's bytes past its line go plainly at the end.
 macro_rules! run_asm {
-    ($run:expr, $bytes:literal, $last:literal, [$($step:expr),+], [$($line:expr),+]) => {
+    ($run:expr, $lines:tt, [$($step:expr),+]) => {
         asm_avx512!(
             "vmovdqu64 zmm16, [rdx]",
             "vmovdqu64 zmm20, [rcx]",
@@ -910,9 +949,7 @@ macro_rules! run_asm {
             join_index!(17),
             "2:",
             $($step,)+
-            $($line,)+
-            concat!("vmovdqa64 zmm19, zmm", $last),
-            concat!("add {out}, ", $bytes),
+            run_lines!($lines),
             "add {input}, {gap}",
             "dec {n}",
             "jnz 2b",
@@ -986,8 +1023,7 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_run(
         match (k, steps) {
             (4, 1) => run_asm!(
                 run,
-                256,
-                27,
+                4,
                 [run_step!(
                     split4!(),
                     256,
@@ -995,74 +1031,33 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_run(
                     (1, 25),
                     (2, 26),
                     (3, 27)
-                )],
-                [
-                    run_line!(17, 18; 19, 24, 0),
-                    run_line!(17, 18; 24, 25, 64),
-                    run_line!(17, 18; 25, 26, 128),
-                    run_line!(17, 18; 26, 27, 192)
-                ]
+                )]
             ),
             (4, _) => run_asm!(
                 run,
-                512,
-                31,
+                8,
                 [
                     run_step!(split4!(), 256, (0, 24), (1, 26), (2, 28), (3, 30)),
                     run_step!(split4!(), 256, (0, 25), (1, 27), (2, 29), (3, 31))
-                ],
-                [
-                    run_line!(17, 18; 19, 24, 0),
-                    run_line!(17, 18; 24, 25, 64),
-                    run_line!(17, 18; 25, 26, 128),
-                    run_line!(17, 18; 26, 27, 192),
-                    run_line!(17, 18; 27, 28, 256),
-                    run_line!(17, 18; 28, 29, 320),
-                    run_line!(17, 18; 29, 30, 384),
-                    run_line!(17, 18; 30, 31, 448)
                 ]
             ),
-            (_, 1) => run_asm!(
-                run,
-                128,
-                25,
-                [run_step!(split2!(), 128, (0, 24), (1, 25))],
-                [run_line!(17, 18; 19, 24, 0), run_line!(17, 18; 24, 25, 64)]
-            ),
+            (_, 1) => run_asm!(run, 2, [run_step!(split2!(), 128, (0, 24), (1, 25))]),
             (_, 2) => run_asm!(
                 run,
-                256,
-                27,
+                4,
                 [
                     run_step!(split2!(), 128, (0, 24), (1, 26)),
                     run_step!(split2!(), 128, (0, 25), (1, 27))
-                ],
-                [
-                    run_line!(17, 18; 19, 24, 0),
-                    run_line!(17, 18; 24, 25, 64),
-                    run_line!(17, 18; 25, 26, 128),
-                    run_line!(17, 18; 26, 27, 192)
                 ]
             ),
             _ => run_asm!(
                 run,
-                512,
-                31,
+                8,
                 [
                     run_step!(split2!(), 128, (0, 24), (1, 28)),
                     run_step!(split2!(), 128, (0, 25), (1, 29)),
                     run_step!(split2!(), 128, (0, 26), (1, 30)),
                     run_step!(split2!(), 128, (0, 27), (1, 31))
-                ],
-                [
-                    run_line!(17, 18; 19, 24, 0),
-                    run_line!(17, 18; 24, 25, 64),
-                    run_line!(17, 18; 25, 26, 128),
-                    run_line!(17, 18; 26, 27, 192),
-                    run_line!(17, 18; 27, 28, 256),
-                    run_line!(17, 18; 28, 29, 320),
-                    run_line!(17, 18; 29, 30, 384),
-                    run_line!(17, 18; 30, 31, 448)
                 ]
             ),
         }

@@ -641,6 +641,21 @@ macro_rules! asm_avx512 {
 macro_rules! run_line {
     ($x:literal, $t:literal; $before:literal, $piece:literal, $at:literal) => {
         concat!(
+            run_join!($x, $t; $before, $piece),
+            "vmovntdq [{out} + ",
+            $at,
+            "], zmm",
+            $t,
+            "\n",
+        )
+    };
+}
+
+/// `zmm$t` made from `zmm$before` and `zmm$piece` by the indices in
+/// `zmm$x` (`vpermt2b`), both left as they were.
+macro_rules! run_join {
+    ($x:literal, $t:literal; $before:literal, $piece:literal) => {
+        concat!(
             "vmovdqa64 zmm",
             $t,
             ", zmm",
@@ -653,11 +668,6 @@ macro_rules! run_line {
             ", zmm",
             $piece,
             "\n",
-            "vmovntdq [{out} + ",
-            $at,
-            "], zmm",
-            $t,
-            "\n",
         )
     };
 }
@@ -669,18 +679,7 @@ macro_rules! run_line {
 macro_rules! run_tail {
     ($x:literal, $t:literal, $last:literal) => {
         concat!(
-            "vmovdqa64 zmm",
-            $t,
-            ", zmm",
-            $last,
-            "\n",
-            "vpermt2b zmm",
-            $t,
-            ", zmm",
-            $x,
-            ", zmm",
-            $last,
-            "\n",
+            run_join!($x, $t; $last, $last),
             "mov ecx, {shift:e}\n",
             "mov edx, 1\n",
             "shl rdx, cl\n",
