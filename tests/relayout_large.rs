@@ -163,6 +163,11 @@ fn transposed_tiles_into_ragged_rows_past_the_cache() {
     // Tiles of 8 rows of units, their last column of tiles padded: each
     // tile a padded block whose source runs are shorter than a line.
     pack_and_unpack::<u8>("s8[1,10,207,4352]{2,3,1,0:T(32,128)(4,1)}");
+    // A ragged last tile column packed sixteen rows and more at a time,
+    // data and padding together: tile rows back to back with their
+    // sources apart, and tile rows apart with their sources back to back.
+    pack_and_unpack::<u8>("s8[1,30,79,4349]{2,3,1,0:T(32,128)(4,1)}");
+    pack_and_unpack::<u16>("bf16[3,713,2457]{1,2,0:T(8,128)(2,1)}");
 }
 
 #[test]

@@ -4,10 +4,10 @@
 use super::arch;
 use super::kernels::{
     band_rows, burst_band, copy_any, line_elements, line_units, short_group_rows, stream_fill,
-    stream_interleaved_band, stream_joined_tiles, stream_lines, stream_padded_rows, Block, Outer,
-    FAR_ROW_BYTES, STAGED_ROWS,
+    stream_interleaved_band, stream_joined_tiles, stream_lines, stream_padded_groups,
+    stream_padded_rows, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
 };
-use super::walk::{block_then_padding_apart, Axis, Visitor};
+use super::walk::{block3_padded_apart, block_then_padding_apart, Axis, Visitor};
 
 /// Writes the walked storage from the other array (pack, convert).
 pub(crate) struct Gather<'a, T> {
@@ -319,6 +319,29 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             stream_fill(&mut self.dst[d..][..len], fill, self.stage);
             self.end = d + len;
         }
+    }
+
+    /// The rows of each block padded ([`stream_padded_groups`]) where
+    /// they lie back to back in the destination, a block a group, and the
+    /// source runs down them; otherwise as the walk hands them over.
+    fn block3_padded(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis, b_len: usize) {
+        let fits = !self.stage.is_empty()
+            && line_units::<T>(self.unit)
+            && b.walk == self.unit
+            && a.walk == b_len * self.unit
+            && a.other == self.unit;
+        if let Some(fill) = self.padding.filter(|_| fits) {
+            let d = off - self.base;
+            let groups = (Outer::into_walked(o), a.count);
+            let row = (b.count, b_len);
+            if stream_padded_groups(
+                self.dst, d, self.src, other, groups, row, b.other, self.unit, fill,
+            ) {
+                self.end = usize::MAX;
+                return;
+            }
+        }
+        block3_padded_apart(self, off, other, (o, a, b), b_len);
     }
 
     /// A block whose rows lie back to back, then its padding (a tile row

@@ -76,6 +76,34 @@ pub(crate) trait Visitor {
     fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
         block_padded_apart(self, off, other, (a, b), b_len);
     }
+    /// [`block_padded`](Self::block_padded) for each value of `o`,
+    /// outermost: one call for visitors that write the rows of many
+    /// blocks and their padding together (the ragged last tile column of
+    /// a transpose, its tile rows `o` apart), the [`block3`](Self::block3)
+    /// and then each row's padding otherwise.
+    fn block3_padded(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis, b_len: usize) {
+        block3_padded_apart(self, off, other, (o, a, b), b_len);
+    }
+}
+
+/// [`Visitor::block3_padded`] as the [`Visitor::block3`], then the padding
+/// of each row: what visitors do that do not put them together.
+pub(crate) fn block3_padded_apart<V: Visitor + ?Sized>(
+    v: &mut V,
+    off: usize,
+    other: usize,
+    (o, a, b): (Axis, Axis, Axis),
+    b_len: usize,
+) {
+    v.block3(off, other, o, a, b);
+    if b.count < b_len {
+        let len = (b_len - b.count) * b.walk;
+        for x in 0..o.count {
+            for i in 0..a.count {
+                v.padding(off + x * o.walk + i * a.walk + b.count * b.walk, len);
+            }
+        }
+    }
 }
 
 /// [`Visitor::block_padded`] as the block, then the padding of each row:
@@ -902,9 +930,9 @@ impl Walk {
             // the `bf16` 4-D permutation into half-padded tiles took 15 ms
             // against 7.7.
             if far(st.axis, b) {
-                return nest_far(v, carried, (off, other), st.axis, b);
+                return nest_far(v, carried, (off, other), st.axis, b, b.count);
             }
-            return nest(v, carried, off, other, st.axis, b);
+            return nest(v, carried, off, other, st.axis, b, b.count);
         }
         each(carried, off, other, &mut |off, other| {
             v.block_padded(off, other, st.axis, b, last.axis.count);
@@ -934,16 +962,15 @@ impl Walk {
         if let Some((&a, outer)) = carried.split_last() {
             if far(a, b) {
                 // The carried values' rows as blocks of the last of them,
-                // ordered for the other side, then their padding: a row a
-                // value, each unit went alone (the `s8[1,74,207,4349]`
-                // pack took 33 ms against 16).
-                nest_far(v, outer, (off, other), a, b);
-                if len > 0 && !v.ignores_padding() {
-                    each(carried, off, other, &mut |off, _| {
-                        v.padding(off + valid * st.axis.walk, len);
-                    });
-                }
-                return;
+                // ordered for the other side, each row followed by its
+                // padding: a row a value, each unit went alone (the
+                // `s8[1,74,207,4349]` pack took 33 ms against 16).
+                let b_len = if v.ignores_padding() {
+                    valid
+                } else {
+                    st.axis.count
+                };
+                return nest_far(v, outer, (off, other), a, b, b_len);
             }
         }
         each(carried, off, other, &mut |off, other| {
@@ -1025,9 +1052,9 @@ impl Walk {
                     }
                     let (a, b) = (step(self.n - 2), step(self.n - 1));
                     if far(a, b) {
-                        nest_far(v, order, (off, other), a, b);
+                        nest_far(v, order, (off, other), a, b, b.count);
                     } else {
-                        nest(v, order, off, other, a, b);
+                        nest(v, order, off, other, a, b, b.count);
                     }
                 });
             }
@@ -1085,26 +1112,30 @@ fn each(axes: &[Axis], off: usize, other: usize, f: &mut impl FnMut(usize, usize
 /// rows are many (a column of tiles merged into one step) is cut into
 /// groups of at most the visitor's [`spread`](Visitor::spread) rows, each
 /// group another outer step, so that the rows' lines stay in cache from one
-/// block to the next; a shorter group is left over after them.
+/// block to the next; a shorter group is left over after them. Rows of
+/// `second` padded to `b_len` are never cut across.
 fn nest_far<V: Visitor>(
     visitor: &mut V,
     outer: &[Axis],
     (off, other): (usize, usize),
     first: Axis,
     second: Axis,
+    b_len: usize,
 ) {
     let by_stride =
         |order: &mut [Axis]| order.sort_unstable_by_key(|x| core::cmp::Reverse(x.other));
     let mut order = [UNIT; MAX_STEPS + 1];
     order[..outer.len()].copy_from_slice(outer);
+    let padded = b_len > second.count;
     let cut = match (visitor.spread(), first.other, second.other) {
         (Some(cap), far, 1) if far != 1 && first.count > cap => Some((cap, true)),
-        (Some(cap), 1, far) if far != 1 && second.count > cap => Some((cap, false)),
+        (Some(cap), 1, far) if far != 1 && second.count > cap && !padded => Some((cap, false)),
         _ => None,
     };
     let Some((cap, along_first)) = cut else {
         by_stride(&mut order[..outer.len()]);
-        return nest(visitor, &order[..outer.len()], off, other, first, second);
+        let order = &order[..outer.len()];
+        return nest(visitor, order, off, other, first, second, b_len);
     };
     let rows = if along_first { first } else { second };
     let groups = Axis {
@@ -1124,7 +1155,7 @@ fn nest_far<V: Visitor>(
     order[outer.len()] = groups;
     by_stride(&mut order[..=outer.len()]);
     let (a, b) = part(cap);
-    nest(visitor, &order[..=outer.len()], off, other, a, b);
+    nest(visitor, &order[..=outer.len()], off, other, a, b, b_len);
     let rest = rows.count % cap;
     if rest > 0 {
         order[..outer.len()].copy_from_slice(outer);
@@ -1134,19 +1165,32 @@ fn nest_far<V: Visitor>(
             off + groups.count * groups.walk,
             other + groups.count * groups.other,
         );
-        nest(visitor, &order[..outer.len()], at.0, at.1, a, b);
+        nest(visitor, &order[..outer.len()], at.0, at.1, a, b, b_len);
     }
 }
 
-/// Nested loops over `outer`, outermost first, each visiting block `a` x `b`.
-fn nest<V: Visitor>(v: &mut V, outer: &[Axis], off: usize, other: usize, a: Axis, b: Axis) {
+/// Nested loops over `outer`, outermost first, each visiting block `a` x
+/// `b`, each row along `b` followed by padding up to `b_len` values of it
+/// (none where `b_len` is `b.count`).
+fn nest<V: Visitor>(
+    v: &mut V,
+    outer: &[Axis],
+    off: usize,
+    other: usize,
+    a: Axis,
+    b: Axis,
+    b_len: usize,
+) {
+    let padded = b_len > b.count;
     match outer.split_first() {
+        None if padded => v.block_padded(off, other, a, b, b_len),
         None => v.block(off, other, a, b),
+        Some((x, [])) if padded => v.block3_padded(off, other, *x, a, b, b_len),
         Some((x, [])) => v.block3(off, other, *x, a, b),
-        Some((band, [x])) => v.block4(off, other, *band, *x, a, b),
+        Some((band, [x])) if !padded => v.block4(off, other, *band, *x, a, b),
         Some((x, rest)) => {
             for k in 0..x.count {
-                nest(v, rest, off + k * x.walk, other + k * x.other, a, b);
+                nest(v, rest, off + k * x.walk, other + k * x.other, a, b, b_len);
             }
         }
     }

@@ -622,6 +622,82 @@ fn padded_rows_match_a_plain_loop() {
     check(byte, 0x11, 0);
 }
 
+/// Groups of padded rows, their sources one run down all the rows or a
+/// run a group, fewer or more rows than a stage holds, last data columns
+/// as a tile or not (a row too short for it), at odd places either side,
+/// against a plain loop; slots outside the rows keep their old value.
+#[test]
+fn padded_groups_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, fill: T, old: T) {
+        let w = 4 / core::mem::size_of::<T>();
+        let mut taken = 0;
+        for (groups, na, count, b_len) in [
+            (9_usize, 8_usize, 79_usize, 128_usize),
+            (5, 2, 111, 128),
+            (3, 40, 41, 128),
+            (1, 150, 73, 128),
+            (2, 150, 16, 128),
+            (4, 20, 16, 100),
+            (2, 33, 99, 100),
+            (3, 16, 30, 48),
+            (1, 10, 20, 32),
+            (2, 4, 17, 24),
+        ] {
+            // Sources one run down all the rows, or a run a group.
+            for apart in [0, 7 * w] {
+                for (d, s, gap) in [
+                    (0, 0, 0),
+                    (3 * w, 5 * w, b_len * w),
+                    (1, 2, 9),
+                    (16 * w, 13 * w, 64 * w),
+                ] {
+                    for extra in [0, 1] {
+                        let rows = groups * na;
+                        let o = Outer {
+                            count: groups,
+                            d: na * b_len * w + gap,
+                            s: na * w + apart,
+                        };
+                        let sb = (rows + 16 + extra) * w + groups * apart;
+                        let src_len = s + (groups - 1) * o.s + (na - 1) * w + (count - 1) * sb + w;
+                        let src: std::vec::Vec<T> = (0..src_len).map(make).collect();
+                        let dst_len = d + (groups - 1) * o.d + na * b_len * w + 9;
+                        let mut want = std::vec![old; dst_len];
+                        for x in 0..groups {
+                            let from = s + x * o.s;
+                            let block = (na, count, b_len);
+                            let to = (d + x * o.d, dst_len);
+                            let group =
+                                padded_rows_by_hand(&src, from, sb, block, w, fill, to, old);
+                            let at = d + x * o.d;
+                            let len = na * b_len * w;
+                            want[at..at + len].copy_from_slice(&group[at..at + len]);
+                        }
+                        let mut got = std::vec![old; dst_len];
+                        let shape = ((o, na), (count, b_len));
+                        let done = stream_padded_groups(
+                            &mut got, d, &src, s, shape.0, shape.1, sb, w, fill,
+                        );
+                        arch::stream_fence();
+                        if done {
+                            taken += 1;
+                            assert_eq!(got, want, "{shape:?} sb {sb} at {d}/{s}");
+                        } else {
+                            assert!(got.iter().all(|&x| x == old), "{shape:?}");
+                        }
+                    }
+                }
+            }
+        }
+        if line_tiles_here() {
+            assert!(taken > 100, "{taken}");
+        }
+    }
+    check(word, 2, 0);
+    check(half, 0x1234, 0);
+    check(byte, 0x11, 0);
+}
+
 /// What a padded block of `w`-element units writes, by a plain loop:
 /// `na` rows of `b_len` units from `d` in a destination of `dst_len`
 /// elements (the rest `old`), unit `j < count` of row `i` from
