@@ -12,6 +12,9 @@ std::thread_local! {
     /// Groups of a row's last lines [`stream_padded_rows`] ran in one
     /// call on this thread.
     pub(super) static GROUPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Columns of groups of rows that make no quarters
+    /// [`TileGrid::down_columns`] ran in one call on this thread.
+    pub(super) static COLUMNS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Bands [`TileGrid::copied_bands`] ran from a copy on this thread.
     pub(super) static STAGED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Lines [`stream_group_tiles`] streamed on this thread.
@@ -278,7 +281,7 @@ fn line_tiles_match_a_plain_loop() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
         let w = 4 / core::mem::size_of::<T>();
         let mut tiled = [0; 2];
-        let (bands, staged) = (BANDS.get(), STAGED.get());
+        let (bands, staged, columns) = (BANDS.get(), STAGED.get(), COLUMNS.get());
         for (count, na, nb) in [
             (1, 40, 130),
             (1, 131, 128),
@@ -294,6 +297,11 @@ fn line_tiles_match_a_plain_loop() {
             (40, 16, 48),
             (160, 4, 32),
             (120, 5, 48),
+            // Pairs of rows (`T(2,128)` tiles) and single rows apart,
+            // their runs no quarters, a column of tiles at a time.
+            (200, 2, 48),
+            (70, 2, 131),
+            (40, 1, 40),
             (1, 40, 600),
             (5, 8, 530),
             (3, 16, 530),
@@ -363,6 +371,7 @@ fn line_tiles_match_a_plain_loop() {
             assert!(tiled.iter().all(|&n| n > 5), "{tiled:?}");
             assert!(BANDS.get() - bands > 10, "{}", BANDS.get() - bands);
             assert!(STAGED.get() - staged > 5, "{}", STAGED.get() - staged);
+            assert!(COLUMNS.get() - columns > 5, "{}", COLUMNS.get() - columns);
         }
     }
     check(word, 0);
