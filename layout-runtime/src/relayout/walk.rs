@@ -1154,8 +1154,10 @@ fn nest_far<V: Visitor>(
     };
     order[outer.len()] = groups;
     by_stride(&mut order[..=outer.len()]);
+    // Only rows of `first` are cut where `second`'s rows are padded.
+    let len = |b: Axis| if padded { b_len } else { b.count };
     let (a, b) = part(cap);
-    nest(visitor, &order[..=outer.len()], off, other, a, b, b_len);
+    nest(visitor, &order[..=outer.len()], off, other, a, b, len(b));
     let rest = rows.count % cap;
     if rest > 0 {
         order[..outer.len()].copy_from_slice(outer);
@@ -1165,7 +1167,7 @@ fn nest_far<V: Visitor>(
             off + groups.count * groups.walk,
             other + groups.count * groups.other,
         );
-        nest(visitor, &order[..outer.len()], at.0, at.1, a, b, b_len);
+        nest(visitor, &order[..outer.len()], at.0, at.1, a, b, len(b));
     }
 }
 
