@@ -166,21 +166,24 @@ pub(crate) fn stream_padded_rows<T: Copy>(
 /// of a group is `src[s + i*w + j*sb..][..w]` for `j < count` and `fill`
 /// up to `b_len`, the source contiguous down a group's rows (the ragged
 /// last tile column of a transpose, a group its tile rows, or all its
-/// rows). A stretch of rows at a time is put together whole in a stage
-/// (as many as the wide buffer holds), its data in 16x16 tiles down 16
-/// source runs at a time over the padding the stage starts with, and
-/// streamed out a group's rows at a time: every line a row's data shares
-/// with its padding, or a row with the next, is written once, whole.
-/// Written as a block and then each row's padding, those lines went in
-/// pieces with plain stores: the `s8[1,74,207,4349]{2,3,1,0:T(32,128)
-/// (4,1)}` pack took 10.3-10.6 ms against 7.4-8.6 so, `bf16[19,713,2457]
-/// {1,2,0:T(8,128)(2,1)}` 7.9-8.4 against 6.4-6.6 (AMD EPYC Zen 4). A
-/// stage of 16 rows, all the data columns a band, read every source run
-/// at once (79 of them) and took 16.3 ms against 13.3 on
-/// `s8[1,200,79,4349]`, which takes 10.2-11.3 so. `false`, nothing
-/// written, for other blocks, fewer than 16 rows (in a group, where the
-/// groups' sources lie apart) or data columns, or without the tile
-/// kernel.
+/// rows). A stretch of rows at a time is put together whole in a stage,
+/// its data in 16x16 tiles down 16 source runs at a time over the padding
+/// the stage starts with, and streamed out a group's rows at a time:
+/// every line a row's data shares with its padding, or a row with the
+/// next, is written once, whole. Written as a block and then each row's
+/// padding, those lines went in pieces with plain stores: the
+/// `s8[1,74,207,4349]{2,3,1,0:T(32,128)(4,1)}` pack took 10.3-10.6 ms
+/// against 7.4-8.6 so, `bf16[19,713,2457]{1,2,0:T(8,128)(2,1)}` 7.9-8.4
+/// against 6.4-6.6 (AMD EPYC Zen 4). A stretch is as many rows as the
+/// wide buffer holds (128 of 512 bytes): stretches of 32 and 64 rows took
+/// that pack 8.3-9.4 and 7.6-7.7 ms against 7.2-7.5, and a stage of 16
+/// rows with all the data columns a band (79 source runs read at once)
+/// 16.3 ms against 13.3 on `s8[1,200,79,4349]`, which takes 10.2-11.3 so.
+/// Rows back to back, 16 and more, go straight to their lines
+/// ([`stream_padded_rows`]): the 4-D permutation "there" took 9.6-10.0
+/// ms through this stage against 7.5-7.8. `false`, nothing written, for
+/// other blocks, fewer than 16 rows (in a group, where the groups'
+/// sources lie apart) or data columns, or without the tile kernel.
 // `d`, `s`, `w` as in `Block` and `stream_lines`.
 #[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 pub(crate) fn stream_padded_groups<T: Copy>(
