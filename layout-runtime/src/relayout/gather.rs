@@ -157,6 +157,17 @@ impl<T: Copy> Gather<'_, T> {
         }
     }
 
+    /// Whether rows `a` of `b_len` units, `b` of them data, lie back to
+    /// back in the destination with the source's runs down them, for the
+    /// streaming kernels of padded rows ([`stream_padded_rows`],
+    /// [`stream_padded_groups`]).
+    fn streams_padded_rows(&self, a: Axis, b: Axis, b_len: usize) -> bool {
+        !self.stage.is_empty()
+            && a.other == self.unit
+            && b.walk == self.unit
+            && a.walk == b_len * self.unit
+    }
+
     /// [`Visitor::block_padded`] through `wide`, a stretch of rows at a
     /// time; `false`, nothing written, if `wide` holds too little.
     pub(crate) fn padded_rows_copied(
@@ -325,11 +336,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
     /// they lie back to back in the destination, a block a group, and the
     /// source runs down them; otherwise as the walk hands them over.
     fn block3_padded(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis, b_len: usize) {
-        let fits = !self.stage.is_empty()
-            && line_units::<T>(self.unit)
-            && b.walk == self.unit
-            && a.walk == b_len * self.unit
-            && a.other == self.unit;
+        let fits = line_units::<T>(self.unit) && self.streams_padded_rows(a, b, b_len);
         if let Some(fill) = self.padding.filter(|_| fits) {
             let d = off - self.base;
             let groups = (Outer::into_walked(o), a.count);
@@ -408,11 +415,8 @@ impl<T: Copy> Visitor for Gather<'_, T> {
     fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
         if let Some(fill) = self.padding {
             let d = off - self.base;
-            if !self.stage.is_empty()
-                && arch::TileKernel::best().is_some()
-                && a.other == self.unit
-                && b.walk == self.unit
-                && a.walk == b_len * self.unit
+            if arch::TileKernel::best().is_some()
+                && self.streams_padded_rows(a, b, b_len)
                 && self.padded_tiles(self.src, d, other, (a, b, b_len), fill)
             {
                 return;

@@ -365,14 +365,7 @@ macro_rules! split_setup {
 macro_rules! join_piece {
     ($j:literal, $p:literal, $x:literal) => {
         concat!(
-            "vmovdqa64 zmm18, zmm",
-            $p,
-            "\n",
-            "vpermt2b zmm18, zmm",
-            $x,
-            ", zmm",
-            $j,
-            "\n",
+            run_join!($x, 18; $p, $j),
             "vmovdqa64 zmm",
             $p,
             ", zmm",

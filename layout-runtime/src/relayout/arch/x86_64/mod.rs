@@ -552,6 +552,15 @@ macro_rules! join_index {
     };
 }
 
+/// `vpermt2b zmm$t, zmm$x, zmm$other`: each byte of `zmm$t` replaced by
+/// the byte of `zmm$t` (indices 0-63) or `zmm$other` (64-127) that
+/// `zmm$x` names; the one spelling of the joins of pieces into lines.
+macro_rules! vpermt2b {
+    ($t:literal, $x:literal, $other:literal) => {
+        concat!("vpermt2b zmm", $t, ", zmm", $x, ", zmm", $other, "\n")
+    };
+}
+
 /// The line that the 64-byte piece in `zmm$k`, at `rax`, starts in,
 /// joined from the piece before it on its run (slot `$k` of `{carry}`,
 /// 64 bytes each) and itself, stored as `$store` (`join_store!`); the
@@ -569,9 +578,7 @@ macro_rules! join_line {
             "vmovdqu64 zmm18, [{carry} + 64*",
             $k,
             "]\n",
-            "vpermt2b zmm18, zmm17, zmm",
-            $k,
-            "\n",
+            vpermt2b!(18, 17, $k),
             "vmovdqu64 [{carry} + 64*",
             $k,
             "], zmm",
@@ -661,13 +668,7 @@ macro_rules! run_join {
             ", zmm",
             $before,
             "\n",
-            "vpermt2b zmm",
-            $t,
-            ", zmm",
-            $x,
-            ", zmm",
-            $piece,
-            "\n",
+            vpermt2b!($t, $x, $piece),
         )
     };
 }

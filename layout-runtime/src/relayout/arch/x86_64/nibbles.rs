@@ -893,13 +893,7 @@ macro_rules! band_head {
 macro_rules! band_line {
     ($k:literal, $r:literal, $c:literal, $x:literal) => {
         concat!(
-            "vpermt2b zmm",
-            $c,
-            ", zmm",
-            $x,
-            ", zmm",
-            $r,
-            "\n",
+            vpermt2b!($c, $x, $r),
             "mov rax, [{lines} + 8*",
             $k,
             "]\n",
@@ -925,13 +919,7 @@ macro_rules! band_line {
 macro_rules! band_tail {
     ($k:literal, $r:literal, $c:literal, $x:literal) => {
         concat!(
-            "vpermt2b zmm",
-            $c,
-            ", zmm",
-            $x,
-            ", zmm",
-            $c,
-            "\n",
+            vpermt2b!($c, $x, $c),
             "kmovq k1, [{tails} + 8*",
             $k,
             "]\n",
