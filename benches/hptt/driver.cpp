@@ -132,8 +132,14 @@ int main(int argc, char** argv) {
     size_t bytes = n * sizeof(float);
     std::vector<float> A(n), B(n, 0.0f);
     for (size_t i = 0; i < n; ++i) A[i] = float(i % 16777216);
-    std::vector<char> cs(bytes), cd(bytes);
-    for (size_t i = 0; i < bytes; ++i) cs[i] = char(i * 7);
+    // Each copy its own source and destination, read and written once a
+    // round as HPTT's are: copies sharing one source would read it out of a
+    // last-level cache that holds 64 MiB (see `copy_buffers` in
+    // benches/relayout.rs).
+    std::vector<std::vector<char>> cs(copies.size(), std::vector<char>(bytes)),
+        cd(copies.size(), std::vector<char>(bytes));
+    for (size_t k = 0; k < copies.size(); ++k)
+      for (size_t i = 0; i < bytes; ++i) cs[k][i] = char(i * 7 + k);
     int dim = int(c.size.size());
     auto plan = hptt::create_plan(c.perm.data(), dim, 1.0f, A.data(), c.size.data(), nullptr, 0.0f,
                                   B.data(), nullptr, measure ? hptt::MEASURE : hptt::ESTIMATE, threads);
@@ -153,11 +159,11 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    for (const Copy& k : copies) {
-      std::memset(cd.data(), 0, bytes);
-      copy_time(k, cs.data(), cd.data(), bytes, threads);
-      if (std::memcmp(cs.data(), cd.data(), bytes) != 0) {
-        std::fprintf(stderr, "%s copied wrong bytes\n", k.name);
+    for (size_t k = 0; k < copies.size(); ++k) {
+      std::memset(cd[k].data(), 0, bytes);
+      copy_time(copies[k], cs[k].data(), cd[k].data(), bytes, threads);
+      if (std::memcmp(cs[k].data(), cd[k].data(), bytes) != 0) {
+        std::fprintf(stderr, "%s copied wrong bytes\n", copies[k].name);
         return 1;
       }
     }
@@ -165,7 +171,8 @@ int main(int argc, char** argv) {
     std::vector<int> wins(copies.size());
     for (int r = 0; r < rounds; ++r) {
       std::vector<double> t;
-      for (const Copy& k : copies) t.push_back(copy_time(k, cs.data(), cd.data(), bytes, threads));
+      for (size_t k = 0; k < copies.size(); ++k)
+        t.push_back(copy_time(copies[k], cs[k].data(), cd[k].data(), bytes, threads));
       size_t w = std::min_element(t.begin(), t.end()) - t.begin();
       wins[w]++;
       auto t0 = Clock::now();

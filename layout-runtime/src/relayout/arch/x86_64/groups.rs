@@ -638,12 +638,30 @@ macro_rules! band_keep {
     };
 }
 
+/// Asks for the source a step of `$step` bytes reads 4 KiB on: the tiles
+/// of a band, and the next band's, lie one after another.
+macro_rules! band_ask {
+    (64) => {
+        "prefetcht0 [{input} + 4096]\n"
+    };
+    (128) => {
+        concat!(band_ask!(64), "prefetcht0 [{input} + 4096 + 64]\n")
+    };
+    (256) => {
+        concat!(
+            band_ask!(128),
+            "prefetcht0 [{input} + 4096 + 128]\n",
+            "prefetcht0 [{input} + 4096 + 192]\n"
+        )
+    };
+}
+
 /// Group `$g` of a tile: its steps of `64 * k` bytes, from `$g` group
 /// strides past `{q}`, each into `zmm0..` by `$split` and then each of
 /// its rows (`$row`, `band_row!`), `{p}` a step on the rows each step and
 /// back to the tile's start after the last.
 macro_rules! band_group {
-    ($g:tt, $step:literal, $split:expr, $($row:expr),+) => {
+    ($g:tt, $step:tt, $split:expr, $($row:expr),+) => {
         concat!(
             "imul {input}, {sg}, ",
             $g,
@@ -651,6 +669,7 @@ macro_rules! band_group {
             "add {input}, {q}\n",
             "mov {cnt}, {steps}\n",
             "2:\n",
+            band_ask!($step),
             $split,
             $($row,)+
             "add {p}, 64\n",
@@ -799,7 +818,8 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_tiles(
     carry: *mut u8,
 ) {
     // SAFETY: the caller's contract covers the groups, the slots and the
-    // lines; the tables and `IOTA` are readable. Every register the
+    // lines; the tables and `IOTA` are readable; the prefetches, which may
+    // point past the groups, are hints that never fault. Every register the
     // assembly writes is declared (the vector registers whole, and
     // zmm0-15, whose upper halves `vzeroupper` clears), the pointers and
     // counts it moves are scratch, the flags change; no stack.
