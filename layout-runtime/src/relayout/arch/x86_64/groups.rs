@@ -458,6 +458,24 @@ macro_rules! split1 {
     };
 }
 
+/// Asks for the source a step of `$step` bytes reads 4 KiB on: the tiles
+/// of a band, and the next band's, lie one after another.
+macro_rules! band_ask {
+    (64) => {
+        "prefetcht0 [{input} + 4096]\n"
+    };
+    (128) => {
+        concat!(band_ask!(64), "prefetcht0 [{input} + 4096 + 64]\n")
+    };
+    (256) => {
+        concat!(
+            band_ask!(128),
+            "prefetcht0 [{input} + 4096 + 128]\n",
+            "prefetcht0 [{input} + 4096 + 192]\n"
+        )
+    };
+}
+
 /// `{n}` steps of a group of rows, `$split` (`split4!` and the others;
 /// empty for a tail, which reads nothing) putting each step's rows into
 /// `zmm0..`, each row's piece then joined and stored as `$store`, the
@@ -465,7 +483,7 @@ macro_rules! split1 {
 /// its number, the operand of its pointer, and the registers of its piece
 /// before and of its index.
 macro_rules! split_asm {
-    ($store:ident, $split:expr, $step:expr, $rows:expr, $input:expr, $n:expr, $carry:expr;
+    ($store:ident, $split:expr, $step:tt, $rows:expr, $input:expr, $n:expr, $carry:expr;
      $(($j:literal, $r:ident, $p:literal, $x:literal)),+) => {
         asm_avx512!(
             "vmovdqu64 zmm16, [{iota}]",
@@ -475,6 +493,7 @@ macro_rules! split_asm {
             "vmovdqu64 zmm23, [{splits} + 192]",
             $(split_setup!($j, $r, $p, $x),)+
             "2:",
+            split_ask!($store, $step),
             $split,
             $(split_line!($j, $r, $p, $x, $store),)+
             "add {input}, {step}",
@@ -484,7 +503,7 @@ macro_rules! split_asm {
             "vzeroupper",
             iota = in(reg) super::joins::IOTA.as_ptr(),
             splits = in(reg) SPLITS.as_ptr(),
-            step = in(reg) $step,
+            step = in(reg) $step as usize,
             input = inout(reg) $input => _,
             n = inout(reg) $n => _,
             carry = in(reg) $carry,
@@ -494,19 +513,30 @@ macro_rules! split_asm {
     };
 }
 
+/// The requests of [`split_asm`]'s steps: [`band_ask`]'s, but none for a
+/// tail, which reads nothing.
+macro_rules! split_ask {
+    (tail, $step:tt) => {
+        ""
+    };
+    ($store:ident, $step:tt) => {
+        band_ask!($step)
+    };
+}
+
 /// [`split_asm`] for `k` rows (4, 2 or 1), each step's rows put
 /// together by `$split`.
 macro_rules! split_rows {
     (4, $store:ident, $split:expr, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
-        split_asm!($store, $split, 256usize, $rows, $input, $n, $carry;
+        split_asm!($store, $split, 256, $rows, $input, $n, $carry;
             (0, r0, 24, 28), (1, r1, 25, 29), (2, r2, 26, 30), (3, r3, 27, 31))
     };
     (2, $store:ident, $split:expr, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
-        split_asm!($store, $split, 128usize, $rows, $input, $n, $carry;
+        split_asm!($store, $split, 128, $rows, $input, $n, $carry;
             (0, r0, 24, 28), (1, r1, 25, 29))
     };
     (1, $store:ident, $split:expr, $rows:expr, $input:expr, $n:expr, $carry:expr) => {
-        split_asm!($store, $split, 64usize, $rows, $input, $n, $carry; (0, r0, 24, 28))
+        split_asm!($store, $split, 64, $rows, $input, $n, $carry; (0, r0, 24, 28))
     };
 }
 
@@ -635,24 +665,6 @@ macro_rules! band_load {
 macro_rules! band_keep {
     ($r:tt, $c:literal, $x:literal) => {
         concat!("vmovdqu64 [{carry} + 64*", $r, "], zmm", $c, "\n")
-    };
-}
-
-/// Asks for the source a step of `$step` bytes reads 4 KiB on: the tiles
-/// of a band, and the next band's, lie one after another.
-macro_rules! band_ask {
-    (64) => {
-        "prefetcht0 [{input} + 4096]\n"
-    };
-    (128) => {
-        concat!(band_ask!(64), "prefetcht0 [{input} + 4096 + 64]\n")
-    };
-    (256) => {
-        concat!(
-            band_ask!(128),
-            "prefetcht0 [{input} + 4096 + 128]\n",
-            "prefetcht0 [{input} + 4096 + 192]\n"
-        )
     };
 }
 
@@ -1118,7 +1130,8 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_steps(
     piece: Piece,
 ) {
     // SAFETY: the caller's contract covers the input, the slots and the
-    // bytes each piece writes; the tables and `IOTA` are readable. Every
+    // bytes each piece writes; the tables and `IOTA` are readable; the
+    // prefetches, which may point past the input, never fault. Every
     // register the assembly writes is declared (the vector registers
     // whole, and zmm0-15, whose upper halves `vzeroupper` clears), the
     // pointers and count it moves are scratch, the flags change (no
