@@ -17,8 +17,7 @@ use super::x86_64;
 /// machine measured (AMD EPYC Zen 4) the AVX2 paths ran the 4-D
 /// permutation into `T(8,128)(2,1)` at 0.78-0.82 of `memcpy` against
 /// 0.24-0.32, and `{0,1}` to `{1,0}` at 0.99 against 0.78; with the AVX2
-/// paths, the `zmm` tile was no faster than the `ymm` one
-/// (benches/README, "AVX2 on AVX-512 machines").
+/// paths, the `zmm` tile was no faster than the `ymm` one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TileKernel {
     /// AVX2. The instructions are AVX ones, but cores with AVX and not
@@ -239,15 +238,14 @@ pub(crate) fn tile16_quarters<T: Copy>(
 /// the runs' addresses put together on the stack for every tile (other
 /// kernels go tile by tile, the runs as arrays; measured
 /// on `{0,1}` to `{1,0}`: the library's time over a hand-written loop of
-/// the same tiles' 1.32-1.60 tile by tile, 0.95-1.07 in bands; see
-/// `benches/README.md`).
+/// the same tiles' 1.32-1.60 tile by tile, 0.95-1.07 in bands).
 /// `bands` repeats the band, each band's runs `bands.to_adv` and
 /// `bands.from_adv` elements on from the band before's (the bands of 16
 /// rows down a block, in one call: on the way back from `T(8,128)` to
 /// column-major, whose bands are 8 tiles long, a call and checks a band
 /// and the tile-by-tile loop took 18.6-23.0 ms where a hand-written loop
 /// of the same tiles took 15.6-18.8; all the bands in one call take
-/// 16.3-18.2 ms against its 15.7-17.0; see `benches/README.md`). With
+/// 16.3-18.2 ms against its 15.7-17.0). With
 /// `ahead`, each tile first asks for the source runs of the tile that many
 /// on, past a band's end those of the next band's first tiles.
 /// `true` with nothing to do for no tiles; otherwise `false`, nothing
@@ -618,8 +616,7 @@ pub(crate) fn tile16_group_run<T: Copy>(
                 // with up to 32 source runs a round (the 4-D permutation
                 // "there") the bench read 0.63-0.73 of `memcpy` with it
                 // against 0.49-0.72 without, eight alternated runs; one
-                // round ahead measured between the two (see
-                // `benches/README.md`).
+                // round ahead measured between the two.
                 if step != 0 {
                     prefetch_at(p.wrapping_add(step));
                 }

@@ -65,8 +65,7 @@ pub(crate) const PREFETCH_TILES: usize = 2;
 /// back to column-major) need each tile to ask for the lines of the tile
 /// [`PREFETCH_TILES`] on, into the next band (measured there: 23.5-24.2 ms
 /// in one call without against 17.8-18.8 ms tile by tile with it; all the
-/// bands in one call with it, 0.84-0.93 of the time tile by tile; see
-/// `benches/README.md`).
+/// bands in one call with it, 0.84-0.93 of the time tile by tile).
 pub(crate) const LONG_BAND: usize = 32;
 
 /// The row side of [`stream_lines`]: row `i` starts `i / na * outer + i %

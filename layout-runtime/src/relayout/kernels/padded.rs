@@ -31,7 +31,7 @@ use super::{arch, Block, Outer, PREFETCH_TILES};
 /// as a `Vec`'s is, no faster (16.8-23.4 against 17.6-27.4 ms, and the
 /// bench's medians the same) until the group asked for its source two
 /// rounds ahead (then 0.63-0.73 of `memcpy` in the bench against
-/// 0.49-0.72): see `benches/README.md`. Tile by tile, as it
+/// 0.49-0.72). Tile by tile, as it
 /// went before the calls, it read 0.36-0.38 of `memcpy` against 0.42-0.44
 /// for the copies.
 // `d`, `s`, `w` as in `Block` and `stream_lines`; `r`, `c` a unit's row and column.
