@@ -459,7 +459,12 @@ macro_rules! split1 {
 }
 
 /// Asks for the source a step of `$step` bytes reads 4 KiB on: the tiles
-/// of a band, and the next band's, lie one after another.
+/// of a band, and the next band's, lie one after another. Left to the
+/// hardware's prefetchers, the loads of the tiles held most samples on an
+/// Intel Xeon (480 MiB of L3): unpacking `f32`, `s8 (4,1)` and `bf16
+/// (2,1)` tiles took 6.6-8.2, 9.8-10.0 and 8.1-9.1 ms against 5.5-6.3,
+/// 6.7-8.2 and 5.3-7.0 with these requests, a step each (alternated
+/// builds).
 macro_rules! band_ask {
     (64) => {
         "prefetcht0 [{input} + 4096]\n"
