@@ -466,18 +466,18 @@ macro_rules! split1 {
 /// 6.7-8.2 and 5.3-7.0 with these requests, a step each (alternated
 /// builds).
 macro_rules! band_ask {
+    // The line `$at` bytes into the step, 4 KiB on.
+    (@line $at:literal) => {
+        concat!("prefetcht0 [{input} + 4096 + ", $at, "]\n")
+    };
     (64) => {
-        "prefetcht0 [{input} + 4096]\n"
+        band_ask!(@line 0)
     };
     (128) => {
-        concat!(band_ask!(64), "prefetcht0 [{input} + 4096 + 64]\n")
+        concat!(band_ask!(64), band_ask!(@line 64))
     };
     (256) => {
-        concat!(
-            band_ask!(128),
-            "prefetcht0 [{input} + 4096 + 128]\n",
-            "prefetcht0 [{input} + 4096 + 192]\n"
-        )
+        concat!(band_ask!(128), band_ask!(@line 128), band_ask!(@line 192))
     };
 }
 
