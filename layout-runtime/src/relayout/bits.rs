@@ -182,22 +182,23 @@ impl Fit {
 
     /// The position of the first of `values` whose byte is not an
     /// element's. Checked a block at a time with no early exit inside,
-    /// which vectorizes: the pass costs little beside the pack it guards.
+    /// which vectorizes (values held as bytes in 256-bit vectors where the
+    /// CPU has them, [`arch::any_outside`]): the pass costs little beside
+    /// the pack it guards.
     pub(crate) fn first_outside<T: BitElement>(self, values: &[T]) -> Option<usize> {
-        const BLOCK: usize = 256;
-        values
-            .chunks(BLOCK)
-            .enumerate()
-            .find(|(_, block)| {
+        const BLOCK: usize = 4096;
+        let outside = |block: &[T]| match T::bits_of(block) {
+            Some(bytes) => arch::any_outside(bytes, self.bias, self.limit),
+            None => {
                 block
                     .iter()
                     .fold(0u8, |acc, v| acc | u8::from(!self.holds(v.to_bits())))
                     != 0
-            })
-            .and_then(|(i, block)| {
-                let at = block.iter().position(|v| !self.holds(v.to_bits()))?;
-                Some(i * BLOCK + at)
-            })
+            }
+        };
+        let (i, block) = values.chunks(BLOCK).enumerate().find(|(_, b)| outside(b))?;
+        let at = block.iter().position(|v| !self.holds(v.to_bits()))?;
+        Some(i * BLOCK + at)
     }
 }
 
@@ -640,9 +641,19 @@ impl UnitTiles {
                 }
             }
             if join {
-                // Each run's bytes past its last line boundary.
+                // Each run's bytes past its last line boundary, plainly: a
+                // line the walk's next block finishes, read for ownership
+                // at its first store, so asked for `TAILS_AHEAD` runs on
+                // (the transposed `s4[15262,4397]` pack took 23.9-24.9 ms
+                // without, 20.9-22.4 with; Intel Xeon, best of six, three
+                // alternated runs).
+                let end = |x: usize| self.at + x * self.x_step + 64 * self.tiles.1;
+                for x in 0..TAILS_AHEAD {
+                    arch::prefetch(dst, end(x) - 1);
+                }
                 for (x, slot) in carry[..runs * 64].chunks_exact(64).enumerate() {
-                    let end = self.runs(x / 16, self.tiles.1 - 1)[x % 16] + 64;
+                    arch::prefetch(dst, end(x + TAILS_AHEAD) - 1);
+                    let end = end(x);
                     let waiting = (64 - to_line_in(dst, end)) % 64;
                     dst[end - waiting..end].copy_from_slice(&slot[64 - waiting..]);
                 }
@@ -739,8 +750,15 @@ impl UnitTiles {
 /// asks for the rows' values: sixteen streams, too many for the hardware
 /// prefetchers to follow, had the pack wait on each load (the
 /// transposed `s4[15262,4397]` pack, 4,397-byte rows, took 26-30 ms
-/// without, 20-22 with 8 tiles, 23-27 with 16 or 32; AMD EPYC Zen 4).
-const UNITS_AHEAD: usize = 8;
+/// without, 20-22 with 8 tiles, 23-27 with 16 or 32 on an AMD EPYC Zen
+/// 4). On an Intel Xeon with AVX-512 the requests fill the line buffers
+/// the streaming stores need: 17.8-18.0 ms without, 17.5-18.9 with 4,
+/// 19.3-20.3 with 8 (best of six, three alternated runs). Four, between.
+const UNITS_AHEAD: usize = 4;
+
+/// How many runs ahead [`UnitTiles::pack_nibbles`] asks for the line its
+/// run's last bytes go to (8 and 32 measured alike).
+const TAILS_AHEAD: usize = 16;
 
 /// How many tiles ahead [`UnitTiles::unpack`] asks for a tile's 16 runs
 /// of storage, each on a page of its own, which no hardware prefetcher
@@ -1376,5 +1394,27 @@ mod tests {
             let stored: Vec<u8> = logical.iter().map(|v| v & mask).collect();
             assert_eq!(back, stored, "{spec}");
         }
+    }
+
+    /// The first value outside, wherever it lies against the check's
+    /// blocks, with more outside after it; `bool`s, checked as bytes too.
+    #[test]
+    fn the_first_value_outside_is_found() {
+        let fit = super::Fit::new(crate::ElementType::S4, 4);
+        let len = 3 * 4096 + 77;
+        let held: Vec<i8> = (0..len).map(|i| (i % 16) as i8 - 8).collect();
+        assert_eq!(fit.first_outside(&held), None);
+        for at in [0, 1, 4095, 4096, 4097, 8191, len - 1] {
+            let mut bad = held.clone();
+            bad[at] = 8;
+            for later in [at + 1, at + 4096, len - 1] {
+                if later > at && later < len {
+                    bad[later] = -9;
+                }
+            }
+            assert_eq!(fit.first_outside(&bad), Some(at));
+        }
+        let pred = super::Fit::new(crate::ElementType::Pred, 1);
+        assert_eq!(pred.first_outside(&[true; 5000]), None);
     }
 }

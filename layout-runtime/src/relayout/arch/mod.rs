@@ -1165,6 +1165,30 @@ pub(crate) fn unpack_nibble_tile16(
     false
 }
 
+/// Whether any of `bytes`, plus `bias` (wrapping), is `limit` or more: the
+/// value check of the sub-byte packs, which reads all their values before
+/// they write anything. In 256-bit vectors where the CPU has AVX2: with
+/// the 128-bit ones every x86-64 CPU has, checking 64 MiB took 6.4-8.2 ms,
+/// against 3.6-6.7 (reading it at all, 4-5).
+pub(crate) fn any_outside(bytes: &[u8], bias: u8, limit: u8) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx2::detect() {
+        return x86_64::greatest_avx2(p, bytes, bias) >= limit;
+    }
+    greatest(bytes, bias) >= limit
+}
+
+/// The greatest of `bytes`, each plus `bias` (wrapping): a loop the
+/// compiler vectorizes for the features of the function it is inlined
+/// into.
+// Always inlined: called out of line, it would be compiled once, for the
+// baseline target, and the AVX2 caller would run that.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn greatest(bytes: &[u8], bias: u8) -> u8 {
+    bytes.iter().fold(0, |m, &b| m.max(b.wrapping_add(bias)))
+}
+
 /// Whether this machine runs [`join_band16`].
 pub(crate) fn joins_tiles() -> bool {
     #[cfg(target_arch = "x86_64")]

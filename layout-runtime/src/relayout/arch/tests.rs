@@ -2003,3 +2003,33 @@ fn nibble_runs_match_a_plain_loop() {
     ));
     assert!(got.iter().all(|&x| x == 0));
 }
+
+/// The value check against a plain loop: every length up to a few
+/// vectors and the block sizes around, from every few places in a
+/// vector's bytes, one byte outside at each place (first, inside, last)
+/// and none; the ranges of `s4`, `u4`, `s2`, `u2` and `pred`.
+#[test]
+fn value_check_matches_a_plain_loop() {
+    for (bias, limit) in [(8u8, 16u8), (0, 16), (2, 4), (0, 4), (0, 2)] {
+        // Every byte held.
+        let held: Vec<u8> = (0..4200u32)
+            .map(|i| ((i * 37 % 251) as u8 % limit).wrapping_sub(bias))
+            .collect();
+        for len in (0..=200).chain([4095, 4096, 4097]) {
+            for start in [0, 1, 7, 31] {
+                let block = &held[start..start + len];
+                assert!(!any_outside(block, bias, limit), "{len} at {start}");
+                for at in [0, len / 2, len.saturating_sub(1)] {
+                    if at >= len {
+                        continue;
+                    }
+                    let mut bad = held.clone();
+                    bad[start + at] = limit.wrapping_sub(bias);
+                    let block = &bad[start..start + len];
+                    assert!(any_outside(block, bias, limit), "{len} at {start}, {at}");
+                    assert!(greatest(block, bias) >= limit, "{len} at {start}, {at}");
+                }
+            }
+        }
+    }
+}

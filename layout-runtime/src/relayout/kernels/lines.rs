@@ -583,7 +583,7 @@ pub(crate) fn stream_lines<T: Copy>(
         done
     };
     let (lo, hi) = if rows_dst {
-        grid.down_columns(dst, src, &tile, &band, kernel);
+        grid.down_columns(dst, src, tile, band, kernel);
         // The rows before `i_lo` and past `i_hi` as one more row of tiles
         // each, over rows the grid wrote already (the same values again):
         // the tiles' source runs need not start lines. Copied plainly, the
@@ -598,7 +598,7 @@ pub(crate) fn stream_lines<T: Copy>(
                     tiles_i: 1,
                     ..grid
                 };
-                one.down_columns(dst, src, &tile, &band, kernel);
+                one.down_columns(dst, src, tile, band, kernel);
             }
         }
         (0, ni)

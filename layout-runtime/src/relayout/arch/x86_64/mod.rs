@@ -442,6 +442,21 @@ feature_proof!(Avx512Bw, cpu_avx512bw, "avx512f", "avx512bw"; "AVX-512F and BW",
 feature_proof!(Avx512Vbmi, cpu_avx512vbmi, "avx512f", "avx512bw", "avx512vbmi"; "AVX-512F, BW and VBMI", "512");
 feature_proof!(Avx512BwBmi2, cpu_avx512bw_bmi2, "avx512f", "avx512bw", "bmi2"; "AVX-512F and BW and BMI2", "512");
 
+/// [`greatest`](super::greatest), vectorized for AVX2.
+#[inline]
+pub(super) fn greatest_avx2(p: Avx2, bytes: &[u8], bias: u8) -> u8 {
+    /// # Safety
+    ///
+    /// The CPU runs AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn greatest(_: Avx2, bytes: &[u8], bias: u8) -> u8 {
+        super::greatest(bytes, bias)
+    }
+    // SAFETY: `p` shows the CPU runs AVX2; the loop reads `bytes` only,
+    // through the slice.
+    unsafe { greatest(p, bytes, bias) }
+}
+
 /// A 16x16 transpose of 4-byte units, in the 512-bit registers of
 /// [`Avx512Bw`] kernels (defined before the modules that use it): `zmm0`..`zmm15` (register `c`
 /// holding unit `x` of row `c`) become the columns (register `x` holding
