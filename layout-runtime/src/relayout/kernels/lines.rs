@@ -587,10 +587,10 @@ pub(crate) fn stream_lines<T: Copy>(
         // The rows before `i_lo` and past `i_hi` as one more row of tiles
         // each, over rows the grid wrote already (the same values again):
         // the tiles' source runs need not start lines. Copied plainly, the
-        // 9 to 15 rows past the last tile (units along the source's rows
-        // of `s8[27049,2481]{0,1:T(8,128)(4,1)}`, each a line of each
-        // destination row read for ownership first) took a tenth of its
-        // pack.
+        // 14 rows past the last tile of each block of the transposed pack
+        // of `s8[27049,2481]` into `(8,128)(4,1)` tiles (the units at the
+        // end of each source row; each line of each of those destination
+        // rows read for ownership first) took a tenth of the pack.
         for first in [0, ni - 16] {
             if first < i_lo || first + 16 > i_hi {
                 let one = TileGrid {
