@@ -717,9 +717,11 @@ fn joined_edges<T: Copy>(
     plain(dst, i..i_hi, 0..j_lo);
 }
 
-/// Tiles ahead whose source [`joined_edges`] asks for (measured: the
+/// Tiles ahead whose source [`joined_edges`] asks for, and twice how far
+/// ahead it asks for the lines it writes in two parts (measured: the
 /// transposed pack of `s8[27049,2481]` into `(8,128)(4,1)` tiles, 17.3-18.7
-/// ms without, 14.6-15.4 with 4 tiles; 2 or 8 no better).
+/// ms without either, 14.6-15.4 with both; the source 2 or 8 tiles ahead
+/// no better than 4).
 const EDGE_AHEAD: usize = 4;
 
 /// Rows `is` and columns `js` of the 3-D copy `o` x `b` (row `i` is value
