@@ -548,7 +548,12 @@ impl UnitTiles {
 
     /// Storage bytes of the 16 units of tile `(tx, tc)` down `o`.
     fn runs(self, tx: usize, tc: usize) -> [usize; 16] {
-        core::array::from_fn(|x| self.at + (16 * tx + x) * self.x_step + 16 * tc * 4)
+        core::array::from_fn(|x| self.unit(16 * tx + x, 16 * tc))
+    }
+
+    /// Storage byte of unit `c` (a row of `a`) of run `x` (a value of `o`).
+    fn unit(self, x: usize, c: usize) -> usize {
+        self.at + x * self.x_step + 4 * c
     }
 
     /// Logical positions of the 16 rows of tile `(tx, tc)`, from `other`.
@@ -647,7 +652,7 @@ impl UnitTiles {
                 // (the transposed `s4[15262,4397]` pack took 23.9-24.9 ms
                 // without, 20.9-22.4 with; Intel Xeon, best of six, three
                 // alternated runs).
-                let end = |x: usize| self.at + x * self.x_step + 64 * self.tiles.1;
+                let end = |x: usize| self.unit(x, 16 * self.tiles.1);
                 for x in 0..TAILS_AHEAD {
                     arch::prefetch(dst, end(x) - 1);
                 }

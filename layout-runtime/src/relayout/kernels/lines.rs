@@ -679,8 +679,7 @@ fn joined_edges<T: Copy>(
         // of the pack of `s8[27049,2481]{0,1:T(8,128)(4,1)}` into a `Vec`.
         for &f in &from {
             let ahead = f + EDGE_AHEAD * 16 * b.sa;
-            arch::prefetch(src, ahead);
-            arch::prefetch(src, ahead + 63 / core::mem::size_of::<T>());
+            arch::prefetch_span(src, ahead, ahead + 16 * b.sa);
         }
         let k = i + EDGE_AHEAD / 2 * 16;
         if !joined && k + 16 <= i_hi {
