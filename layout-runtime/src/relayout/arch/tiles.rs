@@ -527,14 +527,25 @@ pub(crate) struct GroupTile {
 /// (`stream_padded_rows` goes tile by tile past 8).
 pub(crate) const GROUP_TILES: usize = 8;
 
+/// Rounds of a [`tile16_group_run`] between asking for a source run's
+/// line and reading it. With up to 32 source runs a round (the 4-D
+/// permutation "there") the bench read 0.63-0.73 of `memcpy` asking two
+/// rounds ahead against 0.49-0.72 without, eight alternated runs (AMD
+/// EPYC Zen 4); one round ahead measured between the two. On the
+/// transposed pack of `s8[27049,2481]` into `(8,128)(4,1)` tiles, 16
+/// source rows along which each round moves a line, two rounds left the
+/// requests waiting (13.2-13.3 ms), four took 11.8-12.1, six 12.1, eight
+/// 12.5 (Intel Xeon, alternated).
+const GROUP_AHEAD: usize = 4;
+
 /// [`tile16`] for a group of tiles (the lines of a row's end in a padded
 /// transpose: the last line of data, lines of data and padding, lines of
 /// padding alone, the line that runs into the next row), run `count`
 /// times, the whole group at a time, each time `to_adv` and `from_adv`
 /// elements further on (a source run of `fill` stays where it is): the
 /// group's lines of a round written back to back, in one call with the
-/// bounds checked once, each moving source run's line asked for two
-/// rounds ahead. `false`, nothing written,
+/// bounds checked once, each moving source run's line asked for
+/// [`GROUP_AHEAD`] rounds ahead. `false`, nothing written,
 /// where the kernel does not run, where any run of any round would lie
 /// outside its slice, or, streaming, where a destination run or the
 /// destination's advance is off the lines.
@@ -612,13 +623,10 @@ pub(crate) fn tile16_group_run<T: Copy>(
             }
             for (p, &step) in from.iter_mut().zip(steps.iter()) {
                 *p = p.wrapping_add(step);
-                // This run's line two rounds ahead, for a run that moves:
-                // with up to 32 source runs a round (the 4-D permutation
-                // "there") the bench read 0.63-0.73 of `memcpy` with it
-                // against 0.49-0.72 without, eight alternated runs; one
-                // round ahead measured between the two.
+                // This run's line `GROUP_AHEAD` rounds ahead, for a run
+                // that moves (see there).
                 if step != 0 {
-                    prefetch_at(p.wrapping_add(step));
+                    prefetch_at(p.wrapping_add(step.wrapping_mul(GROUP_AHEAD - 1)));
                 }
             }
         }
