@@ -207,13 +207,15 @@ pub(crate) fn interleave4_bytes<T: Copy>(
     n
 }
 
-/// `dst[j*pitch + x] = input[x*k + j]` for `j < k` and `x < n` rounded
-/// down to 16: `k`-element groups into `k` rows, four rows of bytes (the
-/// inverse of [`interleave4_bytes`], the way back from `s8 (4,1)` tiles)
-/// or two of 2-byte elements (`bf16 (2,1)`, in one pass over the pairs,
-/// where the loops the compiler vectorizes read them once a row). Returns
-/// how many columns it did: 0 for other `k`, sizes or targets, or a bound
-/// that fails.
+/// `dst[j*pitch + x] = input[x*k + j]` for `j < k` and `x < n`: `k`-element
+/// groups into `k` rows, four rows of bytes (the inverse of
+/// [`interleave4_bytes`], the way back from `s8 (4,1)` tiles) or two of
+/// 2-byte elements (`bf16 (2,1)`, in one pass over the pairs, where the
+/// loops the compiler vectorizes read them once a row). With AVX-512
+/// VBMI, every column, 64 bytes of each row a step
+/// ([`x86_64::deinterleave_plain`], where the rows do not overlap);
+/// otherwise `n` rounded down to 16. Returns how many columns it did: 0
+/// for other `k`, sizes or targets, or a bound that fails.
 pub(crate) fn deinterleave_groups<T: Copy>(
     k: usize,
     dst: &mut [T],
@@ -221,6 +223,28 @@ pub(crate) fn deinterleave_groups<T: Copy>(
     input: &[T],
     n: usize,
 ) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = x86_64::Avx512Vbmi::detect() {
+        let size = core::mem::size_of::<T>();
+        let fits = group_kernel::<T>(k)
+            && n > 0
+            && pitch >= n
+            && input.len() / k >= n
+            && rows_fit(k, pitch, n, dst.len());
+        if fits {
+            let first = dst.as_mut_ptr().cast::<u8>();
+            let rows = core::array::from_fn(|j| first.wrapping_add(j.min(k - 1) * pitch * size));
+            // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI;
+            // `group_kernel` makes `k` 4 (bytes) or 2 (2-byte elements),
+            // so `k * n` elements are `k * n * size` bytes. `input` holds
+            // them (checked above), and each of the `k` rows, `n * size`
+            // bytes from `j * pitch` elements in, lies inside the unique
+            // `dst` (`rows_fit`), apart from the others (`pitch >= n`)
+            // and from the shared `input`.
+            unsafe { x86_64::deinterleave_plain(p, k, rows, input.as_ptr().cast(), n * size) };
+            return n;
+        }
+    }
     let n = group_columns::<T>(k, n, pitch, input.len(), dst.len());
     if n == 0 {
         return 0;

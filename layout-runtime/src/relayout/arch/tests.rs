@@ -618,10 +618,32 @@ fn unit_transposes_match_a_plain_loop() {
     check(|i| i as u32 | 1 << 31, 0);
 }
 
-/// Byte interleaves at every column count up to 70, odd pitches and offsets.
+/// Column counts for the group kernels: every one up to 70, and around
+/// the AVX-512 kernel's steps (64 bytes of each row) past that.
+fn group_counts() -> impl Iterator<Item = usize> {
+    (0..70).chain([95, 96, 97, 127, 128, 129, 191, 192, 193, 250])
+}
+
+/// How many of `n` columns `k` rows `pitch` apart [`deinterleave_groups`]
+/// does: every one with AVX-512 VBMI (rows that do not overlap), else
+/// whole groups of 16 (rows 16 or more apart).
+fn groups_done(n: usize, pitch: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if x86_64::Avx512Vbmi::detect().is_some() && pitch >= n {
+        return n;
+    }
+    if pitch >= 16 {
+        n / 16 * 16
+    } else {
+        0
+    }
+}
+
+/// Byte interleaves at every column count up to 70 and some past it, odd
+/// pitches and offsets.
 #[test]
 fn byte_interleaves_match_plain_loops() {
-    for n in 0..70 {
+    for n in group_counts() {
         for pad in [0, 1, 17] {
             let pitch = n + pad;
             let src: Vec<u8> = (0..3 * pitch + n + 3).map(|x| (x * 7 + 3) as u8).collect();
@@ -647,6 +669,9 @@ fn byte_interleaves_match_plain_loops() {
                 }
             }
             assert_eq!(dst, want, "deinterleave {n} columns, pitch {pitch}");
+            if VECTOR_TRANSPOSE {
+                assert_eq!(done, groups_done(n, pitch), "{n} columns, pitch {pitch}");
+            }
         }
     }
     assert_eq!(interleave4_bytes(&mut [0u16; 64], &[0u16; 64], 16, 16), 0);
@@ -657,12 +682,12 @@ fn byte_interleaves_match_plain_loops() {
 }
 
 /// Pairs of 2-byte elements into two rows at every column count up to
-/// 70, odd pitches and offsets, with values across the whole 16-bit
-/// range (the kernel sign-extends and packs), against a plain loop;
-/// nothing outside the columns done changes.
+/// 70 and some past it, odd pitches and offsets, with values across the
+/// whole 16-bit range (the SSE2 kernel sign-extends and packs), against a
+/// plain loop; nothing outside the columns done changes.
 #[test]
 fn word_deinterleave_matches_a_plain_loop() {
-    for n in 0..70 {
+    for n in group_counts() {
         for pad in [0, 1, 17] {
             let pitch = n + pad;
             let input: Vec<u16> = (0..=2 * n)
@@ -677,8 +702,8 @@ fn word_deinterleave_matches_a_plain_loop() {
                 }
             }
             assert_eq!(dst, want, "{n} columns, pitch {pitch}");
-            if VECTOR_TRANSPOSE && pitch >= 16 {
-                assert_eq!(done, n / 16 * 16);
+            if VECTOR_TRANSPOSE {
+                assert_eq!(done, groups_done(n, pitch), "{n} columns, pitch {pitch}");
             }
         }
     }
@@ -690,8 +715,8 @@ fn word_deinterleave_matches_a_plain_loop() {
             assert_eq!([dst[x], dst[16 + x]], [input[2 * x], input[2 * x + 1]]);
         }
     }
-    // Other sizes, rows closer than the kernel's 16 columns, and too
-    // short a side do nothing.
+    // Other sizes, rows that overlap and closer than the SSE2 kernel's 16
+    // columns, and too short a side do nothing.
     assert_eq!(
         deinterleave_groups(2, &mut [0u8; 64], 32, &[0u8; 64], 32),
         0

@@ -716,8 +716,8 @@ mod stream;
 mod tile16;
 
 pub(super) use groups::{
-    band_tiles, deinterleave_run, deinterleave_steps, deinterleave_tiles, interleave_steps,
-    run_groups, Ahead, BandTiles, GroupRun, Piece,
+    band_tiles, deinterleave_plain, deinterleave_run, deinterleave_steps, deinterleave_tiles,
+    interleave_steps, run_groups, Ahead, BandTiles, GroupRun, Piece,
 };
 pub(super) use nibbles::{
     pack64 as pack_nibbles64, pack_tile16 as pack_nibble_tile16,
