@@ -508,34 +508,42 @@ macro_rules! plain_store {
     };
 }
 
-/// The body of [`deinterleave_plain`] for `k` rows: `{n}` whole steps of
-/// `$split` (`split4!` or `split2!`, `$step` bytes of groups each), then,
-/// where `{tail}` is not zero, the last step's groups under masks (the
-/// registers `$loads`, from `zmm4`) and its rows' bytes under `{tail}`.
-macro_rules! plain_steps {
-    ($split:ident, $step:literal, [$(($i:literal, $z:literal)),+]; $($j:literal),+) => {
-        concat!(
-            "vmovdqu64 zmm20, [{splits}]\n",
-            "vmovdqu64 zmm21, [{splits} + 64]\n",
-            "vmovdqu64 zmm22, [{splits} + 128]\n",
-            "vmovdqu64 zmm23, [{splits} + 192]\n",
-            "test {n}, {n}\n",
-            "jz 3f\n",
-            "2:\n",
+/// [`deinterleave_plain`] for `k` rows: `{n}` whole steps of `$split`
+/// (`split4!` or `split2!`, `$step` bytes of groups each), then, where
+/// `{tail}` is not zero, the last step's groups under the masks `$m`
+/// (into the registers `$z`, from `zmm4`) and its rows' bytes under
+/// `{tail}`. A row `($j, $r)`: its number and the operand of its pointer.
+macro_rules! plain_asm {
+    ($split:ident, $step:literal, [$(($i:literal, $z:literal, $m:ident)),+];
+     $(($j:literal, $r:ident)),+; $input:expr, $n:expr, $tail:expr, $masks:expr, $rows:expr) => {
+        asm_avx512!(
+            "vmovdqu64 zmm20, [{splits}]",
+            "vmovdqu64 zmm21, [{splits} + 64]",
+            "vmovdqu64 zmm22, [{splits} + 128]",
+            "vmovdqu64 zmm23, [{splits} + 192]",
+            "test {n}, {n}",
+            "jz 3f",
+            "2:",
             $split!(),
             $(plain_store!($j, ""),)+
-            "add {input}, ", $step, "\n",
-            "dec {n}\n",
-            "jnz 2b\n",
-            "3:\n",
-            "test {tail}, {tail}\n",
-            "jz 4f\n",
+            concat!("add {input}, ", $step),
+            "dec {n}",
+            "jnz 2b",
+            "3:",
+            "test {tail}, {tail}",
+            "jz 4f",
             $(plain_tail_load!($i, $z),)+
             $split!(apart),
-            "kmovq k2, {tail}\n",
+            "kmovq k2, {tail}",
             $(plain_store!($j, " {{k2}}"),)+
-            "4:\n",
-            "vzeroupper\n",
+            "4:",
+            "vzeroupper",
+            splits = in(reg) SPLITS.as_ptr(),
+            input = inout(reg) $input => _,
+            n = inout(reg) $n => _,
+            tail = in(reg) $tail,
+            $($m = in(reg) $masks[$i],)+
+            $($r = inout(reg) $rows[$j] => _,)+
         )
     };
 }
@@ -589,33 +597,11 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_plain(
     // moves are scratch, the flags change; no stack.
     unsafe {
         if k == 4 {
-            asm_avx512!(
-                plain_steps!(split4, "256", [(0, 4), (1, 5), (2, 6), (3, 7)]; 0, 1, 2, 3),
-                splits = in(reg) SPLITS.as_ptr(),
-                input = inout(reg) input => _,
-                n = inout(reg) n => _,
-                tail = in(reg) tail,
-                m0 = in(reg) masks[0],
-                m1 = in(reg) masks[1],
-                m2 = in(reg) masks[2],
-                m3 = in(reg) masks[3],
-                r0 = inout(reg) rows[0] => _,
-                r1 = inout(reg) rows[1] => _,
-                r2 = inout(reg) rows[2] => _,
-                r3 = inout(reg) rows[3] => _,
-            );
+            plain_asm!(split4, "256", [(0, 4, m0), (1, 5, m1), (2, 6, m2), (3, 7, m3)];
+                (0, r0), (1, r1), (2, r2), (3, r3); input, n, tail, masks, rows);
         } else {
-            asm_avx512!(
-                plain_steps!(split2, "128", [(0, 4), (1, 5)]; 0, 1),
-                splits = in(reg) SPLITS.as_ptr(),
-                input = inout(reg) input => _,
-                n = inout(reg) n => _,
-                tail = in(reg) tail,
-                m0 = in(reg) masks[0],
-                m1 = in(reg) masks[1],
-                r0 = inout(reg) rows[0] => _,
-                r1 = inout(reg) rows[1] => _,
-            );
+            plain_asm!(split2, "128", [(0, 4, m0), (1, 5, m1)];
+                (0, r0), (1, r1); input, n, tail, masks, rows);
         }
     }
 }
