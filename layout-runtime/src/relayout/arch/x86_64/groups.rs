@@ -576,7 +576,8 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_plain(
     bytes: usize,
 ) {
     let (n, rem) = (bytes / 64, bytes % 64);
-    // The last step's groups, 64 bytes a register, and each row's bytes.
+    // The last step's groups, 64 bytes a register, and each row's bytes
+    // (none: no last step).
     let mask = |len: usize| {
         if len >= 64 {
             u64::MAX
@@ -586,7 +587,6 @@ pub(in crate::relayout::arch) unsafe fn deinterleave_plain(
     };
     let masks: [u64; 4] = core::array::from_fn(|i| mask((k * rem).saturating_sub(64 * i)));
     let tail = mask(rem);
-    let tail = if rem == 0 { 0 } else { tail };
     // SAFETY: the caller's contract covers the groups and the rows: the
     // whole steps read `64 * k` bytes each and write 64 of each row, in
     // order, and the last step reads and writes only the bytes its masks
