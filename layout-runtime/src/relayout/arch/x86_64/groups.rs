@@ -106,28 +106,7 @@ macro_rules! group_store {
     };
     (head, $z:literal, $at:literal) => {
         concat!(
-            "vmovntdq [{out} + {h} + ",
-            $at,
-            "], xmm",
-            $z,
-            "\n",
-            "cmp {h}, 32\n",
-            "ja 5f\n",
-            "vextracti32x4 xmm8, zmm",
-            $z,
-            ", 1\n",
-            "vmovntdq [{out} + {h} + ",
-            $at,
-            " + 16], xmm8\n",
-            "cmp {h}, 16\n",
-            "ja 5f\n",
-            "vextracti32x4 xmm8, zmm",
-            $z,
-            ", 2\n",
-            "vmovntdq [{out} + {h} + ",
-            $at,
-            " + 32], xmm8\n",
-            "5:\n",
+            group_quarters!($z, concat!("{out} + {h} + ", $at), "ja", 32, 16, "5"),
             "vmovdqa64 zmm19, zmm",
             $z,
             "\n",
@@ -142,16 +121,52 @@ macro_rules! group_tail {
     () => {
         concat!(
             run_join!(17, 18; 19, 19),
-            "vmovntdq [{out}], xmm18\n",
-            "cmp {h}, 32\n",
-            "jb 6f\n",
-            "vextracti32x4 xmm8, zmm18, 1\n",
-            "vmovntdq [{out} + 16], xmm8\n",
-            "cmp {h}, 48\n",
-            "jb 6f\n",
-            "vextracti32x4 xmm8, zmm18, 2\n",
-            "vmovntdq [{out} + 32], xmm8\n",
-            "6:\n",
+            group_quarters!(18, "{out}", "jb", 32, 48, "6"),
+        )
+    };
+}
+
+/// The first one to three 16-byte quarters of `zmm$z` streamed to
+/// `[$at]` on: the second unless `{h}` compares `$skip` to `$two`, the
+/// third unless to `$three` (`64 - h` bytes of a run's head: `ja`, 32,
+/// 16; `h` of its tail: `jb`, 32, 48); `$label` a local label of its
+/// own. `xmm8` is scratch.
+macro_rules! group_quarters {
+    ($z:literal, $at:expr, $skip:literal, $two:literal, $three:literal, $label:literal) => {
+        concat!(
+            "vmovntdq [",
+            $at,
+            "], xmm",
+            $z,
+            "\n",
+            "cmp {h}, ",
+            $two,
+            "\n",
+            $skip,
+            " ",
+            $label,
+            "f\n",
+            "vextracti32x4 xmm8, zmm",
+            $z,
+            ", 1\n",
+            "vmovntdq [",
+            $at,
+            " + 16], xmm8\n",
+            "cmp {h}, ",
+            $three,
+            "\n",
+            $skip,
+            " ",
+            $label,
+            "f\n",
+            "vextracti32x4 xmm8, zmm",
+            $z,
+            ", 2\n",
+            "vmovntdq [",
+            $at,
+            " + 32], xmm8\n",
+            $label,
+            ":\n",
         )
     };
 }
