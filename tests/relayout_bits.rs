@@ -107,7 +107,8 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
     assert_eq!(flags, nonzero, "unpack_bits bool {spec}");
 
     // A value with bits its type does not hold in `k` bits is refused,
-    // naming its position, and nothing is written.
+    // naming its position, and the storage is left all zeros; a refused
+    // fill, before anything is written.
     if !logical.is_empty() {
         let at = (l.len() * 5 / 7).min(l.len() - 1);
         for bad in [
@@ -126,9 +127,10 @@ fn check(r: &RefLayout, spec: &str, bits: u32, fill: u8) {
                 "{spec}: {bad:#x} at {at}: {err:?}"
             );
             assert!(
-                sentinel.iter().all(|&b| b == 0xc3),
-                "{spec}: written on error"
+                sentinel.iter().all(|&b| b == 0),
+                "{spec}: storage not cleared on error"
             );
+            sentinel.fill(0xc3);
             let err = l
                 .pack_bits(&logical, &mut sentinel, Options::fill(bad))
                 .unwrap_err();
@@ -411,10 +413,8 @@ fn narrowed_integer_layouts() {
         err.to_string(),
         "the value at position 5 does not fit in `E(4)`: `s8` stored in 4 bits holds -8 to 7"
     );
-    assert!(
-        storage.iter().all(|&b| b == 0xa5),
-        "nothing written on error"
-    );
+    assert!(storage.iter().all(|&b| b == 0), "cleared on error");
+    storage.fill(0xa5);
     assert!(matches!(
         l.pack_bits(&values, &mut storage, Options::fill(0x10)),
         Err(RelayoutError::ValueOutOfRange { position: None, .. })
@@ -497,9 +497,13 @@ fn values_that_do_not_fit_are_refused_for_every_type() {
             },
             "{spec}"
         );
+        // A refused fill before anything is written, a refused value
+        // with the storage cleared.
+        let left = if position.is_some() { 0 } else { 0x96 };
         assert!(
-            storage.iter().all(|&b| b == 0x96),
-            "{spec}: written on error"
+            storage.iter().all(|&b| b == left),
+            "{spec}: {:x?} left on error",
+            &storage[..storage.len().min(8)]
         );
         err.to_string()
     };

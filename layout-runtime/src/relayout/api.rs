@@ -1,6 +1,8 @@
 //! The relayout methods of [`Layout`], and the options they take.
 
-use super::bits::{BitElement, Bits, Fit, GatherBits, PackBits, ScatterBits, UnpackBits};
+use super::bits::{
+    BitElement, Bits, CheckedPack, Fit, GatherBits, PackBits, ScatterBits, UnpackBits,
+};
 use super::iter::{Offsets, Slots};
 use super::route::{Route, Side};
 use super::RelayoutError;
@@ -265,8 +267,12 @@ impl Layout {
     /// position, or none for the fill), signed for a signed type (this
     /// holds as well when `E(n)` narrows a wider type: `s8[21]{0:E(4)}`,
     /// int4 held in `s8`); and if `E(n)` narrows a float type, which cannot
-    /// be narrowed at all ([`RelayoutError::NarrowedFloat`]). Nothing is
-    /// written then.
+    /// be narrowed at all ([`RelayoutError::NarrowedFloat`]). Everything but
+    /// the values is checked before anything is written. The values are
+    /// checked as they are packed, each piece while it is in the cache (a
+    /// pass of its own would read them all twice, which doubled the time
+    /// of a pack larger than the cache): a value that does not fit stops
+    /// the pack and leaves the storage all zeros, no part of a result.
     ///
     /// # Examples
     ///
@@ -279,7 +285,7 @@ impl Layout {
     ///
     /// let err = l.pack_bits(&[1i8, -2, 9, 4, 5, -8], &mut bytes, Options::default()).unwrap_err();
     /// assert!(matches!(err, RelayoutError::ValueOutOfRange { position: Some(2), .. }));
-    /// assert_eq!(bytes, [0xe1, 0x43, 0x85]); // untouched
+    /// assert_eq!(bytes, [0; 3]); // cleared
     ///
     /// let l = xla_layout::parse("pred[3]{0:T(8)E(1)}").unwrap();
     /// let mut bytes = [0u8; 1];
@@ -295,24 +301,33 @@ impl Layout {
         let (fill, _) = options.parts();
         let bits = self.check_bits()?;
         self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
-        self.check_values(bits, logical_row_major)?;
         self.check_fill(bits, fill)?;
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
         let stream = storage.len() >= super::arch::STREAM_BYTES;
-        let mut v = PackBits {
-            dst: storage,
-            src: logical_row_major,
-            bits,
-            fill,
-            stream,
-        };
+        let fit = Fit::new(self.element, bits.n);
         if self.is_empty() {
-            v.dst.fill(0);
+            storage.fill(0);
             return Ok(());
         }
+        let mut v = CheckedPack {
+            pack: PackBits {
+                dst: storage,
+                src: logical_row_major,
+                bits,
+                fill,
+                stream,
+            },
+            fit,
+            refused: false,
+        };
         Route::over(&walked, &other).run(&walked, &other, &mut v);
         if stream {
             super::arch::stream_fence();
+        }
+        if v.refused {
+            storage.fill(0);
+            let first = fit.first_outside(logical_row_major);
+            return Err(self.out_of_range(bits, first));
         }
         bits.clear_tail(storage, self.storage_len());
         Ok(())
@@ -523,16 +538,6 @@ impl Layout {
     /// (`pred[8]{0:E(1)}` is not: a `pred` is one bit).
     fn is_narrowed(&self) -> bool {
         self.element_bits() < self.element.min_bits()
-    }
-
-    /// Every value must be an element's byte ([`Fit`]): storing the low bits
-    /// of any other byte would lose the rest. Checked before anything is
-    /// written, so a refused call leaves the storage as it was.
-    fn check_values<T: BitElement>(&self, bits: Bits, values: &[T]) -> Result<(), RelayoutError> {
-        match Fit::new(self.element, bits.n).first_outside(values) {
-            Some(p) => Err(self.out_of_range(bits, Some(p))),
-            None => Ok(()),
-        }
     }
 
     /// The fill must be an element's byte, as the values.

@@ -69,7 +69,9 @@ pub enum RelayoutError {
     /// A value (or the fill) of a sub-byte relayout that is not an element's
     /// byte (see [`BitElement`](crate::BitElement)): outside what the element
     /// type holds in `n` bits, -8 to 7 for `s4` or for `s8[21]{0:E(4)}`, 0 to
-    /// 15 for `u4`, 0 to 1 for `pred`.
+    /// 15 for `u4`, 0 to 1 for `pred`. A refused fill is found before
+    /// anything is written; a refused value as the values are packed, after
+    /// which the storage is left all zeros.
     ValueOutOfRange {
         /// Row-major position of the first such value; `None` for the fill.
         position: Option<usize>,
