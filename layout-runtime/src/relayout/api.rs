@@ -1,8 +1,6 @@
 //! The relayout methods of [`Layout`], and the options they take.
 
-use super::bits::{
-    BitElement, Bits, CheckedPack, Fit, GatherBits, PackBits, ScatterBits, UnpackBits,
-};
+use super::bits::{BitElement, Bits, Checks, Fit, GatherBits, PackBits, ScatterBits, UnpackBits};
 use super::iter::{Offsets, Slots};
 use super::route::{Route, Side};
 use super::RelayoutError;
@@ -303,28 +301,25 @@ impl Layout {
         self.check_lengths(logical_row_major.len(), storage.len(), self.storage_bytes())?;
         self.check_fill(bits, fill)?;
         let (walked, other) = (Side::Layout(self), Side::RowMajor(self.dims()));
-        let stream = storage.len() >= super::arch::STREAM_BYTES;
         let fit = Fit::new(self.element, bits.n);
         if self.is_empty() {
             storage.fill(0);
             return Ok(());
         }
-        let mut v = CheckedPack {
-            pack: PackBits {
-                dst: storage,
-                src: logical_row_major,
-                bits,
-                fill,
-                stream,
-            },
-            fit,
-            refused: false,
+        let stream = storage.len() >= super::arch::STREAM_BYTES;
+        let mut v = PackBits {
+            dst: storage,
+            src: logical_row_major,
+            bits,
+            fill,
+            stream,
+            checks: Checks::new(fit),
         };
         Route::over(&walked, &other).run(&walked, &other, &mut v);
         if stream {
             super::arch::stream_fence();
         }
-        if v.refused {
+        if v.checks.any_outside() {
             storage.fill(0);
             let first = fit.first_outside(logical_row_major);
             return Err(self.out_of_range(bits, first));

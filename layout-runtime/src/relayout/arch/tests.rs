@@ -1157,9 +1157,26 @@ fn nibble_groups_match_a_plain_loop() {
             for at in [0, 1, 16, 20, 48] {
                 for stream in [false, true] {
                     let mut got = std::vec![0xa5u8; at + 4 * n + 7];
-                    let did = pack_nibble_groups(&mut got[at..], &rows, pitch, n, stream);
+                    let bias = (n * 7 + at) as u8;
+                    let mut seen = Seen::new(bias);
+                    let did =
+                        pack_nibble_groups(&mut got[at..], &rows, pitch, n, stream, &mut seen);
                     stream_fence();
                     assert_eq!(did > 0, kernel);
+                    // The greatest value read plus the bias, and nothing
+                    // past the columns (the last step's others count as 0).
+                    let greatest = (0..8)
+                        .flat_map(|r| &rows[r * pitch..][..n])
+                        .chain(if n % 64 == 0 { None } else { Some(&0) })
+                        .map(|v| v.wrapping_add(bias))
+                        .max();
+                    if did > 0 {
+                        assert_eq!(
+                            Some(seen.greatest()),
+                            greatest,
+                            "{n} columns, pitch {pitch}"
+                        );
+                    }
                     let mut want = std::vec![0xa5u8; at + 4 * n + 7];
                     if did > 0 {
                         for x in 0..n {
@@ -1206,6 +1223,49 @@ fn nibble_groups_match_a_plain_loop() {
     }
 }
 
+/// The greatest of the 128 bytes from each of `from` in `rows`, plus
+/// `bias`: what the transposed tile kernels see.
+fn tile_greatest(rows: &[u8], from: &[usize; 16], bias: u8) -> u8 {
+    from.iter()
+        .flat_map(|&f| &rows[f..f + 128])
+        .map(|v| v.wrapping_add(bias))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The packing kernels that check values see each byte they read: one
+/// byte above the rest, at every few places of each row of a step (a
+/// tile), is what each reports.
+#[test]
+fn packing_kernels_see_every_value() {
+    let (pitch, bias) = (300, 8);
+    let rows: Vec<u8> = (0..16 * pitch).map(|i| (i % 16) as u8).collect();
+    let from: [usize; 16] = core::array::from_fn(|c| 7 + c * pitch);
+    let to: [usize; 16] = core::array::from_fn(|x| 64 + x * 128);
+    for c in 0..16 {
+        for x in (0..128).step_by(5).chain([127]) {
+            let mut one = rows.clone();
+            one[from[c] + x] = 200;
+            let mut out = std::vec![0u8; 64 + 16 * 128];
+            let mut seen = Seen::new(bias);
+            if pack_nibble_tile16(&mut out, &to, &one, &from, false, &mut seen) {
+                assert_eq!(seen.greatest(), 208, "tile, row {c}, byte {x}");
+            }
+            let (mut carry, mut seen) = (std::vec![0u8; 1024], Seen::new(bias));
+            if pack_nibble_tile16_joined(&mut out, &to, &one, &from, &mut carry, true, &mut seen) {
+                assert_eq!(seen.greatest(), 208, "joined tile, row {c}, byte {x}");
+            }
+            // Eight rows of 100 columns: a whole step and a short one.
+            if c < 8 && x < 100 {
+                let mut seen = Seen::new(bias);
+                if pack_nibble_groups(&mut out, &one[from[0]..], pitch, 100, false, &mut seen) > 0 {
+                    assert_eq!(seen.greatest(), 208, "groups, row {c}, column {x}");
+                }
+            }
+        }
+    }
+}
+
 /// The transposed `s4` tile kernels against a plain loop: runs and rows
 /// at odd places, apart by odd strides, streamed and not; nothing else
 /// changes.
@@ -1224,9 +1284,14 @@ fn nibble_tiles_match_a_plain_loop() {
         let len = at + 15 * step + 64 + 9;
         for stream in [false, true] {
             let mut got = std::vec![0x33u8; len];
-            let did = pack_nibble_tile16(&mut got, &to, &rows, &from, stream);
+            let bias = (at * 3 + step) as u8;
+            let mut seen = Seen::new(bias);
+            let did = pack_nibble_tile16(&mut got, &to, &rows, &from, stream, &mut seen);
             stream_fence();
             assert_eq!(did, kernel);
+            if did {
+                assert_eq!(seen.greatest(), tile_greatest(&rows, &from, bias));
+            }
             let mut want = std::vec![0x33u8; len];
             if did {
                 for x in 0..16 {
@@ -1356,13 +1421,22 @@ fn joined_nibble_tiles_match_a_plain_loop() {
         let mut got = std::vec![0x33u8; len];
         let mut carry = std::vec![0u8; 1024];
         let mut ran = true;
+        let bias = (at * 3 + step) as u8;
+        let (mut seen, mut greatest) = (Seen::new(bias), 0);
         for t in 0..3 {
             let to: [usize; 16] = core::array::from_fn(|x| at + x * step + 64 * t);
             let from: [usize; 16] = core::array::from_fn(|c| 5 + c * pitch + 128 * t);
-            ran &= pack_nibble_tile16_joined(&mut got, &to, &rows, &from, &mut carry, t == 0);
+            let first = t == 0;
+            ran &= pack_nibble_tile16_joined(
+                &mut got, &to, &rows, &from, &mut carry, first, &mut seen,
+            );
+            greatest = greatest.max(tile_greatest(&rows, &from, bias));
         }
         stream_fence();
         assert_eq!(ran, joins_tiles());
+        if ran {
+            assert_eq!(seen.greatest(), greatest);
+        }
         let mut want = std::vec![0x33u8; len];
         if ran {
             // Byte `4c + q` of storage run `x`, tile `t`.

@@ -13,6 +13,7 @@
 use core::arch::asm;
 
 use super::{Avx512Bw, Avx512Vbmi};
+use crate::relayout::arch::Seen;
 
 /// `0x0f` in every byte: the low four bits each value keeps.
 const LOW: u32 = 0x0f0f_0f0f;
@@ -40,7 +41,7 @@ macro_rules! lanes4x4 {
 /// `$store`; for the caller's `unsafe` block, whose argument covers the
 /// bytes and the alignment.
 macro_rules! pack64_asm {
-    ($store:expr, $r0:expr, $r3:expr, $r6:expr, $pitch:expr, $o:expr) => {
+    ($store:expr, $r0:expr, $r3:expr, $r6:expr, $pitch:expr, $o:expr, $seen:expr, $bias:expr) => {
         asm!(
             "vpbroadcastd zmm15, {low:e}",
             "vmovdqu64 zmm0, [{r0}]",
@@ -51,6 +52,26 @@ macro_rules! pack64_asm {
             "vmovdqu64 zmm5, [{r3} + {p}*2]",
             "vmovdqu64 zmm6, [{r6}]",
             "vmovdqu64 zmm7, [{r6} + {p}]",
+            // The value check: each byte plus the bias into the running
+            // maxima at `{seen}`, while the rows are whole.
+            "vpbroadcastb zmm14, {bias:e}",
+            "vpaddb zmm8, zmm0, zmm14",
+            "vpaddb zmm9, zmm1, zmm14",
+            "vpaddb zmm10, zmm2, zmm14",
+            "vpaddb zmm11, zmm3, zmm14",
+            "vpmaxub zmm8, zmm8, zmm9",
+            "vpmaxub zmm10, zmm10, zmm11",
+            "vpaddb zmm9, zmm4, zmm14",
+            "vpaddb zmm11, zmm5, zmm14",
+            "vpaddb zmm12, zmm6, zmm14",
+            "vpaddb zmm13, zmm7, zmm14",
+            "vpmaxub zmm9, zmm9, zmm11",
+            "vpmaxub zmm12, zmm12, zmm13",
+            "vpmaxub zmm8, zmm8, zmm10",
+            "vpmaxub zmm9, zmm9, zmm12",
+            "vpmaxub zmm8, zmm8, zmm9",
+            "vpmaxub zmm8, zmm8, [{seen}]",
+            "vmovdqa64 [{seen}], zmm8",
             // Each odd row's low four bits to the top of its bytes (a
             // shift of 16-bit lanes moves nothing the select keeps),
             // then bytes `q` = low bits of row 2q, high of row 2q + 1:
@@ -83,6 +104,8 @@ macro_rules! pack64_asm {
             r6 = in(reg) $r6,
             p = in(reg) $pitch,
             o = in(reg) $o,
+            seen = in(reg) $seen,
+            bias = in(reg) $bias,
             clobber_abi("sysv64"),
             options(nostack, preserves_flags),
         )
@@ -134,7 +157,8 @@ pub(in crate::relayout::arch) enum Store {
 
 /// The rows of one step, `rows[k*pitch..][..64]` for `k < 8`, into 64
 /// groups, `out[..256]`; the low four bits of each byte are packed, the
-/// rest ignored. Streamed stores need `out` on their boundary (asserted).
+/// rest ignored, and each byte plus `seen`'s bias goes into its running
+/// maxima. Streamed stores need `out` on their boundary (asserted).
 #[inline]
 pub(in crate::relayout::arch) fn pack64(
     _: Avx512Bw,
@@ -142,6 +166,7 @@ pub(in crate::relayout::arch) fn pack64(
     rows: &[u8],
     pitch: usize,
     store: Store,
+    seen: &mut Seen,
 ) {
     let out = &mut out[..256];
     // Rows 0 and 7 in bounds, so rows 1 to 6 between them are too.
@@ -162,9 +187,11 @@ pub(in crate::relayout::arch) fn pack64(
     // bytes. `out` is a checked unique slice of 256 bytes, which the
     // shared `rows` cannot overlap, on the boundary its streaming stores
     // need (asserted: 64 bytes for a zmm register's `vmovntdq`, 16 for
-    // an xmm one's). The vector registers are declared clobbered whole
-    // (`clobber_abi`); no stack, no flags, and `vzeroupper` leaves the
-    // upper halves clean.
+    // an xmm one's). `seen.max` is 64 bytes on a line (its type's
+    // alignment), a unique borrow, read and written whole. The vector
+    // registers are declared clobbered whole (`clobber_abi`); no stack, no
+    // flags, and `vzeroupper` leaves the upper halves clean.
+    let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
     unsafe {
         match store {
             Store::Plain => pack64_asm!(
@@ -178,7 +205,9 @@ pub(in crate::relayout::arch) fn pack64(
                 r3,
                 r6,
                 pitch,
-                o
+                o,
+                maxima,
+                bias
             ),
             Store::Stream64 => pack64_asm!(
                 concat!(
@@ -191,7 +220,9 @@ pub(in crate::relayout::arch) fn pack64(
                 r3,
                 r6,
                 pitch,
-                o
+                o,
+                maxima,
+                bias
             ),
             Store::Stream16 => pack64_asm!(
                 concat!(
@@ -204,7 +235,9 @@ pub(in crate::relayout::arch) fn pack64(
                 r3,
                 r6,
                 pitch,
-                o
+                o,
+                maxima,
+                bias
             ),
         }
     }
@@ -352,18 +385,25 @@ pub(in crate::relayout::arch) fn unpack64(
 /// `q` of group `g` (`4g + q`) to byte `4q + g`.
 static SPREAD: [u8; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
 
-/// Row `$c` of [`pack_tile16`]: its 128 bytes from `rows[$c]`, each
-/// eight bytes' low halves squeezed into a group of four (pairs of
-/// bytes multiplied by 1 and 16 and added, the 16-bit sums narrowed to
-/// bytes), the 16 groups into `zmm$c`.
+/// Row `$c` of [`pack_tile16`]: its 128 bytes from `rows[$c]`, each plus
+/// the bias (`zmm29`) into the running maxima (`zmm28`), each eight
+/// bytes' low halves squeezed into a group of four (pairs of bytes
+/// multiplied by 1 and 16 and added, the 16-bit sums narrowed to bytes),
+/// the 16 groups into `zmm$c`.
 macro_rules! squeeze_row {
     ($c:literal) => {
         concat!(
             "mov rax, [{rows} + 8*",
             $c,
             "]\n",
-            "vpandd zmm16, zmm30, [rax]\n",
-            "vpandd zmm17, zmm30, [rax + 64]\n",
+            "vmovdqu64 zmm16, [rax]\n",
+            "vmovdqu64 zmm17, [rax + 64]\n",
+            "vpaddb zmm18, zmm16, zmm29\n",
+            "vpaddb zmm19, zmm17, zmm29\n",
+            "vpmaxub zmm18, zmm18, zmm19\n",
+            "vpmaxub zmm28, zmm28, zmm18\n",
+            "vpandd zmm16, zmm16, zmm30\n",
+            "vpandd zmm17, zmm17, zmm30\n",
             "vpmaddubsw zmm16, zmm16, zmm31\n",
             "vpmaddubsw zmm17, zmm17, zmm31\n",
             "vpmovwb ymm16, zmm16\n",
@@ -402,11 +442,15 @@ macro_rules! store_run {
 
 /// The assembly of [`pack_tile16`], its runs stored by `$stores`.
 macro_rules! pack_tile16_asm {
-    ($stores:expr, $rows:expr, $runs:expr) => {
+    ($stores:expr, $rows:expr, $runs:expr, $seen:expr, $bias:expr) => {
         asm!(
             "vpbroadcastd zmm30, {low:e}",
             "vpbroadcastd zmm31, {weights:e}",
+            "vpbroadcastb zmm29, {bias:e}",
+            "vmovdqa64 zmm28, [{seen}]",
             each16!(squeeze_row),
+            // The maxima kept before the transpose takes every register.
+            "vmovdqa64 [{seen}], zmm28",
             transpose16!(),
             $stores,
             "vzeroupper",
@@ -416,6 +460,8 @@ macro_rules! pack_tile16_asm {
             weights = in(reg) 0x1001_1001u32,
             rows = in(reg) $rows,
             runs = in(reg) $runs,
+            seen = in(reg) $seen,
+            bias = in(reg) $bias,
             out("rax") _,
             clobber_abi("sysv64"),
             options(nostack, preserves_flags),
@@ -426,7 +472,8 @@ macro_rules! pack_tile16_asm {
 /// A transposed tile of `s4` `(8,1)` groups: `rows[c]` holds 128 values
 /// of logical row `c`, a byte each, of which the low four bits are
 /// packed; group `c` of run `x` (`runs[x]`, 64 bytes) packs values
-/// `8x..8x + 8` of row `c`, the first lowest.
+/// `8x..8x + 8` of row `c`, the first lowest. Each byte read, plus
+/// `seen`'s bias, goes into its running maxima.
 ///
 /// # Safety
 ///
@@ -439,17 +486,20 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16(
     runs: &[*mut u8; 16],
     rows: &[*const u8; 16],
     stream: bool,
+    seen: &mut Seen,
 ) {
     let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
+    let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
     // SAFETY: the caller's contract covers the rows and runs; the pointer
-    // tables are borrowed whole. The vector registers are declared
+    // tables are borrowed whole, and `seen.max`, 64 bytes on a line (its
+    // type's alignment), uniquely. The vector registers are declared
     // clobbered whole (`clobber_abi`), `rax` is a declared scratch; no
     // stack, no flags, and `vzeroupper` leaves the upper halves clean.
     unsafe {
         if stream {
-            pack_tile16_asm!(each16!(store_run, stream64), rows, runs);
+            pack_tile16_asm!(each16!(store_run, stream64), rows, runs, maxima, bias);
         } else {
-            pack_tile16_asm!(each16!(store_run, plain), rows, runs);
+            pack_tile16_asm!(each16!(store_run, plain), rows, runs, maxima, bias);
         }
     }
 }
@@ -464,11 +514,15 @@ macro_rules! join_run {
 
 /// The assembly of [`pack_tile16_joined`], its lines stored as `$store`.
 macro_rules! pack_tile16_joined_asm {
-    ($store:ident, $rows:expr, $runs:expr, $carry:expr) => {
+    ($store:ident, $rows:expr, $runs:expr, $carry:expr, $seen:expr, $bias:expr) => {
         asm!(
             "vpbroadcastd zmm30, {low:e}",
             "vpbroadcastd zmm31, {weights:e}",
+            "vpbroadcastb zmm29, {bias:e}",
+            "vmovdqa64 zmm28, [{seen}]",
             each16!(squeeze_row),
+            // The maxima kept before the transpose takes every register.
+            "vmovdqa64 [{seen}], zmm28",
             transpose16!(),
             "vmovdqu64 zmm16, [{iota}]",
             each16!(join_run, $store),
@@ -478,6 +532,8 @@ macro_rules! pack_tile16_joined_asm {
             iota = in(reg) super::joins::IOTA.as_ptr(),
             rows = in(reg) $rows,
             runs = in(reg) $runs,
+            seen = in(reg) $seen,
+            bias = in(reg) $bias,
             carry = in(reg) $carry,
             out("rax") _,
             out("rcx") _,
@@ -493,7 +549,8 @@ macro_rules! pack_tile16_joined_asm {
 /// in `carry[64x..]`, into the line the run starts in, which goes out
 /// whole with a streaming store, or, for a run's first piece (`first`),
 /// only from the run's start and plainly ([`join_line`]); the run then
-/// waits in its slot for the next tile.
+/// waits in its slot for the next tile. Each byte read goes into `seen`
+/// as in [`pack_tile16`].
 ///
 /// # Safety
 ///
@@ -509,18 +566,21 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16_joined(
     rows: &[*const u8; 16],
     carry: *mut u8,
     first: bool,
+    seen: &mut Seen,
 ) {
     let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
+    let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
     // SAFETY: the caller's contract covers the rows, lines and carry; the
-    // pointer tables are borrowed whole. The vector and mask registers are
+    // pointer tables are borrowed whole, and `seen.max`, 64 bytes on a
+    // line (its type's alignment), uniquely. The vector and mask registers are
     // declared clobbered whole (`clobber_abi`), `rax`, `rcx` and `rdx` are
     // declared scratch, the flags change (no `preserves_flags`); no stack,
     // and `vzeroupper` leaves the upper halves clean.
     unsafe {
         if first {
-            pack_tile16_joined_asm!(head, rows, runs, carry);
+            pack_tile16_joined_asm!(head, rows, runs, carry, maxima, bias);
         } else {
-            pack_tile16_joined_asm!(stream, rows, runs, carry);
+            pack_tile16_joined_asm!(stream, rows, runs, carry, maxima, bias);
         }
     }
 }
