@@ -1405,6 +1405,20 @@ pub(crate) fn unpack_nibble_tile16_joined(
 /// Asks for every cache line of `src[from..to]` (clamped to `src`) ahead
 /// of its use; nothing on other targets.
 pub(crate) fn prefetch_span<T>(src: &[T], from: usize, to: usize) {
+    each_line(src, from, to, prefetch_at);
+}
+
+/// [`prefetch_span`] into the L2 cache only: for spans asked for far
+/// ahead, whose requests would otherwise hold the L1 cache's few fill
+/// buffers while they wait (see `kernels::ask_band_share`).
+pub(crate) fn prefetch_span_l2<T>(src: &[T], from: usize, to: usize) {
+    each_line(src, from, to, prefetch_l2_at);
+}
+
+/// `ask` on each cache line of `src[from..to]` (clamped to `src`), from
+/// the first byte's line to the last byte's.
+#[inline]
+fn each_line<T>(src: &[T], from: usize, to: usize, ask: fn(*const u8)) {
     let to = to.min(src.len());
     if from >= to {
         return;
@@ -1412,10 +1426,9 @@ pub(crate) fn prefetch_span<T>(src: &[T], from: usize, to: usize) {
     let span = &src[from..to];
     let first = span.as_ptr().cast::<u8>();
     let bytes = core::mem::size_of_val(span);
-    // Line by line from the first byte's line to the last byte's.
     let lead = first.addr() % 64;
     for k in (0..lead + bytes).step_by(64) {
-        prefetch_at(first.wrapping_add(k).wrapping_sub(lead));
+        ask(first.wrapping_add(k).wrapping_sub(lead));
     }
 }
 

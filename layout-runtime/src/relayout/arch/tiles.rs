@@ -513,6 +513,15 @@ pub(crate) fn prefetch_at(p: *const u8) {
     let _ = p;
 }
 
+/// [`prefetch_at`] into the L2 cache only.
+#[inline]
+pub(crate) fn prefetch_l2_at(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    x86_64::prefetch_l2(p);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// One tile of a [`tile16_group_run`] group: where its 16 destination runs
 /// start, and where its 16 source runs start, `None` for a run of the
 /// group's fill value.

@@ -19,6 +19,17 @@ pub(super) fn prefetch(p: *const u8) {
     }
 }
 
+/// Asks for the cache line at `p` into the L2 cache only, far ahead of
+/// its use.
+#[inline]
+pub(super) fn prefetch_l2(p: *const u8) {
+    // SAFETY: `prefetcht1` is a hint, as `prefetcht0` in `prefetch`: any
+    // pointer value will do.
+    unsafe {
+        asm!("prefetcht1 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
+    }
+}
+
 /// A zero-sized proof that the CPU runs a feature's instructions (and
 /// the OS saves the registers they use), made only by its `detect`,
 /// which asks the CPU once (CPUID and XGETBV) and then answers from a
