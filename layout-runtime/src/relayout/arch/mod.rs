@@ -1403,16 +1403,16 @@ pub(crate) fn unpack_nibble_tile16_joined(
 }
 
 /// Asks for every cache line of `src[from..to]` (clamped to `src`) ahead
-/// of its use; nothing on other targets.
+/// of its use, into the L2 cache ([`prefetch_at`]); nothing on other
+/// targets.
 pub(crate) fn prefetch_span<T>(src: &[T], from: usize, to: usize) {
     each_line(src, from, to, prefetch_at);
 }
 
-/// [`prefetch_span`] into the L2 cache only: for spans asked for far
-/// ahead, whose requests would otherwise hold the L1 cache's few fill
-/// buffers while they wait (see `kernels::ask_band_share`).
-pub(crate) fn prefetch_span_l2<T>(src: &[T], from: usize, to: usize) {
-    each_line(src, from, to, prefetch_l2_at);
+/// [`prefetch_span`] into the L1 cache, for lines needed soon after (see
+/// `kernels::ask_band_share`).
+pub(crate) fn prefetch_near_span<T>(src: &[T], from: usize, to: usize) {
+    each_line(src, from, to, prefetch_near_at);
 }
 
 /// `ask` on each cache line of `src[from..to]` (clamped to `src`), from

@@ -504,7 +504,8 @@ impl Prefetch {
     }
 }
 
-/// Asks for the cache line at `p`: a hint, for any pointer value.
+/// Asks for the cache line at `p`, into the L2 cache: a hint, for any
+/// pointer value.
 #[inline]
 pub(crate) fn prefetch_at(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
@@ -513,11 +514,11 @@ pub(crate) fn prefetch_at(p: *const u8) {
     let _ = p;
 }
 
-/// [`prefetch_at`] into the L2 cache only.
+/// [`prefetch_at`] into the L1 cache, for a line needed soon after.
 #[inline]
-pub(crate) fn prefetch_l2_at(p: *const u8) {
+pub(crate) fn prefetch_near_at(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
-    x86_64::prefetch_l2(p);
+    x86_64::prefetch_near(p);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
 }

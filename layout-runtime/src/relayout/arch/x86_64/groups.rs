@@ -51,15 +51,15 @@ static SPLITS: [u8; 256] = {
 macro_rules! group_load {
     ($z:literal, $r:ident, linear) => {
         concat!(
-            "prefetcht0 [{ahead}]\n",
-            "prefetcht0 [{ahead} + 64]\n",
+            "prefetcht1 [{ahead}]\n",
+            "prefetcht1 [{ahead} + 64]\n",
             "add {ahead}, 128\n",
             group_load!(@load $z, $r),
         )
     };
     ($z:literal, $r:ident, rows) => {
         concat!(
-            "prefetcht0 [{",
+            "prefetcht1 [{",
             stringify!($r),
             "} + {ahead}]\n",
             group_load!(@load $z, $r),

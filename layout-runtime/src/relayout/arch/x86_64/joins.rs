@@ -41,7 +41,7 @@ macro_rules! join_row {
             "mov rax, [{ahead} + 8*",
             $c,
             "]\n",
-            "prefetcht0 [rax + {t}]\n",
+            "prefetcht1 [rax + {t}]\n",
             "mov rax, [{rows} + 8*",
             $c,
             "]\n",

@@ -7,26 +7,30 @@
 
 use core::arch::asm;
 
-/// Asks for the cache line at `p` ahead of its use.
+/// Asks for the cache line at `p` ahead of its use, into the L2 cache:
+/// requests into the L1 cache hold one of its few fill buffers until the
+/// line arrives, and a stream of them far ahead keeps the loads that need
+/// their lines now waiting for buffers (`s8[8192,8192]` `(4,1)` unpacked
+/// in 7.3 ms against 8.3, `bf16[48629,690]` `(2,1)` in 11.7 against 13.6,
+/// `f32[8192,1000]` packed 0.85 of the time; 2-vCPU Intel Xeon).
 #[inline]
 pub(super) fn prefetch(p: *const u8) {
-    // SAFETY: `prefetcht0` is a hint: it reads nothing the program can
+    // SAFETY: `prefetcht1` is a hint: it reads nothing the program can
     // observe, writes nothing and never faults, whatever `p` is (an
     // address outside the process is simply ignored), so any pointer
     // value will do, including one past the end of a slice.
     unsafe {
-        asm!("prefetcht0 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
+        asm!("prefetcht1 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
     }
 }
 
-/// Asks for the cache line at `p` into the L2 cache only, far ahead of
-/// its use.
+/// [`prefetch`] into the L1 cache, for a line needed soon after.
 #[inline]
-pub(super) fn prefetch_l2(p: *const u8) {
-    // SAFETY: `prefetcht1` is a hint, as `prefetcht0` in `prefetch`: any
+pub(super) fn prefetch_near(p: *const u8) {
+    // SAFETY: `prefetcht0` is a hint, as `prefetcht1` in `prefetch`: any
     // pointer value will do.
     unsafe {
-        asm!("prefetcht1 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
+        asm!("prefetcht0 [{p}]", p = in(reg) p, options(nostack, preserves_flags, readonly));
     }
 }
 

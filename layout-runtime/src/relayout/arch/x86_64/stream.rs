@@ -317,7 +317,7 @@ unsafe fn stream_span(stores: Stores, s: *const u8, d: *mut u8, [lead, lines, re
         stream_pieces(s, d, lead);
         let (s, d) = (s.add(lead), d.add(lead));
         if lines > PREFETCH_AHEAD {
-            stream_lines_by!(stores, s, d, lines, "prefetcht0 [{s} + {k} + {ahead}]");
+            stream_lines_by!(stores, s, d, lines, "prefetcht1 [{s} + {k} + {ahead}]");
         } else if lines > 0 {
             stream_lines_by!(stores, s, d, lines, "# {ahead}");
         }
