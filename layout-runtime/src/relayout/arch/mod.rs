@@ -1220,16 +1220,13 @@ pub(crate) fn unpack_nibble_tile16(
 }
 
 /// Whether any of `bytes`, plus `bias` (wrapping), is `limit` or more: the
-/// value check of the sub-byte packs, on each piece of values just packed.
-/// In 512-bit vectors where the CPU has AVX-512BW, else in 256-bit ones
-/// where it has AVX2: with the 128-bit ones every x86-64 CPU has,
-/// checking 64 MiB took 6.4-8.2 ms, against 3.6-6.7 (reading it at all,
-/// 4-5).
+/// value check of the sub-byte packs' paths outside the kernels that
+/// check in registers, on each row or chunk just packed, and of a
+/// refused pack's search for the first value out of range. In 256-bit
+/// vectors where the CPU has AVX2: with the 128-bit ones every x86-64 CPU
+/// has, checking 64 MiB took 6.4-8.2 ms, against 3.6-6.7 (reading it at
+/// all, 4-5).
 pub(crate) fn any_outside(bytes: &[u8], bias: u8, limit: u8) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(p) = x86_64::Avx512Bw::detect() {
-        return x86_64::any_outside_avx512(p, bytes, bias, limit);
-    }
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx2::detect() {
         return x86_64::greatest_avx2(p, bytes, bias) >= limit;
