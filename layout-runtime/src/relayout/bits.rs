@@ -1432,37 +1432,46 @@ mod tests {
         }
     }
 
-    /// With streaming stores from 256 bytes on (in this test build), packs
-    /// of sub-byte tiles, whole and ragged, write what the slot iterator
-    /// says, and the stale bytes of the output are all overwritten.
+    /// Sub-byte layouts whose packs stream from 256 bytes on (in this test
+    /// build): tiles whole and ragged, tile rows cut short by the last row
+    /// under an outer dim, the narrower widths, a rank-1 tiling, and
+    /// transposed tiles of 16 by 16 groups.
+    const STREAMED: [&str; 7] = [
+        "s4[16,1024]{1,0:T(8,128)(8,1)E(4)}",
+        "s4[19,300]{1,0:T(8,128)(8,1)E(4)}",
+        "s4[5,19,300]{2,1,0:T(8,128)(8,1)E(4)}",
+        "u2[40,256]{1,0:T(8,128)(16,1)E(2)}",
+        "pred[64,200]{1,0:T(32,128)(32,1)E(1)}",
+        "s4[3000]{0:T(1024)(128)(8,1)E(4)}",
+        "s4[300,203]{0,1:T(8,128)(8,1)E(4)}",
+    ];
+
+    /// Values of every slot of `l` (`spec`), each one its element type
+    /// holds: the low bits sign-extended for a signed type.
+    fn held_values(l: &crate::Layout, spec: &str) -> Vec<u8> {
+        let n = l.element_bits();
+        let signed = spec.starts_with('s');
+        (0..l.len())
+            .map(|i| (i * 7 + 3) as u8 & ((1 << n) - 1))
+            .map(|v| {
+                if signed {
+                    i8::from_bits(v, n).to_bits()
+                } else {
+                    v
+                }
+            })
+            .collect()
+    }
+
+    /// Packs streamed write what the slot iterator says, and the stale
+    /// bytes of the output are all overwritten.
     #[test]
     fn streaming_bit_packs_match_the_slot_iterator() {
-        for spec in [
-            "s4[16,1024]{1,0:T(8,128)(8,1)E(4)}",
-            "s4[19,300]{1,0:T(8,128)(8,1)E(4)}",
-            // Tile rows cut short by the last row, under an outer dim.
-            "s4[5,19,300]{2,1,0:T(8,128)(8,1)E(4)}",
-            "u2[40,256]{1,0:T(8,128)(16,1)E(2)}",
-            "pred[64,200]{1,0:T(32,128)(32,1)E(1)}",
-            "s4[3000]{0:T(1024)(128)(8,1)E(4)}",
-            // Transposed, in tiles of 16 by 16 groups streamed.
-            "s4[300,203]{0,1:T(8,128)(8,1)E(4)}",
-        ] {
+        for spec in STREAMED {
             let l = crate::parse(spec).unwrap();
             let n = l.element_bits();
             let mask = (1u8 << n) - 1;
-            // `s4` values as bytes: the low nibble sign-extended.
-            let signed = spec.starts_with('s');
-            let logical: Vec<u8> = (0..l.len())
-                .map(|i| (i * 7 + 3) as u8 & mask)
-                .map(|v| {
-                    if signed {
-                        i8::from_bits(v, n).to_bits()
-                    } else {
-                        v
-                    }
-                })
-                .collect();
+            let logical = held_values(&l, spec);
             let mut want = std::vec![0u8; l.storage_bytes()];
             let bits = super::Bits::new(n).unwrap();
             for (slot, p) in l.slots().enumerate() {
@@ -1481,18 +1490,11 @@ mod tests {
 
     /// A value that does not fit is refused wherever it lies, along every
     /// path of the pack (the kernels that check in registers, the rows,
-    /// words and bytes checked after them; streamed from 256 bytes on in
-    /// this test build); the storage is then cleared.
+    /// words and bytes checked after them; streamed or not); the storage
+    /// is then cleared.
     #[test]
     fn every_value_is_checked_as_it_is_packed() {
-        for spec in [
-            "s4[16,1024]{1,0:T(8,128)(8,1)E(4)}",
-            "s4[19,300]{1,0:T(8,128)(8,1)E(4)}",
-            "s4[5,19,300]{2,1,0:T(8,128)(8,1)E(4)}",
-            "u2[40,256]{1,0:T(8,128)(16,1)E(2)}",
-            "pred[64,200]{1,0:T(32,128)(32,1)E(1)}",
-            "s4[3000]{0:T(1024)(128)(8,1)E(4)}",
-            "s4[300,203]{0,1:T(8,128)(8,1)E(4)}",
+        let others = [
             "s4[7,5,3]{0,2,1:T(2,2)}",
             // Transposed tiles of the narrower widths, through a stage.
             "u2[20,260]{0,1:T(16,128)(16,1)E(2)}",
@@ -1502,27 +1504,16 @@ mod tests {
             "u4[18,33]{0,1}",
             "u2[9,13]{1,0:T(4,8)}",
             "s4[40]",
-        ] {
+        ];
+        for spec in STREAMED.into_iter().chain(others) {
             let l = crate::parse(spec).unwrap();
-            let n = l.element_bits();
-            let signed = spec.starts_with('s');
-            let held = |i: usize| {
-                let v = (i * 5 + 1) as u8 & ((1 << n) - 1);
-                if signed {
-                    i8::from_bits(v, n).to_bits()
-                } else {
-                    v
-                }
-            };
-            let logical: Vec<u8> = (0..l.len()).map(held).collect();
+            let logical = held_values(&l, spec);
             let mut storage = std::vec![0x5au8; l.storage_bytes()];
-            l.pack_bits(&logical, &mut storage, crate::Options::default())
-                .unwrap();
             // Every position of the small ones, a spread of the rest.
             let step = (l.len() / 150).max(1);
             for at in (0..l.len()).step_by(step).chain([l.len() - 1]) {
                 let mut bad = logical.clone();
-                bad[at] = 1 << n;
+                bad[at] = 1 << l.element_bits();
                 storage.fill(0x5a);
                 let err = l
                     .pack_bits(&bad, &mut storage, crate::Options::default())
