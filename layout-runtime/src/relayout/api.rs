@@ -267,10 +267,11 @@ impl Layout {
     /// int4 held in `s8`); and if `E(n)` narrows a float type, which cannot
     /// be narrowed at all ([`RelayoutError::NarrowedFloat`]). Everything but
     /// the values is checked before anything is written. The values are
-    /// checked as they are packed, each piece while it is in the cache (a
-    /// pass of its own would read them all twice, which doubled the time
-    /// of a pack larger than the cache): a value that does not fit stops
-    /// the pack and leaves the storage all zeros, no part of a result.
+    /// checked as they are packed, each while it is in the cache (a pass
+    /// of its own would read them all twice, which doubled the time of a
+    /// pack larger than the cache): once the pack is done, a value that
+    /// does not fit is refused and the storage left all zeros, no part of
+    /// a result.
     ///
     /// # Examples
     ///

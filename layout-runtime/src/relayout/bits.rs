@@ -389,7 +389,7 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
                 if b.other == 1 {
                     // A few kilobytes at a time, checked in the cache.
                     let values = &src[from..from + b.count];
-                    let step = CHECKED_BYTES / bits.per * bits.per;
+                    let step = CHECKED_VALUES / bits.per * bits.per;
                     for (out, values) in bytes.chunks_mut(step / bits.per).zip(values.chunks(step))
                     {
                         pack_bytes(out, values, bits);
@@ -520,7 +520,7 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
 
 /// Values a piece of the checks that follow the pack, a row or a chunk of
 /// one at a time ([`Checks`]): they read the values from the cache.
-const CHECKED_BYTES: usize = 4096;
+const CHECKED_VALUES: usize = 4096;
 
 /// Bytes of the stage of groups cut short (`PackBits::block_padded`, and
 /// the same blocks unpacked): a run of 4 KiB for each pass, the rows of
