@@ -879,11 +879,10 @@ pub(crate) fn rows_in_order<T: Copy>(dst: &mut [T], src: &[T], band: TileRows) -
 
 /// The greatest value plus `bias` (wrapping) each of 64 lanes has read:
 /// the value check that packing kernels keep as they read the values
-/// (see [`pack_nibble_groups`]), on a line of its own, which a kernel
-/// call reads and writes once. A check of its own after the pack read
-/// the values again, from the cache: `s4[165,983,413]` in `(8,128)(8,1)`
-/// tiles packed in 9.0-9.4 ms so, against 7.2-7.8 unchecked.
-#[repr(C, align(64))]
+/// (see [`pack_nibble_groups`]), which a kernel call reads and writes
+/// once. A check of its own after the pack read the values again, from
+/// the cache: `s4[165,983,413]` in `(8,128)(8,1)` tiles packed in 9.0-9.4
+/// ms so, against 7.2-7.8 unchecked.
 pub(crate) struct Seen {
     pub(crate) max: [u8; 64],
     pub(crate) bias: u8,

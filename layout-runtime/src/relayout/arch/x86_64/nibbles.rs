@@ -71,7 +71,7 @@ macro_rules! pack64_asm {
             "vpmaxub zmm9, zmm9, zmm12",
             "vpmaxub zmm8, zmm8, zmm9",
             "vpmaxub zmm8, zmm8, [{seen}]",
-            "vmovdqa64 [{seen}], zmm8",
+            "vmovdqu64 [{seen}], zmm8",
             // Each odd row's low four bits to the top of its bytes (a
             // shift of 16-bit lanes moves nothing the select keeps),
             // then bytes `q` = low bits of row 2q, high of row 2q + 1:
@@ -187,8 +187,8 @@ pub(in crate::relayout::arch) fn pack64(
     // bytes. `out` is a checked unique slice of 256 bytes, which the
     // shared `rows` cannot overlap, on the boundary its streaming stores
     // need (asserted: 64 bytes for a zmm register's `vmovntdq`, 16 for
-    // an xmm one's). `seen.max` is 64 bytes on a line (its type's
-    // alignment), a unique borrow, read and written whole. The vector
+    // an xmm one's). `seen.max` is 64 bytes of a unique borrow, read and
+    // written whole. The vector
     // registers are declared clobbered whole (`clobber_abi`); no stack, no
     // flags, and `vzeroupper` leaves the upper halves clean.
     let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
@@ -447,10 +447,10 @@ macro_rules! pack_tile16_asm {
             "vpbroadcastd zmm30, {low:e}",
             "vpbroadcastd zmm31, {weights:e}",
             "vpbroadcastb zmm29, {bias:e}",
-            "vmovdqa64 zmm28, [{seen}]",
+            "vmovdqu64 zmm28, [{seen}]",
             each16!(squeeze_row),
             // The maxima kept before the transpose takes every register.
-            "vmovdqa64 [{seen}], zmm28",
+            "vmovdqu64 [{seen}], zmm28",
             transpose16!(),
             $stores,
             "vzeroupper",
@@ -491,8 +491,7 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16(
     let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
     let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
     // SAFETY: the caller's contract covers the rows and runs; the pointer
-    // tables are borrowed whole, and `seen.max`, 64 bytes on a line (its
-    // type's alignment), uniquely. The vector registers are declared
+    // tables are borrowed whole, and `seen.max`, 64 bytes, uniquely. The vector registers are declared
     // clobbered whole (`clobber_abi`), `rax` is a declared scratch; no
     // stack, no flags, and `vzeroupper` leaves the upper halves clean.
     unsafe {
@@ -519,10 +518,10 @@ macro_rules! pack_tile16_joined_asm {
             "vpbroadcastd zmm30, {low:e}",
             "vpbroadcastd zmm31, {weights:e}",
             "vpbroadcastb zmm29, {bias:e}",
-            "vmovdqa64 zmm28, [{seen}]",
+            "vmovdqu64 zmm28, [{seen}]",
             each16!(squeeze_row),
             // The maxima kept before the transpose takes every register.
-            "vmovdqa64 [{seen}], zmm28",
+            "vmovdqu64 [{seen}], zmm28",
             transpose16!(),
             "vmovdqu64 zmm16, [{iota}]",
             each16!(join_run, $store),
@@ -571,8 +570,8 @@ pub(in crate::relayout::arch) unsafe fn pack_tile16_joined(
     let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
     let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
     // SAFETY: the caller's contract covers the rows, lines and carry; the
-    // pointer tables are borrowed whole, and `seen.max`, 64 bytes on a
-    // line (its type's alignment), uniquely. The vector and mask registers are
+    // pointer tables are borrowed whole, and `seen.max`, 64 bytes,
+    // uniquely. The vector and mask registers are
     // declared clobbered whole (`clobber_abi`), `rax`, `rcx` and `rdx` are
     // declared scratch, the flags change (no `preserves_flags`); no stack,
     // and `vzeroupper` leaves the upper halves clean.
