@@ -12,7 +12,7 @@ use core::arch::asm;
 /// line arrives, and a stream of them far ahead keeps the loads that need
 /// their lines now waiting for buffers (`s8[8192,8192]` `(4,1)` unpacked
 /// in 7.3 ms against 8.3, `bf16[48629,690]` `(2,1)` in 11.7 against 13.6,
-/// `f32[8192,1000]` packed 0.85 of the time; 2-vCPU Intel Xeon).
+/// `f32[16384,1000]` packed in 0.8 of the time; 2-vCPU Intel Xeon).
 #[inline]
 pub(super) fn prefetch(p: *const u8) {
     // SAFETY: `prefetcht1` is a hint: it reads nothing the program can
