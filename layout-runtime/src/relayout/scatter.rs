@@ -5,7 +5,7 @@ use super::arch;
 use super::kernels::{
     copy_any, group_tiles, join_head, joined_lines, line_elements, line_units, prefetch_short_rows,
     short_group_rows, stream_joined_rows, stream_joined_strips, stream_joined_tiles, stream_lines,
-    Block, Joined, Outer, Piece, Window, SHORT_ROW_BYTES,
+    Asked, Block, Joined, Outer, Piece, Window, SHORT_ROW_BYTES,
 };
 use super::walk::{Axis, Visitor, UNIT};
 
@@ -50,6 +50,8 @@ pub(crate) struct Scatter<'a, T> {
     /// A tile row waiting for its ragged last tile; [`finish`](Self::finish)
     /// writes it at the latest.
     waiting: Option<Waiting>,
+    /// The source asked for ahead of bands of group tiles.
+    asked: Asked,
 }
 
 impl<'a, T: Copy> Scatter<'a, T> {
@@ -72,6 +74,7 @@ impl<'a, T: Copy> Scatter<'a, T> {
             joined: None,
             window: None,
             waiting: None,
+            asked: Asked::default(),
         };
         walk(&mut v);
         v.finish();
@@ -97,19 +100,35 @@ impl<'a, T: Copy> Scatter<'a, T> {
     /// them (streamed at once if they are whole), otherwise straight.
     fn group_band(&mut self, off: usize, to: usize, axes: [Axis; 4]) {
         if let Some(w) = &mut self.window {
-            if w.take_band(self.stage, to, self.src, off, axes) {
+            if w.take_band(self.stage, to, self.src, off, axes, &mut self.asked) {
                 return self.stream_full_window();
             }
         }
         self.finish();
         if !self.stage.is_empty() {
-            self.window = Window::open(self.dst.len(), to, self.src, off, axes, self.stage);
+            self.window = Window::open(
+                self.dst.len(),
+                to,
+                self.src,
+                off,
+                axes,
+                self.stage,
+                &mut self.asked,
+            );
             if self.window.is_some() {
                 return self.stream_full_window();
             }
         }
         if !self.joined_groups(off, to, axes) {
-            group_tiles(self.dst, to, self.src, off, axes, self.stage);
+            group_tiles(
+                self.dst,
+                to,
+                self.src,
+                off,
+                axes,
+                self.stage,
+                &mut self.asked,
+            );
         }
     }
 

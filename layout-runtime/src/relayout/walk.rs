@@ -1062,19 +1062,16 @@ impl Walk {
     }
 }
 
-/// Steps a walk of rank 8 or less carries at most: [`with_axes`] holds
-/// them in a small array.
-const FEW_AXES: usize = 16;
-
-/// `f` with `n` axes of scratch (at most [`MAX_STEPS`]), on the stack.
-/// Those of common ranks come from an array of [`FEW_AXES`]: `blocks`
-/// zeroed all [`MAX_STEPS`] at every call, a tenth of the samples of the
-/// `bf16[48629,690]{1,0:T(4,128)(2,1)}` unpack, which calls it a tile row.
+/// `f` with `n` axes of scratch (at most [`MAX_STEPS`] + 1), on the stack,
+/// from the smallest of a few arrays that holds them: the walk calls it
+/// a tile row, and an array of [`MAX_STEPS`] zeroed at every call took a
+/// tenth of the samples of the `bf16[48629,690]{1,0:T(4,128)(2,1)}`
+/// unpack, whose stores wait behind the streamed rows'.
 fn with_axes<R>(n: usize, f: impl FnOnce(&mut [Axis]) -> R) -> R {
-    if n <= FEW_AXES {
-        f(&mut [UNIT; FEW_AXES][..n])
-    } else {
-        f(&mut [UNIT; MAX_STEPS][..n])
+    match n {
+        0..=4 => f(&mut [UNIT; 4][..n]),
+        5..=16 => f(&mut [UNIT; 16][..n]),
+        _ => f(&mut [UNIT; MAX_STEPS + 1][..n]),
     }
 }
 
@@ -1124,51 +1121,52 @@ fn nest_far<V: Visitor>(
 ) {
     let by_stride =
         |order: &mut [Axis]| order.sort_unstable_by_key(|x| core::cmp::Reverse(x.other));
-    let mut order = [UNIT; MAX_STEPS + 1];
-    order[..outer.len()].copy_from_slice(outer);
-    let padded = b_len > second.count;
-    let cut = match (visitor.spread(), first.other, second.other) {
-        (Some(cap), far, 1) if far != 1 && first.count > cap => Some((cap, true)),
-        (Some(cap), 1, far) if far != 1 && second.count > cap && !padded => Some((cap, false)),
-        _ => None,
-    };
-    let Some((cap, along_first)) = cut else {
-        by_stride(&mut order[..outer.len()]);
-        let order = &order[..outer.len()];
-        return nest(visitor, order, off, other, first, second, b_len);
-    };
-    let rows = if along_first { first } else { second };
-    let groups = Axis {
-        count: rows.count / cap,
-        walk: rows.walk * cap,
-        other: rows.other * cap,
-    };
-    // The block with `count` of its rows.
-    let part = |count: usize| {
-        let rows = Axis { count, ..rows };
-        if along_first {
-            (rows, second)
-        } else {
-            (first, rows)
-        }
-    };
-    order[outer.len()] = groups;
-    by_stride(&mut order[..=outer.len()]);
-    // Only rows of `first` are cut where `second`'s rows are padded.
-    let len = |b: Axis| if padded { b_len } else { b.count };
-    let (a, b) = part(cap);
-    nest(visitor, &order[..=outer.len()], off, other, a, b, len(b));
-    let rest = rows.count % cap;
-    if rest > 0 {
+    with_axes(outer.len() + 1, |order| {
         order[..outer.len()].copy_from_slice(outer);
-        by_stride(&mut order[..outer.len()]);
-        let (a, b) = part(rest);
-        let at = (
-            off + groups.count * groups.walk,
-            other + groups.count * groups.other,
-        );
-        nest(visitor, &order[..outer.len()], at.0, at.1, a, b, len(b));
-    }
+        let padded = b_len > second.count;
+        let cut = match (visitor.spread(), first.other, second.other) {
+            (Some(cap), far, 1) if far != 1 && first.count > cap => Some((cap, true)),
+            (Some(cap), 1, far) if far != 1 && second.count > cap && !padded => Some((cap, false)),
+            _ => None,
+        };
+        let Some((cap, along_first)) = cut else {
+            by_stride(&mut order[..outer.len()]);
+            let order = &order[..outer.len()];
+            return nest(visitor, order, off, other, first, second, b_len);
+        };
+        let rows = if along_first { first } else { second };
+        let groups = Axis {
+            count: rows.count / cap,
+            walk: rows.walk * cap,
+            other: rows.other * cap,
+        };
+        // The block with `count` of its rows.
+        let part = |count: usize| {
+            let rows = Axis { count, ..rows };
+            if along_first {
+                (rows, second)
+            } else {
+                (first, rows)
+            }
+        };
+        order[outer.len()] = groups;
+        by_stride(&mut order[..=outer.len()]);
+        // Only rows of `first` are cut where `second`'s rows are padded.
+        let len = |b: Axis| if padded { b_len } else { b.count };
+        let (a, b) = part(cap);
+        nest(visitor, &order[..=outer.len()], off, other, a, b, len(b));
+        let rest = rows.count % cap;
+        if rest > 0 {
+            order[..outer.len()].copy_from_slice(outer);
+            by_stride(&mut order[..outer.len()]);
+            let (a, b) = part(rest);
+            let at = (
+                off + groups.count * groups.walk,
+                other + groups.count * groups.other,
+            );
+            nest(visitor, &order[..outer.len()], at.0, at.1, a, b, len(b));
+        }
+    })
 }
 
 /// Nested loops over `outer`, outermost first, each visiting block `a` x

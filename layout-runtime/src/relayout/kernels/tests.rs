@@ -119,7 +119,15 @@ fn group_tiles_match_a_plain_loop() {
                         for stage in [0, 600, 8192 / core::mem::size_of::<T>()] {
                             let mut got = std::vec![old; want.len()];
                             let mut stage = std::vec![old; stage];
-                            group_tiles(&mut got, d, &src, s, axes, &mut stage);
+                            group_tiles(
+                                &mut got,
+                                d,
+                                &src,
+                                s,
+                                axes,
+                                &mut stage,
+                                &mut Asked::default(),
+                            );
                             assert_eq!(
                                 got,
                                 want,
@@ -147,6 +155,25 @@ fn group_tiles_match_a_plain_loop() {
 /// The streaming path against the plain one, for every orientation,
 /// row lengths around a cache line, odd offsets and small stages (so
 /// that rows go through the stage a few at a time).
+/// The spans asked for ahead of bands of tiles: tile after tile they run
+/// on; a ragged tile's gap between two bands is asked for with the next
+/// tile; a jump further on, or back, starts afresh.
+#[test]
+fn asked_spans_fill_the_gaps_between_bands() {
+    let mut asked = Asked::default();
+    // The first span, then the next tile's.
+    assert_eq!(asked.span(6144, 6656), 6144..6656);
+    assert_eq!(asked.span(6656, 7168), 6656..7168);
+    // A tile skipped (the ragged tile after a band): asked with the next.
+    assert_eq!(asked.span(7680, 8192), 7168..8192);
+    // Two tiles skipped: too far, the span alone.
+    assert_eq!(asked.span(9216, 9728), 9216..9728);
+    // Back, past the span's own length: the span alone.
+    assert_eq!(asked.span(100, 612), 100..612);
+    // Overlapping the last span: only what it had not asked for.
+    assert_eq!(asked.span(356, 868), 612..868);
+}
+
 #[test]
 fn streamed_blocks_match_plain_ones() {
     for (na, nb) in [
