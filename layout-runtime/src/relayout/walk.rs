@@ -1166,7 +1166,7 @@ fn nest_far<V: Visitor>(
             );
             nest(visitor, &order[..outer.len()], at.0, at.1, a, b, len(b));
         }
-    })
+    });
 }
 
 /// Nested loops over `outer`, outermost first, each visiting block `a` x
