@@ -256,7 +256,7 @@ impl<T: Copy> Gather<'_, T> {
         if done {
             self.end = end_of(to, &[band, o, a, b], self.unit);
             #[cfg(test)]
-            super::kernels::tests::STACKED.with(|n| n.set(n.get() + 1));
+            tests::STACKED.with(|n| n.set(n.get() + 1));
         }
         done
     }
@@ -505,5 +505,16 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         if !copied {
             self.padded_rows(src, off, other, a, b, b_len);
         }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    extern crate std;
+
+    std::thread_local! {
+        /// Bands [`Gather::stacked_band`](super::Gather::stacked_band)
+        /// packed in one call on this thread.
+        pub(crate) static STACKED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     }
 }

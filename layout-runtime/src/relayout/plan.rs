@@ -839,7 +839,7 @@ mod tests {
     #[test]
     fn streaming_plans_match_the_slot_iterator() {
         let windows = crate::relayout::kernels::tests::WINDOWS.get();
-        let stacked = crate::relayout::kernels::tests::STACKED.get();
+        let stacked = crate::relayout::gather::tests::STACKED.get();
         for spec in [
             "f32[67,300]{1,0:T(8,128)}",
             "f32[67,300]{0,1:T(8,128)}",
@@ -917,7 +917,7 @@ mod tests {
         assert!(spilled > windows.1, "no window spilled");
         // Pairs and quads whose source rows lie back to back, packed a
         // band of tiles a call.
-        let stacked = crate::relayout::kernels::tests::STACKED.get() - stacked;
+        let stacked = crate::relayout::gather::tests::STACKED.get() - stacked;
         assert!(stacked > 10, "{stacked} stacked bands");
     }
 

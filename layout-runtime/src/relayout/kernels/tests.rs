@@ -21,8 +21,6 @@ std::thread_local! {
     pub(super) static JOINED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Bands [`stream_group_run`] streamed as one run on this thread.
     pub(super) static RUNS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
-    /// Stacked bands of group tiles packed in one call on this thread.
-    pub(crate) static STACKED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Windows streamed whole and spilled on this thread.
     pub(crate) static WINDOWS: core::cell::Cell<(usize, usize)> = const { core::cell::Cell::new((0, 0)) };
 }
