@@ -916,9 +916,12 @@ mod tests {
         );
         assert!(spilled > windows.1, "no window spilled");
         // Pairs and quads whose source rows lie back to back, packed a
-        // band of tiles a call.
+        // band of tiles a call where the kernel runs (AVX-512 VBMI, which
+        // `joins_tiles` asks for too).
         let stacked = crate::relayout::gather::tests::STACKED.get() - stacked;
-        assert!(stacked > 10, "{stacked} stacked bands");
+        if crate::relayout::arch::joins_tiles() {
+            assert!(stacked > 10, "{stacked} stacked bands");
+        }
     }
 
     /// Permutations large enough for the line tiles (16x16 tiles of whole
