@@ -242,6 +242,28 @@ impl<T: Copy> Gather<'_, T> {
             return false;
         }
         let to = off - self.base;
+        let ahead = arch::Ahead::Rows(STACKED_AHEAD_BYTES / size);
+        let done = self.interleave_band(to, other, [band, o, a, b], ahead);
+        if done {
+            self.end = end_of(to, &[band, o, a, b], self.unit);
+            #[cfg(test)]
+            tests::STACKED.with(|n| n.set(n.get() + 1));
+        }
+        done
+    }
+
+    /// Band `band` of `o` groups of `a` x `b` tiles (`(2,1)` or `(4,1)`
+    /// tiles, as the walk hands them), read from `other` on and written
+    /// at `to`, in one call of [`arch::interleave_band`], the source asked
+    /// for as `ahead` says; `false`, nothing written, where the kernel
+    /// refuses it.
+    fn interleave_band(
+        &mut self,
+        to: usize,
+        other: usize,
+        [band, o, a, b]: [Axis; 4],
+        ahead: arch::Ahead,
+    ) -> bool {
         let whole = arch::GroupBand {
             from: other,
             pitch: b.other,
@@ -250,15 +272,10 @@ impl<T: Copy> Gather<'_, T> {
             width: a.count,
             tiles: (band.count, band.walk, band.other),
             groups: (o.count, o.walk, o.other),
-            ahead: arch::Ahead::Rows(STACKED_AHEAD_BYTES / size),
+            ahead,
         };
-        let done = b.count * size == 4 && arch::interleave_band(self.dst, self.src, whole, None);
-        if done {
-            self.end = end_of(to, &[band, o, a, b], self.unit);
-            #[cfg(test)]
-            tests::STACKED.with(|n| n.set(n.get() + 1));
-        }
-        done
+        b.count * core::mem::size_of::<T>() == 4
+            && arch::interleave_band(self.dst, self.src, whole, None)
     }
 }
 
@@ -349,19 +366,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         };
         let to = off - self.base;
         self.end = end_of(to, &[band, o, a, b], self.unit);
-        let whole = arch::GroupBand {
-            from: other,
-            pitch: b.other,
-            to,
-            columns: a.count,
-            width: a.count,
-            tiles: (band.count, band.walk, band.other),
-            groups: (o.count, o.walk, o.other),
-            ahead,
-        };
-        if b.count * core::mem::size_of::<T>() == 4
-            && arch::interleave_band(self.dst, self.src, whole, None)
-        {
+        if self.interleave_band(to, other, [band, o, a, b], ahead) {
             return;
         }
         let outer = Outer::into_walked(o);
