@@ -916,10 +916,9 @@ mod tests {
         );
         assert!(spilled > windows.1, "no window spilled");
         // Pairs and quads whose source rows lie back to back, packed a
-        // band of tiles a call where the kernel runs (AVX-512 VBMI, which
-        // `joins_tiles` asks for too).
+        // band of tiles a call where the kernel runs.
         let stacked = crate::relayout::gather::tests::STACKED.get() - stacked;
-        if crate::relayout::arch::joins_tiles() {
+        if crate::relayout::arch::group_bands() {
             assert!(stacked > 10, "{stacked} stacked bands");
         }
     }

@@ -411,6 +411,20 @@ pub(crate) enum Ahead {
     Linear(usize),
 }
 
+/// Whether [`interleave_band`] has a kernel on this machine (AVX-512
+/// VBMI): the tests ask, where they count the bands it wrote.
+#[cfg(test)]
+pub(crate) fn group_bands() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_64::Avx512Vbmi::detect().is_some()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Every group of `band` as [`interleave_stream`] writes one, in one
 /// call: `dst[to + t*dt + g*dg + x*k + j] = src[from + t*st + g*sg +
 /// j*pitch + x]` for `x < columns`, `fill` for `columns <= x < width`.

@@ -467,13 +467,13 @@ pub(crate) fn burst_band<T>(rows: usize, width: usize) -> bool {
 /// 4.4-4.8 against 3.7-3.9) nothing is asked. Bands of half
 /// [`AHEAD_BYTES`] or less ask for the band as many whole bands on as fit
 /// in it, into the L2 cache: one band on is too near to hide memory's
-/// latency, and asked into the L1
-/// cache the requests hold its few fill buffers (a rank-1 `s4` array in
-/// `T(1024)(128)(8,1)`, a band a kilobyte, packed in 6.6-7.1 ms so
-/// against 7.7-9.3; 8.7-9.2 asking into the L1 cache; caches flushed,
-/// 2-vCPU Intel Xeon). The next band of the longer ones, needed soon,
-/// goes into the L1 cache (`s4[131072,512]`, bands of 4 KiB: 6.0-6.4 ms so,
-/// 6.6-6.9 into the L2). Hints only: nothing outside `src` is asked for.
+/// latency, and asked into the L1 cache the requests hold its few fill
+/// buffers (a rank-1 `s4` array in `T(1024)(128)(8,1)`, a band a
+/// kilobyte, packed in 6.6-7.1 ms so against 7.7-9.3; 8.7-9.2 asking
+/// into the L1 cache; caches flushed, 2-vCPU Intel Xeon). The next band
+/// of the longer ones, needed soon, goes into the L1 cache
+/// (`s4[131072,512]`, bands of 4 KiB: 6.0-6.4 ms so, 6.6-6.9 into the
+/// L2). Hints only: nothing outside `src` is asked for.
 pub(crate) fn ask_band_share<T>(
     src: &[T],
     from: usize,
