@@ -736,6 +736,13 @@ fn plain_part<T: Copy>(
     is: Range<usize>,
     js: Range<usize>,
 ) {
+    // An empty part of each row would still cost a call a row: the tiles
+    // of a transposed pack into storage that starts a line leave no
+    // columns, and the 620 empty rows of each of 212 blocks took 0.75 of
+    // 11 ms packing `s8[27049,2481]` into `(8,128)(4,1)` tiles.
+    if js.is_empty() {
+        return;
+    }
     let mut i = is.start;
     while i < is.end {
         let (x, r) = (i / b.na, i % b.na);

@@ -111,6 +111,9 @@ pub(crate) fn copy_any<T: Copy>(
     stage: &mut [T],
     in_order: bool,
 ) {
+    if b.na == 0 || b.nb == 0 {
+        return;
+    }
     if !stage.is_empty() {
         let whole = Outer::ONE;
         if line_units::<T>(width)
