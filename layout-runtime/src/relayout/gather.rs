@@ -5,7 +5,7 @@ use super::arch;
 use super::kernels::{
     band_rows, burst_band, copy_any, line_elements, line_units, short_group_rows, stream_fill,
     stream_interleaved_band, stream_joined_tiles, stream_lines, stream_padded_groups,
-    stream_padded_rows, Block, Outer, FAR_ROW_BYTES, STAGED_ROWS,
+    stream_padded_rows, Block, Neighbours, Outer, FAR_ROW_BYTES, STAGED_ROWS,
 };
 use super::walk::{block3_padded_apart, block_then_padding_apart, Axis, Visitor, UNIT};
 
@@ -277,20 +277,21 @@ impl<T: Copy> Gather<'_, T> {
         b.count * core::mem::size_of::<T>() == 4
             && arch::interleave_band(self.dst, self.src, whole, None)
     }
-}
 
-/// How far on [`Gather::stacked_band`] asks for the source: 2 KiB and
-/// 8 KiB measured alike or slower (caches flushed, 2-vCPU Intel Xeon).
-const STACKED_AHEAD_BYTES: usize = 4 << 10;
-
-impl<T: Copy> Visitor for Gather<'_, T> {
-    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
-        let src = self.src;
-        self.block_from(src, off, other, a, b);
-    }
-
-    fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
+    /// [`Visitor::block3`] for a block of a band of tiles side by side,
+    /// `near` the tiles beside it ([`Neighbours`], whose outputs this
+    /// sets).
+    fn block3_beside(
+        &mut self,
+        off: usize,
+        other: usize,
+        [o, a, b]: [Axis; 3],
+        near: &mut Neighbours,
+    ) {
         let block = Block::into_walked(a, b);
+        // Whatever writes this block other than `stream_lines` writes it
+        // whole, and no line of the tiles beside it.
+        (near.wrote_prev, near.left_next) = (false, false);
         let outer = Outer::into_walked(o);
         let d = off - self.base;
         if !self.stage.is_empty() {
@@ -301,7 +302,7 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             }
             if line_units::<T>(self.unit)
                 && (stream_lines(
-                    self.dst, d, self.src, other, outer, block, self.unit, self.stage,
+                    self.dst, d, self.src, other, outer, block, self.unit, self.stage, near,
                 ) || stream_joined_tiles(self.dst, d, self.src, other, outer, block, self.unit))
             {
                 // No later run continues these lines.
@@ -320,6 +321,21 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         for x in 0..o.count {
             self.block(off + x * o.walk, other + x * o.other, a, b);
         }
+    }
+}
+
+/// How far on [`Gather::stacked_band`] asks for the source: 2 KiB and
+/// 8 KiB measured alike or slower (caches flushed, 2-vCPU Intel Xeon).
+const STACKED_AHEAD_BYTES: usize = 4 << 10;
+
+impl<T: Copy> Visitor for Gather<'_, T> {
+    fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
+        let src = self.src;
+        self.block_from(src, off, other, a, b);
+    }
+
+    fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
+        self.block3_beside(off, other, [o, a, b], &mut Neighbours::default());
     }
 
     /// A band of `(2,1)` or `(4,1)` tiles side by side (a tile row of a
@@ -344,8 +360,29 @@ impl<T: Copy> Visitor for Gather<'_, T> {
             if self.stacked_band(off, other, [band, o, a, b]) {
                 return;
             }
+            // Tiles whose groups lie back to back share the lines where a
+            // group ends and the next tile's begins: each call writes
+            // those it shares with the previous tile ([`Neighbours`]).
+            // Where one did not, the previous tile is written again
+            // without leaving any (the same values; it never happens where
+            // the tiles' calls take the same path, as they do).
+            let beside = band.walk == a.count * a.walk;
+            let mut left = false;
             for x in 0..band.count {
-                self.block3(off + x * band.walk, other + x * band.other, o, a, b);
+                let mut near = Neighbours {
+                    prev: (beside && x > 0).then_some(band.other),
+                    next: beside && x + 1 < band.count,
+                    ..Neighbours::default()
+                };
+                let at = (off + x * band.walk, other + x * band.other);
+                self.block3_beside(at.0, at.1, [o, a, b], &mut near);
+                if left && !near.wrote_prev {
+                    let before = (at.0 - band.walk, at.1 - band.other);
+                    self.block3_beside(before.0, before.1, [o, a, b], &mut Neighbours::default());
+                    #[cfg(test)]
+                    tests::REDONE.with(|n| n.set(n.get() + 1));
+                }
+                left = near.left_next;
             }
             return;
         };
@@ -521,5 +558,8 @@ pub(crate) mod tests {
         /// Bands [`Gather::stacked_band`](super::Gather::stacked_band)
         /// packed in one call on this thread.
         pub(crate) static STACKED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+        /// Tiles of a band written again after the next tile's call did
+        /// not write the lines they share, on this thread.
+        pub(crate) static REDONE: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     }
 }

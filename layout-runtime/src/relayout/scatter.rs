@@ -5,7 +5,7 @@ use super::arch;
 use super::kernels::{
     copy_any, group_tiles, join_head, joined_lines, line_elements, line_units, prefetch_short_rows,
     short_group_rows, stream_joined_rows, stream_joined_strips, stream_joined_tiles, stream_lines,
-    Asked, Block, Joined, Outer, Piece, Window, SHORT_ROW_BYTES,
+    Asked, Block, Joined, Neighbours, Outer, Piece, Window, SHORT_ROW_BYTES,
 };
 use super::walk::{Axis, Visitor, UNIT};
 
@@ -388,7 +388,15 @@ impl<'a, T: Copy> Scatter<'a, T> {
         let streamed = !self.stage.is_empty()
             && line_units::<T>(self.unit)
             && (stream_lines(
-                self.dst, d, self.src, off, outer, block, self.unit, self.stage,
+                self.dst,
+                d,
+                self.src,
+                off,
+                outer,
+                block,
+                self.unit,
+                self.stage,
+                &mut Neighbours::default(),
             ) || stream_joined_tiles(self.dst, d, self.src, off, outer, block, self.unit));
         if !streamed && !self.thin_rows(off, d, o, a, b) {
             for x in 0..o.count {

@@ -179,6 +179,89 @@ fn line_tiles_match_a_plain_loop() {
     }
 }
 
+/// The blended line tiles against a plain loop: 4-, 2- and 1-byte
+/// elements, source and alternative runs scattered at odd offsets, every
+/// row mask of a few kinds (none, all, every other row, one row in 4 or
+/// 8, scattered), destination runs on lines in a scrambled order;
+/// nothing else may change, and a run past the end or a destination run
+/// off a line means nothing written.
+#[test]
+fn blended_line_tiles_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
+        let size = core::mem::size_of::<T>();
+        let (u, run) = (4 / size, 64 / size);
+        let src: Vec<T> = (0..3000 / size * 4).map(make).collect();
+        let mut ran = 0;
+        for seed in 0..12 {
+            let from: [usize; 16] =
+                core::array::from_fn(|c| (c * 251 + seed * 37 + 1) % (src.len() - run));
+            let alt: [usize; 16] =
+                core::array::from_fn(|c| (c * 173 + seed * 59 + 3) % (src.len() - run));
+            for rows in [
+                0,
+                0xffff,
+                0xaaaa,
+                0x8888,
+                0x8080,
+                0x4821_u16.rotate_left(seed as u32),
+            ] {
+                let pitch = run * (1 + seed % 3);
+                let mut got = std::vec![old; 17 * pitch + 2 * run];
+                let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                let to: [usize; 16] = core::array::from_fn(|r| lead + (r * 7 % 16) * pitch);
+                let done = TileKernel::best().is_some_and(|kernel| {
+                    tile16_blend_on(kernel, &mut got, &to, &src, (&from, &alt), rows)
+                });
+                stream_fence();
+                let mut want = std::vec![old; got.len()];
+                if done {
+                    ran += 1;
+                    for (r, &t) in to.iter().enumerate() {
+                        let runs = if rows >> r & 1 == 1 { &alt } else { &from };
+                        for (c, &f) in runs.iter().enumerate() {
+                            for e in 0..u {
+                                want[t + c * u + e] = src[f + r * u + e];
+                            }
+                        }
+                    }
+                }
+                assert_eq!(got, want, "seed {seed}, rows {rows:#06x}");
+                assert_eq!(done, line_tiles());
+            }
+        }
+        // A run past the end, or a destination run off its line: nothing
+        // done.
+        let mut dst = std::vec![old; 17 * run];
+        let lead = (64 - dst.as_ptr().addr() % 64) % 64 / size;
+        let to: [usize; 16] = core::array::from_fn(|r| lead + r * run);
+        let mut late = to;
+        late[15] += run;
+        let mut off = to;
+        off[3] += 1;
+        for kernel in TileKernel::ALL {
+            let both = (&to, &to);
+            assert!(!tile16_blend_on(kernel, &mut dst, &late, &src, both, 1));
+            assert!(!tile16_blend_on(kernel, &mut dst, &off, &src, both, 1));
+            let past = (&to, &late);
+            assert!(!tile16_blend_on(
+                kernel,
+                &mut dst,
+                &to,
+                &src[..16 * run + lead],
+                past,
+                1
+            ));
+        }
+        assert!(dst.iter().all(|&x| x == old));
+        ran
+    }
+    let ran = [check(word, 0), check(half, 0), check(byte, 0)];
+    assert!(
+        ran.iter().all(|&n| n == if line_tiles() { 72 } else { 0 }),
+        "{ran:?}"
+    );
+}
+
 /// Source elements of each size the relayout kernels move, for the
 /// tests here and in `kernels`: none is 0 (the destinations' initial
 /// value) or any fill those tests use (odd, top bit set).

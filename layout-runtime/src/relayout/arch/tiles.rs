@@ -116,6 +116,57 @@ pub(crate) fn tile16_on<T: Copy>(
     unsafe { tile16_runs(kernel, &from, &to, stream) }
 }
 
+/// [`tile16_on`] with streaming stores, row `r` of the tile (unit `r` of
+/// each source run) read from the run at `alt[c]` instead of `from[c]`
+/// where bit `r` of `rows` is set: the lines a transposed pack's edges
+/// share between tiles side by side, each line's part from the next tile
+/// read where that tile's rows lie. `false`, nothing written, where the
+/// CPU does not run the kernel, a run lies outside its slice, or a
+/// destination run does not start a line.
+pub(crate) fn tile16_blend_on<T: Copy>(
+    kernel: TileKernel,
+    dst: &mut [T],
+    to: &[usize; 16],
+    src: &[T],
+    (from, alt): (&[usize; 16], &[usize; 16]),
+    rows: u16,
+) -> bool {
+    let Some(run) = tile_run::<T>() else {
+        return false;
+    };
+    if !super::runs_inside(to, run, dst.len())
+        || !super::runs_inside(from, run, src.len())
+        || !super::runs_inside(alt, run, src.len())
+    {
+        return false;
+    }
+    let (first, data) = (dst.as_mut_ptr(), src.as_ptr());
+    let to = to.map(|o| first.wrapping_add(o).cast::<u8>());
+    if to.iter().any(|p| p.addr() % 64 != 0) {
+        return false;
+    }
+    let (from, alt) = (
+        from.map(|o| data.wrapping_add(o).cast::<u8>()),
+        alt.map(|o| data.wrapping_add(o).cast::<u8>()),
+    );
+    #[cfg(target_arch = "x86_64")]
+    match kernel {
+        TileKernel::Avx2 => {
+            if let Some(avx2) = x86_64::Avx2::detect() {
+                // SAFETY: `avx2` proves the feature; every run was checked
+                // above to lie inside its slice (64 bytes from each
+                // pointer, derived from those slices), and `dst` is a
+                // unique borrow, so no destination run overlaps a source
+                // run; the destination runs were checked to start lines.
+                unsafe { x86_64::tile16_avx2_blend(avx2, &from, &alt, rows, &to) };
+                return true;
+            }
+        }
+    }
+    let _ = (kernel, from, alt, rows, to);
+    false
+}
+
 /// The 16 runs of one side of a [`tile16`] tile as four quarters of four
 /// evenly spaced runs: run `k` starts `bases[k / 4] + (k % 4) * step`
 /// elements in. Evenly spaced runs (the rows and columns of a plain

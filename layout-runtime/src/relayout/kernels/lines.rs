@@ -460,6 +460,29 @@ pub(crate) fn line_units<T>(width: usize) -> bool {
     width * core::mem::size_of::<T>() == 4
 }
 
+/// The tiles beside a block of [`stream_lines`] in a walk's band of
+/// tiles side by side (the tile columns of a transposed pack), whose rows
+/// the destination holds back to back with the block's: the line where a
+/// group of rows of one tile ends and the same group of the next begins
+/// holds a part of each ([`joined_edges`]). The next tile's call writes
+/// it whole, from both tiles' sources (the previous tile's rows were read
+/// just before, by its own call).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Neighbours {
+    /// How far back the previous tile's source lies, in elements, where
+    /// the block follows that tile and its call came just before.
+    pub(crate) prev: Option<usize>,
+    /// Whether the next tile follows the block and its call comes next.
+    pub(crate) next: bool,
+    /// Out: whether the call wrote the lines it shares with the previous
+    /// tile whole.
+    pub(crate) wrote_prev: bool,
+    /// Out: whether the call left lines it shares with the next tile to
+    /// that tile's call (which must then write them, or the walk this
+    /// block again without neighbours).
+    pub(crate) left_next: bool,
+}
+
 /// A transpose of 4-byte units (`w` elements each) too large for the
 /// caches: `dst[d + x*o.d + i*b.da + j*b.db] = src[s + x*o.s + i*b.sa +
 /// j*b.sb]`, where one side is contiguous along `j` (its "rows", each value
@@ -487,6 +510,7 @@ pub(crate) fn stream_lines<T: Copy>(
     b: Block,
     w: usize,
     stage: &mut [T],
+    near: &mut Neighbours,
 ) -> bool {
     let size = core::mem::size_of::<T>();
     let Some(kernel) = arch::TileKernel::best() else {
@@ -611,7 +635,8 @@ pub(crate) fn stream_lines<T: Copy>(
     // `rows_dst` has the source's rows evenly spaced already.
     if rows_dst && j_lo > 0 && b.da == nj * w {
         let edges = (lo..hi, j_lo, j_hi, nj);
-        joined_edges(kernel, (dst, d), (src, s), (o, b), edges, stage, plain);
+        let tiles = (kernel, stage, near);
+        joined_edges((dst, d), (src, s), (o, b), edges, tiles, plain);
     } else {
         plain(dst, lo..hi, 0..j_lo);
         plain(dst, lo..hi, j_hi..nj);
@@ -630,19 +655,27 @@ pub(crate) fn stream_lines<T: Copy>(
 /// pieces, without streaming: a quarter of the lines of rows of 64 units
 /// (the 4-D permutation), and more than half its time; an eighth of the
 /// lines of `T(8,128)` rows filled from a column-major array, and a third
-/// of its time. A row that starts a group shares no line with the row
-/// above: the tiles holding one go through `stage` (16 lines), the lines
-/// inside groups streamed from it, the two parts of the others written
-/// plainly. `plain` copies what no tile covers.
+/// of its time. `plain` copies what no tile covers.
+///
+/// A row that starts a group shares no line with the row above, but with
+/// what lies before the group. Where that is the same group of the
+/// previous tile of a band (`near.prev`), each such line is written
+/// whole, the tile's row mixing that tile's tail and this block's head
+/// ([`shared_lines`]); where the next tile's call will do the same
+/// (`near.next`), the lines this block's groups share with it are left to
+/// it. Otherwise the tiles holding such lines go through `stage`
+/// (16 lines), the lines inside groups streamed from it, the parts of the
+/// others written plainly, each line read for ownership first (packing
+/// `s8[27049,2481]{0,1:T(8,128)(4,1)}` into a `Vec`, half the edges'
+/// lines, and the edges took 2.5 of 11.8 ms). Sets `near`'s outputs.
 // The names of `Block`, `Outer` and `stream_lines`.
 #[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
 fn joined_edges<T: Copy>(
-    kernel: arch::TileKernel,
     (dst, d): (&mut [T], usize),
     (src, s): (&[T], usize),
     (o, b): (Outer, Block),
     (rows, j_lo, j_hi, nj): (Range<usize>, usize, usize, usize),
-    stage: &mut [T],
+    (kernel, stage, near): (arch::TileKernel, &mut [T], &mut Neighbours),
     plain: impl Fn(&mut [T], Range<usize>, Range<usize>),
 ) {
     let (i_lo, i_hi) = (rows.start, rows.end);
@@ -656,8 +689,7 @@ fn joined_edges<T: Copy>(
             d + (i / b.na) * o.d + (i % b.na) * b.da
         }
     };
-    let unit = b.db;
-    let line = 16 * unit;
+    let (unit, line) = (b.db, 16 * b.db);
     let skip = to_line::<T>(stage.as_ptr().addr());
     let staged: [usize; 16] = core::array::from_fn(|r| skip + r * line);
     let mut from: [usize; 16] = core::array::from_fn(|c| {
@@ -667,9 +699,26 @@ fn joined_edges<T: Copy>(
             s + (i_lo + 1) * b.sa + (c - tail) * b.sb
         }
     });
+    // The tiles cover rows `i_lo + 1..end`, 16 rows each.
+    let steps = i_hi.saturating_sub(i_lo + 1) / 16;
+    let end = i_lo + 1 + 16 * steps;
+    let shared = !joined && tail + j_lo == 16 && steps > 0;
+    // The line after the last row of a group that starts at `q - b.na`,
+    // whose next group starts at `q`, left to the next tile's call: that
+    // call writes it with the tile whose rows hold `q - b.na`, inside its
+    // tiles' rows.
+    let leave = |q: usize| shared && near.next && q >= i_lo + 1 + b.na && q < end;
+    let blend = near.prev.filter(|_| {
+        #[cfg(test)]
+        if super::tests::REFUSED.with(|r| r.replace(r.get() >> 1)) & 1 == 1 {
+            return false;
+        }
+        shared && kernel.available()
+    });
     plain(dst, i_lo..i_lo + 1, 0..j_lo);
     // The lines from the tail of row `i - 1` to the head of row `i`.
     let mut i = i_lo + 1;
+    let (mut left, mut whole) = (false, blend.is_some());
     while i + 16 <= i_hi {
         // The source runs of the tile `EDGE_AHEAD` on, 16 short streams
         // the hardware's prefetchers hardly start on; and the lines of the
@@ -681,30 +730,58 @@ fn joined_edges<T: Copy>(
             let ahead = f + EDGE_AHEAD * 16 * b.sa;
             arch::prefetch_span(src, ahead, ahead + 16 * b.sa);
         }
-        let k = i + EDGE_AHEAD / 2 * 16;
-        if !joined && k + 16 <= i_hi {
-            for r in (0..16).filter(|r| (k + r) % b.na == 0) {
-                arch::prefetch(dst, row(k - 1 + r) + j_hi * b.db);
-                arch::prefetch(dst, row(k + r));
-            }
-        }
+        let starts = (0..16)
+            .filter(|r| (i + r) % b.na == 0)
+            .fold(0u16, |m, r| m | 1 << r);
         let to: [usize; 16] = core::array::from_fn(|r| row(i - 1 + r) + j_hi * b.db);
-        let done = if joined || (i..i + 16).all(|q| q % b.na != 0) {
-            arch::tile16_on(kernel, dst, &to, src, &from, true)
-        } else if arch::tile16_on(kernel, stage, &staged, src, &from, false) {
-            for (r, &at) in to.iter().enumerate() {
-                let lined = &stage[staged[r]..][..line];
-                if (i + r) % b.na == 0 {
-                    dst[at..][..tail * unit].copy_from_slice(&lined[..tail * unit]);
-                    dst[row(i + r)..][..j_lo * unit].copy_from_slice(&lined[tail * unit..]);
+        let mut done = false;
+        if let Some(back) = blend {
+            // Where row `i + r` starts a group, the line before its head.
+            let lines: [usize; 16] = core::array::from_fn(|r| {
+                if starts >> r & 1 == 1 {
+                    row(i + r) + j_lo * b.db - line
                 } else {
-                    arch::stream_line(&mut dst[at..][..line], lined);
+                    to[r]
+                }
+            });
+            let prev = (tail, b.na * b.sa, back, b.sa);
+            done = shared_lines(kernel, (dst, &lines), (src, &from), prev, starts);
+            whole &= done;
+            for r in (0..16).filter(|r| done && starts >> r & 1 == 1) {
+                left |= leave(i + r);
+                if !leave(i + r) {
+                    plain(dst, i - 1 + r..i + r, j_hi..nj);
                 }
             }
-            true
-        } else {
-            false
-        };
+        }
+        if !done {
+            let k = i + EDGE_AHEAD / 2 * 16;
+            if !joined && k + 16 <= i_hi {
+                for r in (0..16).filter(|r| (k + r) % b.na == 0) {
+                    arch::prefetch(dst, row(k - 1 + r) + j_hi * b.db);
+                    arch::prefetch(dst, row(k + r));
+                }
+            }
+            done = if joined || starts == 0 {
+                arch::tile16_on(kernel, dst, &to, src, &from, true)
+            } else if arch::tile16_on(kernel, stage, &staged, src, &from, false) {
+                for (r, &at) in to.iter().enumerate() {
+                    let lined = &stage[staged[r]..][..line];
+                    if starts >> r & 1 == 1 {
+                        left |= leave(i + r);
+                        if !leave(i + r) {
+                            dst[at..][..tail * unit].copy_from_slice(&lined[..tail * unit]);
+                        }
+                        dst[row(i + r)..][..j_lo * unit].copy_from_slice(&lined[tail * unit..]);
+                    } else {
+                        arch::stream_line(&mut dst[at..][..line], lined);
+                    }
+                }
+                true
+            } else {
+                false
+            };
+        }
         if !done {
             plain(dst, i - 1..i + 15, j_hi..nj);
             plain(dst, i..i + 16, 0..j_lo);
@@ -714,6 +791,42 @@ fn joined_edges<T: Copy>(
     }
     plain(dst, i - 1..i_hi, j_hi..nj);
     plain(dst, i..i_hi, 0..j_lo);
+    (near.wrote_prev, near.left_next) = (whole, left);
+}
+
+/// One tile of [`joined_edges`]' lines, those at the rows `starts` marks
+/// (rows that start a group) shared with the previous tile of a band:
+/// there the first `tail` source runs are that tile's, `prev = (tail,
+/// down, back, sa)` putting them `down` elements on and `back` elements
+/// back from `from`'s (the run `EDGE_AHEAD` tiles on asked for, `sa` a
+/// row); every line streamed whole to `lines`. `false`, nothing written,
+/// where [`arch::tile16_blend_on`] refuses (a run outside `src`, which a
+/// walk's band never makes).
+fn shared_lines<T: Copy>(
+    kernel: arch::TileKernel,
+    (dst, lines): (&mut [T], &[usize; 16]),
+    (src, from): (&[T], &[usize; 16]),
+    (tail, down, back, sa): (usize, usize, usize, usize),
+    starts: u16,
+) -> bool {
+    let alt: [usize; 16] = core::array::from_fn(|c| {
+        if c < tail {
+            // Wrapping: a run before `src` is refused as one past its end.
+            (from[c] + down).wrapping_sub(back)
+        } else {
+            from[c]
+        }
+    });
+    // The previous tile's rows were read a call ago, and may have left the
+    // cache since.
+    for &f in &alt[..tail] {
+        let ahead = f + EDGE_AHEAD * 16 * sa;
+        arch::prefetch_span(src, ahead, ahead + 16 * sa);
+    }
+    let done = arch::tile16_blend_on(kernel, dst, lines, src, (from, &alt), starts);
+    #[cfg(test)]
+    super::tests::BLENDED.with(|n| n.set(n.get() + usize::from(done)));
+    done
 }
 
 /// Tiles ahead whose source [`joined_edges`] asks for, and twice how far

@@ -3,7 +3,7 @@
 
 use super::{
     arch, copy_block, copy_units, line_units, stream_block, stream_joined_tiles, stream_lines,
-    Block, Outer,
+    Block, Neighbours, Outer,
 };
 
 /// Source rows at least this far apart are copied before a transpose
@@ -117,9 +117,27 @@ pub(crate) fn copy_any<T: Copy>(
     if !stage.is_empty() {
         let whole = Outer::ONE;
         if line_units::<T>(width)
-            && (stream_lines(dst, d, src, s, whole, b, width, stage)
-                || stream_lines(dst, d, src, s, whole, b.transposed(), width, stage)
-                || stream_joined_tiles(dst, d, src, s, whole, b, width)
+            && (stream_lines(
+                dst,
+                d,
+                src,
+                s,
+                whole,
+                b,
+                width,
+                stage,
+                &mut Neighbours::default(),
+            ) || stream_lines(
+                dst,
+                d,
+                src,
+                s,
+                whole,
+                b.transposed(),
+                width,
+                stage,
+                &mut Neighbours::default(),
+            ) || stream_joined_tiles(dst, d, src, s, whole, b, width)
                 || stream_joined_tiles(dst, d, src, s, whole, b.transposed(), width))
         {
             return;

@@ -23,6 +23,13 @@ std::thread_local! {
     pub(super) static RUNS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Windows streamed whole and spilled on this thread.
     pub(crate) static WINDOWS: core::cell::Cell<(usize, usize)> = const { core::cell::Cell::new((0, 0)) };
+    /// Tiles of lines shared by two tiles of a band that [`joined_edges`]
+    /// wrote whole on this thread.
+    pub(super) static BLENDED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Calls of [`joined_edges`] to refuse the lines shared with the
+    /// previous tile, a bit a call, lowest first (as if the kernel did
+    /// not run there).
+    pub(super) static REFUSED: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
 }
 
 /// Every orientation of both sides, dense and padded, against a plain
@@ -376,7 +383,17 @@ fn line_tiles_match_a_plain_loop() {
                         for stage in [0, 8192 / core::mem::size_of::<T>()] {
                             let mut got = std::vec![old; dst_len];
                             let mut stage = std::vec![old; stage];
-                            let done = stream_lines(&mut got, d, &src, s, o, b, w, &mut stage);
+                            let done = stream_lines(
+                                &mut got,
+                                d,
+                                &src,
+                                s,
+                                o,
+                                b,
+                                w,
+                                &mut stage,
+                                &mut Neighbours::default(),
+                            );
                             arch::stream_fence();
                             if done {
                                 tiled[usize::from(rows_dst)] += 1;
@@ -403,6 +420,103 @@ fn line_tiles_match_a_plain_loop() {
     }
     check(word, 0);
     check(half, 0);
+}
+
+/// Transposed packs of tiles side by side (a walk's band of tile
+/// columns, as [`Gather::block4`] gets them) into storage that starts 16
+/// or 48 bytes into a line, or on one, against a plain loop. Each tile's
+/// call writes whole the lines its groups share with the tile before
+/// ([`Neighbours`]); where a call does not (refused here, as if its
+/// kernel had not run), the tile before is written again. Groups of 1 to
+/// 16 rows, rows past the last whole tile of 16, rows of 64 and 128
+/// units; 4-byte elements, pairs and quads of narrower ones. The tile
+/// after each band's last (where a ragged tile would go) keeps its old
+/// values.
+#[test]
+fn band_tiles_share_their_edge_lines() {
+    // The axes' names of the walk (`Gather::block4`).
+    #[allow(clippy::many_single_char_names)]
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+        let size = core::mem::size_of::<T>();
+        let w = 4 / size;
+        let redone = || crate::relayout::gather::tests::REDONE.get();
+        let (blended, redone_before) = (BLENDED.get(), redone());
+        for (na, groups, bands, nb) in [
+            (2, 41, 4, 128),
+            (1, 70, 3, 128),
+            (4, 21, 5, 64),
+            (8, 9, 2, 128),
+            (16, 5, 3, 64),
+        ] {
+            // Each source row holds every unit of the tiles' rows, and a
+            // few more.
+            let sb = (groups * na + 7) * w;
+            let tile = na * nb * w;
+            let a = Axis {
+                count: na,
+                walk: nb * w,
+                other: w,
+            };
+            let b = Axis {
+                count: nb,
+                walk: w,
+                other: sb,
+            };
+            let o = Axis {
+                count: groups,
+                walk: (bands + 1) * tile,
+                other: na * w,
+            };
+            let band = Axis {
+                count: bands,
+                walk: tile,
+                other: nb * sb,
+            };
+            let src: std::vec::Vec<T> = (0..bands * nb * sb).map(make).collect();
+            for lead in [16, 48, 0] {
+                // The second and fourth calls refuse.
+                for refused in [0, 0b1010] {
+                    let mut got = std::vec![old; groups * o.walk + 64 / size];
+                    // The first element `lead` bytes into its line.
+                    let d = (lead + 64 - got.as_ptr().addr() % 64) % 64 / size;
+                    let mut want = got.clone();
+                    for (x, g, r, j) in (0..bands).flat_map(|x| {
+                        (0..groups).flat_map(move |g| {
+                            (0..na).flat_map(move |r| (0..nb).map(move |j| (x, g, r, j)))
+                        })
+                    }) {
+                        let to = d + x * band.walk + g * o.walk + r * a.walk + j * b.walk;
+                        let from = x * band.other + g * o.other + r * a.other + j * b.other;
+                        want[to..][..w].copy_from_slice(&src[from..][..w]);
+                    }
+                    REFUSED.set(refused);
+                    arch::with_stage(old, |stage| {
+                        let mut v = Gather {
+                            dst: &mut got,
+                            base: 0,
+                            src: &src,
+                            padding: None,
+                            stage,
+                            unit: w,
+                            end: 0,
+                        };
+                        v.block4(d, 0, band, o, a, b);
+                    });
+                    REFUSED.set(0);
+                    arch::stream_fence();
+                    let at = std::format!("{na}x{nb}, {groups} groups, {bands} tiles, {lead} in");
+                    assert_eq!(got, want, "{at}, refused {refused:#b}");
+                }
+            }
+        }
+        if line_tiles_here() {
+            assert!(BLENDED.get() - blended > 50, "{}", BLENDED.get() - blended);
+            assert!(redone() - redone_before > 5, "{}", redone() - redone_before);
+        }
+    }
+    check(word, 0);
+    check(half, 0);
+    check(byte, 0);
 }
 
 /// A source for the 3-D copy `o` x `b` of `w`-element units from `s` to

@@ -745,7 +745,7 @@ pub(super) use nibbles::{
 pub(super) use joins::join_band16;
 pub(super) use rows::{rows_in_order, InOrderRows};
 pub(super) use stream::{stream_copy, stream_line, stream_runs, Stores};
-pub(super) use tile16::{tile16_avx2, tile16_avx2_even, tile16_avx2_even_run};
+pub(super) use tile16::{tile16_avx2, tile16_avx2_blend, tile16_avx2_even, tile16_avx2_even_run};
 
 /// Orders the streaming stores before anything written after.
 pub(super) fn fence() {

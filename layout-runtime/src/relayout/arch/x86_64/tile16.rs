@@ -51,6 +51,36 @@ macro_rules! load8 {
     };
 }
 
+/// [`load8`] from the arrays of [`tile16_avx2_blend`]: half `$r` of run
+/// `8*$k + m` into `ymm0 + m` from the pointer array at `rdi`, then,
+/// where lane `l` of the row mask for half `$r` (32 bytes at `r8`) is
+/// set, unit `l` from the same half of the run the array at `rcx` gives
+/// instead (`ymm14` the alternative, `ymm15` the mask: both free before
+/// every load of [`tile16_avx2_asm`]).
+#[rustfmt::skip]
+macro_rules! load8_blend {
+    ($r:literal, $k:literal) => {
+        concat!(
+            "vmovaps ymm15, [r8 + 32*", $r, "]\n",
+            blend1!(0, $r, $k), blend1!(1, $r, $k), blend1!(2, $r, $k), blend1!(3, $r, $k),
+            blend1!(4, $r, $k), blend1!(5, $r, $k), blend1!(6, $r, $k), blend1!(7, $r, $k),
+        )
+    };
+}
+
+/// One run of [`load8_blend`]: run `8*$k + $m`, half `$r`, into
+/// `ymm0 + $m`.
+#[rustfmt::skip]
+macro_rules! blend1 {
+    ($m:literal, $r:literal, $k:literal) => {
+        concat!(
+            from_array!($m, "rax", "rdi", $k), "vmovups ymm", $m, ", [rax + 32*", $r, "]\n",
+            from_array!($m, "rax", "rcx", $k), "vmovups ymm14, [rax + 32*", $r, "]\n",
+            "vblendvps ymm", $m, ", ymm", $m, ", ymm14, ymm15\n",
+        )
+    };
+}
+
 /// The 8x8 transpose of [`tile8`] on `ymm0`-`ymm7`, whose row `m` of
 /// the result ends in `ymm8 + m`; `ymm0`-`ymm7` are scratch.
 #[rustfmt::skip]
@@ -266,6 +296,66 @@ pub(in crate::relayout::arch) unsafe fn tile16_avx2_even_run<const ASK: bool>(
         }
     });
 }
+
+/// [`tile16_avx2`] with streaming stores, where row `r` (unit `r` of
+/// every source run) comes from the run `alt` gives where bit `r` of
+/// `rows` is set: lines whose source rows are not the same for every
+/// column (the lines a transposed pack's edges share between two tiles
+/// side by side, one part from each). The masks go to the assembly as
+/// two 32-byte vectors, a lane a row.
+///
+/// # Safety
+///
+/// As for [`tile16_avx2`] with `stream`, and each `alt[c]` valid for
+/// reading 64 bytes that no `to` run overlaps.
+#[target_feature(enable = "avx2")]
+pub(in crate::relayout::arch) unsafe fn tile16_avx2_blend(
+    _: Avx2,
+    from: &[*const u8; 16],
+    alt: &[*const u8; 16],
+    rows: u16,
+    to: &[*mut u8; 16],
+) {
+    let masks = RowMasks(core::array::from_fn(|r| {
+        if rows >> r & 1 == 1 {
+            u32::MAX
+        } else {
+            0
+        }
+    }));
+    let mut buf = TileBuffer(core::mem::MaybeUninit::uninit());
+    let buf = buf.0.as_mut_ptr().cast::<u8>();
+    // SAFETY: as in `tile16_avx2`: the caller's contract covers every
+    // pointer read from the three arrays (all live for the call), the
+    // feature, and the destination runs' alignment for `vmovntps`; `buf`
+    // is the same local 512 bytes and `masks` a local 64 bytes, both
+    // 32-byte aligned for `vmovaps`. The assembly reads 64 bytes at each
+    // `from` and `alt` pointer and writes 64 at each `to` pointer, as
+    // bytes, declares every vector register clobbered, and touches no
+    // stack of its own and no flags.
+    unsafe {
+        asm!(
+            load8_blend!(0, 0), transpose8!(), spill8!(0),
+            load8_blend!(1, 0), transpose8!(), spill8!(1),
+            load8_blend!(0, 1), transpose8!(),
+            rows8_out!("vmovntps", 0, "rax", from_array, "rsi", 0),
+            load8_blend!(1, 1), transpose8!(),
+            rows8_out!("vmovntps", 1, "rax", from_array, "rsi", 1),
+            "vzeroupper",
+            in("rdi") from.as_ptr(),
+            in("rcx") alt.as_ptr(),
+            in("r8") masks.0.as_ptr(),
+            in("rsi") to.as_ptr(),
+            in("rdx") buf,
+            clobber_abi("sysv64"),
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// The row masks of [`tile16_avx2_blend`], aligned for `vmovaps`.
+#[repr(C, align(32))]
+struct RowMasks([u32; 16]);
 
 /// The 512 bytes in which [`tile16_avx2`], [`tile16_avx2_even`] and
 /// [`tile16_avx2_even_run`] keep the first halves of a tile's 16
