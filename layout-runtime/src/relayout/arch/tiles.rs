@@ -96,24 +96,44 @@ pub(crate) fn tile16_on<T: Copy>(
     from: &[usize; 16],
     stream: bool,
 ) -> bool {
-    let Some(run) = tile_run::<T>() else {
+    let Some((to, [from])) = checked_runs(dst, to, src, [from], stream) else {
         return false;
     };
-    if !super::runs_inside(to, run, dst.len()) || !super::runs_inside(from, run, src.len()) {
-        return false;
+    // SAFETY: `checked_runs` gives pointers into the two slices with 64
+    // bytes of each run inside its slice; `dst` is a unique borrow, so no
+    // destination run overlaps a source run. Streaming runs start lines.
+    unsafe { tile16_runs(kernel, &from, &to, stream) }
+}
+
+/// The runs of a tile as pointers: `to` in `dst` and each array of
+/// `froms` in `src`, where each run's 64 bytes (`64 / size` elements)
+/// lie inside its slice, and, `on_lines`, every destination run starts a
+/// line; `None` otherwise, or for elements of other sizes than 1, 2 and
+/// 4 bytes.
+fn checked_runs<T: Copy, const N: usize>(
+    dst: &mut [T],
+    to: &[usize; 16],
+    src: &[T],
+    froms: [&[usize; 16]; N],
+    on_lines: bool,
+) -> Option<([*mut u8; 16], [[*const u8; 16]; N])> {
+    let run = tile_run::<T>()?;
+    if !super::runs_inside(to, run, dst.len())
+        || !froms
+            .iter()
+            .all(|from| super::runs_inside(from, run, src.len()))
+    {
+        return None;
     }
     let (first, data) = (dst.as_mut_ptr(), src.as_ptr());
     let to = to.map(|o| first.wrapping_add(o).cast::<u8>());
-    if stream && to.iter().any(|p| p.addr() % 64 != 0) {
-        return false;
+    if on_lines && to.iter().any(|p| p.addr() % 64 != 0) {
+        return None;
     }
-    let from = from.map(|o| data.wrapping_add(o).cast::<u8>());
-    // SAFETY: every run was checked above to lie inside its slice (`o + 64
-    // / size` elements of `size` bytes: 64 bytes), and the pointers are
-    // derived from those slices; `dst` is a unique borrow, so no
-    // destination run overlaps a source run. Streaming runs were checked
-    // to start lines.
-    unsafe { tile16_runs(kernel, &from, &to, stream) }
+    Some((
+        to,
+        froms.map(|from| from.map(|o| data.wrapping_add(o).cast::<u8>())),
+    ))
 }
 
 /// [`tile16_on`] with streaming stores, row `r` of the tile (unit `r` of
@@ -131,33 +151,18 @@ pub(crate) fn tile16_blend_on<T: Copy>(
     (from, alt): (&[usize; 16], &[usize; 16]),
     rows: u16,
 ) -> bool {
-    let Some(run) = tile_run::<T>() else {
+    let Some((to, [from, alt])) = checked_runs(dst, to, src, [from, alt], true) else {
         return false;
     };
-    if !super::runs_inside(to, run, dst.len())
-        || !super::runs_inside(from, run, src.len())
-        || !super::runs_inside(alt, run, src.len())
-    {
-        return false;
-    }
-    let (first, data) = (dst.as_mut_ptr(), src.as_ptr());
-    let to = to.map(|o| first.wrapping_add(o).cast::<u8>());
-    if to.iter().any(|p| p.addr() % 64 != 0) {
-        return false;
-    }
-    let (from, alt) = (
-        from.map(|o| data.wrapping_add(o).cast::<u8>()),
-        alt.map(|o| data.wrapping_add(o).cast::<u8>()),
-    );
     #[cfg(target_arch = "x86_64")]
     match kernel {
         TileKernel::Avx2 => {
             if let Some(avx2) = x86_64::Avx2::detect() {
-                // SAFETY: `avx2` proves the feature; every run was checked
-                // above to lie inside its slice (64 bytes from each
-                // pointer, derived from those slices), and `dst` is a
-                // unique borrow, so no destination run overlaps a source
-                // run; the destination runs were checked to start lines.
+                // SAFETY: `avx2` proves the feature; `checked_runs` gives
+                // pointers into the two slices with 64 bytes of each run
+                // inside its slice, every destination run on a line; `dst`
+                // is a unique borrow, so no destination run overlaps a
+                // source run.
                 unsafe { x86_64::tile16_avx2_blend(avx2, &from, &alt, rows, &to) };
                 return true;
             }

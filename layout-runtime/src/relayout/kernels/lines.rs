@@ -669,7 +669,7 @@ pub(crate) fn stream_lines<T: Copy>(
 /// `s8[27049,2481]{0,1:T(8,128)(4,1)}` into a `Vec`, half the edges'
 /// lines, and the edges took 2.5 of 11.8 ms). Sets `near`'s outputs.
 // The names of `Block`, `Outer` and `stream_lines`.
-#[allow(clippy::too_many_arguments, clippy::many_single_char_names)]
+#[allow(clippy::many_single_char_names)]
 fn joined_edges<T: Copy>(
     (dst, d): (&mut [T], usize),
     (src, s): (&[T], usize),
