@@ -3,9 +3,10 @@
 
 use super::arch;
 use super::kernels::{
-    copy_any, group_tiles, join_head, joined_lines, line_elements, line_units, prefetch_short_rows,
-    short_group_rows, stream_joined_rows, stream_joined_strips, stream_joined_tiles, stream_lines,
-    Asked, Block, Joined, Neighbours, Outer, Piece, Window, SHORT_ROW_BYTES,
+    copy_any, group_rows_in_order, group_tiles, join_head, joined_lines, line_elements, line_units,
+    prefetch_short_rows, ragged_columns, short_group_rows, stream_joined_rows,
+    stream_joined_strips, stream_joined_tiles, stream_lines, Asked, Block, InOrder, Joined,
+    Neighbours, Outer, Piece, SHORT_ROW_BYTES,
 };
 use super::walk::{Axis, Visitor, UNIT};
 
@@ -44,14 +45,50 @@ pub(crate) struct Scatter<'a, T> {
     /// Rows joined by [`stream_joined_rows`] whose last partial lines wait
     /// in `stage`; [`finish`](Self::finish) writes them at the latest.
     joined: Option<Joined>,
-    /// Rows of group tiles put together in `stage` until they are whole;
-    /// [`finish`](Self::finish) writes what it holds at the latest.
-    window: Option<Window>,
     /// A tile row waiting for its ragged last tile; [`finish`](Self::finish)
     /// writes it at the latest.
     waiting: Option<Waiting>,
     /// The source asked for ahead of bands of group tiles.
     asked: Asked,
+    /// A tile row of group tiles waiting for its ragged last tile
+    /// ([`Scatter::ragged_group`]); [`finish`](Self::finish) writes it at
+    /// the latest.
+    rows_waiting: Option<RowsWaiting>,
+    /// Rows written in order whose last partial line waits in `stage`;
+    /// [`finish`](Self::finish) writes it at the latest.
+    in_order: Option<InOrder>,
+}
+
+/// A band of whole group tiles (the walk's `block4`, as it came) whose
+/// rows the ragged last tile ends, `got` of its groups (each a `block`
+/// of the walk) already in.
+#[derive(Clone, Copy, Debug)]
+struct RowsWaiting {
+    off: usize,
+    to: usize,
+    axes: [Axis; 4],
+    last: usize,
+    got: usize,
+}
+
+impl RowsWaiting {
+    /// The block of the ragged tile's group `g` as the walk hands it
+    /// over: where it lies in the source and the destination, and its
+    /// columns of groups.
+    fn group(&self, g: usize) -> (usize, usize, Block) {
+        let [band, groups, cols, rows] = self.axes;
+        let off = self.off + band.count * band.walk + g * groups.walk;
+        let to = self.to + band.count * cols.count + g * groups.other;
+        let block = Block {
+            na: self.last,
+            nb: rows.count,
+            da: cols.other,
+            db: rows.other,
+            sa: cols.walk,
+            sb: rows.walk,
+        };
+        (off, to, block)
+    }
 }
 
 impl<'a, T: Copy> Scatter<'a, T> {
@@ -72,53 +109,147 @@ impl<'a, T: Copy> Scatter<'a, T> {
             stage,
             unit,
             joined: None,
-            window: None,
             waiting: None,
             asked: Asked::default(),
+            rows_waiting: None,
+            in_order: None,
         };
         walk(&mut v);
         v.finish();
     }
 
     /// Writes a tile row waiting for its ragged last tile, and what waits
-    /// in the stage for joined rows or in a window, before anything else
-    /// uses the stage and once the walk is done.
+    /// in the stage for rows joined or written in order, before anything
+    /// else uses the stage and once the walk is done.
     fn finish(&mut self) {
+        if let Some(r) = self.in_order.take() {
+            r.finish(self.dst, self.stage);
+        }
+        self.settle();
+    }
+
+    /// [`finish`](Self::finish) but for rows written in order, which the
+    /// next tile row may continue.
+    fn settle(&mut self) {
+        if let Some(w) = self.rows_waiting.take() {
+            // The walk went elsewhere: the band and the groups in so far
+            // as they would have gone.
+            #[cfg(test)]
+            super::kernels::tests::IN_ORDER.with(|n| n.set((n.get().0, n.get().1 + 1)));
+            self.group_band_now(w.off, w.to, w.axes);
+            for g in 0..w.got {
+                let (off, d, block) = w.group(g);
+                copy_any(self.dst, d, self.src, off, block, 1, &mut [], false);
+            }
+        }
         if let Some(w) = self.waiting.take() {
             self.band(w.off, w.d, w.tiles, w.rows, w.cols);
         }
         if let Some(j) = self.joined.take() {
             j.finish(self.dst, self.stage);
         }
-        if let Some(w) = self.window.take() {
-            w.spill(self.dst, self.stage);
-        }
     }
 
-    /// Tiles of `(2,1)` or `(4,1)` groups (see [`group_tiles`]): into a
-    /// [`Window`] where their rows may be completed by the blocks after
-    /// them (streamed at once if they are whole), otherwise straight.
+    /// Tiles of `(2,1)` or `(4,1)` groups (see [`group_tiles`]): held back
+    /// where the ragged tile that ends their rows comes next and the tile
+    /// row goes in order ([`ragged_columns`], [`RowsWaiting`]), otherwise
+    /// straight.
     fn group_band(&mut self, off: usize, to: usize, axes: [Axis; 4]) {
-        if let Some(w) = &mut self.window {
-            if w.take_band(self.stage, to, self.src, off, axes, &mut self.asked) {
-                return self.stream_full_window();
+        if self.ragged_band(off, to, axes) {
+            return;
+        }
+        if !self.stage.is_empty() && self.unit == 1 {
+            if let Some(last) = ragged_columns(axes, self.stage) {
+                self.settle();
+                self.rows_waiting = Some(RowsWaiting {
+                    off,
+                    to,
+                    axes,
+                    last,
+                    got: 0,
+                });
+                return;
             }
         }
+        self.group_band_now(off, to, axes);
+    }
+
+    /// Takes band `axes` at `off` and `to` if it is the ragged tile a tile
+    /// row waits for ([`RowsWaiting`]), all its groups at once, and writes
+    /// the tile row through [`group_rows_in_order`]. Otherwise (`false`)
+    /// the waiting tile row goes as it would have.
+    fn ragged_band(&mut self, off: usize, to: usize, axes: [Axis; 4]) -> bool {
+        let Some(w) = self.rows_waiting else {
+            return false;
+        };
+        let [_, groups, cols, rows] = w.axes;
+        let (o, at, _) = w.group(0);
+        let ragged = Axis {
+            count: w.last,
+            ..cols
+        };
+        let next = w.got == 0
+            && (o, at) == (off, to)
+            && axes[0].count == 1
+            && axes[1..] == [groups, ragged, rows];
+        if !next {
+            return false;
+        }
+        self.rows_waiting = None;
+        let dst = (&mut *self.dst, w.to);
+        if group_rows_in_order(
+            dst,
+            (self.src, w.off),
+            w.axes,
+            w.last,
+            self.stage,
+            &mut self.in_order,
+        ) {
+            return true;
+        }
+        self.rows_waiting = Some(w);
         self.finish();
-        if !self.stage.is_empty() {
-            self.window = Window::open(
-                self.dst.len(),
-                to,
-                self.src,
-                off,
-                axes,
-                self.stage,
-                &mut self.asked,
-            );
-            if self.window.is_some() {
-                return self.stream_full_window();
-            }
+        self.group_band_now(off, to, axes);
+        true
+    }
+
+    /// Takes block `block` at `off` and `d` if it is the next group of
+    /// the ragged tile a tile row waits for ([`RowsWaiting`]); with the
+    /// last, writes the tile row through [`group_rows_in_order`].
+    /// Otherwise (`false`) the waiting tile row and the groups in go as
+    /// they would have.
+    fn ragged_group(&mut self, off: usize, d: usize, block: Block) -> bool {
+        let Some(mut w) = self.rows_waiting.take() else {
+            return false;
+        };
+        let (o, at, b) = w.group(w.got);
+        let next = (o, at) == (off, d)
+            && (b.na, b.nb, b.da, b.db, b.sa, b.sb)
+                == (block.na, block.nb, block.da, block.db, block.sa, block.sb);
+        self.rows_waiting = Some(w);
+        if !next {
+            self.finish();
+            return false;
         }
+        w.got += 1;
+        if w.got < w.axes[1].count {
+            self.rows_waiting = Some(w);
+            return true;
+        }
+        self.rows_waiting = None;
+        let dst = (&mut *self.dst, w.to);
+        let src = (self.src, w.off);
+        if group_rows_in_order(dst, src, w.axes, w.last, self.stage, &mut self.in_order) {
+            return true;
+        }
+        self.rows_waiting = Some(w);
+        self.finish();
+        true
+    }
+
+    /// [`group_band`](Self::group_band) for bands it does not hold back.
+    fn group_band_now(&mut self, off: usize, to: usize, axes: [Axis; 4]) {
+        self.finish();
         if !self.joined_groups(off, to, axes) {
             group_tiles(
                 self.dst,
@@ -405,14 +536,6 @@ impl<'a, T: Copy> Scatter<'a, T> {
         }
     }
 
-    /// Streams the window if every element of it has been written.
-    fn stream_full_window(&mut self) {
-        if let Some(w) = self.window.filter(Window::full) {
-            w.stream(self.dst, self.stage);
-            self.window = None;
-        }
-    }
-
     /// Continues the joined rows from row `next` on with block `piece`
     /// (the rows' last piece, `at` on in the destination and `src_at` in
     /// the source), what is left of them or fewer: each row's split line
@@ -495,18 +618,16 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
     fn block(&mut self, off: usize, other: usize, a: Axis, b: Axis) {
         let block = Block::from_walked(a, b);
         let d = other - self.base;
+        if self.ragged_group(off, d, block) {
+            return;
+        }
         if self.end_waiting(off, d, block) {
             return;
         }
         // The rows' last tile, padded (the walk hands it over as a block
-        // of its own), ends rows joined before it, or those of a window.
+        // of its own), ends rows joined before it.
         if self.continue_joined(d, off, block) {
             return;
-        }
-        if let Some(w) = &mut self.window {
-            if w.take(self.stage, d, self.src, off, block) {
-                return self.stream_full_window();
-            }
         }
         self.finish();
         if !self.stage.is_empty() {
@@ -560,5 +681,170 @@ impl<T: Copy> Visitor for Scatter<'_, T> {
 
     fn ignores_padding(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::super::arch::tests::{byte, half};
+    use super::super::kernels::tests::IN_ORDER;
+    use super::*;
+
+    /// One call of the walk for [`tile_rows_go_in_order`]: `block` (no band,
+    /// `o` the unit axis), `block3` (no band), or `block4`.
+    type WalkCall = (usize, usize, Option<Axis>, Axis, Axis, Axis);
+
+    /// A walk's call applied a value at a time.
+    // The axes' names of the walk (`Visitor::block4`).
+    #[allow(clippy::many_single_char_names)]
+    fn apply_call<T: Copy>(dst: &mut [T], src: &[T], (off, other, band, o, a, b): WalkCall) {
+        let band = band.unwrap_or(UNIT);
+        for (x, g, i, j) in (0..band.count).flat_map(|x| {
+            (0..o.count).flat_map(move |g| {
+                (0..a.count).flat_map(move |i| (0..b.count).map(move |j| (x, g, i, j)))
+            })
+        }) {
+            let s = off + x * band.walk + g * o.walk + i * a.walk + j * b.walk;
+            let d = other + x * band.other + g * o.other + i * a.other + j * b.other;
+            dst[d] = src[s];
+        }
+    }
+
+    /// The walk's calls for tile rows of `whole` tiles of `2` groups of `k`
+    /// rows of 128 columns and a ragged tile of `last` columns, tile row `t`
+    /// going as `plan[t]` says ([`tile_rows_go_in_order`]), into rows from
+    /// `d` on.
+    // The axes' names of the walk (`Visitor::block4`).
+    #[allow(clippy::many_single_char_names)]
+    fn tile_row_calls(
+        k: usize,
+        (whole, last): (usize, usize),
+        d: usize,
+        plan: &[u8],
+    ) -> std::vec::Vec<WalkCall> {
+        let (groups, cols) = (2, 128);
+        let pitch = whole * cols + last;
+        let tile = groups * k * cols;
+        let unit = UNIT;
+        let rows = Axis {
+            count: k,
+            walk: 1,
+            other: pitch,
+        };
+        let o = Axis {
+            count: groups,
+            walk: k * cols,
+            other: k * pitch,
+        };
+        let a = |count| Axis {
+            count,
+            walk: k,
+            other: 1,
+        };
+        let band = Axis {
+            count: whole,
+            walk: tile,
+            other: cols,
+        };
+        let mut calls = std::vec::Vec::new();
+        for (t, &how) in plan.iter().enumerate() {
+            if how == 4 {
+                continue;
+            }
+            let (off, to) = (t * (whole + 1) * tile, d + t * groups * k * pitch);
+            calls.push((off, to, Some(band), o, a(cols), rows));
+            let ragged = (off + whole * tile, to + whole * cols);
+            if how == 3 {
+                // The first source element, past the last row.
+                let one = Axis { count: 1, ..rows };
+                calls.push((
+                    0,
+                    d + plan.len() * groups * k * pitch + 1,
+                    None,
+                    unit,
+                    a(1),
+                    one,
+                ));
+            }
+            if how == 1 {
+                calls.push((ragged.0, ragged.1, None, o, a(last), rows));
+            } else {
+                for g in 0..if how == 2 { 1 } else { groups } {
+                    let at = (ragged.0 + g * o.walk, ragged.1 + g * o.other);
+                    calls.push((at.0, at.1, None, unit, a(last), rows));
+                }
+            }
+        }
+        calls
+    }
+
+    /// Tile rows of group tiles into rows that lie one after another, as the
+    /// walk hands them over (a band of whole tiles, then the ragged tile a
+    /// block a group or a band of groups), through [`Scatter`] with a stage:
+    /// against the same calls applied a value at a time. Tile rows follow one
+    /// another or leave a gap, start anywhere in a line, and some go astray
+    /// (the ragged tile cut short by the next band, a block from elsewhere
+    /// between the band and its ragged tile), which the held-back band must
+    /// then write as it would have.
+    #[test]
+    fn tile_rows_go_in_order() {
+        fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
+            let k = 4 / core::mem::size_of::<T>();
+            let before = IN_ORDER.get();
+            // Tile rows of whole lines too (widths of 8 elements times 8), so
+            // that a tile row after a gap starts where the run's last line
+            // would have continued.
+            for (whole, last) in [(1, 1), (2, 50), (3, 127), (5, 50), (1, 8), (2, 120)] {
+                let rows = 2 * k;
+                let src: std::vec::Vec<T> = (0..5 * (whole + 1) * rows * 128).map(make).collect();
+                // How each tile row goes: 0, 1 its ragged tile a block a group
+                // or a band; 2 the next band comes after the first group; 3 a
+                // block from elsewhere between; 4 left out (a gap).
+                for (lead, how) in [
+                    (0, [0, 0, 1, 0, 1]),
+                    (16, [0, 4, 0, 2, 0]),
+                    (34, [1, 3, 0, 0, 2]),
+                ] {
+                    let mut got = std::vec![old; 5 * rows * (whole * 128 + last) + 64];
+                    let d = (lead + 64 - got.as_ptr().addr() % 64) % 64 / core::mem::size_of::<T>();
+                    let calls = tile_row_calls(k, (whole, last), d, &how);
+                    let mut want = got.clone();
+                    for &c in &calls {
+                        apply_call(&mut want, &src, c);
+                    }
+                    arch::with_stage(old, |stage| {
+                        Scatter::run((&src, &mut got, 0), stage, 1, |v| {
+                            for &(off, other, band, o, a, b) in &calls {
+                                match band {
+                                    Some(band) => v.block4(off, other, band, o, a, b),
+                                    None if o.count > 1 => v.block3(off, other, o, a, b),
+                                    None => v.block(off, other, a, b),
+                                }
+                            }
+                        });
+                    });
+                    arch::stream_fence();
+                    assert_eq!(
+                        got, want,
+                        "{whole} tiles and {last}, {lead} bytes in, {how:?}"
+                    );
+                }
+            }
+            let after = IN_ORDER.get();
+            assert!(
+                after.0 - before.0 > 20,
+                "{} tile rows in order",
+                after.0 - before.0
+            );
+            assert!(
+                after.1 - before.1 > 5,
+                "{} held back and gone another way",
+                after.1 - before.1
+            );
+        }
+        check(half, 0);
+        check(byte, 0);
     }
 }

@@ -3,7 +3,7 @@
 //! stores.
 
 use super::{
-    arch, copy_any, copy_block, join_head, keep_tail, line_elements, stream_joined_piece, to_line,
+    arch, copy_block, join_head, keep_tail, line_elements, stream_joined_piece, to_line,
     to_line_in, Axis, Block, Outer, Piece, SHORT_ROW_BYTES,
 };
 
@@ -48,163 +48,177 @@ impl Joined {
     }
 }
 
-/// The most blocks a [`Window`] records: a band of group tiles and the
-/// blocks of the ragged tile that completes its rows.
-const WINDOW_PARTS: usize = 8;
-
-/// A span of the destination put together in a stage that mirrors it
-/// (stage element `k` is destination element `start + k`), for group
-/// tiles whose rows end at different places in their lines (rows of
-/// `bf16[48629,690]` in `(4,128)(2,1)` tiles, 1,380 bytes apart): a tile
-/// row's band of whole tiles, then the ragged last tile's groups, fill
-/// the rows whole, and the span then streams in one run
-/// ([`arch::stream_copy_lines`]: only its two end lines go plainly).
-/// Unpacked into the rows with plain stores, each destination line was
-/// read from memory first; streamed a row piece at a time, the lines
-/// split between the band and the last tile went both ways. The blocks
-/// written are recorded, so that a window the walk leaves unfinished is
-/// written plainly ([`spill`](Self::spill)).
-///
-/// Measured against the plain stores (best of three alternated runs, AMD
-/// EPYC Zen 4): `bf16[48629,690]{1,0:T(4,128)(2,1)}` unpack 14.9 ms to
-/// 8.6, `s8[100000,600]{1,0:T(8,128)(4,1)}` 14.9 to 9.3,
-/// `bf16[100000,300]` in `(8,128)(2,1)` 14.7 to 10.3, `s8[60000,1000]`
-/// 11.7 to 10.0. The span is bounded by the stage (8 KiB): a buffer of
-/// 16 KiB gained on spans of 14 KB (0.89 of the time) and lost on spans
-/// of 31-47 KB (1.26-1.37), which leave the first-level cache.
+/// A run of the destination written in order by [`group_rows_in_order`],
+/// tile row after tile row, whose last tile row is still in the stage
+/// (from its first line on): its whole lines, `lines` elements from `at`
+/// in the destination and `first` in the stage, wait to be streamed, and
+/// the run's last `waiting` elements, a partial line after them, for the
+/// tile row that continues the run (which then writes that line whole)
+/// or for the run's end.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Window {
-    start: usize,
-    len: usize,
-    filled: usize,
-    /// The blocks written, in stage offsets, and how many.
-    parts: [(usize, Block); WINDOW_PARTS],
-    count: usize,
+pub(crate) struct InOrder {
+    end: usize,
+    waiting: usize,
+    at: usize,
+    first: usize,
+    lines: usize,
 }
 
-impl Window {
-    /// Opens a window on the rows of a band of group tiles (as
-    /// [`group_tiles`] takes them) that start at `to`, unpacking the band
-    /// into `stage`: where the band is a rectangle of the destination
-    /// ([`band_rows`]) and its rows, whole, fit the stage and the
-    /// destination. `None`, nothing written, otherwise.
-    pub(crate) fn open<T: Copy>(
-        dst_len: usize,
-        to: usize,
-        src: &[T],
-        from: usize,
-        axes: [Axis; 4],
-        stage: &mut [T],
-        asked: &mut Asked,
-    ) -> Option<Window> {
-        let rows = band_rows(axes)?;
-        let len = rows.na.checked_mul(rows.da)?;
-        // Rows whole already, or all at one place in their lines, stream
-        // without a window ([`stream_group_run`], [`stream_group_tiles`]).
-        let apart = rows.nb < rows.da && (rows.da * core::mem::size_of::<T>()) % 64 != 0;
-        if !apart || len > stage.len() || to.checked_add(len)? > dst_len {
-            return None;
+impl InOrder {
+    /// Streams the waiting lines from `stage` into `dst`, then writes the
+    /// waiting elements after them plainly: the run ends here.
+    pub(crate) fn finish<T: Copy>(self, dst: &mut [T], stage: &[T]) {
+        let st = &stage[to_line::<T>(stage.as_ptr().addr())..];
+        self.stream(dst, st);
+        let tail = &st[self.first + self.lines..][..self.waiting];
+        dst[self.end - self.waiting..self.end].copy_from_slice(tail);
+    }
+
+    /// Streams the waiting lines from `st` (the stage from its first line
+    /// on) into `dst`.
+    fn stream<T: Copy>(&self, dst: &mut [T], st: &[T]) {
+        let lines = &st[self.first..][..self.lines];
+        arch::stream_copy_lines(&mut dst[self.at..][..self.lines], lines);
+    }
+}
+
+/// Where a tile row's band of whole group tiles (as [`group_tiles`]
+/// takes them) leaves its rows: the columns of the ragged last tile that
+/// ends them, which the walk hands over next, a block per group. `Some`
+/// only where [`group_rows_in_order`] takes the tile row: its rows lie
+/// one after another in the destination, its bytes, at least two lines,
+/// fit `stage` from a line on, and the ragged tile has columns short of
+/// a whole tile.
+pub(crate) fn ragged_columns<T>(axes: [Axis; 4], stage: &[T]) -> Option<usize> {
+    let [_, _, cols, rows] = axes;
+    let b = band_rows(axes)?;
+    let last = b.da - b.nb;
+    let len = b.na.checked_mul(b.da)?;
+    let line = line_elements::<T>();
+    let room = stage
+        .len()
+        .saturating_sub(to_line::<T>(stage.as_ptr().addr()) + line);
+    let fits = (1..cols.count).contains(&last)
+        && cols.walk == rows.count
+        && rows.walk == 1
+        && len.checked_mul(core::mem::size_of::<T>())? >= 128
+        && len <= room;
+    fits.then_some(last)
+}
+
+/// A tile row of group tiles whose rows lie one after another in the
+/// destination from `to` on (a row-major array `bf16[48629,690]`
+/// unpacked from `(4,128)(2,1)` tiles: 5 whole tiles and 50 columns of a
+/// sixth a row), `axes` its band of whole tiles and `last` the columns
+/// of the ragged tile after them ([`ragged_columns`]): the tile row
+/// before (`run`) streamed from the stage, its last partial line kept
+/// where it continues at `to` (written plainly, with the run, otherwise),
+/// then every group put apart into the stage, which mirrors the
+/// destination's lines, and the tile row left in it for the next call or
+/// [`InOrder::finish`] to stream: every line between two tile rows goes
+/// out whole, streamed once.
+///
+/// The lines stream as the call begins, not as it ends: streamed at the
+/// end, the walk's own stores before the next call waited behind them in
+/// the store buffer (a loop of the same tile rows with 150 stores of its
+/// own between them took 9.3-9.5 ms against 7.6-8.4 without; with the
+/// lines streamed first, 8.2-8.5). Through a window of the destination
+/// a tile row at a time, streamed with its two end lines plain,
+/// `bf16[48629,690]{1,0:T(4,128)(2,1)}` unpacked in 11.4-13.1 ms against
+/// 9.3-9.9 here (Intel Xeon, 2 vCPUs, caches flushed, alternated).
+/// `false`, nothing written, where the source does not hold the tiles or
+/// the destination the rows.
+pub(crate) fn group_rows_in_order<T: Copy>(
+    (dst, to): (&mut [T], usize),
+    (src, from): (&[T], usize),
+    axes: [Axis; 4],
+    last: usize,
+    stage: &mut [T],
+    run: &mut Option<InOrder>,
+) -> bool {
+    let [band, groups, cols, rows] = axes;
+    let Some(b) = band_rows(axes).filter(|b| band.count > 0 && b.da == b.nb + last) else {
+        return false;
+    };
+    let len = b.na * b.da;
+    // The last element each side: the ragged tile's last group's last
+    // column (or a whole tile's, where that lies further), the last row's.
+    let ends = (|| {
+        let group = (groups.count - 1).checked_mul(groups.walk)?;
+        let whole = (band.count - 1)
+            .checked_mul(band.walk)?
+            .checked_add(cols.count * rows.count)?;
+        let ragged = band
+            .count
+            .checked_mul(band.walk)?
+            .checked_add(last * rows.count)?;
+        let input = from.checked_add(group)?.checked_add(whole.max(ragged))?;
+        Some(input <= src.len() && to.checked_add(len)? <= dst.len())
+    })();
+    let line = line_elements::<T>();
+    let skip = to_line::<T>(stage.as_ptr().addr());
+    let short = len.saturating_mul(core::mem::size_of::<T>()) < 2 * 64;
+    if ends != Some(true) || short || stage.len() < skip + line + len {
+        return false;
+    }
+    let h = (line - to_line_in(dst, to)) % line;
+    let carried = match run.take() {
+        Some(r) if r.end == to && r.waiting == h => {
+            r.stream(dst, &stage[skip..]);
+            let tail = skip + r.first + r.lines;
+            stage.copy_within(tail..tail + h, skip);
+            true
         }
-        tiles_into(stage, 0, src, from, axes, Some(asked));
-        Some(Window {
-            start: to,
-            len,
-            filled: rows.na * rows.nb,
-            parts: [(0, rows); WINDOW_PARTS],
-            count: 1,
-        })
-    }
-
-    /// Whether a block of the destination from `d` on whose last element
-    /// is `last` after `d` lies in the span, and the window can record it.
-    fn holds(&self, d: usize, last: Option<usize>) -> bool {
-        let end = last.and_then(|l| l.checked_add(d));
-        d >= self.start
-            && end.is_some_and(|e| e < self.start + self.len)
-            && self.count < WINDOW_PARTS
-    }
-
-    /// Records block `b` written at stage offset `at`.
-    fn record(&mut self, at: usize, b: Block) {
-        self.filled += b.na * b.nb;
-        self.parts[self.count] = (at, b);
-        self.count += 1;
-    }
-
-    /// [`open`](Self::open)'s band, which lands at `to` on in the
-    /// destination, into the stage if it lies inside the span (the ragged
-    /// last tile of the rows, a tile of groups); `false`, nothing written,
-    /// otherwise.
-    pub(crate) fn take_band<T: Copy>(
-        &mut self,
-        stage: &mut [T],
-        to: usize,
-        src: &[T],
-        from: usize,
-        axes: [Axis; 4],
-        asked: &mut Asked,
-    ) -> bool {
-        let Some(rows) = band_rows(axes) else {
-            return false;
+        Some(r) => {
+            r.finish(dst, stage);
+            false
+        }
+        None => false,
+    };
+    let st = &mut stage[skip..][..h + len];
+    // The next tile row asked for after the lines before have gone out
+    // and before the groups are read: asked for before the lines, or
+    // after the groups, it came later (`bf16[48629,690]` unpacked in
+    // 11.9 and 10.7 ms against 9.4-9.6; without, 12.2).
+    let span = (band.count + 1) * band.walk;
+    arch::prefetch_span(src, from + span, from + 2 * span);
+    for t in 0..=band.count {
+        let (n, tile) = if t < band.count {
+            (cols.count, from + t * band.walk)
+        } else {
+            (last, from + band.count * band.walk)
         };
-        if !self.holds(to, rows.last()) {
-            return false;
+        let block = Block {
+            na: n,
+            nb: rows.count,
+            da: 1,
+            db: b.da,
+            sa: rows.count,
+            sb: 1,
+        };
+        for g in 0..groups.count {
+            let at = h + g * rows.count * b.da + t * cols.count;
+            groups_apart(st, at, src, tile + g * groups.walk, block);
         }
-        let at = to - self.start;
-        tiles_into(stage, at, src, from, axes, Some(asked));
-        self.record(at, rows);
-        true
     }
-
-    /// Whether every element of the span has been written.
-    pub(crate) fn full(&self) -> bool {
-        self.filled == self.len
-    }
-
-    /// Writes block `b` of single elements from `src[s..]`, which lands at
-    /// `d` on in the destination, into the stage if it lies inside the
-    /// span and the window has room to record it; `false`, nothing
-    /// written, otherwise. (Windows hold the rows of group tiles, whose
-    /// walks move single elements.)
-    pub(crate) fn take<T: Copy>(
-        &mut self,
-        stage: &mut [T],
-        d: usize,
-        src: &[T],
-        s: usize,
-        b: Block,
-    ) -> bool {
-        if !self.holds(d, b.last()) {
-            return false;
-        }
-        let at = d - self.start;
-        copy_any(stage, at, src, s, b, 1, &mut [], false);
-        self.record(at, b);
-        true
-    }
-
-    /// Writes the span, whole, from `stage` into `dst` with streaming
-    /// stores.
-    pub(crate) fn stream<T: Copy>(&self, dst: &mut [T], stage: &[T]) {
-        arch::stream_copy_lines(&mut dst[self.start..][..self.len], &stage[..self.len]);
-        #[cfg(test)]
-        super::tests::WINDOWS.with(|n| n.set((n.get().0 + 1, n.get().1)));
-    }
-
-    /// Writes the blocks recorded, and only those, from `stage` into `dst`
-    /// with plain stores: a window the walk left before it was full.
-    pub(crate) fn spill<T: Copy>(&self, dst: &mut [T], stage: &[T]) {
-        for &(at, b) in &self.parts[..self.count] {
-            let b = Block {
-                sa: b.da,
-                sb: b.db,
-                ..b
-            };
-            copy_any(dst, self.start + at, stage, at, b, 1, &mut [], false);
-        }
-        #[cfg(test)]
-        super::tests::WINDOWS.with(|n| n.set((n.get().0, n.get().1 + 1)));
-    }
+    #[cfg(test)]
+    super::tests::IN_ORDER.with(|n| n.set((n.get().0 + 1, n.get().1)));
+    let full = (h + len) / line * line;
+    // A first line the run shares with what lies before it goes plainly.
+    let first = if carried || h == 0 {
+        0
+    } else {
+        dst[to..to + line - h].copy_from_slice(&st[h..line]);
+        line
+    };
+    *run = Some(InOrder {
+        end: to + len,
+        waiting: h + len - full,
+        at: to + first - h,
+        first,
+        lines: full - first,
+    });
+    true
 }
 
 /// The destination rows of a band of group tiles (as [`group_tiles`]
@@ -285,10 +299,10 @@ pub(crate) fn group_tiles<T: Copy>(
 
 /// [`group_tiles`]' plain path: each tile's groups into the group kernel,
 /// the source asked for [`AHEAD_BYTES`] on where it lies past the cache
-/// (`asked`), as it does for a [`Window`] too, whose destination is the
-/// stage: there, without it, the loads of the source held 73% of the
-/// samples (`bf16[48629,690]{1,0:T(4,128)(2,1)}` unpacked in 13.1-14.3 ms
-/// against 14.8-15.2, alternated, Intel Xeon with 480 MiB of L3).
+/// (`asked`): without it, the loads of the source held 73% of the
+/// samples (`bf16[48629,690]{1,0:T(4,128)(2,1)}` unpacked into a stage
+/// in 13.1-14.3 ms against 14.8-15.2, alternated, Intel Xeon with 480
+/// MiB of L3).
 fn tiles_into<T: Copy>(
     dst: &mut [T],
     to: usize,
@@ -785,8 +799,8 @@ fn stream_row_in_order<T: Copy>(
 ///
 /// [`Scatter::block3`] moves a whole tile of them (the walk's outer step,
 /// four pair rows of a `bf16` `(8,128)(2,1)` tile, two quad rows of `s8`
-/// `(4,1)`), [`Scatter::block4`] a band of such tiles, both into a
-/// [`Window`] or through [`group_tiles`]. Measured on an AMD EPYC Zen 3 (2 vCPUs) against the
+/// `(4,1)`), [`Scatter::block4`] a band of such tiles, both in order
+/// ([`group_rows_in_order`]) or through [`group_tiles`]. Measured on an AMD EPYC Zen 3 (2 vCPUs) against the
 /// path that made the stream-or-stage decision and the prefetch per
 /// block, a tile a call: `bf16` unpack 0.71-0.76 of `memcpy` to
 /// 0.86-0.97, `s8` 0.63-0.69 to 0.83-0.98 (`cargo bench` runs).

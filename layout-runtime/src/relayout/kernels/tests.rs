@@ -21,8 +21,9 @@ std::thread_local! {
     pub(super) static JOINED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
     /// Bands [`stream_group_run`] streamed as one run on this thread.
     pub(super) static RUNS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
-    /// Windows streamed whole and spilled on this thread.
-    pub(crate) static WINDOWS: core::cell::Cell<(usize, usize)> = const { core::cell::Cell::new((0, 0)) };
+    /// Tile rows [`group_rows_in_order`] wrote, and tile rows held back
+    /// for it that went another way, on this thread.
+    pub(crate) static IN_ORDER: core::cell::Cell<(usize, usize)> = const { core::cell::Cell::new((0, 0)) };
     /// Tiles of lines shared by two tiles of a band that [`joined_edges`]
     /// wrote whole on this thread.
     pub(super) static BLENDED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
