@@ -54,9 +54,12 @@ pub(crate) struct Scatter<'a, T> {
     /// ([`Scatter::ragged_group`]); [`finish`](Self::finish) writes it at
     /// the latest.
     rows_waiting: Option<RowsWaiting>,
-    /// Rows written in order whose last partial line waits in `stage`;
+    /// Rows written in order whose last tile row waits in `rows_stage`;
     /// [`finish`](Self::finish) writes it at the latest.
     in_order: Option<InOrder>,
+    /// The stage of [`group_rows_in_order`], larger than `stage` (empty
+    /// where `stage` is).
+    rows_stage: &'a mut [T],
 }
 
 /// A band of whole group tiles (the walk's `block4`, as it came) whose
@@ -91,31 +94,39 @@ impl RowsWaiting {
     }
 }
 
-impl<'a, T: Copy> Scatter<'a, T> {
+impl<T: Copy> Scatter<'_, T> {
     /// Runs `walk` over a visitor writing `dst` (the other array from
     /// position `base` on) from `src`, `unit` elements a position, through
     /// `stage` (empty: plain stores), then writes what still waits in the
     /// stage.
     pub(crate) fn run(
-        (src, dst, base): (&'a [T], &'a mut [T], usize),
-        stage: &'a mut [T],
+        (src, dst, base): (&[T], &mut [T], usize),
+        stage: &mut [T],
         unit: usize,
-        walk: impl FnOnce(&mut Self),
+        walk: impl for<'b> FnOnce(&mut Scatter<'b, T>),
     ) {
-        let mut v = Scatter {
-            src,
-            dst,
-            base,
-            stage,
-            unit,
-            joined: None,
-            waiting: None,
-            asked: Asked::default(),
-            rows_waiting: None,
-            in_order: None,
+        let init = stage.first().copied();
+        let run = |rows_stage: &mut [T]| {
+            let mut v = Scatter {
+                src,
+                dst,
+                base,
+                stage: &mut *stage,
+                unit,
+                joined: None,
+                waiting: None,
+                asked: Asked::default(),
+                rows_waiting: None,
+                in_order: None,
+                rows_stage,
+            };
+            walk(&mut v);
+            v.finish();
         };
-        walk(&mut v);
-        v.finish();
+        match init {
+            Some(init) => arch::with_rows_stage(init, run),
+            None => run(&mut []),
+        }
     }
 
     /// Writes a tile row waiting for its ragged last tile, and what waits
@@ -123,7 +134,7 @@ impl<'a, T: Copy> Scatter<'a, T> {
     /// else uses the stage and once the walk is done.
     fn finish(&mut self) {
         if let Some(r) = self.in_order.take() {
-            r.finish(self.dst, self.stage);
+            r.finish(self.dst, self.rows_stage);
         }
         self.settle();
     }
@@ -159,7 +170,7 @@ impl<'a, T: Copy> Scatter<'a, T> {
             return;
         }
         if !self.stage.is_empty() && self.unit == 1 {
-            if let Some(last) = ragged_columns(axes, self.stage) {
+            if let Some(last) = ragged_columns(axes, self.rows_stage) {
                 self.settle();
                 self.rows_waiting = Some(RowsWaiting {
                     off,
@@ -202,7 +213,7 @@ impl<'a, T: Copy> Scatter<'a, T> {
             (self.src, w.off),
             w.axes,
             w.last,
-            self.stage,
+            self.rows_stage,
             &mut self.in_order,
         ) {
             return true;
@@ -239,7 +250,8 @@ impl<'a, T: Copy> Scatter<'a, T> {
         self.rows_waiting = None;
         let dst = (&mut *self.dst, w.to);
         let src = (self.src, w.off);
-        if group_rows_in_order(dst, src, w.axes, w.last, self.stage, &mut self.in_order) {
+        let stage = &mut *self.rows_stage;
+        if group_rows_in_order(dst, src, w.axes, w.last, stage, &mut self.in_order) {
             return true;
         }
         self.rows_waiting = Some(w);

@@ -1452,6 +1452,20 @@ pub(crate) fn with_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> 
     with_words::<STAGE_WORDS, T, R>(init, usize::MAX, f)
 }
 
+/// Eight-byte words of the scratch buffer of [`with_rows_stage`].
+const ROWS_STAGE_WORDS: usize = 2048;
+
+/// [`with_stage`] with 16 KiB, beside the stage, for tile rows written in
+/// order (`kernels::group_rows_in_order`), which it holds whole: tile
+/// rows of 8.8 KB (`bf16[30000,1100]{1,0:T(4,128)(2,1)}`) went another
+/// way past the 8 KiB stage, unpacked in 11.0-11.6 ms against 9.4-9.6 in
+/// order; rows of 31-37 KB went slower in order, their stage past the
+/// first-level cache (7.7-8.0 against 9.7-10.3; Intel Xeon, 48 KiB of
+/// L1).
+pub(crate) fn with_rows_stage<T: Copy, R>(init: T, f: impl FnOnce(&mut [T]) -> R) -> R {
+    with_words::<ROWS_STAGE_WORDS, T, R>(init, usize::MAX, f)
+}
+
 /// Eight-byte words of the scratch buffer of [`with_wide`]: a kilobyte of
 /// each of 64 source rows, each a line longer.
 const WIDE_WORDS: usize = 64 * (1024 + 64) / 8;
