@@ -169,26 +169,24 @@ impl<T: Copy> Scatter<'_, T> {
         if self.ragged_band(off, to, axes) {
             return;
         }
-        if !self.stage.is_empty() && self.unit == 1 {
-            if let Some(last) = ragged_columns(axes, self.rows_stage) {
-                self.settle();
-                self.rows_waiting = Some(RowsWaiting {
-                    off,
-                    to,
-                    axes,
-                    last,
-                    got: 0,
-                });
-                return;
-            }
+        // (An empty `rows_stage`, without streaming stores, holds none.)
+        if let Some(last) = ragged_columns(axes, self.rows_stage) {
+            self.settle();
+            self.rows_waiting = Some(RowsWaiting {
+                off,
+                to,
+                axes,
+                last,
+                got: 0,
+            });
+            return;
         }
         self.group_band_now(off, to, axes);
     }
 
     /// Takes band `axes` at `off` and `to` if it is the ragged tile a tile
-    /// row waits for ([`RowsWaiting`]), all its groups at once, and writes
-    /// the tile row through [`group_rows_in_order`]. Otherwise (`false`)
-    /// the waiting tile row goes as it would have.
+    /// row waits for ([`RowsWaiting`]), all its groups at once. Otherwise
+    /// (`false`) the waiting tile row goes as it would have.
     fn ragged_band(&mut self, off: usize, to: usize, axes: [Axis; 4]) -> bool {
         let Some(w) = self.rows_waiting else {
             return false;
@@ -203,60 +201,46 @@ impl<T: Copy> Scatter<'_, T> {
             && (o, at) == (off, to)
             && axes[0].count == 1
             && axes[1..] == [groups, ragged, rows];
-        if !next {
-            return false;
+        if next && !self.in_order(w) {
+            self.group_band_now(off, to, axes);
         }
-        self.rows_waiting = None;
-        let dst = (&mut *self.dst, w.to);
-        if group_rows_in_order(
-            dst,
-            (self.src, w.off),
-            w.axes,
-            w.last,
-            self.rows_stage,
-            &mut self.in_order,
-        ) {
-            return true;
-        }
-        self.rows_waiting = Some(w);
-        self.finish();
-        self.group_band_now(off, to, axes);
-        true
+        next
     }
 
     /// Takes block `block` at `off` and `d` if it is the next group of
-    /// the ragged tile a tile row waits for ([`RowsWaiting`]); with the
-    /// last, writes the tile row through [`group_rows_in_order`].
-    /// Otherwise (`false`) the waiting tile row and the groups in go as
-    /// they would have.
+    /// the ragged tile a tile row waits for ([`RowsWaiting`]), with the
+    /// last the whole tile row. Otherwise (`false`) the waiting tile row
+    /// and the groups in go as they would have.
     fn ragged_group(&mut self, off: usize, d: usize, block: Block) -> bool {
-        let Some(mut w) = self.rows_waiting.take() else {
+        let Some(mut w) = self.rows_waiting else {
             return false;
         };
-        let (o, at, b) = w.group(w.got);
-        let next = (o, at) == (off, d)
-            && (b.na, b.nb, b.da, b.db, b.sa, b.sb)
-                == (block.na, block.nb, block.da, block.db, block.sa, block.sb);
-        self.rows_waiting = Some(w);
-        if !next {
+        if w.group(w.got) != (off, d, block) {
             self.finish();
             return false;
         }
         w.got += 1;
         if w.got < w.axes[1].count {
             self.rows_waiting = Some(w);
-            return true;
+        } else {
+            self.in_order(w);
         }
-        self.rows_waiting = None;
-        let dst = (&mut *self.dst, w.to);
-        let src = (self.src, w.off);
-        let stage = &mut *self.rows_stage;
-        if group_rows_in_order(dst, src, w.axes, w.last, stage, &mut self.in_order) {
-            return true;
-        }
-        self.rows_waiting = Some(w);
-        self.finish();
         true
+    }
+
+    /// Writes tile row `w`, with the groups of its ragged tile it holds,
+    /// through [`group_rows_in_order`]; where that refuses (`false`), as
+    /// it would have gone otherwise.
+    fn in_order(&mut self, w: RowsWaiting) -> bool {
+        self.rows_waiting = None;
+        let (dst, src) = ((&mut *self.dst, w.to), (self.src, w.off));
+        let stage = &mut *self.rows_stage;
+        let done = group_rows_in_order(dst, src, w.axes, w.last, stage, &mut self.in_order);
+        if !done {
+            self.rows_waiting = Some(w);
+            self.finish();
+        }
+        done
     }
 
     /// [`group_band`](Self::group_band) for bands it does not hold back.
@@ -701,8 +685,9 @@ mod tests {
     extern crate std;
 
     use super::super::arch::tests::{byte, half};
-    use super::super::kernels::tests::IN_ORDER;
+    use super::super::kernels::tests::{IN_ORDER, REFUSE_IN_ORDER};
     use super::*;
+    use core::mem::size_of;
 
     /// One call of the walk for [`tile_rows_go_in_order`]: `block` (no band,
     /// `o` the unit axis), `block3` (no band), or `block4`.
@@ -799,7 +784,8 @@ mod tests {
     /// another or leave a gap, start anywhere in a line, and some go astray
     /// (the ragged tile cut short by the next band, a block from elsewhere
     /// between the band and its ragged tile), which the held-back band must
-    /// then write as it would have.
+    /// then write as it would have; so must every tile row where
+    /// [`group_rows_in_order`] refuses it (forced).
     #[test]
     fn tile_rows_go_in_order() {
         fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) {
@@ -819,29 +805,31 @@ mod tests {
                     (16, [0, 4, 0, 2, 0]),
                     (34, [1, 3, 0, 0, 2]),
                 ] {
-                    let mut got = std::vec![old; 5 * rows * (whole * 128 + last) + 64];
-                    let d = (lead + 64 - got.as_ptr().addr() % 64) % 64 / core::mem::size_of::<T>();
-                    let calls = tile_row_calls(k, (whole, last), d, &how);
-                    let mut want = got.clone();
-                    for &c in &calls {
-                        apply_call(&mut want, &src, c);
-                    }
-                    arch::with_stage(old, |stage| {
-                        Scatter::run((&src, &mut got, 0), stage, 1, |v| {
-                            for &(off, other, band, o, a, b) in &calls {
-                                match band {
-                                    Some(band) => v.block4(off, other, band, o, a, b),
-                                    None if o.count > 1 => v.block3(off, other, o, a, b),
-                                    None => v.block(off, other, a, b),
+                    for refuse in [false, true] {
+                        let mut got = std::vec![old; 5 * rows * (whole * 128 + last) + 64];
+                        let d = (lead + 64 - got.as_ptr().addr() % 64) % 64 / size_of::<T>();
+                        let calls = tile_row_calls(k, (whole, last), d, &how);
+                        let mut want = got.clone();
+                        for &c in &calls {
+                            apply_call(&mut want, &src, c);
+                        }
+                        REFUSE_IN_ORDER.set(refuse);
+                        arch::with_stage(old, |stage| {
+                            Scatter::run((&src, &mut got, 0), stage, 1, |v| {
+                                for &(off, other, band, o, a, b) in &calls {
+                                    match band {
+                                        Some(band) => v.block4(off, other, band, o, a, b),
+                                        None if o.count > 1 => v.block3(off, other, o, a, b),
+                                        None => v.block(off, other, a, b),
+                                    }
                                 }
-                            }
+                            });
                         });
-                    });
-                    arch::stream_fence();
-                    assert_eq!(
-                        got, want,
-                        "{whole} tiles and {last}, {lead} bytes in, {how:?}"
-                    );
+                        REFUSE_IN_ORDER.set(false);
+                        arch::stream_fence();
+                        let at = std::format!("{whole} tiles and {last}, {lead} bytes in");
+                        assert_eq!(got, want, "{at}, {how:?}, refused {refuse}");
+                    }
                 }
             }
             let after = IN_ORDER.get();

@@ -161,6 +161,10 @@ pub(crate) fn group_rows_in_order<T: Copy>(
     if ends != Some(true) || short || stage.len() < skip + line + len {
         return false;
     }
+    #[cfg(test)]
+    if super::tests::REFUSE_IN_ORDER.get() {
+        return false;
+    }
     let h = (line - to_line_in(dst, to)) % line;
     let carried = match run.take() {
         Some(r) if r.end == to && r.waiting == h => {

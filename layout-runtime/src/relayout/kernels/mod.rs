@@ -29,7 +29,7 @@ use super::walk::Axis;
 
 /// A 2-D copy: `dst[d + i*da + j*db] = src[s + i*sa + j*sb]` for
 /// `i < na`, `j < nb`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Block {
     pub(crate) na: usize,
     pub(crate) nb: usize,

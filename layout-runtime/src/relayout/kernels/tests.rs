@@ -24,6 +24,9 @@ std::thread_local! {
     /// Tile rows [`group_rows_in_order`] wrote, and tile rows held back
     /// for it that went another way, on this thread.
     pub(crate) static IN_ORDER: core::cell::Cell<(usize, usize)> = const { core::cell::Cell::new((0, 0)) };
+    /// Whether [`group_rows_in_order`] refuses every tile row on this
+    /// thread (as if the source did not hold it).
+    pub(crate) static REFUSE_IN_ORDER: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
     /// Tiles of lines shared by two tiles of a band that [`joined_edges`]
     /// wrote whole on this thread.
     pub(super) static BLENDED: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
