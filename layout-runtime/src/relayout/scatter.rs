@@ -97,8 +97,9 @@ impl RowsWaiting {
 impl<T: Copy> Scatter<'_, T> {
     /// Runs `walk` over a visitor writing `dst` (the other array from
     /// position `base` on) from `src`, `unit` elements a position, through
-    /// `stage` (empty: plain stores), then writes what still waits in the
-    /// stage.
+    /// `stage` (empty: plain stores; otherwise with a stage of its own for
+    /// tile rows written in order, [`arch::with_rows_stage`]), then writes
+    /// what still waits in either.
     pub(crate) fn run(
         (src, dst, base): (&[T], &mut [T], usize),
         stage: &mut [T],
@@ -235,7 +236,7 @@ impl<T: Copy> Scatter<'_, T> {
         self.rows_waiting = None;
         let (dst, src) = ((&mut *self.dst, w.to), (self.src, w.off));
         let stage = &mut *self.rows_stage;
-        let done = group_rows_in_order(dst, src, w.axes, w.last, stage, &mut self.in_order);
+        let done = group_rows_in_order(dst, src, w.axes, stage, &mut self.in_order);
         if !done {
             self.rows_waiting = Some(w);
             self.finish();

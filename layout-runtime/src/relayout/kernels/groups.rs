@@ -109,8 +109,8 @@ pub(crate) fn ragged_columns<T>(axes: [Axis; 4], stage: &[T]) -> Option<usize> {
 /// A tile row of group tiles whose rows lie one after another in the
 /// destination from `to` on (a row-major array `bf16[48629,690]`
 /// unpacked from `(4,128)(2,1)` tiles: 5 whole tiles and 50 columns of a
-/// sixth a row), `axes` its band of whole tiles and `last` the columns
-/// of the ragged tile after them ([`ragged_columns`]): the tile row
+/// sixth a row), `axes` its band of whole tiles, followed by a ragged
+/// tile as [`ragged_columns`] requires of `stage`: the tile row
 /// before (`run`) streamed from the stage, its last partial line kept
 /// where it continues at `to` (written plainly, with the run, otherwise),
 /// then every group put apart into the stage, which mirrors the
@@ -126,18 +126,17 @@ pub(crate) fn ragged_columns<T>(axes: [Axis; 4], stage: &[T]) -> Option<usize> {
 /// a tile row at a time, streamed with its two end lines plain,
 /// `bf16[48629,690]{1,0:T(4,128)(2,1)}` unpacked in 11.4-13.1 ms against
 /// 9.3-9.9 here (Intel Xeon, 2 vCPUs, caches flushed, alternated).
-/// `false`, nothing written, where the source does not hold the tiles or
-/// the destination the rows.
+/// `false`, nothing written, for other tile rows or where the source does
+/// not hold the tiles or the destination the rows.
 pub(crate) fn group_rows_in_order<T: Copy>(
     (dst, to): (&mut [T], usize),
     (src, from): (&[T], usize),
     axes: [Axis; 4],
-    last: usize,
     stage: &mut [T],
     run: &mut Option<InOrder>,
 ) -> bool {
     let [band, groups, cols, rows] = axes;
-    let Some(b) = band_rows(axes).filter(|b| band.count > 0 && b.da == b.nb + last) else {
+    let (Some(last), Some(b)) = (ragged_columns(axes, stage), band_rows(axes)) else {
         return false;
     };
     let len = b.na * b.da;
@@ -155,16 +154,14 @@ pub(crate) fn group_rows_in_order<T: Copy>(
         let input = from.checked_add(group)?.checked_add(whole.max(ragged))?;
         Some(input <= src.len() && to.checked_add(len)? <= dst.len())
     })();
-    let line = line_elements::<T>();
-    let skip = to_line::<T>(stage.as_ptr().addr());
-    let short = len.saturating_mul(core::mem::size_of::<T>()) < 2 * 64;
-    if ends != Some(true) || short || stage.len() < skip + line + len {
+    if ends != Some(true) {
         return false;
     }
     #[cfg(test)]
     if super::tests::REFUSE_IN_ORDER.get() {
         return false;
     }
+    let (line, skip) = (line_elements::<T>(), to_line::<T>(stage.as_ptr().addr()));
     let h = (line - to_line_in(dst, to)) % line;
     let carried = match run.take() {
         Some(r) if r.end == to && r.waiting == h => {
