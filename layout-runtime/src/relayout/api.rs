@@ -315,8 +315,10 @@ impl Layout {
             fill,
             stream,
             checks: Checks::new(fit),
+            waiting: None,
         };
         Route::over(&walked, &other).run(&walked, &other, &mut v);
+        v.settle();
         if stream {
             super::arch::stream_fence();
         }

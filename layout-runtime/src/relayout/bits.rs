@@ -314,6 +314,21 @@ pub(crate) struct PackBits<'a, T> {
     /// What the pack has found of its values: each path checks those it
     /// packs (see [`Checks`]).
     pub(crate) checks: Checks,
+    /// Rows of transposed `s4` tiles that wait for the walk's next block
+    /// (see `UnitTiles::pack_nibbles`), and where their values start.
+    pub(crate) waiting: Option<(UnitTiles, usize)>,
+}
+
+impl<T: BitElement> PackBits<'_, T> {
+    /// Packs the rows still waiting for a block that did not come: call
+    /// once the walk is done.
+    pub(crate) fn settle(&mut self) {
+        if let Some((w, from)) = self.waiting.take() {
+            if let Some(bytes) = T::bits_of(self.src) {
+                w.nibble_bands(self.dst, bytes, from, self.stream, &mut self.checks, None);
+            }
+        }
+    }
 }
 
 /// What a pack has found of its values. The kernels that read values
@@ -420,7 +435,13 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
     /// through [`UnitTiles`]; the rest a block at a time.
     fn block3(&mut self, off: usize, other: usize, o: Axis, a: Axis, b: Axis) {
         let (x_done, c_done) = match UnitTiles::of(self.bits, off, o, a, b) {
-            Some(t) => t.pack(self.dst, self.src, other, self.stream, &mut self.checks),
+            Some(t) => match T::bits_of(self.src).filter(|_| self.bits.n == 4) {
+                Some(bytes) => {
+                    let (dst, checks) = (&mut *self.dst, &mut self.checks);
+                    t.pack_nibbles(dst, bytes, other, self.stream, checks, &mut self.waiting)
+                }
+                None => t.pack(self.dst, self.src, other, self.stream, &mut self.checks),
+            },
             None => (0, 0),
         };
         rest_of_tiles(self, (off, other), o, a, b, (x_done, c_done));
@@ -560,14 +581,15 @@ fn rest_of_tiles<V: Visitor>(
 /// sub-byte tiles (`s4` in `(8,1)` groups with `{0,1}`) are such blocks:
 /// a row a call, each moved 8 values with a call's bookkeeping (0.05-0.07
 /// of the copy). In 16x16 tiles of units instead, each a line of both
-/// sides: for `s4`, squeezed (or spread) and transposed in registers by
-/// [`arch::pack_nibble_tile16`] (the pack into a `Vec` 21.5 ms against
-/// 14.3 through a stage, the unpack 19.6 against 17.4 before its runs
-/// were asked for ahead); for the narrower widths, 16 logical rows' 16
-/// units packed (or unpacked) in a stage, and the units transposed
-/// between the stage and storage by [`arch::tile16`].
+/// sides: the `s4` pack a band of 16 logical rows at a time, squeezed
+/// into a stage and transposed out of it ([`UnitTiles::nibble_bands`]);
+/// the `s4` unpack spread and transposed in registers by
+/// [`arch::unpack_nibble_tile16`] (19.6 ms against 17.4 through a stage
+/// before its runs were asked for ahead); for the narrower widths, 16
+/// logical rows' 16 units packed (or unpacked) in a stage, and the units
+/// transposed between the stage and storage by [`arch::tile16`].
 #[derive(Clone, Copy)]
-struct UnitTiles {
+pub(crate) struct UnitTiles {
     bits: Bits,
     /// Values a unit.
     vals: usize,
@@ -579,6 +601,8 @@ struct UnitTiles {
     pitch: usize,
     /// Tiles down `o` and along `a`.
     tiles: (usize, usize),
+    /// Values of `o` and rows of `a`.
+    counts: (usize, usize),
 }
 
 impl UnitTiles {
@@ -601,12 +625,18 @@ impl UnitTiles {
             at: off / bits.per,
             pitch: a.other,
             tiles: (o.count / 16, a.count / 16),
+            counts: (o.count, a.count),
         })
     }
 
     /// Storage bytes of the 16 units of tile `(tx, tc)` down `o`.
     fn runs(self, tx: usize, tc: usize) -> [usize; 16] {
-        core::array::from_fn(|x| self.unit(16 * tx + x, 16 * tc))
+        self.runs_at(16 * tx, 16 * tc)
+    }
+
+    /// Storage bytes of the 16 runs from `x` on, each at row `c` of `a`.
+    fn runs_at(self, x: usize, c: usize) -> [usize; 16] {
+        core::array::from_fn(|k| self.unit(x + k, c))
     }
 
     /// Storage byte of unit `c` (a row of `a`) of run `x` (a value of `o`).
@@ -635,10 +665,6 @@ impl UnitTiles {
         checks: &mut Checks,
     ) -> (usize, usize) {
         let run = 16 * self.vals;
-        if let Some(bytes) = T::bits_of(src).filter(|_| self.bits.n == 4) {
-            // `s4`: each tile squeezed and transposed in registers.
-            return self.pack_nibbles(dst, bytes, other, stream, &mut checks.seen);
-        }
         let mut stage = [0u8; 1024];
         let from: [usize; 16] = core::array::from_fn(|c| 64 * c);
         let mut done = true;
@@ -665,77 +691,165 @@ impl UnitTiles {
         }
     }
 
-    /// The `s4` tiles of [`pack`](Self::pack), from the values' bytes.
-    /// Into storage runs that start anywhere in their lines (a `Vec`'s
-    /// data starts 16 bytes into one), streamed, each run's 64 bytes are
-    /// joined in registers to the 64 before them on their storage run
-    /// ([`arch::pack_nibble_tile16_joined`], a slot of 64 bytes a run in
-    /// `carry`, where it holds them all), and each run's bytes past its
-    /// last line boundary written at the end: the transposed
-    /// `s4[15262,4397]` pack into a `Vec` took 12.8 ms so, 13.9 plainly
-    /// (10.6-10.9 into storage on a line). Returns what [`pack`](Self::pack)
-    /// does: nothing done where a kernel refuses a tile.
+    /// The `s4` tiles of [`pack`](Self::pack), from the values' bytes, in
+    /// bands of 16 logical rows ([`nibble_bands`](Self::nibble_bands)).
+    /// Where the runs start inside their lines (a `Vec`'s data starts 16
+    /// bytes into one), the rows past the block's last line boundary wait
+    /// in `waiting` for the walk's next block, which continues them on
+    /// the same lines, so that those lines go out whole too; rows that
+    /// the next block does not continue go plainly then, or at the end
+    /// ([`PackBits::settle`]). Written plainly at once, the rows at the
+    /// two ends of each block took the transposed `s4[15262,4397]` pack
+    /// into a `Vec` from 11.2-11.5 ms (into storage on a line) to
+    /// 16.4-16.6 (Intel Xeon, caches flushed).
     fn pack_nibbles(
         self,
         dst: &mut [u8],
         bytes: &[u8],
         other: usize,
         stream: bool,
-        seen: &mut arch::Seen,
+        checks: &mut Checks,
+        waiting: &mut Option<(UnitTiles, usize)>,
     ) -> (usize, usize) {
-        let (run, runs) = (16 * self.vals, 16 * self.tiles.0);
-        let first = self.runs(0, 0);
-        let on_lines = self.x_step % 64 == 0 && first.iter().all(|&at| to_line_in(dst, at) == 0);
-        let join = stream && !on_lines && arch::joins_tiles();
-        arch::with_wide(0u8, if join { runs * 64 } else { 0 }, |carry| {
-            let join = join && carry.len() >= runs * 64;
-            for tc in 0..self.tiles.1 {
-                for tx in 0..self.tiles.0 {
-                    let rows = self.logical(other, tx, tc);
-                    for &row in &rows {
-                        let ahead = row + UNITS_AHEAD * run;
-                        arch::prefetch_span(bytes, ahead, ahead + run);
+        if !self.inside(dst, bytes, other) {
+            return (0, 0);
+        }
+        let (tiles, from) = match waiting.take() {
+            Some((w, w_other)) if w.continued_by(w_other, self, other) => {
+                let rows = w.counts.1 + self.counts.1;
+                let joined = UnitTiles {
+                    counts: (self.counts.0, rows),
+                    ..w
+                };
+                (joined, w_other)
+            }
+            Some((w, w_other)) => {
+                w.nibble_bands(dst, bytes, w_other, stream, checks, None);
+                (self, other)
+            }
+            None => (self, other),
+        };
+        tiles.nibble_bands(dst, bytes, from, stream, checks, Some(waiting));
+        self.counts
+    }
+
+    /// Whether every unit of the block lies inside `dst` and every value
+    /// it packs inside `bytes` (the rows from `other`): then no kernel of
+    /// [`nibble_bands`](Self::nibble_bands) refuses it.
+    fn inside(self, dst: &[u8], bytes: &[u8], other: usize) -> bool {
+        let (xs, cs) = self.counts;
+        let last_unit = self.unit(xs - 1, cs - 1) + 4;
+        let last_value = other + (cs - 1) * self.pitch + 8 * xs;
+        last_unit <= dst.len() && last_value <= bytes.len() && arch::TileKernel::best().is_some()
+    }
+
+    /// Whether `next`, from logical position `other`, continues the rows
+    /// of `self` (from `from`) on the same runs and logical rows.
+    fn continued_by(self, from: usize, next: UnitTiles, other: usize) -> bool {
+        let rows = self.counts.1;
+        (self.x_step, self.pitch, self.vals, self.counts.0)
+            == (next.x_step, next.pitch, next.vals, next.counts.0)
+            && next.at == self.at + 4 * rows
+            && other == from + rows * self.pitch
+    }
+
+    /// Packs the block (its rows from `other`) a band of 16 logical rows
+    /// at a time: each row's values along `o` squeezed into bytes of two
+    /// ([`arch::squeeze_nibble_pairs`]) in a stage, read one row after
+    /// the other (the band's rows lie back to back), then the stage's
+    /// units transposed 16 by 16 into the runs ([`arch::tile16`]), a
+    /// line of each run a band, streamed; meanwhile the next band's rows
+    /// are asked for, a share each tile. Where the runs start inside
+    /// their lines, a first band takes the rows before the first line
+    /// boundary; bands of fewer than 16 rows go plainly, but for the last
+    /// one, which waits in `defer` if given. Tile by tile from 16 rows
+    /// read at once (their lines asked for ahead, which waited on the
+    /// line buffers), the transposed `s4[15262,4397]` pack into a `Vec`
+    /// took 14.5-16.2 ms, so 10.5-10.9 (Intel Xeon, caches flushed, four
+    /// alternated runs).
+    fn nibble_bands(
+        self,
+        dst: &mut [u8],
+        bytes: &[u8],
+        other: usize,
+        stream: bool,
+        checks: &mut Checks,
+        mut defer: Option<&mut Option<(UnitTiles, usize)>>,
+    ) {
+        let (xs, cs) = self.counts;
+        let start = dst.as_ptr().addr().wrapping_add(self.at);
+        let lines = stream && self.x_step % 64 == 0 && start % 4 == 0;
+        let lead = if lines { (64 - start % 64) % 64 / 4 } else { 0 };
+        // Units of `o` a piece: a band's rows split evenly into pieces
+        // that the stage holds.
+        let width = xs.div_ceil(xs.div_ceil(BAND_UNITS)).next_multiple_of(16);
+        let pitch = 4 * width;
+        let rows_at = |c0: usize| (if c0 < lead { lead } else { 16 }).min(cs - c0);
+        arch::with_wide(0u8, 16 * pitch, |stage| {
+            let bands = (lead > 0)
+                .then_some(0)
+                .into_iter()
+                .chain((lead..cs).step_by(16));
+            let mut pieces = bands
+                .flat_map(|c0| (0..xs).step_by(width).map(move |x0| (c0, x0)))
+                .peekable();
+            while let Some((c0, x0)) = pieces.next() {
+                let rows = rows_at(c0);
+                if rows < 16 && c0 > 0 && lines {
+                    if let Some(waiting) = defer.take() {
+                        let rest = UnitTiles {
+                            at: self.unit(0, c0),
+                            counts: (xs, cs - c0),
+                            ..self
+                        };
+                        *waiting = Some((rest, other + c0 * self.pitch));
+                        return;
                     }
-                    let to = self.runs(tx, tc);
-                    let done = if join {
-                        let slots = &mut carry[16 * tx * 64..][..1024];
-                        arch::pack_nibble_tile16_joined(
-                            dst,
-                            &to,
+                }
+                let n = width.min(xs - x0);
+                for r in 0..rows {
+                    let values = &bytes[other + (c0 + r) * self.pitch + 8 * x0..][..8 * n];
+                    let out = &mut stage[r * pitch..][..4 * n];
+                    let done = arch::squeeze_nibble_pairs(out, values, &mut checks.seen);
+                    pack_words(&mut out[done / 2..], &values[done..], self.bits);
+                    checks.values(&values[done..]);
+                }
+                // The next piece's rows, or past the block's last row
+                // those the walk's next block starts with.
+                let (c1, x1) = pieces.peek().copied().unwrap_or((cs, 0));
+                let ask = 8 * width.min(xs - x1);
+                let tiles = n.div_ceil(16);
+                for t in 0..tiles {
+                    for r in 0..16 {
+                        let row = other + (c1 + r) * self.pitch + 8 * x1;
+                        arch::prefetch_span(
                             bytes,
-                            &rows,
-                            slots,
-                            tc == 0,
-                            seen,
-                        )
-                    } else {
-                        arch::pack_nibble_tile16(dst, &to, bytes, &rows, stream, seen)
-                    };
-                    if !done {
-                        return (0, 0);
+                            row + ask * t / tiles,
+                            row + ask * (t + 1) / tiles,
+                        );
+                    }
+                    let from: [usize; 16] = core::array::from_fn(|c| c * pitch + 64 * t);
+                    let runs = (n - 16 * t).min(16);
+                    if rows == 16 && runs == 16 {
+                        let to = self.runs_at(x0 + 16 * t, c0);
+                        // Inside (checked by the caller): only streaming
+                        // stores off a line are refused.
+                        let _ = arch::tile16(dst, &to, stage, &from, stream)
+                            || arch::tile16(dst, &to, stage, &from, false);
+                        continue;
+                    }
+                    // A band or tile cut short: transposed whole beside,
+                    // its own units copied out.
+                    let mut tile = [0u8; 1024];
+                    let beside = core::array::from_fn(|x| 64 * x);
+                    let _ = arch::tile16(&mut tile, &beside, stage, &from, false);
+                    for (x, units) in tile.chunks_exact(64).take(runs).enumerate() {
+                        let at = self.unit(x0 + 16 * t + x, c0);
+                        dst[at..][..4 * rows].copy_from_slice(&units[..4 * rows]);
                     }
                 }
             }
-            if join {
-                // Each run's bytes past its last line boundary, plainly: a
-                // line the walk's next block finishes, read for ownership
-                // at its first store, so asked for `TAILS_AHEAD` runs on
-                // (the transposed `s4[15262,4397]` pack took 23.9-24.9 ms
-                // without, 20.9-22.4 with; Intel Xeon, best of six, three
-                // alternated runs).
-                let end = |x: usize| self.unit(x, 16 * self.tiles.1);
-                for x in 0..TAILS_AHEAD {
-                    arch::prefetch(dst, end(x) - 1);
-                }
-                for (x, slot) in carry[..runs * 64].chunks_exact(64).enumerate() {
-                    arch::prefetch(dst, end(x + TAILS_AHEAD) - 1);
-                    let end = end(x);
-                    let waiting = (64 - to_line_in(dst, end)) % 64;
-                    dst[end - waiting..end].copy_from_slice(&slot[64 - waiting..]);
-                }
-            }
-            (16 * self.tiles.0, 16 * self.tiles.1)
-        })
+        });
     }
 
     /// The `s4` tiles of [`unpack`](Self::unpack), into the values'
@@ -832,9 +946,12 @@ impl UnitTiles {
 /// 19.3-20.3 with 8 (best of six, three alternated runs). Four, between.
 const UNITS_AHEAD: usize = 4;
 
-/// How many runs ahead [`UnitTiles::pack_nibbles`] asks for the line its
-/// run's last bytes go to (8 and 32 measured alike).
-const TAILS_AHEAD: usize = 16;
+/// The most units of `o` a piece of a band of [`UnitTiles::nibble_bands`]
+/// holds: 16 rows of 4 KiB in its stage. Rows of 549 units went faster
+/// whole (a stage of 35 KB) than in two pieces: 10.5-10.9 ms against
+/// 11.1-11.7 for the transposed `s4[15262,4397]` pack.
+const BAND_UNITS: usize = 1024;
+const _: () = assert!(16 * 4 * BAND_UNITS <= arch::WIDE_BYTES);
 
 /// How many tiles ahead [`UnitTiles::unpack`] asks for a tile's 16 runs
 /// of storage, each on a page of its own, which no hardware prefetcher
@@ -1485,6 +1602,74 @@ mod tests {
             l.unpack_bits(&got, &mut back, crate::Threads::One).unwrap();
             let stored: Vec<u8> = logical.iter().map(|v| v & mask).collect();
             assert_eq!(back, stored, "{spec}");
+        }
+    }
+
+    /// Transposed `s4` tiles packed in bands of 16 rows (`UnitTiles::
+    /// nibble_bands`) into storage that starts at every place in a line
+    /// (so that a block's last rows wait for the next block, on every
+    /// boundary, and on none where the runs are not on 4 bytes), against
+    /// the slot iterator: blocks that continue one another, blocks of a
+    /// next slab that do not (the waiting rows then go on their own),
+    /// rows of a band split into pieces, short bands and short tiles.
+    /// Nothing outside the storage changes; a value that does not fit in
+    /// the rows that waited is refused as any other.
+    #[test]
+    fn transposed_nibble_bands_match_the_slot_iterator() {
+        for spec in [
+            "s4[300,203]{0,1:T(8,128)(8,1)E(4)}",
+            "s4[3,300,203]{1,2,0:T(8,128)(8,1)E(4)}",
+            "s4[40,8300]{0,1:T(8,128)(8,1)E(4)}",
+            "s4[291,40]{0,1:T(8,128)(8,1)E(4)}",
+            "s4[2,2,150,131]{2,3,1,0:T(8,128)(8,1)E(4)}",
+        ] {
+            let l = crate::parse(spec).unwrap();
+            let logical = held_values(&l, spec);
+            let mut want = std::vec![0u8; l.storage_bytes()];
+            let bits = super::Bits::new(4).unwrap();
+            for (slot, p) in l.slots().enumerate() {
+                bits.set(&mut want, slot, p.map_or(0, |p| logical[p]));
+            }
+            let len = l.storage_bytes();
+            let mut buffer = std::vec![0u8; len + 128];
+            let lead = (64 - buffer.as_ptr().addr() % 64) % 64;
+            for start in [0, 4, 12, 16, 36, 48, 60, 1, 3] {
+                let at = lead + start;
+                buffer.fill(0xa5);
+                l.pack_bits(
+                    &logical,
+                    &mut buffer[at..at + len],
+                    crate::Options::default(),
+                )
+                .unwrap();
+                assert_eq!(
+                    buffer[at..at + len],
+                    want[..],
+                    "{spec}, {start} into a line"
+                );
+                let outside = buffer[..at].iter().chain(&buffer[at + len..]);
+                assert!(outside.into_iter().all(|&b| b == 0xa5), "{spec}, {start}");
+            }
+            // The last rows of the first block, which wait for the next,
+            // in the squeeze's steps and after them.
+            let cols = l.dims()[l.dims().len() - 1];
+            for (row, col) in [(115, 9), (127, 9), (127, cols / 8 * 8 - 3), (128, 9)] {
+                let position = row * cols + col;
+                if position >= l.len() {
+                    continue;
+                }
+                let mut bad = logical.clone();
+                bad[position] = 16;
+                let storage = &mut buffer[lead + 16..lead + 16 + len];
+                let err = l
+                    .pack_bits(&bad, storage, crate::Options::default())
+                    .unwrap_err();
+                assert!(
+                    matches!(err, crate::RelayoutError::ValueOutOfRange { position: Some(p), .. } if p == position),
+                    "{spec} at {position}: {err:?}"
+                );
+                assert!(storage.iter().all(|&b| b == 0), "{spec} at {position}");
+            }
         }
     }
 

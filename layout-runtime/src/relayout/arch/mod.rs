@@ -1108,44 +1108,25 @@ pub(crate) fn runs_inside(starts: &[usize; 16], n: usize, len: usize) -> bool {
         .all(|&o| o.checked_add(n).is_some_and(|end| end <= len))
 }
 
-/// A transposed tile of `s4` `(8,1)` groups: group `c` of the run at
-/// `out[to[x]..]` (64 bytes) packs, the first lowest, the low four bits
-/// of bytes `8x..8x + 8` of the row at `rows[from[c]..]` (128 bytes), for
-/// `x` and `c` under 16; with streaming stores if `stream` and every run
-/// starts a line. Each byte read, plus the bias, goes into `seen`.
-/// `false`, nothing written or seen, without AVX-512BW or for a run
-/// outside its slice.
-pub(crate) fn pack_nibble_tile16(
-    out: &mut [u8],
-    to: &[usize; 16],
-    rows: &[u8],
-    from: &[usize; 16],
-    stream: bool,
-    seen: &mut Seen,
-) -> bool {
+/// `s4` values a byte each into bytes of two, along a logical row:
+/// `out[k]` takes the low four bits of `bytes[2k]` low and those of
+/// `bytes[2k + 1]` high, 64 bytes of `bytes` a step, as many steps as
+/// both slices hold; each byte read, plus the bias, goes into `seen`.
+/// Returns the bytes of `bytes` done, a multiple of 64: 0, nothing
+/// written or seen, without AVX-512BW. The caller packs the rest.
+pub(crate) fn squeeze_nibble_pairs(out: &mut [u8], bytes: &[u8], seen: &mut Seen) -> usize {
     #[cfg(target_arch = "x86_64")]
     if let Some(p) = x86_64::Avx512Bw::detect() {
-        if !runs_inside(to, 64, out.len()) || !runs_inside(from, 128, rows.len()) {
-            return false;
-        }
-        let runs = to.map(|o| out.as_mut_ptr().wrapping_add(o));
-        let sources = from.map(|o| rows.as_ptr().wrapping_add(o));
-        // Streamed on lines only: runs off them (16 bytes into a line, as
-        // a `Vec`'s data starts) leave each line to be finished a tile row
-        // later; streamed 16 bytes at a time, the transposed
-        // `s4[15262,4397]` pack took 19.3 ms, plainly 14.3 (on lines,
-        // 11.6).
-        let stream = stream && runs.iter().all(|r| r.addr() % 64 == 0);
-        // SAFETY: `p` shows the CPU runs AVX-512F and BW. Every run and
-        // row lies inside its slice (checked above) and the pointers come
-        // from those slices; `out` is a unique borrow, so no run overlaps
-        // a row; the streamed runs start on the boundary their stores
-        // need (checked above).
-        unsafe { x86_64::pack_nibble_tile16(p, &runs, &sources, stream, seen) };
-        return true;
+        let steps = (bytes.len() / 64).min(out.len() / 32);
+        // SAFETY: `p` shows the CPU runs AVX-512F and BW; `steps` steps
+        // read `64 * steps` bytes of `bytes` and write `32 * steps` of
+        // `out`, inside both (the least of the two counts); `out` is a
+        // unique borrow, so it does not overlap `bytes`.
+        unsafe { x86_64::squeeze_nibble_pairs(p, out.as_mut_ptr(), bytes.as_ptr(), steps, seen) };
+        return 64 * steps;
     }
-    let _ = (out, to, rows, from, stream, seen);
-    false
+    let _ = (out, bytes, seen);
+    0
 }
 
 /// Whether the 16 runs of `n` bytes from `to` lie inside a slice of
@@ -1160,56 +1141,12 @@ fn joined_inside(
     (first || to.iter().all(|&o| o >= 64)) && carry >= 1024 && runs_inside(to, n, len)
 }
 
-/// [`pack_nibble_tile16`] into runs that start anywhere in their lines,
-/// streamed: each run of 64 bytes joins the 64 before it on its storage
-/// run, held in `carry[64x..]` (16 slots, the last tile's runs), into
-/// the line it starts in, which goes out whole with a streaming store; a
-/// `first` run, whose line holds bytes before it that are not its own,
-/// goes plainly from its start. Each run then takes its slot for the next
-/// tile; the bytes past a storage run's last line boundary wait there,
-/// for the caller to write. Each byte read goes into `seen` as there.
-/// `false`, nothing written or seen, without AVX-512 VBMI, or for a run,
-/// row or line outside its slice (a line before `out`'s first line
-/// boundary unless `first`).
-pub(crate) fn pack_nibble_tile16_joined(
-    out: &mut [u8],
-    to: &[usize; 16],
-    rows: &[u8],
-    from: &[usize; 16],
-    carry: &mut [u8],
-    first: bool,
-    seen: &mut Seen,
-) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(p) = x86_64::Avx512Vbmi::detect() {
-        if !joined_inside((to, 64, out.len()), (carry.len(), first))
-            || !runs_inside(from, 128, rows.len())
-        {
-            return false;
-        }
-        let runs = to.map(|o| out.as_mut_ptr().wrapping_add(o));
-        let sources = from.map(|o| rows.as_ptr().wrapping_add(o));
-        // SAFETY: `p` shows the CPU runs AVX-512F, BW and VBMI. Every run
-        // and row lies inside its slice (checked above), and so does each
-        // run's line from the run's start to its end; the part before the
-        // run, written unless `first`, is at most 63 bytes, inside `out`
-        // as each run starts 64 bytes in or more (checked). `carry` holds
-        // 16 slots of 64 bytes (checked). The pointers come from those
-        // slices, and `out` and `carry` are unique borrows, so no line or
-        // slot overlaps a row.
-        unsafe {
-            x86_64::pack_nibble_tile16_joined(p, &runs, &sources, carry.as_mut_ptr(), first, seen);
-        }
-        return true;
-    }
-    let _ = (out, to, rows, from, carry, first, seen);
-    false
-}
-
-/// The way back of [`pack_nibble_tile16`]: the runs at `runs[from[x]..]`
-/// into the rows at `rows[to[c]..]`, each value's four bits extended to a
-/// byte with its sign bit if `signed` or with zeros. `false`, nothing
-/// written, without AVX-512BW or for a run outside its slice.
+/// A transposed tile of `s4` `(8,1)` groups, unpacked: group `c` of the
+/// run at `runs[from[x]..]` (64 bytes) into bytes `8x..8x + 8` of the row
+/// at `rows[to[c]..]` (128 bytes), the first value from the lowest bits,
+/// for `x` and `c` under 16, each value's four bits extended to a byte
+/// with its sign bit if `signed` or with zeros. `false`, nothing written,
+/// without AVX-512BW or for a run outside its slice.
 pub(crate) fn unpack_nibble_tile16(
     rows: &mut [u8],
     to: &[usize; 16],
@@ -1224,7 +1161,10 @@ pub(crate) fn unpack_nibble_tile16(
         }
         let targets = to.map(|o| rows.as_mut_ptr().wrapping_add(o));
         let sources = from.map(|o| runs.as_ptr().wrapping_add(o));
-        // SAFETY: as in `pack_nibble_tile16`, the other way round.
+        // SAFETY: `p` shows the CPU runs AVX-512F and BW. Every run and
+        // row lies inside its slice (checked above) and the pointers come
+        // from those slices; `rows` is a unique borrow, so no row overlaps
+        // a run.
         unsafe { x86_64::unpack_nibble_tile16(p, &targets, &sources, signed) };
         return true;
     }

@@ -1306,16 +1306,6 @@ fn nibble_groups_match_a_plain_loop() {
     }
 }
 
-/// The greatest of the 128 bytes from each of `from` in `rows`, plus
-/// `bias`: what the transposed tile kernels see.
-fn tile_greatest(rows: &[u8], from: &[usize; 16], bias: u8) -> u8 {
-    from.iter()
-        .flat_map(|&f| &rows[f..f + 128])
-        .map(|v| v.wrapping_add(bias))
-        .max()
-        .unwrap_or(0)
-}
-
 /// The packing kernels that check values see each byte they read: one
 /// byte above the rest, at every few places of each row of a step (a
 /// tile), is what each reports.
@@ -1324,19 +1314,14 @@ fn packing_kernels_see_every_value() {
     let (pitch, bias) = (300, 8);
     let rows: Vec<u8> = (0..16 * pitch).map(|i| (i % 16) as u8).collect();
     let from: [usize; 16] = core::array::from_fn(|c| 7 + c * pitch);
-    let to: [usize; 16] = core::array::from_fn(|x| 64 + x * 128);
     for c in 0..16 {
         for x in (0..128).step_by(5).chain([127]) {
             let mut one = rows.clone();
             one[from[c] + x] = 200;
             let mut out = std::vec![0u8; 64 + 16 * 128];
             let mut seen = Seen::new(bias);
-            if pack_nibble_tile16(&mut out, &to, &one, &from, false, &mut seen) {
-                assert_eq!(seen.greatest(), 208, "tile, row {c}, byte {x}");
-            }
-            let (mut carry, mut seen) = (std::vec![0u8; 1024], Seen::new(bias));
-            if pack_nibble_tile16_joined(&mut out, &to, &one, &from, &mut carry, true, &mut seen) {
-                assert_eq!(seen.greatest(), 208, "joined tile, row {c}, byte {x}");
+            if squeeze_nibble_pairs(&mut out, &one[from[c]..][..128], &mut seen) > 0 {
+                assert_eq!(seen.greatest(), 208, "row {c}, byte {x}");
             }
             // Eight rows of 100 columns: a whole step and a short one.
             if c < 8 && x < 100 {
@@ -1349,9 +1334,9 @@ fn packing_kernels_see_every_value() {
     }
 }
 
-/// The transposed `s4` tile kernels against a plain loop: runs and rows
-/// at odd places, apart by odd strides, streamed and not; nothing else
-/// changes.
+/// The transposed `s4` tile kernel unpacking against a plain loop: runs
+/// and rows at odd places, apart by odd strides, signed and not; nothing
+/// else changes.
 #[test]
 fn nibble_tiles_match_a_plain_loop() {
     #[cfg(target_arch = "x86_64")]
@@ -1359,41 +1344,9 @@ fn nibble_tiles_match_a_plain_loop() {
     #[cfg(not(target_arch = "x86_64"))]
     let kernel = false;
     for (at, step, pitch) in [(0, 64, 128), (16, 192, 131), (3, 77, 200), (64, 1024, 4397)] {
-        let rows: Vec<u8> = (0..15 * pitch + 128 + 5)
-            .map(|i| (i * 29 % 253) as u8)
-            .collect();
         let to: [usize; 16] = core::array::from_fn(|x| at + x * step);
         let from: [usize; 16] = core::array::from_fn(|c| 5 + c * pitch);
         let len = at + 15 * step + 64 + 9;
-        for stream in [false, true] {
-            let mut got = std::vec![0x33u8; len];
-            let bias = (at * 3 + step) as u8;
-            let mut seen = Seen::new(bias);
-            let did = pack_nibble_tile16(&mut got, &to, &rows, &from, stream, &mut seen);
-            stream_fence();
-            assert_eq!(did, kernel);
-            if did {
-                assert_eq!(seen.greatest(), tile_greatest(&rows, &from, bias));
-            }
-            let mut want = std::vec![0x33u8; len];
-            if did {
-                for x in 0..16 {
-                    for c in 0..16 {
-                        for q in 0..4 {
-                            let (lo, hi) = (
-                                rows[from[c] + 8 * x + 2 * q],
-                                rows[from[c] + 8 * x + 2 * q + 1],
-                            );
-                            want[to[x] + 4 * c + q] = lo & 0xf | hi << 4;
-                        }
-                    }
-                }
-            }
-            assert_eq!(
-                got, want,
-                "pack at {at}, runs {step} apart, rows {pitch}, {stream}"
-            );
-        }
         let runs: Vec<u8> = (0..len).map(|i| (i * 71 % 256) as u8).collect();
         for signed in [false, true] {
             let mut got = std::vec![0x44u8; 15 * pitch + 128 + 5];
@@ -1483,66 +1436,38 @@ fn joined_bands_match_a_plain_loop() {
     check(byte, 0);
 }
 
-/// The joined transposed `s4` pack against a plain loop, over three
-/// tiles along the same storage runs (the first tile's runs start them,
-/// the others join the run before): runs starting at every place in a
-/// line, apart by odd strides. Each storage run's bytes from its start
-/// to its last line boundary are written, the rest waits in the carry;
-/// nothing else changes.
+/// The row squeeze of the transposed `s4` packs against a plain loop: rows
+/// of every length to three steps and a half, from every place in a line,
+/// into bytes at odd places; it does whole steps of 64 bytes (as many as
+/// both slices hold), sees each byte it reads and changes nothing else.
 #[test]
-fn joined_nibble_tiles_match_a_plain_loop() {
-    for (at, step, pitch) in [
-        (0, 192, 384),
-        (16, 193, 389),
-        (3, 250, 400),
-        (64, 1024, 4397),
-    ] {
-        let rows: Vec<u8> = (0..15 * pitch + 3 * 128 + 5)
-            .map(|i| (i * 29 % 253) as u8)
-            .collect();
-        let len = at + 15 * step + 3 * 64 + 9;
-        let mut got = std::vec![0x33u8; len];
-        let mut carry = std::vec![0u8; 1024];
-        let mut ran = true;
-        let bias = (at * 3 + step) as u8;
-        let (mut seen, mut greatest) = (Seen::new(bias), 0);
-        for t in 0..3 {
-            let to: [usize; 16] = core::array::from_fn(|x| at + x * step + 64 * t);
-            let from: [usize; 16] = core::array::from_fn(|c| 5 + c * pitch + 128 * t);
-            let first = t == 0;
-            ran &= pack_nibble_tile16_joined(
-                &mut got, &to, &rows, &from, &mut carry, first, &mut seen,
-            );
-            greatest = greatest.max(tile_greatest(&rows, &from, bias));
-        }
-        stream_fence();
-        assert_eq!(ran, joins_tiles());
-        if ran {
-            assert_eq!(seen.greatest(), greatest);
-        }
-        let mut want = std::vec![0x33u8; len];
-        if ran {
-            // Byte `4c + q` of storage run `x`, tile `t`.
-            let packed = |x: usize, t: usize, c: usize, q: usize| {
-                let row = 5 + c * pitch + 128 * t + 8 * x + 2 * q;
-                rows[row] & 0xf | rows[row + 1] << 4
-            };
-            for x in 0..16 {
-                let start = at + x * step;
-                let end = start + 3 * 64;
-                let written = end - (got.as_ptr().addr() + end) % 64;
-                for (n, slot) in want[start..end].iter_mut().enumerate() {
-                    let (t, k) = (n / 64, n % 64);
-                    let value = packed(x, t, k / 4, k % 4);
-                    if start + n < written {
-                        *slot = value;
-                    } else {
-                        assert_eq!(carry[64 * x + k], value, "carry of run {x}");
-                    }
-                }
+fn nibble_pairs_match_a_plain_loop() {
+    #[cfg(target_arch = "x86_64")]
+    let kernel = super::x86_64::Avx512Bw::detect().is_some();
+    #[cfg(not(target_arch = "x86_64"))]
+    let kernel = false;
+    let bytes: Vec<u8> = (0..300usize).map(|i| (i * 37 % 251) as u8).collect();
+    for len in 0..=224 {
+        for (from, at, room) in [(0, 0, 112), (5, 3, 112), (63, 17, 112), (1, 0, 40)] {
+            let values = &bytes[from..from + len];
+            let mut got = std::vec![0x5au8; at + room + 7];
+            let bias = (len * 7 + from) as u8;
+            let mut seen = Seen::new(bias);
+            let did = squeeze_nibble_pairs(&mut got[at..at + room], values, &mut seen);
+            let steps = if kernel { (len / 64).min(room / 32) } else { 0 };
+            assert_eq!(did, 64 * steps, "{len} bytes from {from}, {room} of room");
+            let mut want = std::vec![0x5au8; at + room + 7];
+            for k in 0..32 * steps {
+                want[at + k] = values[2 * k] & 0xf | values[2 * k + 1] << 4;
             }
+            assert_eq!(got, want, "{len} bytes from {from} to {at}, {room} of room");
+            let greatest = values[..did].iter().map(|v| v.wrapping_add(bias)).max();
+            assert_eq!(
+                seen.greatest(),
+                greatest.unwrap_or(0),
+                "{len} bytes from {from}"
+            );
         }
-        assert_eq!(got, want, "runs at {at}, {step} apart, rows {pitch}");
     }
 }
 

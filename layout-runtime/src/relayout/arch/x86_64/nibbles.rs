@@ -385,202 +385,65 @@ pub(in crate::relayout::arch) fn unpack64(
 /// `q` of group `g` (`4g + q`) to byte `4q + g`.
 static SPREAD: [u8; 16] = [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15];
 
-/// Row `$c` of [`pack_tile16`]: its 128 bytes from `rows[$c]`, each plus
-/// the bias (`zmm29`) into the running maxima (`zmm28`), each eight
-/// bytes' low halves squeezed into a group of four (pairs of bytes
-/// multiplied by 1 and 16 and added, the 16-bit sums narrowed to bytes),
-/// the 16 groups into `zmm$c`.
-macro_rules! squeeze_row {
-    ($c:literal) => {
-        concat!(
-            "mov rax, [{rows} + 8*",
-            $c,
-            "]\n",
-            "vmovdqu64 zmm16, [rax]\n",
-            "vmovdqu64 zmm17, [rax + 64]\n",
-            "vpaddb zmm18, zmm16, zmm29\n",
-            "vpaddb zmm19, zmm17, zmm29\n",
-            "vpmaxub zmm18, zmm18, zmm19\n",
-            "vpmaxub zmm28, zmm28, zmm18\n",
-            "vpandd zmm16, zmm16, zmm30\n",
-            "vpandd zmm17, zmm17, zmm30\n",
-            "vpmaddubsw zmm16, zmm16, zmm31\n",
-            "vpmaddubsw zmm17, zmm17, zmm31\n",
-            "vpmovwb ymm16, zmm16\n",
-            "vpmovwb ymm17, zmm17\n",
-            "vinserti64x4 zmm",
-            $c,
-            ", zmm16, ymm17, 1\n",
-        )
-    };
-}
-
-/// Run `$x` of [`pack_tile16`]: `zmm$x` stored at `runs[$x]`, plainly or
-/// streamed.
-macro_rules! store_run {
-    ($x:literal, plain) => {
-        concat!(
-            "mov rax, [{runs} + 8*",
-            $x,
-            "]\n",
-            "vmovdqu64 [rax], zmm",
-            $x,
-            "\n"
-        )
-    };
-    ($x:literal, stream64) => {
-        concat!(
-            "mov rax, [{runs} + 8*",
-            $x,
-            "]\n",
-            "vmovntdq [rax], zmm",
-            $x,
-            "\n"
-        )
-    };
-}
-
-/// The assembly of [`pack_tile16`], its runs stored by `$stores`.
-macro_rules! pack_tile16_asm {
-    ($stores:expr, $rows:expr, $runs:expr, $seen:expr, $bias:expr) => {
-        asm!(
-            "vpbroadcastd zmm30, {low:e}",
-            "vpbroadcastd zmm31, {weights:e}",
-            "vpbroadcastb zmm29, {bias:e}",
-            "vmovdqu64 zmm28, [{seen}]",
-            each16!(squeeze_row),
-            // The maxima kept before the transpose takes every register.
-            "vmovdqu64 [{seen}], zmm28",
-            transpose16!(),
-            $stores,
-            "vzeroupper",
-            low = in(reg) LOW,
-            // Bytes 1 and 16 in turn: each pair's first value low, its
-            // second high.
-            weights = in(reg) 0x1001_1001u32,
-            rows = in(reg) $rows,
-            runs = in(reg) $runs,
-            seen = in(reg) $seen,
-            bias = in(reg) $bias,
-            out("rax") _,
-            clobber_abi("sysv64"),
-            options(nostack, preserves_flags),
-        )
-    };
-}
-
-/// A transposed tile of `s4` `(8,1)` groups: `rows[c]` holds 128 values
-/// of logical row `c`, a byte each, of which the low four bits are
-/// packed; group `c` of run `x` (`runs[x]`, 64 bytes) packs values
-/// `8x..8x + 8` of row `c`, the first lowest. Each byte read, plus
-/// `seen`'s bias, goes into its running maxima.
+/// `s4` values a byte each into bytes of two, along one logical row:
+/// `out[k]` takes the low four bits of `src[2k]` low and those of
+/// `src[2k + 1]` high, for `k < 32 * steps`, 64 bytes of `src` a step.
+/// Each byte read, plus `seen`'s bias, goes into its running maxima.
 ///
 /// # Safety
 ///
-/// The CPU runs AVX-512F and BW (the caller holds the proof); each of
-/// `rows` is readable for 128 bytes, each of `runs` writable for 64 (and
-/// none overlaps a row), and on a line when `stream`.
+/// The CPU runs AVX-512F and BW (the caller holds the proof); `src` is
+/// readable for `64 * steps` bytes and `out` writable for `32 * steps`,
+/// and the two do not overlap.
 #[inline]
-pub(in crate::relayout::arch) unsafe fn pack_tile16(
+pub(in crate::relayout::arch) unsafe fn squeeze_pairs(
     _: Avx512Bw,
-    runs: &[*mut u8; 16],
-    rows: &[*const u8; 16],
-    stream: bool,
+    out: *mut u8,
+    src: *const u8,
+    steps: usize,
     seen: &mut Seen,
 ) {
-    let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
     let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
-    // SAFETY: the caller's contract covers the rows and runs; the pointer
-    // tables are borrowed whole, and `seen.max`, 64 bytes, uniquely. The vector registers are declared
-    // clobbered whole (`clobber_abi`), `rax` is a declared scratch; no
-    // stack, no flags, and `vzeroupper` leaves the upper halves clean.
-    unsafe {
-        if stream {
-            pack_tile16_asm!(each16!(store_run, stream64), rows, runs, maxima, bias);
-        } else {
-            pack_tile16_asm!(each16!(store_run, plain), rows, runs, maxima, bias);
-        }
-    }
-}
-
-/// Run `$x` of [`pack_tile16_joined`] (`zmm$x`, at `runs[$x]`), joined
-/// and stored by [`join_line`] as `$store`.
-macro_rules! join_run {
-    ($x:literal, $store:ident) => {
-        concat!("mov rax, [{runs} + 8*", $x, "]\n", join_line!($x, $store))
-    };
-}
-
-/// The assembly of [`pack_tile16_joined`], its lines stored as `$store`.
-macro_rules! pack_tile16_joined_asm {
-    ($store:ident, $rows:expr, $runs:expr, $carry:expr, $seen:expr, $bias:expr) => {
-        asm!(
-            "vpbroadcastd zmm30, {low:e}",
-            "vpbroadcastd zmm31, {weights:e}",
-            "vpbroadcastb zmm29, {bias:e}",
-            "vmovdqu64 zmm28, [{seen}]",
-            each16!(squeeze_row),
-            // The maxima kept before the transpose takes every register.
-            "vmovdqu64 [{seen}], zmm28",
-            transpose16!(),
-            "vmovdqu64 zmm16, [{iota}]",
-            each16!(join_run, $store),
-            "vzeroupper",
-            low = in(reg) LOW,
-            weights = in(reg) 0x1001_1001u32,
-            iota = in(reg) super::joins::IOTA.as_ptr(),
-            rows = in(reg) $rows,
-            runs = in(reg) $runs,
-            seen = in(reg) $seen,
-            bias = in(reg) $bias,
-            carry = in(reg) $carry,
-            out("rax") _,
-            out("rcx") _,
-            out("rdx") _,
-            clobber_abi("sysv64"),
-            options(nostack),
-        )
-    };
-}
-
-/// [`pack_tile16`] into runs that start anywhere in their lines: each
-/// run's 64 bytes join the 64 before them on the same storage run, held
-/// in `carry[64x..]`, into the line the run starts in, which goes out
-/// whole with a streaming store, or, for a run's first piece (`first`),
-/// only from the run's start and plainly ([`join_line`]); the run then
-/// waits in its slot for the next tile. Each byte read goes into `seen`
-/// as in [`pack_tile16`].
-///
-/// # Safety
-///
-/// The CPU runs AVX-512F, BW and VBMI (the caller holds the proof); each
-/// of `rows` is readable for 128 bytes; `carry` is readable and writable
-/// for 1024; for each run, its line is writable from the run's start to
-/// its end if `first`, whole otherwise; no row overlaps a line or
-/// `carry`.
-#[inline]
-pub(in crate::relayout::arch) unsafe fn pack_tile16_joined(
-    _: Avx512Vbmi,
-    runs: &[*mut u8; 16],
-    rows: &[*const u8; 16],
-    carry: *mut u8,
-    first: bool,
-    seen: &mut Seen,
-) {
-    let (runs, rows) = (runs.as_ptr(), rows.as_ptr());
-    let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
-    // SAFETY: the caller's contract covers the rows, lines and carry; the
-    // pointer tables are borrowed whole, and `seen.max`, 64 bytes,
-    // uniquely. The vector and mask registers are
-    // declared clobbered whole (`clobber_abi`), `rax`, `rcx` and `rdx` are
-    // declared scratch, the flags change (no `preserves_flags`); no stack,
+    // SAFETY: the caller's contract covers `src` and `out` for the steps
+    // taken; `seen.max`, 64 bytes, is borrowed uniquely. The vector
+    // registers are declared clobbered whole (`clobber_abi`); no stack,
     // and `vzeroupper` leaves the upper halves clean.
     unsafe {
-        if first {
-            pack_tile16_joined_asm!(head, rows, runs, carry, maxima, bias);
-        } else {
-            pack_tile16_joined_asm!(stream, rows, runs, carry, maxima, bias);
-        }
+        asm!(
+            "vpbroadcastd zmm15, {low:e}",
+            "vpbroadcastb zmm14, {bias:e}",
+            "vmovdqu64 zmm13, [{seen}]",
+            "test rcx, rcx",
+            "jz 3f",
+            "2:",
+            "vmovdqu64 zmm0, [rsi]",
+            "vpaddb zmm1, zmm0, zmm14",
+            "vpmaxub zmm13, zmm13, zmm1",
+            // Each 16-bit lane `lo | hi << 8` of two values in its low
+            // four bits: `lo | hi << 4` in the low byte once the lane is
+            // or-ed with itself shifted down by four, which the narrowing
+            // store keeps.
+            "vpandd zmm0, zmm0, zmm15",
+            "vpsrlw zmm1, zmm0, 4",
+            "vpord zmm0, zmm0, zmm1",
+            "vpmovwb ymm0, zmm0",
+            "vmovdqu [rdi], ymm0",
+            "add rsi, 64",
+            "add rdi, 32",
+            "dec rcx",
+            "jnz 2b",
+            "3:",
+            "vmovdqu64 [{seen}], zmm13",
+            "vzeroupper",
+            low = in(reg) LOW,
+            bias = in(reg) bias,
+            seen = in(reg) maxima,
+            inout("rsi") src => _,
+            inout("rdi") out => _,
+            inout("rcx") steps => _,
+            clobber_abi("sysv64"),
+            options(nostack),
+        );
     }
 }
 
@@ -679,9 +542,11 @@ macro_rules! spread_join_row {
     };
 }
 
-/// The way back of [`pack_tile16`]: the 16 runs at `runs` into 128
-/// values of each of the 16 rows at `rows`, each value's four bits
-/// extended to a byte with its sign bit if `signed` or with zeros.
+/// A transposed tile of `s4` `(8,1)` groups, unpacked: the 16 runs at
+/// `runs` (64 bytes, 16 groups of 8 values each) into 128 values of each
+/// of the 16 rows at `rows`, group `c` of run `x` into values `8x..8x +
+/// 8` of row `c`, each value's four bits extended to a byte with its sign
+/// bit if `signed` or with zeros.
 ///
 /// # Safety
 ///
@@ -697,7 +562,10 @@ pub(in crate::relayout::arch) unsafe fn unpack_tile16(
 ) {
     let (rows, runs) = (rows.as_ptr(), runs.as_ptr());
     let sign = sign_bit(signed);
-    // SAFETY: as in `pack_tile16`, the other way round.
+    // SAFETY: the caller's contract covers the runs and rows; the pointer
+    // tables are borrowed whole. The vector registers are declared
+    // clobbered whole (`clobber_abi`), `rax` is a declared scratch; no
+    // stack, no flags, and `vzeroupper` leaves the upper halves clean.
     unsafe {
         asm!(
             each16!(load_run),
