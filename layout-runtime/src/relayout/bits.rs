@@ -320,6 +320,32 @@ pub(crate) struct PackBits<'a, T> {
 }
 
 impl<T: BitElement> PackBits<'_, T> {
+    /// [`Visitor::block_padded`] where each row of `a` is whole bytes of
+    /// its own, contiguous on both sides (the last group of a transposed
+    /// tile cut short: 5 values and 3 of the fill in a unit of 4 bytes):
+    /// each byte put together from its values and the fill. Value by
+    /// value, with the padding apart, those units of the transposed
+    /// `s4[15262,4397]` pack, a 550th of its values, took a tenth of it.
+    fn rows_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
+        let (bits, fill) = (self.bits, self.fill);
+        for i in 0..a.count {
+            arch::prefetch(self.src, other + (i + ROWS_AHEAD) * a.other);
+            let start = (off + i * a.walk) / bits.per;
+            let values = &self.src[other + i * a.other..][..b.count];
+            // Value by value: a few a row, too few for the vector check.
+            for &v in values {
+                self.checks.value(v);
+            }
+            let bytes = &mut self.dst[start..start + b_len / bits.per];
+            for (k, byte) in bytes.iter_mut().enumerate() {
+                *byte = (0..bits.per).fold(0, |acc, q| {
+                    let v = values.get(k * bits.per + q).map_or(fill, |v| v.to_bits());
+                    acc | ((v & bits.mask) << (q as u32 * bits.n))
+                });
+            }
+        }
+    }
+
     /// Packs the rows still waiting for a block that did not come: call
     /// once the walk is done.
     pub(crate) fn settle(&mut self) {
@@ -511,6 +537,10 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
     fn block_padded(&mut self, off: usize, other: usize, a: Axis, b: Axis, b_len: usize) {
         let bits = self.bits;
         let Some(g) = bits.short_row_groups(off, a, b, b_len) else {
+            let whole = |slots: usize| slots % bits.per == 0;
+            if b.walk == 1 && b.other == 1 && whole(off) && whole(a.walk) && whole(b_len) {
+                return self.rows_padded(off, other, a, b, b_len);
+            }
             return block_padded_apart(self, off, other, (a, b), b_len);
         };
         let mut stage = [0u8; SHORT_GROUPS];
@@ -700,8 +730,8 @@ impl UnitTiles {
     /// the next block does not continue go plainly then, or at the end
     /// ([`PackBits::settle`]). Written plainly at once, the rows at the
     /// two ends of each block took the transposed `s4[15262,4397]` pack
-    /// into a `Vec` from 11.2-11.5 ms (into storage on a line) to
-    /// 16.4-16.6 (Intel Xeon, caches flushed).
+    /// into a `Vec` from 10.7-15.2 ms to 17.1-23.4 (Intel Xeon, caches
+    /// flushed, best of six in each of six runs taken in turn).
     fn pack_nibbles(
         self,
         dst: &mut [u8],
@@ -765,8 +795,8 @@ impl UnitTiles {
     /// one, which waits in `defer` if given. Tile by tile from 16 rows
     /// read at once (their lines asked for ahead, which waited on the
     /// line buffers), the transposed `s4[15262,4397]` pack into a `Vec`
-    /// took 14.5-16.2 ms, so 10.5-10.9 (Intel Xeon, caches flushed, four
-    /// alternated runs).
+    /// took 14.7-18.8 ms, so 10.5-14.8 (measured as above). Without the
+    /// requests for the next band it takes 12.7-20.3.
     fn nibble_bands(
         self,
         dst: &mut [u8],
@@ -946,11 +976,17 @@ impl UnitTiles {
 /// 19.3-20.3 with 8 (best of six, three alternated runs). Four, between.
 const UNITS_AHEAD: usize = 4;
 
+/// How many rows ahead [`PackBits::rows_padded`] asks for a row's values,
+/// which lie a row apart, each on a line of its own: the transposed
+/// `s4[15262,4397]` pack took 10.6-18.2 ms without, 10.1-13.7 with 16
+/// (best of six in ten runs taken in turn, caches flushed).
+const ROWS_AHEAD: usize = 16;
+
 /// The most units of `o` a piece of a band of [`UnitTiles::nibble_bands`]
-/// holds: 16 rows of 4 KiB in its stage. Rows of 549 units went faster
-/// whole (a stage of 35 KB) than in two pieces: 10.5-10.9 ms against
-/// 11.1-11.7 for the transposed `s4[15262,4397]` pack.
-const BAND_UNITS: usize = 1024;
+/// holds: 16 rows of 2 KiB in its stage, inside the first-level cache.
+/// Rows of 549 units measured alike whole (a stage of 35 KB) and in two
+/// pieces (the transposed `s4[15262,4397]` pack).
+const BAND_UNITS: usize = 512;
 const _: () = assert!(16 * 4 * BAND_UNITS <= arch::WIDE_BYTES);
 
 /// How many tiles ahead [`UnitTiles::unpack`] asks for a tile's 16 runs
@@ -1611,7 +1647,8 @@ mod tests {
     /// boundary, and on none where the runs are not on 4 bytes), against
     /// the slot iterator: blocks that continue one another, blocks of a
     /// next slab that do not (the waiting rows then go on their own),
-    /// rows of a band split into pieces, short bands and short tiles.
+    /// rows of a band split into pieces, short bands and short tiles, and
+    /// the units of the last group cut short, with the fill or zeros.
     /// Nothing outside the storage changes; a value that does not fit in
     /// the rows that waited is refused as any other.
     #[test]
@@ -1625,27 +1662,25 @@ mod tests {
         ] {
             let l = crate::parse(spec).unwrap();
             let logical = held_values(&l, spec);
-            let mut want = std::vec![0u8; l.storage_bytes()];
             let bits = super::Bits::new(4).unwrap();
-            for (slot, p) in l.slots().enumerate() {
-                bits.set(&mut want, slot, p.map_or(0, |p| logical[p]));
-            }
             let len = l.storage_bytes();
             let mut buffer = std::vec![0u8; len + 128];
             let lead = (64 - buffer.as_ptr().addr() % 64) % 64;
-            for start in [0, 4, 12, 16, 36, 48, 60, 1, 3] {
+            let fills = [0, 5].into_iter().cycle();
+            for (start, fill) in [0, 4, 12, 16, 36, 48, 60, 1, 3].into_iter().zip(fills) {
+                let mut want = std::vec![0u8; len];
+                for (slot, p) in l.slots().enumerate() {
+                    bits.set(&mut want, slot, p.map_or(fill, |p| logical[p]));
+                }
                 let at = lead + start;
                 buffer.fill(0xa5);
-                l.pack_bits(
-                    &logical,
-                    &mut buffer[at..at + len],
-                    crate::Options::default(),
-                )
-                .unwrap();
+                let options = crate::Options::fill(fill);
+                l.pack_bits(&logical, &mut buffer[at..at + len], options)
+                    .unwrap();
                 assert_eq!(
                     buffer[at..at + len],
                     want[..],
-                    "{spec}, {start} into a line"
+                    "{spec}, {start} into a line, fill {fill}"
                 );
                 let outside = buffer[..at].iter().chain(&buffer[at + len..]);
                 assert!(outside.into_iter().all(|&b| b == 0xa5), "{spec}, {start}");
