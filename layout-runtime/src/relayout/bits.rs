@@ -315,9 +315,13 @@ pub(crate) struct PackBits<'a, T> {
     /// packs (see [`Checks`]).
     pub(crate) checks: Checks,
     /// Rows of transposed `s4` tiles that wait for the walk's next block
-    /// (see `UnitTiles::pack_nibbles`), and where their values start.
-    pub(crate) waiting: Option<(UnitTiles, usize)>,
+    /// (see `UnitTiles::pack_nibbles`).
+    pub(crate) waiting: Waiting,
 }
+
+/// Rows of transposed `s4` tiles left for the walk's next block to
+/// continue: their geometry, and where their values start.
+pub(crate) type Waiting = Option<(UnitTiles, usize)>;
 
 impl<T: BitElement> PackBits<'_, T> {
     /// [`Visitor::block_padded`] where each row of `a` is whole bytes of
@@ -739,7 +743,7 @@ impl UnitTiles {
         other: usize,
         stream: bool,
         checks: &mut Checks,
-        waiting: &mut Option<(UnitTiles, usize)>,
+        waiting: &mut Waiting,
     ) -> (usize, usize) {
         if !self.inside(dst, bytes, other) {
             return (0, 0);
@@ -804,7 +808,7 @@ impl UnitTiles {
         other: usize,
         stream: bool,
         checks: &mut Checks,
-        mut defer: Option<&mut Option<(UnitTiles, usize)>>,
+        mut defer: Option<&mut Waiting>,
     ) {
         let (xs, cs) = self.counts;
         let start = dst.as_ptr().addr().wrapping_add(self.at);
