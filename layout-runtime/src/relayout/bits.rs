@@ -769,12 +769,13 @@ impl UnitTiles {
 
     /// Whether every unit of the block lies inside `dst` and every value
     /// it packs inside `bytes` (the rows from `other`): then no kernel of
-    /// [`nibble_bands`](Self::nibble_bands) refuses it.
+    /// [`nibble_bands`](Self::nibble_bands) refuses it (the tile kernel
+    /// runs here, or [`UnitTiles::of`] would have made no block).
     fn inside(self, dst: &[u8], bytes: &[u8], other: usize) -> bool {
         let (xs, cs) = self.counts;
         let last_unit = self.unit(xs - 1, cs - 1) + 4;
         let last_value = other + (cs - 1) * self.pitch + 8 * xs;
-        last_unit <= dst.len() && last_value <= bytes.len() && arch::TileKernel::best().is_some()
+        last_unit <= dst.len() && last_value <= bytes.len()
     }
 
     /// Whether `next`, from logical position `other`, continues the rows
@@ -868,15 +869,17 @@ impl UnitTiles {
                         let to = self.runs_at(x0 + 16 * t, c0);
                         // Inside (checked by the caller): only streaming
                         // stores off a line are refused.
-                        let _ = arch::tile16(dst, &to, stage, &from, stream)
+                        let done = arch::tile16(dst, &to, stage, &from, stream)
                             || arch::tile16(dst, &to, stage, &from, false);
+                        debug_assert!(done, "the block's runs lie inside `dst`");
                         continue;
                     }
                     // A band or tile cut short: transposed whole beside,
                     // its own units copied out.
                     let mut tile = [0u8; 1024];
                     let beside = core::array::from_fn(|x| 64 * x);
-                    let _ = arch::tile16(&mut tile, &beside, stage, &from, false);
+                    let done = arch::tile16(&mut tile, &beside, stage, &from, false);
+                    debug_assert!(done, "a tile beside and the stage hold 16 runs");
                     for (x, units) in tile.chunks_exact(64).take(runs).enumerate() {
                         let at = self.unit(x0 + 16 * t + x, c0);
                         dst[at..][..4 * rows].copy_from_slice(&units[..4 * rows]);
