@@ -244,8 +244,15 @@ impl Bits {
     /// The byte holding `per` slots of `value`.
     #[inline]
     fn repeat(self, value: u8) -> u8 {
+        self.byte_of(|_| value)
+    }
+
+    /// The byte of `per` slots, slot `q` (from the lowest bits) holding
+    /// the low `n` bits of `value(q)`, asked in order.
+    #[inline]
+    fn byte_of(self, mut value: impl FnMut(usize) -> u8) -> u8 {
         (0..self.per).fold(0, |acc, q| {
-            acc | ((value & self.mask) << (q as u32 * self.n))
+            acc | ((value(q) & self.mask) << (q as u32 * self.n))
         })
     }
 
@@ -342,10 +349,8 @@ impl<T: BitElement> PackBits<'_, T> {
             }
             let bytes = &mut self.dst[start..start + b_len / bits.per];
             for (k, byte) in bytes.iter_mut().enumerate() {
-                *byte = (0..bits.per).fold(0, |acc, q| {
-                    let v = values.get(k * bits.per + q).map_or(fill, |v| v.to_bits());
-                    acc | ((v & bits.mask) << (q as u32 * bits.n))
-                });
+                *byte =
+                    bits.byte_of(|q| values.get(k * bits.per + q).map_or(fill, |v| v.to_bits()));
             }
         }
     }
@@ -444,10 +449,10 @@ impl<T: BitElement> Visitor for PackBits<'_, T> {
                 }
                 for (k, byte) in bytes.iter_mut().enumerate() {
                     let first = from + k * bits.per * b.other;
-                    *byte = (0..bits.per).fold(0, |acc, q| {
+                    *byte = bits.byte_of(|q| {
                         let v = src[first + q * b.other];
                         checks.value(v);
-                        acc | ((v.to_bits() & bits.mask) << (q as u32 * bits.n))
+                        v.to_bits()
                     });
                 }
             } else {
@@ -686,8 +691,9 @@ impl UnitTiles {
 
     /// Packs the tiles from `src` (logical, the first row at `other`) into
     /// `dst`, checking the values; returns the values of `o` and rows of
-    /// `a` done. Each tile's rows asked for [`UNITS_AHEAD`] tiles on;
-    /// outside the `s4` kernel, a word of 8 values at a time
+    /// `a` done: the widths other than `s4` (which go through
+    /// [`pack_nibbles`](Self::pack_nibbles)), each tile's rows asked for
+    /// [`UNITS_AHEAD`] tiles on and packed a word of 8 values at a time
     /// ([`pack_words`]). The way back there goes a byte at a time
     /// ([`unpack_bytes`]: 23 ms, a word at a time 41).
     fn pack<T: BitElement>(
