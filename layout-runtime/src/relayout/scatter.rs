@@ -807,7 +807,9 @@ mod tests {
                     (34, [1, 3, 0, 0, 2]),
                 ] {
                     for refuse in [false, true] {
-                        let mut got = std::vec![old; 5 * rows * (whole * 128 + last) + 64];
+                        // Room past the tile rows for up to a line's
+                        // lead and the stray element after them.
+                        let mut got = std::vec![old; 5 * rows * (whole * 128 + last) + 66];
                         let d = (lead + 64 - got.as_ptr().addr() % 64) % 64 / size_of::<T>();
                         let calls = tile_row_calls(k, (whole, last), d, &how);
                         let mut want = got.clone();
