@@ -264,6 +264,110 @@ fn blended_line_tiles_match_a_plain_loop() {
     );
 }
 
+/// Runs of blended line tiles against the same tiles one by one in a
+/// plain loop: 4-, 2- and 1-byte elements, 1-5 rounds, runs scattered at
+/// odd offsets and moving on by an odd advance, row masks of a few kinds,
+/// destination runs on lines in a scrambled order moving on by whole
+/// lines; nothing else may change. A last round past the end of either
+/// slice, or an advance off the lines, means nothing written; no round,
+/// nothing written and done.
+#[test]
+fn blended_runs_match_a_plain_loop() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
+        let size = core::mem::size_of::<T>();
+        let (u, run) = (4 / size, 64 / size);
+        let src: Vec<T> = (0..6000 / size * 4).map(make).collect();
+        let mut ran = 0;
+        for (seed, count) in (0..10).zip([1, 2, 3, 5, 4, 2, 1, 3, 5, 2]) {
+            // Both sides move on alike, past a run and an odd few elements.
+            let from_adv = run + 2 * seed + 1;
+            let room = src.len() - run - (count - 1) * from_adv;
+            let from: [usize; 16] = core::array::from_fn(|c| (c * 251 + seed * 37 + 1) % room);
+            let alt: [usize; 16] = core::array::from_fn(|c| (c * 173 + seed * 59 + 3) % room);
+            let rows = [
+                0,
+                0xffff,
+                0xaaaa,
+                0x8080,
+                0x4821_u16.rotate_left(seed as u32),
+            ][seed % 5];
+            let pitch = run * (1 + seed % 3);
+            let to_adv = 16 * pitch + run * (seed % 2);
+            let mut got = std::vec![old; count * to_adv + 17 * pitch + 2 * run];
+            let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+            let to: [usize; 16] = core::array::from_fn(|r| lead + (r * 7 % 16) * pitch);
+            let runs = ((&to, to_adv), (&from, &alt, from_adv));
+            let done = TileKernel::best().is_some_and(|kernel| {
+                tile16_blend_run(kernel, &mut got, runs.0, &src, runs.1, rows, count)
+            });
+            stream_fence();
+            let mut want = std::vec![old; got.len()];
+            if done {
+                ran += 1;
+                for t in 0..count {
+                    for (r, &d) in to.iter().enumerate() {
+                        let picked = if rows >> r & 1 == 1 { &alt } else { &from };
+                        for (c, &f) in picked.iter().enumerate() {
+                            for e in 0..u {
+                                want[d + t * to_adv + c * u + e] =
+                                    src[f + t * from_adv + r * u + e];
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(got, want, "seed {seed}, {count} rounds, rows {rows:#06x}");
+            assert_eq!(done, line_tiles());
+        }
+        // The last round past the end of either slice, or an advance off
+        // the lines: nothing done; no round: done, nothing written.
+        let mut dst = std::vec![old; 3 * 17 * run];
+        let lead = (64 - dst.as_ptr().addr() % 64) % 64 / size;
+        let to: [usize; 16] = core::array::from_fn(|r| lead + r * run);
+        let from: [usize; 16] = core::array::from_fn(|c| c * run);
+        for kernel in TileKernel::ALL {
+            let short = &mut dst[..lead + 32 * run - 1];
+            let both = (&from, &from, run);
+            assert!(!tile16_blend_run(
+                kernel,
+                short,
+                (&to, 16 * run),
+                &src,
+                both,
+                1,
+                2
+            ));
+            let near_end = &src[..17 * run - 1];
+            let moved = (&to, 16 * run);
+            assert!(!tile16_blend_run(
+                kernel,
+                &mut dst,
+                moved,
+                near_end,
+                (&from, &from, run),
+                0,
+                2
+            ));
+            let mut late = from;
+            late[9] = 16 * run + 1;
+            let alt_past = (&from, &late, run);
+            assert!(!tile16_blend_run(
+                kernel, &mut dst, moved, near_end, alt_past, 0xffff, 1
+            ));
+            let off = (&to, 16 * run + 1);
+            assert!(!tile16_blend_run(kernel, &mut dst, off, &src, both, 0, 2));
+            assert!(tile16_blend_run(kernel, &mut dst, moved, &src, both, 0, 0));
+        }
+        assert!(dst.iter().all(|&x| x == old));
+        ran
+    }
+    let ran = [check(word, 0), check(half, 0), check(byte, 0)];
+    assert!(
+        ran.iter().all(|&n| n == if line_tiles() { 10 } else { 0 }),
+        "{ran:?}"
+    );
+}
+
 /// Source elements of each size the relayout kernels move, for the
 /// tests here and in `kernels`: none is 0 (the destinations' initial
 /// value) or any fill those tests use (odd, top bit set).

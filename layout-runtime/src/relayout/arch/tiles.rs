@@ -172,6 +172,78 @@ pub(crate) fn tile16_blend_on<T: Copy>(
     false
 }
 
+/// [`tile16_blend_on`] run `count` times, each time `to_adv` elements
+/// further on in `dst` and `from_adv` in `src` (both sides of the
+/// source): the middle of a band's edge lines, whose tiles repeat one
+/// pattern of rows, in one call with the bounds checked once, each moving
+/// source run's line asked for [`GROUP_AHEAD`] rounds ahead. `false`,
+/// nothing written, where [`tile16_blend_on`] would refuse any round or
+/// the advance takes the destination's runs off the lines.
+pub(crate) fn tile16_blend_run<T: Copy>(
+    kernel: TileKernel,
+    dst: &mut [T],
+    (to, to_adv): (&[usize; 16], usize),
+    src: &[T],
+    (from, alt, from_adv): (&[usize; 16], &[usize; 16], usize),
+    rows: u16,
+    count: usize,
+) -> bool {
+    let Some(rounds) = count.checked_sub(1) else {
+        return true;
+    };
+    let size = core::mem::size_of::<T>();
+    // The last round's runs: inside their slices, so is every round's,
+    // each between the first's and the last's.
+    let last = |runs: &[usize; 16], adv: usize| -> Option<[usize; 16]> {
+        let more = rounds.checked_mul(adv)?;
+        let mut out = [0; 16];
+        for (o, &r) in out.iter_mut().zip(runs) {
+            *o = r.checked_add(more)?;
+        }
+        Some(out)
+    };
+    let (Some(to_last), Some(from_last), Some(alt_last)) =
+        (last(to, to_adv), last(from, from_adv), last(alt, from_adv))
+    else {
+        return false;
+    };
+    if to_adv.wrapping_mul(size) % 64 != 0
+        || checked_runs(dst, &to_last, src, [&from_last, &alt_last], true).is_none()
+    {
+        return false;
+    }
+    let Some((mut to, [mut from, mut alt])) = checked_runs(dst, to, src, [from, alt], true) else {
+        return false;
+    };
+    #[cfg(target_arch = "x86_64")]
+    if let (TileKernel::Avx2, Some(avx2)) = (kernel, x86_64::Avx2::detect()) {
+        let (to_step, from_step) = (to_adv.wrapping_mul(size), from_adv.wrapping_mul(size));
+        let ahead = from_step.wrapping_mul(GROUP_AHEAD - 1);
+        for _ in 0..count {
+            // SAFETY: `avx2` proves the feature; every run of this round
+            // lies inside its slice (the first and the last round's were
+            // checked above, and this one's lie between theirs, computed
+            // without overflow), 64 bytes each, every destination run on
+            // a line (the first round's are, and the advance is whole
+            // lines); `dst` is a unique borrow, so no destination run
+            // overlaps a source run.
+            unsafe { x86_64::tile16_avx2_blend(avx2, &from, &alt, rows, &to) };
+            to = to.map(|p| p.wrapping_add(to_step));
+            from = from.map(|p| p.wrapping_add(from_step));
+            alt = alt.map(|p| p.wrapping_add(from_step));
+            for (&f, &a) in from.iter().zip(&alt) {
+                prefetch_at(f.wrapping_add(ahead));
+                if a != f {
+                    prefetch_at(a.wrapping_add(ahead));
+                }
+            }
+        }
+        return true;
+    }
+    let _ = (kernel, from, alt, rows, to);
+    false
+}
+
 /// The 16 runs of one side of a [`tile16`] tile as four quarters of four
 /// evenly spaced runs: run `k` starts `bases[k / 4] + (k % 4) * step`
 /// elements in. Evenly spaced runs (the rows and columns of a plain
