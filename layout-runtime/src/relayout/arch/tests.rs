@@ -179,7 +179,7 @@ fn line_tiles_match_a_plain_loop() {
     }
 }
 
-/// The blended line tiles against a plain loop: 4-, 2- and 1-byte
+/// Blended line tiles, one round, against a plain loop: 4-, 2- and 1-byte
 /// elements, source and alternative runs scattered at odd offsets, every
 /// row mask of a few kinds (none, all, every other row, one row in 4 or
 /// 8, scattered), destination runs on lines in a scrambled order;
@@ -210,7 +210,7 @@ fn blended_line_tiles_match_a_plain_loop() {
                 let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
                 let to: [usize; 16] = core::array::from_fn(|r| lead + (r * 7 % 16) * pitch);
                 let done = TileKernel::best().is_some_and(|kernel| {
-                    tile16_blend_on(kernel, &mut got, &to, &src, (&from, &alt), rows)
+                    tile16_blend_run(kernel, &mut got, (&to, 0), &src, (&from, &alt, 0), rows, 1)
                 });
                 stream_fence();
                 let mut want = std::vec![old; got.len()];
@@ -240,17 +240,35 @@ fn blended_line_tiles_match_a_plain_loop() {
         let mut off = to;
         off[3] += 1;
         for kernel in TileKernel::ALL {
-            let both = (&to, &to);
+            let both = (&to, &to, 0);
             let short = &mut dst[..lead + 16 * run];
-            assert!(!tile16_blend_on(kernel, short, &late, &src, both, 1));
-            assert!(!tile16_blend_on(kernel, &mut dst, &off, &src, both, 1));
-            let past = (&to, &late);
-            assert!(!tile16_blend_on(
+            assert!(!tile16_blend_run(
+                kernel,
+                short,
+                (&late, 0),
+                &src,
+                both,
+                1,
+                1
+            ));
+            assert!(!tile16_blend_run(
                 kernel,
                 &mut dst,
-                &to,
-                &src[..16 * run + lead],
+                (&off, 0),
+                &src,
+                both,
+                1,
+                1
+            ));
+            let past = (&to, &late, 0);
+            let near_end = &src[..16 * run + lead];
+            assert!(!tile16_blend_run(
+                kernel,
+                &mut dst,
+                (&to, 0),
+                near_end,
                 past,
+                1,
                 1
             ));
         }

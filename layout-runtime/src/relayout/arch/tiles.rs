@@ -140,45 +140,14 @@ fn checked_runs<T: Copy, const N: usize>(
 /// each source run) read from the run at `alt[c]` instead of `from[c]`
 /// where bit `r` of `rows` is set: the lines a transposed pack's edges
 /// share between tiles side by side, each line's part from the next tile
-/// read where that tile's rows lie. `false`, nothing written, where the
-/// CPU does not run the kernel, a run lies outside its slice, or a
-/// destination run does not start a line.
-pub(crate) fn tile16_blend_on<T: Copy>(
-    kernel: TileKernel,
-    dst: &mut [T],
-    to: &[usize; 16],
-    src: &[T],
-    (from, alt): (&[usize; 16], &[usize; 16]),
-    rows: u16,
-) -> bool {
-    let Some((to, [from, alt])) = checked_runs(dst, to, src, [from, alt], true) else {
-        return false;
-    };
-    #[cfg(target_arch = "x86_64")]
-    match kernel {
-        TileKernel::Avx2 => {
-            if let Some(avx2) = x86_64::Avx2::detect() {
-                // SAFETY: `avx2` proves the feature; `checked_runs` gives
-                // pointers into the two slices with 64 bytes of each run
-                // inside its slice, every destination run on a line; `dst`
-                // is a unique borrow, so no destination run overlaps a
-                // source run.
-                unsafe { x86_64::tile16_avx2_blend(avx2, &from, &alt, rows, &to) };
-                return true;
-            }
-        }
-    }
-    let _ = (kernel, from, alt, rows, to);
-    false
-}
-
-/// [`tile16_blend_on`] run `count` times, each time `to_adv` elements
-/// further on in `dst` and `from_adv` in `src` (both sides of the
-/// source): the middle of a band's edge lines, whose tiles repeat one
-/// pattern of rows, in one call with the bounds checked once, each moving
-/// source run's line asked for [`GROUP_AHEAD`] rounds ahead. `false`,
-/// nothing written, where [`tile16_blend_on`] would refuse any round or
-/// the advance takes the destination's runs off the lines.
+/// read where that tile's rows lie. Run `count` times, each time `to_adv`
+/// elements further on in `dst` and `from_adv` in `src` (both sides of
+/// the source): the edge tiles of a band repeat one pattern of rows, and
+/// go in one call with the bounds checked once, each moving source run's
+/// line asked for [`GROUP_AHEAD`] rounds ahead, as
+/// [`tile16_group_run`]'s. `false`, nothing written, where the CPU does
+/// not run the kernel, a run of any round lies outside its slice, or a
+/// destination run of any round does not start a line.
 pub(crate) fn tile16_blend_run<T: Copy>(
     kernel: TileKernel,
     dst: &mut [T],
@@ -188,27 +157,20 @@ pub(crate) fn tile16_blend_run<T: Copy>(
     rows: u16,
     count: usize,
 ) -> bool {
-    let Some(rounds) = count.checked_sub(1) else {
-        return true;
-    };
-    let size = core::mem::size_of::<T>();
-    // The last round's runs: inside their slices, so is every round's,
-    // each between the first's and the last's.
-    let last = |runs: &[usize; 16], adv: usize| -> Option<[usize; 16]> {
-        let more = rounds.checked_mul(adv)?;
-        let mut out = [0; 16];
-        for (o, &r) in out.iter_mut().zip(runs) {
-            *o = r.checked_add(more)?;
-        }
-        Some(out)
-    };
-    let (Some(to_last), Some(from_last), Some(alt_last)) =
-        (last(to, to_adv), last(from, from_adv), last(alt, from_adv))
-    else {
+    let Some(run) = tile_run::<T>() else {
         return false;
     };
+    if count == 0 {
+        return true;
+    }
+    let size = core::mem::size_of::<T>();
+    let fits = |o: usize, adv: usize, len: usize| rounds_inside(o, run, len, (adv, count));
     if to_adv.wrapping_mul(size) % 64 != 0
-        || checked_runs(dst, &to_last, src, [&from_last, &alt_last], true).is_none()
+        || !to.iter().all(|&o| fits(o, to_adv, dst.len()))
+        || !from
+            .iter()
+            .chain(alt)
+            .all(|&o| fits(o, from_adv, src.len()))
     {
         return false;
     }
@@ -221,8 +183,8 @@ pub(crate) fn tile16_blend_run<T: Copy>(
         let ahead = from_step.wrapping_mul(GROUP_AHEAD - 1);
         for _ in 0..count {
             // SAFETY: `avx2` proves the feature; every run of this round
-            // lies inside its slice (the first and the last round's were
-            // checked above, and this one's lie between theirs, computed
+            // lies inside its slice (the last round's were checked above,
+            // and this one's lie between the first's and theirs, computed
             // without overflow), 64 bytes each, every destination run on
             // a line (the first round's are, and the advance is whole
             // lines); `dst` is a unique borrow, so no destination run

@@ -825,10 +825,8 @@ fn ask_split_lines<T>(
 /// there the first `tail` source runs are that tile's, `prev = (tail,
 /// down, back, sa)` putting them `down` elements on and `back` elements
 /// back from `from`'s (`sa` a row); every line streamed whole to `lines`.
-/// A single tile asks for its runs [`EDGE_AHEAD`] tiles on (the caller
-/// asks for `from`'s). `false`, nothing written, where
-/// [`arch::tile16_blend_on`] or [`arch::tile16_blend_run`] refuses (a run
-/// outside `src`, which a walk's band never makes).
+/// `false`, nothing written, where [`arch::tile16_blend_run`] refuses (a
+/// run outside `src`, which a walk's band never makes).
 fn shared_lines<T: Copy>(
     kernel: arch::TileKernel,
     (dst, (lines, to_adv)): (&mut [T], (&[usize; 16], usize)),
@@ -844,18 +842,8 @@ fn shared_lines<T: Copy>(
             from[c]
         }
     });
-    let done = if tiles == 1 {
-        // The previous tile's rows were read a call ago, and may have
-        // left the cache since.
-        for &f in &alt[..tail] {
-            let ahead = f + EDGE_AHEAD * 16 * sa;
-            arch::prefetch_span(src, ahead, ahead + 16 * sa);
-        }
-        arch::tile16_blend_on(kernel, dst, lines, src, (from, &alt), starts)
-    } else {
-        let runs = (from, &alt, 16 * sa);
-        arch::tile16_blend_run(kernel, dst, (lines, to_adv), src, runs, starts, tiles)
-    };
+    let runs = (from, &alt, 16 * sa);
+    let done = arch::tile16_blend_run(kernel, dst, (lines, to_adv), src, runs, starts, tiles);
     #[cfg(test)]
     super::tests::BLENDED.with(|n| n.set(n.get() + if done { tiles } else { 0 }));
     done
