@@ -7,7 +7,7 @@
 //! first element in the high-order bits).
 
 use super::arch;
-use super::kernels::{ask_band_share, copy_block, tiles_ahead, to_line_in, Block};
+use super::kernels::{ask_band_share, copy_block, line_elements, tiles_ahead, to_line_in, Block};
 use super::walk::{block_padded_apart, block_then_padding_apart, Axis, Visitor};
 use crate::ElementType;
 
@@ -958,9 +958,16 @@ impl UnitTiles {
         far: bool,
     ) -> (usize, usize) {
         let run = 16 * self.vals;
-        if let Some((bytes, signed)) = T::bits_into(dst).filter(|_| self.bits.n == 4) {
+        if let Some((bytes, signed)) =
+            T::bits_into(dst).filter(|_| self.bits.n == 4 && arch::nibble_tiles())
+        {
             // `s4`: each tile transposed and spread in registers.
             return self.unpack_nibbles(src, bytes, other, (signed, far));
+        }
+        if far {
+            if let Some(done) = self.unpack_streamed(src, dst, other) {
+                return done;
+            }
         }
         let mut stage = [0u8; 1024];
         let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
@@ -978,6 +985,82 @@ impl UnitTiles {
         (16 * self.tiles.0, 16 * self.tiles.1)
     }
 }
+
+impl UnitTiles {
+    /// [`unpack`](Self::unpack) into logical rows past the cache: each
+    /// band of 16 rows unpacked [`PIECE_VALUES`] values a row at a time
+    /// into a stage, each row's piece then streamed whole lines at a time
+    /// ([`arch::stream_copy_lines`]), the part past its last line boundary
+    /// held in the stage before the next piece, so that every line but a
+    /// row's two ends goes out whole. Where no kernel spreads the `s4`
+    /// tiles in registers ([`arch::nibble_tiles`]), and for the narrower
+    /// widths everywhere, this is what keeps each tile's 16 short rows
+    /// from being written with plain stores, every line read from memory
+    /// before it is overwritten (four times slower on the transposed
+    /// `s4[15262,4397]`, AVX2). `None` where the stage does not hold a band (`T` wider than 64
+    /// bytes); `(0, 0)` where the tile kernel refuses a tile.
+    fn unpack_streamed<T: BitElement>(
+        self,
+        src: &[u8],
+        dst: &mut [T],
+        other: usize,
+    ) -> Option<(usize, usize)> {
+        let run = 16 * self.vals;
+        // Values of a line: the room before each row's piece for what the
+        // last piece held back.
+        let slot = line_elements::<T>();
+        let tiles_a_piece = (PIECE_VALUES / run).max(1);
+        let pitch = slot + tiles_a_piece * run;
+        arch::with_wide(T::from_bits(0, self.bits.n), 16 * pitch, |stage| {
+            if stage.len() < 16 * pitch {
+                return None;
+            }
+            let mut tile = [0u8; 1024];
+            let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
+            for tc in 0..self.tiles.1 {
+                let rows = self.logical(other, 0, tc);
+                let mut held = [0usize; 16];
+                for t0 in (0..self.tiles.0).step_by(tiles_a_piece) {
+                    let n = tiles_a_piece.min(self.tiles.0 - t0);
+                    for tx in t0..t0 + n {
+                        if tx + RUNS_AHEAD < self.tiles.0 {
+                            for at in self.runs(tx + RUNS_AHEAD, tc) {
+                                arch::prefetch_span(src, at, at + 64);
+                            }
+                        }
+                        if !arch::tile16(&mut tile, &to, src, &self.runs(tx, tc), false) {
+                            return Some((0, 0));
+                        }
+                        for (r, units) in tile.chunks_exact(64).enumerate() {
+                            let values = &mut stage[r * pitch + slot + (tx - t0) * run..][..run];
+                            unpack_bytes(values, units, self.bits);
+                        }
+                    }
+                    let last = t0 + n == self.tiles.0;
+                    for (r, held) in held.iter_mut().enumerate() {
+                        let (from, len) = (r * pitch + slot - *held, *held + n * run);
+                        let at = rows[r] + t0 * run - *held;
+                        // What lies past the piece's last line boundary.
+                        let keep = if last {
+                            0
+                        } else {
+                            ((slot - to_line_in(dst, at + len)) % slot).min(len)
+                        };
+                        let out = len - keep;
+                        arch::stream_copy_lines(&mut dst[at..][..out], &stage[from..][..out]);
+                        stage.copy_within(from + out..from + len, r * pitch + slot - keep);
+                        *held = keep;
+                    }
+                }
+            }
+            Some((16 * self.tiles.0, 16 * self.tiles.1))
+        })
+    }
+}
+
+/// Values a row of [`UnitTiles::unpack_streamed`]'s band holds: 16 rows
+/// of a kilobyte of bytes, a stage inside the first-level cache.
+const PIECE_VALUES: usize = 1024;
 
 /// How many tiles ahead along its 16 logical rows [`UnitTiles::pack`]
 /// asks for the rows' values: sixteen streams, too many for the hardware
@@ -1601,8 +1684,11 @@ mod tests {
     /// Sub-byte layouts whose packs stream from 256 bytes on (in this test
     /// build): tiles whole and ragged, tile rows cut short by the last row
     /// under an outer dim, the narrower widths, a rank-1 tiling, and
-    /// transposed tiles of 16 by 16 groups.
-    const STREAMED: [&str; 7] = [
+    /// transposed tiles of 16 by 16 groups, of every width, logical rows
+    /// of several pieces (the narrower widths unpacked through
+    /// `UnitTiles::unpack_streamed` on every machine, `s4` where no kernel
+    /// spreads its tiles in registers).
+    const STREAMED: [&str; 10] = [
         "s4[16,1024]{1,0:T(8,128)(8,1)E(4)}",
         "s4[19,300]{1,0:T(8,128)(8,1)E(4)}",
         "s4[5,19,300]{2,1,0:T(8,128)(8,1)E(4)}",
@@ -1610,6 +1696,9 @@ mod tests {
         "pred[64,200]{1,0:T(32,128)(32,1)E(1)}",
         "s4[3000]{0:T(1024)(128)(8,1)E(4)}",
         "s4[300,203]{0,1:T(8,128)(8,1)E(4)}",
+        "s4[2,40,2300]{1,2,0:T(8,128)(8,1)E(4)}",
+        "u2[40,2300]{0,1:T(8,128)(16,1)E(2)}",
+        "pred[40,2300]{0,1:T(8,128)(32,1)E(1)}",
     ];
 
     /// Values of every slot of `l` (`spec`), each one its element type
@@ -1647,10 +1736,20 @@ mod tests {
             l.pack_bits(&logical, &mut got, crate::Options::default())
                 .unwrap();
             assert_eq!(got, want, "{spec}");
-            let mut back = std::vec![0u8; l.len()];
-            l.unpack_bits(&got, &mut back, crate::Threads::One).unwrap();
+            // Into logical rows that start at every kind of place in a
+            // line: on one, a byte past, a unit past, half a line past.
             let stored: Vec<u8> = logical.iter().map(|v| v & mask).collect();
-            assert_eq!(back, stored, "{spec}");
+            let mut buffer = std::vec![0x5au8; l.len() + 128];
+            let lead = (64 - buffer.as_ptr().addr() % 64) % 64;
+            for start in [0, 1, 4, 32, 63] {
+                let at = lead + start;
+                buffer.fill(0x5a);
+                let back = &mut buffer[at..at + l.len()];
+                l.unpack_bits(&got, back, crate::Threads::One).unwrap();
+                assert_eq!(back, &stored[..], "{spec}, {start} into a line");
+                let outside = buffer[..at].iter().chain(&buffer[at + l.len()..]);
+                assert!(outside.into_iter().all(|&b| b == 0x5a), "{spec}, {start}");
+            }
         }
     }
 

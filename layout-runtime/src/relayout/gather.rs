@@ -3,8 +3,8 @@
 
 use super::arch;
 use super::kernels::{
-    band_rows, burst_band, copy_any, line_elements, line_units, short_group_rows, stream_fill,
-    stream_interleaved_band, stream_joined_tiles, stream_lines, stream_padded_groups,
+    ask_band_share, band_rows, burst_band, copy_any, line_elements, line_units, short_group_rows,
+    stream_fill, stream_interleaved_band, stream_joined_tiles, stream_lines, stream_padded_groups,
     stream_padded_rows, Block, Neighbours, Outer, FAR_ROW_BYTES, STAGED_ROWS,
 };
 use super::walk::{block3_padded_apart, block_then_padding_apart, Axis, Visitor, UNIT};
@@ -410,6 +410,16 @@ impl<T: Copy> Visitor for Gather<'_, T> {
         let block = Block::into_walked(a, b);
         for x in 0..band.count {
             let (at, from) = (to + x * band.walk, other + x * band.other);
+            // The next band's share of this tile, asked for as above but a
+            // tile at a time: the kernel asks for nothing itself.
+            if burst_band::<T>(rows, pitch) {
+                ask_band_share(self.src, from, (rows, pitch, a.count));
+            } else {
+                for r in rows..2 * rows {
+                    let row = from + r * pitch;
+                    arch::prefetch_span(self.src, row, row + a.count);
+                }
+            }
             if !stream_interleaved_band(self.dst, at, self.src, from, outer, block) {
                 for g in 0..o.count {
                     let (at, s) = (at + g * o.walk, from + g * o.other);

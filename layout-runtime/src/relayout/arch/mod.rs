@@ -6,10 +6,12 @@
 //!
 //! Everything here is SSE or SSE2, which every x86-64 CPU has, except the
 //! 8x8 transpose, which needs AVX, the 16x16 line tiles, which need AVX2,
-//! and the streaming copies' whole lines, stored 32 bytes at a time with
-//! AVX and 64 with AVX-512F; those run only where the CPU reports the
-//! feature (asked once at run time); other targets get the portable
-//! loops. The kernels are inline assembly rather than intrinsics on
+//! the streaming copies' whole lines, stored 32 bytes at a time with AVX
+//! and 64 with AVX-512F, and the packed sub-byte kernels: the `s4` group
+//! steps in AVX-512BW registers or, without them, AVX2's, the rest
+//! AVX-512BW or VBMI only. Each runs only where the CPU reports its
+//! feature (asked once at run time); elsewhere, and on other targets, the
+//! portable loops do the work. The kernels are inline assembly rather than intrinsics on
 //! purpose: they move the bytes of any `Copy` type, whose padding may be
 //! uninitialised, and assembly reads memory as bytes where an intrinsic
 //! would read typed vector values (it also needs no AVX-512 intrinsics,
@@ -921,8 +923,9 @@ impl Seen {
 /// [`stream_copy_in_order`], 64 at a time on a line). 64 columns a step,
 /// a last step of fewer through a copy of its columns on the stack (its
 /// other columns 0). Each value read, plus the bias, goes into `seen`.
-/// Returns how many columns it did: `n`, or 0, nothing written or seen,
-/// without AVX-512BW or for a bound that fails.
+/// The steps run in AVX-512BW registers, or in AVX2's where the CPU has
+/// no AVX-512BW. Returns how many columns it did: `n`, or 0, nothing
+/// written or seen, without AVX2 or for a bound that fails.
 pub(crate) fn pack_nibble_groups(
     out: &mut [u8],
     rows: &[u8],
@@ -932,7 +935,7 @@ pub(crate) fn pack_nibble_groups(
     seen: &mut Seen,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if let Some(p) = x86_64::Avx512Bw::detect() {
+    if let Some(steps) = x86_64::NibbleSteps::best() {
         let fits = n > 0 && out.len() / 4 >= n && rows_fit(8, pitch, n, rows.len());
         if fits {
             let store = match out.as_ptr().addr() % 64 {
@@ -943,7 +946,7 @@ pub(crate) fn pack_nibble_groups(
             };
             let whole = n / 64 * 64;
             for (x, groups) in (0..whole).step_by(64).zip(out.chunks_exact_mut(256)) {
-                x86_64::pack_nibbles64(p, groups, &rows[x..], pitch, store, seen);
+                steps.pack64(groups, &rows[x..], pitch, store, seen);
             }
             let m = n - whole;
             if m > 0 {
@@ -952,7 +955,7 @@ pub(crate) fn pack_nibble_groups(
                     row[..m].copy_from_slice(&rows[k * pitch + whole..][..m]);
                 }
                 let mut groups = [0u8; 256];
-                x86_64::pack_nibbles64(p, &mut groups, &part, 64, x86_64::Store::Plain, seen);
+                steps.pack64(&mut groups, &part, 64, x86_64::Store::Plain, seen);
                 let end = &mut out[4 * whole..][..4 * m];
                 if stream {
                     stream_copy_in_order(end, &groups[..4 * m]);
@@ -973,8 +976,8 @@ pub(crate) fn pack_nibble_groups(
 /// (rows past the cache), every whole line of the rows streamed where
 /// the CPU runs AVX-512 VBMI ([`x86_64::unpack_nibble_band`], for rows of
 /// 128 columns or more that do not overlap). Returns how many columns it
-/// did: `n`, or 0, nothing written, without AVX-512BW, for rows less than
-/// 64 bytes apart or a bound that fails.
+/// did: `n`, or 0, nothing written, without AVX2, for rows less than 64
+/// bytes apart or a bound that fails.
 pub(crate) fn unpack_nibble_groups(
     rows: &mut [u8],
     pitch: usize,
@@ -984,7 +987,7 @@ pub(crate) fn unpack_nibble_groups(
     stream: bool,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if let Some(p) = x86_64::Avx512Bw::detect() {
+    if let Some(steps) = x86_64::NibbleSteps::best() {
         let fits =
             n > 0 && pitch >= 64 && input.len() / 4 >= n && rows_fit(8, pitch, n, rows.len());
         if fits {
@@ -1017,7 +1020,7 @@ pub(crate) fn unpack_nibble_groups(
                 unsafe { x86_64::unpack_nibble_band(v, &band, signed) };
             } else {
                 for (x, groups) in (0..whole).step_by(64).zip(input.chunks_exact(256)) {
-                    x86_64::unpack_nibbles64(p, &mut rows[x..], pitch, groups, signed);
+                    steps.unpack64(&mut rows[x..], pitch, groups, signed);
                 }
             }
             let m = n - whole;
@@ -1025,7 +1028,7 @@ pub(crate) fn unpack_nibble_groups(
                 let mut groups = [0u8; 256];
                 groups[..4 * m].copy_from_slice(&input[4 * whole..][..4 * m]);
                 let mut part = [0u8; 8 * 64];
-                x86_64::unpack_nibbles64(p, &mut part, 64, &groups, signed);
+                steps.unpack64(&mut part, 64, &groups, signed);
                 for (k, row) in part.chunks_exact(64).enumerate() {
                     rows[k * pitch + whole..][..m].copy_from_slice(&row[..m]);
                 }
@@ -1139,6 +1142,20 @@ fn joined_inside(
     (carry, first): (usize, bool),
 ) -> bool {
     (first || to.iter().all(|&o| o >= 64)) && carry >= 1024 && runs_inside(to, n, len)
+}
+
+/// Whether this machine runs [`unpack_nibble_tile16`] (AVX-512BW): where
+/// it does not, the callers transpose the units first ([`tile16`]) and
+/// spread the values after.
+pub(crate) fn nibble_tiles() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_64::Avx512Bw::detect().is_some()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// A transposed tile of `s4` `(8,1)` groups, unpacked: group `c` of the

@@ -1346,13 +1346,77 @@ fn next_bands_cover_the_rows_under_tiles() {
     assert_eq!(next_band::<u8>([(2, 0, 1), (usize::MAX, 0, 4)], 1), None);
 }
 
+/// Each set of `s4` group steps this CPU runs, not only the widest the
+/// dispatch picks (an AVX-512 machine checks the AVX2 steps too), against
+/// a plain loop: one step at odd pitches, signed and not.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn every_nibble_step_set_matches_a_plain_loop() {
+    use super::x86_64::{Avx2, Avx512Bw, NibbleSteps, Store};
+    let sets = [
+        Avx512Bw::detect().map(NibbleSteps::Avx512),
+        Avx2::detect().map(NibbleSteps::Avx2),
+    ];
+    for steps in sets.into_iter().flatten() {
+        for pitch in [64, 67, 131, 1024] {
+            let rows: Vec<u8> = (0..7 * pitch + 64).map(|i| (i * 89 % 253) as u8).collect();
+            let mut got = [0u8; 256];
+            let mut seen = Seen::new(3);
+            steps.pack64(&mut got, &rows, pitch, Store::Plain, &mut seen);
+            let greatest = (0..8).flat_map(|r| &rows[r * pitch..][..64]);
+            let greatest = greatest.map(|v| v.wrapping_add(3)).max();
+            assert_eq!(Some(seen.greatest()), greatest, "{steps:?}, pitch {pitch}");
+            let want: Vec<u8> = (0..256)
+                .map(|i| {
+                    let (x, q) = (i / 4, i % 4);
+                    rows[2 * q * pitch + x] & 0xf | rows[(2 * q + 1) * pitch + x] << 4
+                })
+                .collect();
+            assert_eq!(got[..], want[..], "pack, {steps:?}, pitch {pitch}");
+            // One value above the rest, at each row and each 16-column
+            // edge in turn: every lane must reach `seen`.
+            for r in 0..8 {
+                for x in [0, 15, 16, 31, 32, 47, 48, 63] {
+                    let mut spiked: Vec<u8> = rows.iter().map(|v| v % 16).collect();
+                    spiked[r * pitch + x] = 200;
+                    let (mut out, mut seen) = ([0u8; 256], Seen::new(3));
+                    steps.pack64(&mut out, &spiked, pitch, Store::Plain, &mut seen);
+                    assert_eq!(
+                        seen.greatest(),
+                        203,
+                        "{steps:?}, pitch {pitch}, row {r}, {x}"
+                    );
+                }
+            }
+            for signed in [false, true] {
+                let mut back = std::vec![0x5au8; 7 * pitch + 64];
+                steps.unpack64(&mut back, pitch, &got, signed);
+                for (i, &b) in back.iter().enumerate() {
+                    let (r, x) = (i / pitch, i % pitch);
+                    let want = if x < 64 {
+                        let v = rows[r * pitch + x] & 0xf;
+                        if signed && v >= 8 {
+                            v | 0xf0
+                        } else {
+                            v
+                        }
+                    } else {
+                        0x5a
+                    };
+                    assert_eq!(b, want, "unpack, {steps:?}, pitch {pitch}, row {r}, {x}");
+                }
+            }
+        }
+    }
+}
+
 /// The `s4` `(8,1)` group kernels against a plain loop: widths around
 /// their 64-column steps, rows at odd pitches, groups at every place in a
 /// line, streamed and not; nothing outside the groups or rows changes.
 #[test]
 fn nibble_groups_match_a_plain_loop() {
     #[cfg(target_arch = "x86_64")]
-    let kernel = super::x86_64::Avx512Bw::detect().is_some();
+    let kernel = super::x86_64::NibbleSteps::best().is_some();
     #[cfg(not(target_arch = "x86_64"))]
     let kernel = false;
     for n in [1, 5, 63, 64, 65, 127, 128, 200, 1008] {

@@ -735,10 +735,10 @@ pub(super) use groups::{
     interleave_steps, run_groups, Ahead, BandTiles, GroupRun, Piece,
 };
 pub(super) use nibbles::{
-    pack64 as pack_nibbles64, squeeze_pairs as squeeze_nibble_pairs, unpack64 as unpack_nibbles64,
+    squeeze_pairs as squeeze_nibble_pairs, unpack64 as unpack_nibbles64,
     unpack_band as unpack_nibble_band, unpack_run as unpack_nibble_run,
     unpack_tile16 as unpack_nibble_tile16, unpack_tile16_joined as unpack_nibble_tile16_joined,
-    NibbleBand, NibbleRun, Store,
+    NibbleBand, NibbleRun, Steps as NibbleSteps, Store,
 };
 
 pub(super) use joins::join_band16;

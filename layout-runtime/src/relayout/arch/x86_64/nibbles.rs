@@ -1,6 +1,8 @@
-//! `s4` values in `(8,1)` groups, 64 columns a step in AVX-512BW
-//! registers: eight rows of bytes, each holding one value in its low four
-//! bits, into the 256 bytes of their 64 groups of four, and back.
+//! `s4` values in `(8,1)` groups, 64 columns a step: eight rows of bytes,
+//! each holding one value in its low four bits, into the 256 bytes of
+//! their 64 groups of four, and back. The steps run in AVX-512BW
+//! registers or, on CPUs without them, as two 32-column halves in AVX2's
+//! ([`Steps`] picks).
 //!
 //! A group of column `x` is four bytes; byte `q` holds row `2q`'s value
 //! in its low half and row `2q + 1`'s in its high half. From the rows,
@@ -12,7 +14,7 @@
 
 use core::arch::asm;
 
-use super::{Avx512Bw, Avx512Vbmi};
+use super::{Avx2, Avx512Bw, Avx512Vbmi};
 use crate::relayout::arch::Seen;
 
 /// `0x0f` in every byte: the low four bits each value keeps.
@@ -243,6 +245,309 @@ pub(in crate::relayout::arch) fn pack64(
     }
 }
 
+/// Half of [`pack64_avx2`]'s step: the 32 columns from byte `$c` of
+/// each row into the 128 bytes of their groups, in `ymm4` to `ymm7` (in
+/// order), the values' running maxima in `ymm13`; the low halves' mask in
+/// `ymm15`, the bias in `ymm14`. The steps of [`pack64`] in 256-bit
+/// registers, without a bitwise select (a mask, a mask's complement and
+/// an or instead) and with the lanes put in order by `vperm2i128`.
+macro_rules! pack32_avx2 {
+    ($c:literal) => {
+        concat!(
+            "vmovdqu ymm0, [{r0} + ",
+            $c,
+            "]\n",
+            "vmovdqu ymm1, [{r0} + {p} + ",
+            $c,
+            "]\n",
+            "vmovdqu ymm2, [{r0} + {p}*2 + ",
+            $c,
+            "]\n",
+            "vmovdqu ymm3, [{r3} + ",
+            $c,
+            "]\n",
+            "vmovdqu ymm4, [{r0} + {p}*4 + ",
+            $c,
+            "]\n",
+            "vmovdqu ymm5, [{r3} + {p}*2 + ",
+            $c,
+            "]\n",
+            "vmovdqu ymm6, [{r6} + ",
+            $c,
+            "]\n",
+            "vmovdqu ymm7, [{r6} + {p} + ",
+            $c,
+            "]\n",
+            // The value check, while the rows are whole.
+            "vpaddb ymm8, ymm0, ymm14\n",
+            "vpaddb ymm9, ymm1, ymm14\n",
+            "vpaddb ymm10, ymm2, ymm14\n",
+            "vpaddb ymm11, ymm3, ymm14\n",
+            "vpmaxub ymm8, ymm8, ymm9\n",
+            "vpmaxub ymm10, ymm10, ymm11\n",
+            "vpmaxub ymm13, ymm13, ymm8\n",
+            "vpmaxub ymm13, ymm13, ymm10\n",
+            "vpaddb ymm8, ymm4, ymm14\n",
+            "vpaddb ymm9, ymm5, ymm14\n",
+            "vpaddb ymm10, ymm6, ymm14\n",
+            "vpaddb ymm11, ymm7, ymm14\n",
+            "vpmaxub ymm8, ymm8, ymm9\n",
+            "vpmaxub ymm10, ymm10, ymm11\n",
+            "vpmaxub ymm13, ymm13, ymm8\n",
+            "vpmaxub ymm13, ymm13, ymm10\n",
+            // Bytes `q`: the low bits of row 2q, those of row 2q + 1 above.
+            "vpsllw ymm1, ymm1, 4\n",
+            "vpsllw ymm3, ymm3, 4\n",
+            "vpsllw ymm5, ymm5, 4\n",
+            "vpsllw ymm7, ymm7, 4\n",
+            "vpand ymm0, ymm0, ymm15\n",
+            "vpand ymm2, ymm2, ymm15\n",
+            "vpand ymm4, ymm4, ymm15\n",
+            "vpand ymm6, ymm6, ymm15\n",
+            "vpandn ymm1, ymm15, ymm1\n",
+            "vpandn ymm3, ymm15, ymm3\n",
+            "vpandn ymm5, ymm15, ymm5\n",
+            "vpandn ymm7, ymm15, ymm7\n",
+            "vpor ymm0, ymm0, ymm1\n",
+            "vpor ymm2, ymm2, ymm3\n",
+            "vpor ymm4, ymm4, ymm5\n",
+            "vpor ymm6, ymm6, ymm7\n",
+            // Into groups within each lane: in lane k of register j, the
+            // groups of columns 16k + 4j...
+            "vpunpcklbw ymm8, ymm0, ymm2\n",
+            "vpunpckhbw ymm9, ymm0, ymm2\n",
+            "vpunpcklbw ymm10, ymm4, ymm6\n",
+            "vpunpckhbw ymm11, ymm4, ymm6\n",
+            "vpunpcklwd ymm0, ymm8, ymm10\n",
+            "vpunpckhwd ymm1, ymm8, ymm10\n",
+            "vpunpcklwd ymm2, ymm9, ymm11\n",
+            "vpunpckhwd ymm3, ymm9, ymm11\n",
+            // ...and the lanes in column order.
+            "vperm2i128 ymm4, ymm0, ymm1, 0x20\n",
+            "vperm2i128 ymm5, ymm2, ymm3, 0x20\n",
+            "vperm2i128 ymm6, ymm0, ymm1, 0x31\n",
+            "vperm2i128 ymm7, ymm2, ymm3, 0x31\n",
+        )
+    };
+}
+
+/// The stores of [`pack32_avx2`]'s `ymm4` to `ymm7` at `{o} + $at`, with
+/// `$op` a 32-byte store (`vmovdqu` or `vmovntdq`).
+macro_rules! store32x4 {
+    ($op:literal, $at:literal) => {
+        concat!(
+            $op,
+            " [{o} + ",
+            $at,
+            "], ymm4\n",
+            $op,
+            " [{o} + ",
+            $at,
+            " + 32], ymm5\n",
+            $op,
+            " [{o} + ",
+            $at,
+            " + 64], ymm6\n",
+            $op,
+            " [{o} + ",
+            $at,
+            " + 96], ymm7\n",
+        )
+    };
+}
+
+/// [`store32x4`] streamed 16 bytes at a time (`xmm8` holds each upper
+/// half in turn).
+macro_rules! stream16x8 {
+    ($at:literal) => {
+        concat!(
+            "vmovntdq [{o} + ",
+            $at,
+            "], xmm4\n",
+            "vextracti128 xmm8, ymm4, 1\n",
+            "vmovntdq [{o} + ",
+            $at,
+            " + 16], xmm8\n",
+            "vmovntdq [{o} + ",
+            $at,
+            " + 32], xmm5\n",
+            "vextracti128 xmm8, ymm5, 1\n",
+            "vmovntdq [{o} + ",
+            $at,
+            " + 48], xmm8\n",
+            "vmovntdq [{o} + ",
+            $at,
+            " + 64], xmm6\n",
+            "vextracti128 xmm8, ymm6, 1\n",
+            "vmovntdq [{o} + ",
+            $at,
+            " + 80], xmm8\n",
+            "vmovntdq [{o} + ",
+            $at,
+            " + 96], xmm7\n",
+            "vextracti128 xmm8, ymm7, 1\n",
+            "vmovntdq [{o} + ",
+            $at,
+            " + 112], xmm8\n",
+        )
+    };
+}
+
+/// The assembly of [`pack64_avx2`], the two halves stored by `$first`
+/// and `$second`; for the caller's `unsafe` block, whose argument covers
+/// the bytes and the alignment.
+macro_rules! pack64_avx2_asm {
+    ($first:expr, $second:expr, $r0:expr, $r3:expr, $r6:expr, $pitch:expr, $o:expr, $seen:expr, $bias:expr) => {
+        asm!(
+            "vmovd xmm15, {low:e}",
+            "vpbroadcastd ymm15, xmm15",
+            "vmovd xmm14, {bias:e}",
+            "vpbroadcastb ymm14, xmm14",
+            "vmovdqu ymm13, [{seen}]",
+            pack32_avx2!("0"),
+            $first,
+            pack32_avx2!("32"),
+            $second,
+            "vmovdqu [{seen}], ymm13",
+            "vzeroupper",
+            low = in(reg) LOW,
+            r0 = in(reg) $r0,
+            r3 = in(reg) $r3,
+            r6 = in(reg) $r6,
+            p = in(reg) $pitch,
+            o = in(reg) $o,
+            seen = in(reg) $seen,
+            bias = in(reg) $bias,
+            clobber_abi("sysv64"),
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
+/// [`pack64`] in AVX2's 256-bit registers, 32 columns at a time: the same
+/// step (64 columns into 256 bytes), the values' maxima in the first 32
+/// bytes of `seen`.
+#[inline]
+pub(in crate::relayout::arch) fn pack64_avx2(
+    _: Avx2,
+    out: &mut [u8],
+    rows: &[u8],
+    pitch: usize,
+    store: Store,
+    seen: &mut Seen,
+) {
+    let out = &mut out[..256];
+    // Rows 0 and 7 in bounds, so rows 1 to 6 between them are too.
+    let (r0, r7) = (rows[..64].as_ptr(), rows[7 * pitch..][..64].as_ptr());
+    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
+    debug_assert!(r6.wrapping_add(pitch) == r7);
+    let o = out.as_mut_ptr();
+    let align = match store {
+        Store::Plain => 1,
+        Store::Stream64 => 64,
+        Store::Stream16 => 16,
+    };
+    assert!(o.addr() % align == 0);
+    // SAFETY: the `Avx2` token proves the CPU and OS run the AVX2
+    // instructions below. Rows 0 and 7 were bounds-checked by the slicing
+    // above and rows 1 to 6 lie between them (`r0 + k*pitch`, `0 < k <
+    // 7`), inside `rows`; each is 64 bytes, read as bytes, 32 at a time.
+    // `out` is a checked unique slice of 256 bytes, which the shared `rows`
+    // cannot overlap, on the boundary its streaming stores need (asserted:
+    // 32 bytes for a ymm register's `vmovntdq`, on a line, 16 for an xmm
+    // one's). `seen.max` is 64 bytes of a unique borrow, of which the
+    // first 32 are read and written. The vector registers are declared
+    // clobbered whole (`clobber_abi`); no stack, no flags, and
+    // `vzeroupper` leaves the upper halves clean.
+    let (maxima, bias) = (seen.max.as_mut_ptr(), u32::from(seen.bias));
+    unsafe {
+        match store {
+            Store::Plain => pack64_avx2_asm!(
+                store32x4!("vmovdqu", "0"),
+                store32x4!("vmovdqu", "128"),
+                r0,
+                r3,
+                r6,
+                pitch,
+                o,
+                maxima,
+                bias
+            ),
+            Store::Stream64 => pack64_avx2_asm!(
+                store32x4!("vmovntdq", "0"),
+                store32x4!("vmovntdq", "128"),
+                r0,
+                r3,
+                r6,
+                pitch,
+                o,
+                maxima,
+                bias
+            ),
+            Store::Stream16 => pack64_avx2_asm!(
+                stream16x8!("0"),
+                stream16x8!("128"),
+                r0,
+                r3,
+                r6,
+                pitch,
+                o,
+                maxima,
+                bias
+            ),
+        }
+    }
+}
+
+/// The registers the 64-column steps run in: AVX-512BW's where the CPU
+/// has them ([`pack64`], [`unpack64`]), else AVX2's ([`pack64_avx2`],
+/// [`unpack64_avx2`]).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::relayout::arch) enum Steps {
+    Avx512(Avx512Bw),
+    Avx2(Avx2),
+}
+
+impl Steps {
+    /// The widest this CPU runs, if any.
+    pub(in crate::relayout::arch) fn best() -> Option<Steps> {
+        Avx512Bw::detect()
+            .map(Steps::Avx512)
+            .or_else(|| Avx2::detect().map(Steps::Avx2))
+    }
+
+    /// [`pack64`] in these registers.
+    #[inline]
+    pub(in crate::relayout::arch) fn pack64(
+        self,
+        out: &mut [u8],
+        rows: &[u8],
+        pitch: usize,
+        store: Store,
+        seen: &mut Seen,
+    ) {
+        match self {
+            Steps::Avx512(p) => pack64(p, out, rows, pitch, store, seen),
+            Steps::Avx2(p) => pack64_avx2(p, out, rows, pitch, store, seen),
+        }
+    }
+
+    /// [`unpack64`] in these registers.
+    #[inline]
+    pub(in crate::relayout::arch) fn unpack64(
+        self,
+        rows: &mut [u8],
+        pitch: usize,
+        input: &[u8],
+        signed: bool,
+    ) {
+        match self {
+            Steps::Avx512(p) => unpack64(p, rows, pitch, input, signed),
+            Steps::Avx2(p) => unpack64_avx2(p, rows, pitch, input, signed),
+        }
+    }
+}
+
 /// The constants of [`unpack64_rows`]: the low halves' mask in `zmm15`,
 /// the sign (`{sign}`, from [`sign_bit`]) in `zmm14`, the byte shuffle
 /// in `zmm13` (`{spread}`, [`SPREAD`]).
@@ -366,6 +671,163 @@ pub(in crate::relayout::arch) fn unpack64(
             "vmovdqu64 [{r3} + {p}*2], zmm6",
             "vmovdqu64 [{r6}], zmm3",
             "vmovdqu64 [{r6} + {p}], zmm7",
+            "vzeroupper",
+            low = in(reg) LOW,
+            sign = in(reg) sign,
+            spread = in(reg) SPREAD.as_ptr(),
+            i = in(reg) input.as_ptr(),
+            r0 = in(reg) r0,
+            r3 = in(reg) r3,
+            r6 = in(reg) r6,
+            p = in(reg) pitch,
+            clobber_abi("sysv64"),
+            options(nostack, preserves_flags),
+        );
+    }
+}
+
+/// Half of [`unpack64_avx2`]'s step: the 32 groups (128 bytes) from
+/// `{i} + $at` into the bytes of 32 columns of the eight rows, rows 0, 2,
+/// 4 and 6 in `ymm0` to `ymm3`, rows 1, 3, 5 and 7 in `ymm4` to `ymm7`;
+/// the byte shuffle in `ymm13`, the sign in `ymm14`, the low halves' mask
+/// in `ymm15`. The steps of [`unpack64_rows`] in 256-bit registers, the
+/// lanes first put back by `vperm2i128`.
+macro_rules! unpack32_avx2 {
+    ($at:literal) => {
+        concat!(
+            "vmovdqu ymm4, [{i} + ",
+            $at,
+            "]\n",
+            "vmovdqu ymm5, [{i} + ",
+            $at,
+            " + 32]\n",
+            "vmovdqu ymm6, [{i} + ",
+            $at,
+            " + 64]\n",
+            "vmovdqu ymm7, [{i} + ",
+            $at,
+            " + 96]\n",
+            // Lane k of register j: the groups of columns 16k + 4j...
+            "vperm2i128 ymm0, ymm4, ymm6, 0x20\n",
+            "vperm2i128 ymm1, ymm4, ymm6, 0x31\n",
+            "vperm2i128 ymm2, ymm5, ymm7, 0x20\n",
+            "vperm2i128 ymm3, ymm5, ymm7, 0x31\n",
+            // ...whose bytes `q` gather in dword `q` of each lane...
+            "vpshufb ymm0, ymm0, ymm13\n",
+            "vpshufb ymm1, ymm1, ymm13\n",
+            "vpshufb ymm2, ymm2, ymm13\n",
+            "vpshufb ymm3, ymm3, ymm13\n",
+            // ...and the dwords `q` of the four registers make bytes `q`
+            // of 16 columns in order, in both lanes.
+            "vpunpckldq ymm8, ymm0, ymm1\n",
+            "vpunpckhdq ymm9, ymm0, ymm1\n",
+            "vpunpckldq ymm10, ymm2, ymm3\n",
+            "vpunpckhdq ymm11, ymm2, ymm3\n",
+            "vpunpcklqdq ymm0, ymm8, ymm10\n",
+            "vpunpckhqdq ymm1, ymm8, ymm10\n",
+            "vpunpcklqdq ymm2, ymm9, ymm11\n",
+            "vpunpckhqdq ymm3, ymm9, ymm11\n",
+            // Bytes `q` into rows 2q (low halves) and 2q + 1 (high).
+            "vpsrlw ymm4, ymm0, 4\n",
+            "vpsrlw ymm5, ymm1, 4\n",
+            "vpsrlw ymm6, ymm2, 4\n",
+            "vpsrlw ymm7, ymm3, 4\n",
+            "vpand ymm0, ymm0, ymm15\n",
+            "vpand ymm1, ymm1, ymm15\n",
+            "vpand ymm2, ymm2, ymm15\n",
+            "vpand ymm3, ymm3, ymm15\n",
+            "vpand ymm4, ymm4, ymm15\n",
+            "vpand ymm5, ymm5, ymm15\n",
+            "vpand ymm6, ymm6, ymm15\n",
+            "vpand ymm7, ymm7, ymm15\n",
+            "vpxor ymm0, ymm0, ymm14\n",
+            "vpxor ymm1, ymm1, ymm14\n",
+            "vpxor ymm2, ymm2, ymm14\n",
+            "vpxor ymm3, ymm3, ymm14\n",
+            "vpxor ymm4, ymm4, ymm14\n",
+            "vpxor ymm5, ymm5, ymm14\n",
+            "vpxor ymm6, ymm6, ymm14\n",
+            "vpxor ymm7, ymm7, ymm14\n",
+            "vpsubb ymm0, ymm0, ymm14\n",
+            "vpsubb ymm1, ymm1, ymm14\n",
+            "vpsubb ymm2, ymm2, ymm14\n",
+            "vpsubb ymm3, ymm3, ymm14\n",
+            "vpsubb ymm4, ymm4, ymm14\n",
+            "vpsubb ymm5, ymm5, ymm14\n",
+            "vpsubb ymm6, ymm6, ymm14\n",
+            "vpsubb ymm7, ymm7, ymm14\n",
+        )
+    };
+}
+
+/// The stores of [`unpack32_avx2`]'s rows, 32 bytes each, `$c` bytes
+/// into each row.
+macro_rules! rows32_avx2 {
+    ($c:literal) => {
+        concat!(
+            "vmovdqu [{r0} + ",
+            $c,
+            "], ymm0\n",
+            "vmovdqu [{r0} + {p} + ",
+            $c,
+            "], ymm4\n",
+            "vmovdqu [{r0} + {p}*2 + ",
+            $c,
+            "], ymm1\n",
+            "vmovdqu [{r3} + ",
+            $c,
+            "], ymm5\n",
+            "vmovdqu [{r0} + {p}*4 + ",
+            $c,
+            "], ymm2\n",
+            "vmovdqu [{r3} + {p}*2 + ",
+            $c,
+            "], ymm6\n",
+            "vmovdqu [{r6} + ",
+            $c,
+            "], ymm3\n",
+            "vmovdqu [{r6} + {p} + ",
+            $c,
+            "], ymm7\n",
+        )
+    };
+}
+
+/// [`unpack64`] in AVX2's 256-bit registers, 32 columns at a time.
+#[inline]
+pub(in crate::relayout::arch) fn unpack64_avx2(
+    _: Avx2,
+    rows: &mut [u8],
+    pitch: usize,
+    input: &[u8],
+    signed: bool,
+) {
+    let input = &input[..256];
+    assert!(pitch >= 64);
+    let r7 = rows[7 * pitch..][..64].as_mut_ptr();
+    let r0 = rows[..64].as_mut_ptr();
+    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
+    debug_assert!(r6.wrapping_add(pitch) == r7);
+    let sign = sign_bit(signed);
+    // SAFETY: the `Avx2` token proves the CPU and OS run the AVX2
+    // instructions below. Rows 0 and 7 were bounds-checked by the slicing
+    // above and rows 1 to 6 lie between them, inside the unique `rows`;
+    // they are `pitch >= 64` apart (asserted), so the eight 64-byte runs
+    // written (32 bytes at a time) are disjoint. `input` is a checked
+    // slice of 256 bytes, read as bytes, and cannot overlap the unique
+    // `rows`; `SPREAD` is 16 bytes. Registers, stack and flags as in
+    // `pack64_avx2`.
+    unsafe {
+        asm!(
+            "vmovd xmm15, {low:e}",
+            "vpbroadcastd ymm15, xmm15",
+            "vmovd xmm14, {sign:e}",
+            "vpbroadcastd ymm14, xmm14",
+            "vbroadcasti128 ymm13, [{spread}]",
+            unpack32_avx2!("0"),
+            rows32_avx2!("0"),
+            unpack32_avx2!("128"),
+            rows32_avx2!("32"),
             "vzeroupper",
             low = in(reg) LOW,
             sign = in(reg) sign,
