@@ -96,6 +96,15 @@ macro_rules! relayout_cases {
             f32,
             |i| i as f32
         );
+        // The major dims swapped, the minor one kept: runs of a line, a
+        // page apart on one side ([seq, heads, dim] to heads first).
+        $convert!(
+            "f32_runs_permute",
+            "f32[4096,256,16]{2,1,0}",
+            "f32[4096,256,16]{2,0,1}",
+            f32,
+            |i| i as f32
+        );
         $convert!(
             "bf16_4d_permute",
             "bf16[64,64,64,128]{3,2,1,0}",

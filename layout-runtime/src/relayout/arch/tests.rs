@@ -1283,6 +1283,54 @@ fn grids_of_runs_match_a_plain_loop() {
     }
 }
 
+/// Runs a page apart along the inner level of the grid and side by side
+/// along the outer one, which `stream_runs` takes in blocks: several
+/// blocks each way and partial ones at both ends, runs of a line and
+/// longer and, with a granule of 16, shorter and off the lines.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn stream_runs_in_blocks_match_the_grid_order() {
+    use super::x86_64::{Avx, Avx512, Stores};
+    let widths = [
+        Some(Stores::Sse2),
+        Avx::detect().map(Stores::Avx),
+        Avx512::detect().map(Stores::Avx512),
+    ];
+    for stores in widths.into_iter().flatten() {
+        for (len, granule, d) in [
+            (64usize, 64, 0),
+            (128, 64, 64),
+            (192, 64, 0),
+            (48, 16, 16),
+            (80, 16, 48),
+        ] {
+            let (n0, n1) = (4096 / len + 3, 1024 / len + 5);
+            // Source rows of `n0` runs back to back, a page and more apart.
+            let pitch = (n0 * len).next_multiple_of(64) + 64;
+            let src: Vec<u8> = (0..n1 * pitch)
+                .map(|x: usize| (x * 7 + x / 251) as u8)
+                .collect();
+            let row = n1 * len + 64;
+            let grid = [(n0, row, len), (n1, len, pitch)];
+            let mut lines = std::vec![0u8; n0 * row + 192];
+            let first = lines.as_ptr().align_offset(64);
+            let buf = &mut lines[first..][..n0 * row + 128];
+            buf.fill(0xaa);
+            let done = x86_64::stream_runs(stores, &mut buf[d..], &src, grid, len, granule, None);
+            stream_fence();
+            assert!(done, "{stores:?}: {len}");
+            let mut want = std::vec![0xaau8; buf.len()];
+            for x in 0..n0 {
+                for i in 0..n1 {
+                    let (to, from) = (d + x * row + i * len, x * len + i * pitch);
+                    want[to..to + len].copy_from_slice(&src[from..from + len]);
+                }
+            }
+            assert_eq!(buf, &want[..], "{stores:?}: runs of {len} at {d}");
+        }
+    }
+}
+
 #[test]
 fn next_spans_follow_bands_of_short_streams() {
     // An unpack's band: 8 rows of 32 tiles of (8,128) `f32`, a row of
