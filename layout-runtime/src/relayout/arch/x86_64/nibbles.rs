@@ -157,6 +157,43 @@ pub(in crate::relayout::arch) enum Store {
     Stream16,
 }
 
+/// The places of one pack step, checked: rows 0, 3 and 6 of `rows`
+/// (`pitch` apart), whose rows 0 and 7 are in bounds, so that the rows
+/// between are too, each 64 bytes; and `out[..256]`, on the boundary
+/// `store` needs (asserted).
+fn pack_places(
+    out: &mut [u8],
+    rows: &[u8],
+    pitch: usize,
+    store: Store,
+) -> ([*const u8; 3], *mut u8) {
+    let out = &mut out[..256];
+    let (r0, r7) = (rows[..64].as_ptr(), rows[7 * pitch..][..64].as_ptr());
+    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
+    debug_assert!(r6.wrapping_add(pitch) == r7);
+    let o = out.as_mut_ptr();
+    let align = match store {
+        Store::Plain => 1,
+        Store::Stream64 => 64,
+        Store::Stream16 => 16,
+    };
+    assert!(o.addr() % align == 0);
+    ([r0, r3, r6], o)
+}
+
+/// The places of one unpack step, checked as [`pack_places`]' rows, and
+/// `pitch >= 64` (asserted), so that the eight rows' 64 bytes are
+/// disjoint; `input[..256]`.
+fn unpack_places(rows: &mut [u8], pitch: usize, input: &[u8]) -> ([*mut u8; 3], *const u8) {
+    let input = &input[..256];
+    assert!(pitch >= 64);
+    let r7 = rows[7 * pitch..][..64].as_mut_ptr();
+    let r0 = rows[..64].as_mut_ptr();
+    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
+    debug_assert!(r6.wrapping_add(pitch) == r7);
+    ([r0, r3, r6], input.as_ptr())
+}
+
 /// The rows of one step, `rows[k*pitch..][..64]` for `k < 8`, into 64
 /// groups, `out[..256]`; the low four bits of each byte are packed, the
 /// rest ignored, and each byte plus `seen`'s bias goes into its running
@@ -170,21 +207,10 @@ pub(in crate::relayout::arch) fn pack64(
     store: Store,
     seen: &mut Seen,
 ) {
-    let out = &mut out[..256];
-    // Rows 0 and 7 in bounds, so rows 1 to 6 between them are too.
-    let (r0, r7) = (rows[..64].as_ptr(), rows[7 * pitch..][..64].as_ptr());
-    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
-    debug_assert!(r6.wrapping_add(pitch) == r7);
-    let o = out.as_mut_ptr();
-    let align = match store {
-        Store::Plain => 1,
-        Store::Stream64 => 64,
-        Store::Stream16 => 16,
-    };
-    assert!(o.addr() % align == 0);
+    let ([r0, r3, r6], o) = pack_places(out, rows, pitch, store);
     // SAFETY: the `Avx512Bw` token proves the CPU and OS run the AVX-512F
     // and AVX-512BW instructions below. Rows 0 and 7 were bounds-checked
-    // by the slicing above and rows 1 to 6 lie between them (`r0 +
+    // by `pack_places` and rows 1 to 6 lie between them (`r0 +
     // k*pitch`, `0 < k < 7`), inside `rows`; each is 64 bytes, read as
     // bytes. `out` is a checked unique slice of 256 bytes, which the
     // shared `rows` cannot overlap, on the boundary its streaming stores
@@ -436,22 +462,12 @@ pub(in crate::relayout::arch) fn pack64_avx2(
     store: Store,
     seen: &mut Seen,
 ) {
-    let out = &mut out[..256];
-    // Rows 0 and 7 in bounds, so rows 1 to 6 between them are too.
-    let (r0, r7) = (rows[..64].as_ptr(), rows[7 * pitch..][..64].as_ptr());
-    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
-    debug_assert!(r6.wrapping_add(pitch) == r7);
-    let o = out.as_mut_ptr();
-    let align = match store {
-        Store::Plain => 1,
-        Store::Stream64 => 64,
-        Store::Stream16 => 16,
-    };
-    assert!(o.addr() % align == 0);
+    let ([r0, r3, r6], o) = pack_places(out, rows, pitch, store);
     // SAFETY: the `Avx2` token proves the CPU and OS run the AVX2
-    // instructions below. Rows 0 and 7 were bounds-checked by the slicing
-    // above and rows 1 to 6 lie between them (`r0 + k*pitch`, `0 < k <
-    // 7`), inside `rows`; each is 64 bytes, read as bytes, 32 at a time.
+    // instructions below. Rows 0 and 7 were bounds-checked by
+    // `pack_places` and rows 1 to 6 lie between them (`r0 + k*pitch`,
+    // `0 < k < 7`), inside `rows`; each is 64 bytes, read as bytes, 32 at
+    // a time.
     // `out` is a checked unique slice of 256 bytes, which the shared `rows`
     // cannot overlap, on the boundary its streaming stores need (asserted:
     // 32 bytes for a ymm register's `vmovntdq`, on a line, 16 for an xmm
@@ -645,16 +661,11 @@ pub(in crate::relayout::arch) fn unpack64(
     input: &[u8],
     signed: bool,
 ) {
-    let input = &input[..256];
-    assert!(pitch >= 64);
-    let r7 = rows[7 * pitch..][..64].as_mut_ptr();
-    let r0 = rows[..64].as_mut_ptr();
-    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
-    debug_assert!(r6.wrapping_add(pitch) == r7);
+    let ([r0, r3, r6], input) = unpack_places(rows, pitch, input);
     let sign = sign_bit(signed);
     // SAFETY: the `Avx512Bw` token proves the CPU and OS run the AVX-512F
     // and AVX-512BW instructions below. Rows 0 and 7 were bounds-checked
-    // by the slicing above and rows 1 to 6 lie between them, inside the
+    // by `unpack_places` and rows 1 to 6 lie between them, inside the
     // unique `rows`; they are `pitch >= 64` apart (asserted), so the
     // eight 64-byte runs written are disjoint. `input` is a checked slice
     // of 256 bytes, read as bytes, and cannot overlap the unique `rows`.
@@ -675,7 +686,7 @@ pub(in crate::relayout::arch) fn unpack64(
             low = in(reg) LOW,
             sign = in(reg) sign,
             spread = in(reg) SPREAD.as_ptr(),
-            i = in(reg) input.as_ptr(),
+            i = in(reg) input,
             r0 = in(reg) r0,
             r3 = in(reg) r3,
             r6 = in(reg) r6,
@@ -802,16 +813,12 @@ pub(in crate::relayout::arch) fn unpack64_avx2(
     input: &[u8],
     signed: bool,
 ) {
-    let input = &input[..256];
-    assert!(pitch >= 64);
-    let r7 = rows[7 * pitch..][..64].as_mut_ptr();
-    let r0 = rows[..64].as_mut_ptr();
-    let (r3, r6) = (r0.wrapping_add(3 * pitch), r0.wrapping_add(6 * pitch));
-    debug_assert!(r6.wrapping_add(pitch) == r7);
+    let ([r0, r3, r6], input) = unpack_places(rows, pitch, input);
     let sign = sign_bit(signed);
     // SAFETY: the `Avx2` token proves the CPU and OS run the AVX2
-    // instructions below. Rows 0 and 7 were bounds-checked by the slicing
-    // above and rows 1 to 6 lie between them, inside the unique `rows`;
+    // instructions below. Rows 0 and 7 were bounds-checked by
+    // `unpack_places` and rows 1 to 6 lie between them, inside the unique
+    // `rows`;
     // they are `pitch >= 64` apart (asserted), so the eight 64-byte runs
     // written (32 bytes at a time) are disjoint. `input` is a checked
     // slice of 256 bytes, read as bytes, and cannot overlap the unique
@@ -832,7 +839,7 @@ pub(in crate::relayout::arch) fn unpack64_avx2(
             low = in(reg) LOW,
             sign = in(reg) sign,
             spread = in(reg) SPREAD.as_ptr(),
-            i = in(reg) input.as_ptr(),
+            i = in(reg) input,
             r0 = in(reg) r0,
             r3 = in(reg) r3,
             r6 = in(reg) r6,
