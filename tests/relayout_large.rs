@@ -183,6 +183,18 @@ fn permutations_past_the_cache() {
     convert::<u32>("f32[1024,2048]{0,1}", "f32[1024,2048]{1,0:T(8,128)}");
 }
 
+#[test]
+fn runs_a_page_apart_past_the_cache() {
+    // The major dims swapped, the minor one kept: runs of a line, of two
+    // and of 48 bytes, a page and more apart on one side, which go in
+    // blocks with partial ones at both ends; packed, unpacked (the
+    // storage's rows back to back in the destination) and converted.
+    pack_and_unpack::<u32>("f32[1037,131,16]{2,0,1}");
+    pack_and_unpack::<u16>("bf16[2053,67,64]{2,0,1}");
+    pack_and_unpack::<u32>("f32[1,3001,233,12]{3,1,2,0}");
+    convert::<u32>("f32[1037,131,16]{2,1,0}", "f32[1037,131,16]{2,0,1}");
+}
+
 /// Pack and unpack of sub-byte `spec` (`E(4)`) into buffers at every
 /// shift, against storage put together from the slot iterator.
 fn pack_and_unpack_bits(spec: &str) {

@@ -98,11 +98,12 @@ macro_rules! relayout_cases {
         );
         // The major dims swapped, the minor one kept: runs of a line, a
         // page apart on one side ([seq, heads, dim] to heads first).
-        $convert!(
+        $pack!(
             "f32_runs_permute",
-            "f32[4096,256,16]{2,1,0}",
             "f32[4096,256,16]{2,0,1}",
-            f32,
+            PERMUTED,
+            (f32, f32),
+            (pack, unpack, storage_len),
             |i| i as f32
         );
         $convert!(

@@ -497,8 +497,15 @@ impl<T: Copy> Scatter<'_, T> {
         }
         // A band of whole rows on lines, one call for all (see `stream_runs`),
         // row by row as the destination lies (see `stream_joined_rows`).
+        // Where the tiles' rows lie back to back in the destination, the
+        // runs go in its order and may split lines between them.
         let grid = [(block.na, block.da, block.sa), (o.count, o.other, o.walk)];
         let len = block.nb * self.unit;
+        let granule = if o.count > 1 && o.other == len {
+            16
+        } else {
+            64
+        };
         let runs = !self.stage.is_empty()
             && block.db == self.unit
             && block.sb == self.unit
@@ -507,7 +514,7 @@ impl<T: Copy> Scatter<'_, T> {
                 &self.src[off..],
                 grid,
                 len,
-                64,
+                granule,
                 arch::next_span::<T>(grid, len).map(|at| (at, len)),
             );
         if runs {
