@@ -192,6 +192,8 @@ fn runs_a_page_apart_past_the_cache() {
     pack_and_unpack::<u32>("f32[1037,131,16]{2,0,1}");
     pack_and_unpack::<u16>("bf16[2053,67,64]{2,0,1}");
     pack_and_unpack::<u32>("f32[1,3001,233,12]{3,1,2,0}");
+    // Runs of 32 bytes a kilobyte apart, whose passes span megabytes.
+    pack_and_unpack::<u16>("bf16[3,4099,33,16]{3,1,2,0}");
     convert::<u32>("f32[1037,131,16]{2,1,0}", "f32[1037,131,16]{2,0,1}");
 }
 

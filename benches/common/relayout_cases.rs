@@ -106,6 +106,15 @@ macro_rules! relayout_cases {
             (pack, unpack, storage_len),
             |i| i as f32
         );
+        // Runs of 32 bytes, a kilobyte apart on one side.
+        $pack!(
+            "bf16_runs_permute_4d",
+            "bf16[16,4096,32,16]{3,1,2,0}",
+            PERMUTED,
+            (u16, u16),
+            (pack, unpack, storage_len),
+            |i| i as u16
+        );
         $convert!(
             "bf16_4d_permute",
             "bf16[64,64,64,128]{3,2,1,0}",

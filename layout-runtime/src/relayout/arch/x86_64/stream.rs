@@ -225,30 +225,12 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
     // elements from `at + k * step`. Prefetches never fault, so the span
     // needs no bounds.
     let ask = ask.map(|(at, step)| (s.wrapping_add(at.wrapping_mul(size)), step * size));
-    let copy = |x: usize, i: usize| {
-        // SAFETY: run `(x, i)` lies inside both slices: its elements
-        // are below `(n0 - 1) * stride0 + (n1 - 1) * stride1 + len`,
-        // checked against their lengths above (no product overflows),
-        // so `len * size` bytes from each start are valid, the
-        // destination's a unique borrow the shared source cannot
-        // overlap. The run starts and ends on a multiple of the granule
-        // (the slice's start, both strides and the length are), so
-        // `lead` and `rest` are multiples of 16 under a line, `lead +
-        // lines + rest == bytes`, the 16-byte stores are on 16 bytes
-        // as `movntdq` needs and the lines start lines, as the 32- and
-        // 64-byte `vmovntdq` need. The loops' registers and flags are
-        // declared as in `stream_copy`.
-        unsafe {
-            let s = s.add((x * s0 + i * s1) * size);
-            let d = d.add((x * d0 + i * d1) * size);
-            let lead = d.align_offset(64).min(bytes);
-            let lines = (bytes - lead) / 64 * 64;
-            stream_span(stores, s, d, [lead, lines, bytes - lead - lines]);
-        }
-    };
-    // Runs a page or more apart in the source along the inner level, next
-    // to each other along the outer one (a permutation that keeps the
-    // minor dim: `[4096,256,16]{2,0,1}`), go in blocks: a page of runs
+    // Run `(x, i)`: `(source, destination)` offsets in bytes.
+    let at = |x: usize, i: usize| ((x * s0 + i * s1) * size, (x * d0 + i * d1) * size);
+    // Runs a page or more apart in the source along the inner level (or
+    // whose inner pass spans more than [`WIDE_PASS`]), next to each other
+    // along the outer one (a permutation that keeps the minor dim:
+    // `[4096,256,16]{2,0,1}`), go in blocks: a page of runs
     // from each source row, a kilobyte into each destination row, the
     // next block's runs asked for as this block's go. In the order of the
     // grid, every run read a page the last had left, 4,096 pages a row of
@@ -256,8 +238,11 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
     // prefetchers where the next lay: `f32[4096,256,16]{2,0,1}` packed in
     // 14.1-14.9 ms against 6.7-7.5 so (AMD EPYC Zen 5, caches flushed);
     // blocks of a kilobyte by four, two by four and one by eight ran
-    // 9-11 ms.
-    if n0 > 1 && n1 > 1 && s1.saturating_mul(size) >= PAGE && s0.saturating_mul(size) < PAGE {
+    // 9-11 ms. Runs of a line or less whose destinations lie back to back
+    // go a destination row of the block a call ([`stream_gathered`]).
+    let (near, far) = (s0.saturating_mul(size), s1.saturating_mul(size));
+    let wide = far >= PAGE || (far > near && far.saturating_mul(n1) >= WIDE_PASS);
+    if n0 > 1 && n1 > 1 && near < PAGE && wide {
         let (bx, bi) = ((4096 / bytes).max(1), (1024 / bytes).max(1));
         let blocks = (0..n0)
             .step_by(bx)
@@ -265,16 +250,45 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
         let mut next = blocks.clone().skip(1);
         for (x0, i0) in blocks {
             let ahead = next.next();
+            if d1 == len && bytes <= SHORT_RUN_BYTES {
+                let count = n1.min(i0 + bi) - i0;
+                // What each run adds to its source to reach its place in
+                // the next block (which may lie before it, hence wrapping).
+                let to_next = match ahead {
+                    Some((a0, j0)) => (a0 * s0 + j0 * s1).wrapping_sub(x0 * s0 + i0 * s1),
+                    None => 0,
+                };
+                for x in x0..n0.min(x0 + bx) {
+                    let (from, to) = at(x, i0);
+                    // SAFETY: runs `(x, i0..i0 + count)` lie inside both
+                    // slices, as each run of the loops does (the span check
+                    // above); their destinations lie back to back (`d1 ==
+                    // len`) from one on 16 bytes (the granule's checks),
+                    // `bytes` a multiple of 16; the prefetches never
+                    // fault.
+                    unsafe {
+                        stream_gathered(
+                            s.add(from),
+                            s1 * size,
+                            d.add(to),
+                            [count, bytes, to_next.wrapping_mul(size)],
+                        );
+                    }
+                }
+                continue;
+            }
             for x in x0..n0.min(x0 + bx) {
                 for i in i0..n1.min(i0 + bi) {
                     let (a, j) = ahead.map_or((n0, n1), |(a0, j0)| (a0 + x - x0, j0 + i - i0));
                     if a < n0 && j < n1 {
-                        let at = s.wrapping_add((a * s0 + j * s1) * size);
+                        let next_run = s.wrapping_add(at(a, j).0);
                         for line in (0..bytes).step_by(64) {
-                            super::prefetch(at.wrapping_add(line));
+                            super::prefetch(next_run.wrapping_add(line));
                         }
                     }
-                    copy(x, i);
+                    let (from, to) = at(x, i);
+                    // SAFETY: as for the runs of the loop after this one.
+                    unsafe { stream_run(stores, s.add(from), d.add(to), bytes) };
                 }
             }
         }
@@ -288,7 +302,15 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
                     super::prefetch(next.wrapping_add(line));
                 }
             }
-            copy(x, i);
+            let (from, to) = at(x, i);
+            // SAFETY: run `(x, i)` lies inside both slices: its elements
+            // are below `(n0 - 1) * stride0 + (n1 - 1) * stride1 + len`,
+            // checked against their lengths above (no product overflows),
+            // so `len * size` bytes from each start are valid, the
+            // destination's a unique borrow the shared source cannot
+            // overlap; it starts and ends on a multiple of the granule
+            // (the slice's start, both strides and the length are).
+            unsafe { stream_run(stores, s.add(from), d.add(to), bytes) };
         }
     }
     true
@@ -359,6 +381,93 @@ unsafe fn stream_span(stores: Stores, s: *const u8, d: *mut u8, [lead, lines, re
             stream_lines_by!(stores, s, d, lines, "# {ahead}");
         }
         stream_pieces(s.add(lines), d.add(lines), rest);
+    }
+}
+
+/// One run of [`stream_runs`], `bytes` from `s` to `d`: its 16-byte
+/// pieces up to its first line boundary, its whole lines, its pieces
+/// after. Always inlined: a call a run, out of its loop, took a sixth
+/// longer on the `f32[32768,512]` pack.
+///
+/// # Safety
+///
+/// `s` and `d` must be valid for `bytes` bytes and not overlap, `d` and
+/// `bytes` multiples of 16.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+unsafe fn stream_run(stores: Stores, s: *const u8, d: *mut u8, bytes: usize) {
+    let lead = d.align_offset(64).min(bytes);
+    let lines = (bytes - lead) / 64 * 64;
+    // SAFETY: the caller's contract; `lead` and `bytes - lead - lines` are
+    // multiples of 16 under a line and `d + lead` starts one, as
+    // `stream_span` needs.
+    unsafe { stream_span(stores, s, d, [lead, lines, bytes - lead - lines]) };
+}
+
+/// Runs of this length or shorter go through [`stream_gathered`] in
+/// [`stream_runs`]' blocks: a run a call of the line kernel spent its time
+/// finding where the run's lines began (`f32[8192,256,8]{2,0,1}` packed
+/// in 10.1-10.4 ms so, 6.2-6.7 now; runs of 96 bytes took longer).
+const SHORT_RUN_BYTES: usize = 64;
+
+/// Bytes of source one pass of [`stream_runs`]' inner level may span
+/// before its grid goes in blocks even with runs less than a page apart:
+/// past the L2 cache, the next pass reads every line again from further
+/// out (`bf16[16,4096,32,16]{3,1,2,0}` packed, runs 1 KiB apart, took
+/// four times the copy).
+const WIDE_PASS: usize = 1 << 20;
+
+/// `count` runs of `bytes` (a multiple of 16) from `s`, `stride` bytes
+/// apart, to `d` and on, back to back, by 16-byte streaming stores; each
+/// run first asks for its first and last lines `ahead` bytes on (the
+/// address wraps: a hint may point anywhere).
+///
+/// # Safety
+///
+/// `s + k * stride` must be valid for `bytes` for each `k < count`, `d`
+/// for `count * bytes`, 16-byte aligned, and not overlap them; `count`
+/// and `bytes` not 0.
+#[inline]
+unsafe fn stream_gathered(
+    s: *const u8,
+    stride: usize,
+    d: *mut u8,
+    [count, bytes, ahead]: [usize; 3],
+) {
+    debug_assert!(count > 0 && bytes > 0 && bytes % 16 == 0);
+    let last = ahead.wrapping_add(bytes - 1);
+    // SAFETY: the caller's contract: each run's bytes, the destination's
+    // and the alignment `movntdq` needs; the counts are not 0, so each
+    // loop ends. Two registers and the flags change, declared; no stack.
+    unsafe {
+        asm!(
+            "2:",
+            "prefetcht1 [{s} + {ahead}]",
+            "prefetcht1 [{s} + {last}]",
+            "mov {p}, {s}",
+            "mov {k}, {bytes}",
+            "3:",
+            "movdqu xmm0, [{p}]",
+            "movntdq [{d}], xmm0",
+            "add {p}, 16",
+            "add {d}, 16",
+            "sub {k}, 16",
+            "jnz 3b",
+            "add {s}, {stride}",
+            "sub {n}, 1",
+            "jnz 2b",
+            s = inout(reg) s => _,
+            d = inout(reg) d => _,
+            n = inout(reg) count => _,
+            p = out(reg) _,
+            k = out(reg) _,
+            bytes = in(reg) bytes,
+            stride = in(reg) stride,
+            ahead = in(reg) ahead,
+            last = in(reg) last,
+            out("xmm0") _,
+            options(nostack),
+        );
     }
 }
 
