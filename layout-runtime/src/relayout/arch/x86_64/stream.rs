@@ -404,6 +404,24 @@ unsafe fn stream_run(stores: Stores, s: *const u8, d: *mut u8, bytes: usize) {
     unsafe { stream_span(stores, s, d, [lead, lines, bytes - lead - lines]) };
 }
 
+/// The loop of [`stream_pieces`] and [`stream_gathered`], labelled
+/// `$label`: `{k}` bytes from `$s` to `{d}`, 16 at a time, by streaming
+/// stores through `xmm0`; `$s`, `{d}` and `{k}` change, and the flags.
+#[rustfmt::skip]
+macro_rules! pieces16 {
+    ($label:literal, $s:literal) => {
+        concat!(
+            $label, ":\n",
+            "movdqu xmm0, [", $s, "]\n",
+            "movntdq [{d}], xmm0\n",
+            "add ", $s, ", 16\n",
+            "add {d}, 16\n",
+            "sub {k}, 16\n",
+            "jnz ", $label, "b\n",
+        )
+    };
+}
+
 /// Runs of this length or shorter go through [`stream_gathered`] in
 /// [`stream_runs`]' blocks: a run a call of the line kernel spent its time
 /// finding where the run's lines began (`f32[8192,256,8]{2,0,1}` packed
@@ -446,13 +464,7 @@ unsafe fn stream_gathered(
             "prefetcht1 [{s} + {last}]",
             "mov {p}, {s}",
             "mov {k}, {bytes}",
-            "3:",
-            "movdqu xmm0, [{p}]",
-            "movntdq [{d}], xmm0",
-            "add {p}, 16",
-            "add {d}, 16",
-            "sub {k}, 16",
-            "jnz 3b",
+            pieces16!("3", "{p}"),
             "add {s}, {stride}",
             "sub {n}, 1",
             "jnz 2b",
@@ -471,7 +483,7 @@ unsafe fn stream_gathered(
     }
 }
 
-/// `len` bytes (a multiple of 16, under a line) from `s` to `d` by
+/// `len` bytes (a multiple of 16) from `s` to `d` by
 /// 16-byte streaming stores.
 ///
 /// # Safety
@@ -488,13 +500,7 @@ unsafe fn stream_pieces(s: *const u8, d: *mut u8, len: usize) {
     // no stack.
     unsafe {
         asm!(
-            "2:",
-            "movdqu xmm0, [{s}]",
-            "movntdq [{d}], xmm0",
-            "add {s}, 16",
-            "add {d}, 16",
-            "sub {k}, 16",
-            "jnz 2b",
+            pieces16!("2", "{s}"),
             s = inout(reg) s => _,
             d = inout(reg) d => _,
             k = inout(reg) len => _,
