@@ -970,10 +970,9 @@ impl UnitTiles {
             }
         }
         let mut stage = [0u8; 1024];
-        let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
         for tc in 0..self.tiles.1 {
             for tx in 0..self.tiles.0 {
-                if !arch::tile16(&mut stage, &to, src, &self.runs(tx, tc), false) {
+                if !self.tile_rows(&mut stage, src, tx, tc) {
                     return (0, 0);
                 }
                 let rows = self.logical(other, tx, tc);
@@ -984,9 +983,15 @@ impl UnitTiles {
         }
         (16 * self.tiles.0, 16 * self.tiles.1)
     }
-}
 
-impl UnitTiles {
+    /// Tile `(tx, tc)` of `src` transposed into `tile`: its 16 runs'
+    /// units of logical row `r` in bytes `64r..64r + 64`. `false` where
+    /// the tile kernel refuses the tile's runs.
+    fn tile_rows(self, tile: &mut [u8; 1024], src: &[u8], tx: usize, tc: usize) -> bool {
+        let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
+        arch::tile16(tile, &to, src, &self.runs(tx, tc), false)
+    }
+
     /// [`unpack`](Self::unpack) into logical rows past the cache: each
     /// band of 16 rows unpacked [`PIECE_VALUES`] values a row at a time
     /// into a stage, each row's piece then streamed whole lines at a time
@@ -997,8 +1002,9 @@ impl UnitTiles {
     /// widths everywhere, this is what keeps each tile's 16 short rows
     /// from being written with plain stores, every line read from memory
     /// before it is overwritten (four times slower on the transposed
-    /// `s4[15262,4397]`, AVX2). `None` where the stage does not hold a band (`T` wider than 64
-    /// bytes); `(0, 0)` where the tile kernel refuses a tile.
+    /// `s4[15262,4397]`, AVX2). `None` where the stage does not hold a
+    /// band (`T` wider than 64 bytes); `(0, 0)` where the tile kernel
+    /// refuses a tile.
     fn unpack_streamed<T: BitElement>(
         self,
         src: &[u8],
@@ -1016,7 +1022,6 @@ impl UnitTiles {
                 return None;
             }
             let mut tile = [0u8; 1024];
-            let to: [usize; 16] = core::array::from_fn(|c| 64 * c);
             for tc in 0..self.tiles.1 {
                 let rows = self.logical(other, 0, tc);
                 let mut held = [0usize; 16];
@@ -1028,7 +1033,7 @@ impl UnitTiles {
                                 arch::prefetch_span(src, at, at + 64);
                             }
                         }
-                        if !arch::tile16(&mut tile, &to, src, &self.runs(tx, tc), false) {
+                        if !self.tile_rows(&mut tile, src, tx, tc) {
                             return Some((0, 0));
                         }
                         for (r, units) in tile.chunks_exact(64).enumerate() {

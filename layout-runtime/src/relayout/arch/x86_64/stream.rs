@@ -249,15 +249,14 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
             .flat_map(|x0| (0..n1).step_by(bi).map(move |i0| (x0, i0)));
         let mut next = blocks.clone().skip(1);
         for (x0, i0) in blocks {
-            let ahead = next.next();
+            // What each run adds to its source offset to reach its place in
+            // the next block (which may lie before it, hence wrapping); the
+            // last block asks for its own lines again, a hint spent.
+            let to_next = next
+                .next()
+                .map_or(0, |(a0, j0)| at(a0, j0).0.wrapping_sub(at(x0, i0).0));
             if d1 == len && bytes <= SHORT_RUN_BYTES {
                 let count = n1.min(i0 + bi) - i0;
-                // What each run adds to its source to reach its place in
-                // the next block (which may lie before it, hence wrapping).
-                let to_next = match ahead {
-                    Some((a0, j0)) => (a0 * s0 + j0 * s1).wrapping_sub(x0 * s0 + i0 * s1),
-                    None => 0,
-                };
                 for x in x0..n0.min(x0 + bx) {
                     let (from, to) = at(x, i0);
                     // SAFETY: runs `(x, i0..i0 + count)` lie inside both
@@ -267,26 +266,18 @@ pub(in crate::relayout::arch) fn stream_runs<T: Copy>(
                     // `bytes` a multiple of 16; the prefetches never
                     // fault.
                     unsafe {
-                        stream_gathered(
-                            s.add(from),
-                            s1 * size,
-                            d.add(to),
-                            [count, bytes, to_next.wrapping_mul(size)],
-                        );
+                        stream_gathered(s.add(from), s1 * size, d.add(to), [count, bytes, to_next]);
                     }
                 }
                 continue;
             }
             for x in x0..n0.min(x0 + bx) {
                 for i in i0..n1.min(i0 + bi) {
-                    let (a, j) = ahead.map_or((n0, n1), |(a0, j0)| (a0 + x - x0, j0 + i - i0));
-                    if a < n0 && j < n1 {
-                        let next_run = s.wrapping_add(at(a, j).0);
-                        for line in (0..bytes).step_by(64) {
-                            super::prefetch(next_run.wrapping_add(line));
-                        }
-                    }
                     let (from, to) = at(x, i);
+                    let next_run = s.wrapping_add(from.wrapping_add(to_next));
+                    for line in (0..bytes).step_by(64) {
+                        super::prefetch(next_run.wrapping_add(line));
+                    }
                     // SAFETY: as for the runs of the loop after this one.
                     unsafe { stream_run(stores, s.add(from), d.add(to), bytes) };
                 }
