@@ -1141,6 +1141,19 @@ fn streaming_copies_match_copy_from_slice() {
     }
 }
 
+/// Every set of streaming-store registers this CPU runs.
+#[cfg(target_arch = "x86_64")]
+fn store_widths() -> impl Iterator<Item = x86_64::Stores> {
+    use x86_64::{Avx, Avx512, Stores};
+    [
+        Some(Stores::Sse2),
+        Avx::detect().map(Stores::Avx),
+        Avx512::detect().map(Stores::Avx512),
+    ]
+    .into_iter()
+    .flatten()
+}
+
 /// Each width of streaming store this CPU has, against `copy_from_slice`:
 /// every start in two lines of a line-aligned buffer, sources skewed from
 /// it by whole lines, half lines and less, lengths short of a line, of
@@ -1149,12 +1162,6 @@ fn streaming_copies_match_copy_from_slice() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn every_store_width_matches_copy_from_slice() {
-    use x86_64::{Avx, Avx512, Stores};
-    let widths = [
-        Some(Stores::Sse2),
-        Avx::detect().map(Stores::Avx),
-        Avx512::detect().map(Stores::Avx512),
-    ];
     // Both sides on lines of 64 bytes, so that offsets are alignments and
     // `s - d` the skew of the loads against the stores.
     let mut from = std::vec![0u8; 3000 + 64];
@@ -1167,7 +1174,7 @@ fn every_store_width_matches_copy_from_slice() {
     let mut lines = std::vec![0u8; 3000 + 64];
     let first = lines.as_ptr().align_offset(64);
     let buf = &mut lines[first..][..3000];
-    for stores in widths.into_iter().flatten() {
+    for stores in store_widths() {
         for len in [
             0,
             16,
@@ -1216,17 +1223,11 @@ fn every_store_width_matches_copy_from_slice() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn grids_of_runs_match_a_plain_loop() {
-    use x86_64::{Avx, Avx512, Stores};
-    let widths = [
-        Some(Stores::Sse2),
-        Avx::detect().map(Stores::Avx),
-        Avx512::detect().map(Stores::Avx512),
-    ];
     let src: Vec<u8> = (0..20_000).map(|x: usize| (x * 31 + 5) as u8).collect();
     let mut lines = std::vec![0u8; 24_000 + 64];
     let first = lines.as_ptr().align_offset(64);
     let buf = &mut lines[first..][..24_000];
-    for stores in widths.into_iter().flatten() {
+    for stores in store_widths() {
         for len in [0, 48, 64, 100, 128, 192, 1088, 1152] {
             for grid in [
                 [(1, 0, 0), (1, 0, 0)],
@@ -1290,13 +1291,7 @@ fn grids_of_runs_match_a_plain_loop() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn stream_runs_in_blocks_match_the_grid_order() {
-    use super::x86_64::{Avx, Avx512, Stores};
-    let widths = [
-        Some(Stores::Sse2),
-        Avx::detect().map(Stores::Avx),
-        Avx512::detect().map(Stores::Avx512),
-    ];
-    for stores in widths.into_iter().flatten() {
+    for stores in store_widths() {
         for (len, granule, d) in [
             (64usize, 64, 0),
             (128, 64, 64),
