@@ -492,6 +492,94 @@ fn tiles_of_quarters_match_a_plain_loop() {
     assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
 }
 
+/// Bands longer than a block, in one call, against the same tiles one
+/// by one: blocks of [`BLOCK_BANDS`] bands band by band where the
+/// destination's runs are a line apart, and across the bands
+/// ([`ACROSS_TILES`], the next block's source asked for) where they are
+/// a page or more apart; bands and tiles that leave part blocks at the
+/// end, source runs on and off the lines, plain and streamed, every
+/// element size.
+#[test]
+fn blocks_of_tiles_match_tile_by_tile() {
+    fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
+        let size = core::mem::size_of::<T>();
+        let run = 64 / size;
+        let mut ran = 0;
+        for kernel in TileKernel::ALL {
+            for seed in 0..6 {
+                let count = [BLOCK_TILES + 1, 18 * ACROSS_TILES + 3][seed % 2];
+                let nb = [1, BLOCK_BANDS + 3, 2][seed % 3];
+                // Rows of the source hold a band's tiles side by side, one
+                // element off the lines where `seed` is odd.
+                let off = seed % 2;
+                let from_step = count * run + off;
+                let from = Quarters::even(off, from_step);
+                let from_band = 16 * from_step;
+                let src: Vec<T> = (0..off + nb * from_band).map(make).collect();
+                let far = seed % 3 != 1;
+                // Far: each tile's runs rows of the destination a page or
+                // more apart, a band's tiles along them, bands below;
+                // near: each tile 16 lines after the last.
+                let (to_step, to_adv) = if far {
+                    let row = (count * run).max(PAGE / size);
+                    (row.next_multiple_of(run) + off * run, run)
+                } else {
+                    (run, 16 * run)
+                };
+                let to_band = if far { 16 * to_step } else { count * to_adv };
+                let len = nb * to_band.max(16 * to_step) + count * to_adv + 2 * run;
+                for stream in [false, true] {
+                    let mut got = std::vec![old; len];
+                    let lead = (64 - got.as_ptr().addr() % 64) % 64 * run / 64;
+                    let to = Quarters::even(lead, to_step);
+                    let bands = Bands {
+                        count: nb,
+                        to_adv: to_band,
+                        from_adv: from_band,
+                    };
+                    let done = tile16_quarters_run(
+                        kernel,
+                        &mut got,
+                        (to, to_adv),
+                        &src,
+                        (from, run),
+                        count,
+                        bands,
+                        stream,
+                        None,
+                    );
+                    stream_fence();
+                    let mut want = std::vec![old; len];
+                    if done {
+                        ran += 1;
+                        let shift = |q: Quarters, by: usize| Quarters {
+                            bases: q.bases.map(|b| b + by),
+                            step: q.step,
+                        };
+                        for b in 0..nb {
+                            for k in 0..count {
+                                assert!(tile16_quarters(
+                                    kernel,
+                                    &mut want,
+                                    shift(to, b * to_band + k * to_adv),
+                                    &src,
+                                    shift(from, b * from_band + k * run),
+                                    false
+                                ));
+                            }
+                        }
+                    }
+                    assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
+                    assert_eq!(done, kernel.available());
+                }
+            }
+        }
+        ran
+    }
+    let ran = [check(word, 0), check(half, 0), check(byte, 0)];
+    assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
+}
+
 /// The refusals of [`bands_of_tiles_match_tile_by_tile`] for a band of
 /// two tiles or more whose source fits `src` exactly: the last tile one
 /// element past either end, an advance that overflows, and (streaming)
