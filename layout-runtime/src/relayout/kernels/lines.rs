@@ -185,6 +185,14 @@ impl Runs {
     }
 }
 
+/// Columns of tiles that [`TileGrid::down_columns`] runs as one group,
+/// a round of each column's tiles back to back: where the destination's
+/// runs lie far apart (a tile's rows of `(8,128)(4,1)` tiles 212 KiB
+/// apart), streaming stores that give each run a line and move on wrote
+/// at a third of the rate of those that give each 256 bytes or more in
+/// turn (AMD EPYC Zen 5); four columns give each run four lines.
+const COLUMN_GROUP: usize = 4;
+
 /// The grid of 16x16 tiles of [`stream_lines`] from (`i_lo`, `j_lo`): the
 /// row side's starts, the column side's step, units `w` a position.
 #[derive(Clone, Copy)]
@@ -240,29 +248,35 @@ impl TileGrid {
                 }
             }
         }
-        for tj in 0..self.tiles_j {
+        let mut tj = 0;
+        while tj < self.tiles_j {
             let j0 = j_lo + 16 * tj;
             let mut at = self.rows.at(i_lo);
             if let Some((to, adv)) = self.rows.steady(&at, d + j0 * w) {
                 let from = arch::Quarters::even(s + j0 * col_step + i_lo * w, col_step);
                 if band(dst, (to, adv), (from, 16 * w), tiles_i, arch::Bands::ONE) {
+                    tj += 1;
                     continue;
                 }
             }
             // Groups of rows that a band holds whole (the pairs of rows of
             // `T(2,128)` and `(8,128)(4,1)` tiles) advance evenly too,
-            // though their runs make no quarters: the column in one call,
-            // each run carried from tile to tile. Tile by tile, finding
-            // each tile's runs took a third of the samples, and the pack of
-            // `f32[4079,4113]{0,1:T(2,128)}` 9.8-10.2 ms against 6.6-6.8,
-            // `s8[27049,2481]{0,1:T(8,128)(4,1)}` 9.2-9.4 against 8.0-8.2
-            // (AMD EPYC Zen 4).
+            // though their runs make no quarters: [`COLUMN_GROUP`] columns
+            // in one call, each run carried from tile to tile. Tile by
+            // tile, finding each tile's runs took a third of the samples,
+            // and the pack of `f32[4079,4113]{0,1:T(2,128)}` 9.8-10.2 ms
+            // against 6.6-6.8, `s8[27049,2481]{0,1:T(8,128)(4,1)}` 9.2-9.4
+            // against 8.0-8.2 (AMD EPYC Zen 4).
             if self.rows.rem == 0 {
-                let column = arch::GroupTile {
-                    to: at.off.map(|o| d + j0 * w + o),
-                    from: core::array::from_fn(|c| Some(s + (j0 + c) * col_step + i_lo * w)),
-                };
-                let run = (&[column][..], self.rows.skip);
+                let n = COLUMN_GROUP.min(self.tiles_j - tj);
+                let columns: [arch::GroupTile; COLUMN_GROUP] = core::array::from_fn(|k| {
+                    let j0 = j0 + 16 * k.min(n - 1);
+                    arch::GroupTile {
+                        to: at.off.map(|o| d + j0 * w + o),
+                        from: core::array::from_fn(|c| Some(s + (j0 + c) * col_step + i_lo * w)),
+                    }
+                });
+                let run = (&columns[..n], self.rows.skip);
                 // Every run is the source's: the group's fill is never read.
                 let done = src.first().is_some_and(|&fill| {
                     arch::tile16_group_run(kernel, dst, run, src, 16 * w, tiles_i, fill, true)
@@ -270,6 +284,7 @@ impl TileGrid {
                 #[cfg(test)]
                 super::tests::COLUMNS.with(|n| n.set(n.get() + usize::from(done)));
                 if done {
+                    tj += n;
                     continue;
                 }
             }
@@ -296,6 +311,7 @@ impl TileGrid {
                 tile(dst, to, from, i0, j0);
                 self.rows.advance(&mut at);
             }
+            tj += 1;
         }
     }
 
