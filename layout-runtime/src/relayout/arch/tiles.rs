@@ -550,7 +550,6 @@ impl TileWalk {
         ends: bool,
         tile: &mut impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
     ) {
-        let ((from, step_from), (to, step_to)) = (self.from, self.to);
         // The next block's source lines: 16 rows a band, a line a tile
         // along each row; `row` and `col` walk them.
         let (nb0, nrows, nk0, ncols) = next.map_or((0, 0, 0, 0), |(b, k)| {
@@ -564,11 +563,8 @@ impl TileWalk {
                     if row >= nrows {
                         break;
                     }
-                    let base = from.map(|p| {
-                        p.wrapping_add((nb0 + row / 16) * self.from_adv.1)
-                            .wrapping_add((nk0 + col) * self.from_adv.0)
-                    });
-                    let run = quarter_run(base, step_from, row % 16, <*const u8>::wrapping_add);
+                    let (from, _) = self.tile_at(nb0 + row / 16, nk0 + col);
+                    let run = quarter_run(from.0, from.1, row % 16, <*const u8>::wrapping_add);
                     prefetch_near_at(run);
                     if ends {
                         prefetch_near_at(run.wrapping_add(63));
@@ -578,17 +574,24 @@ impl TileWalk {
                         (row, col) = (row + 1, 0);
                     }
                 }
-                let from_b = from.map(|p| p.wrapping_add(b * self.from_adv.1));
-                let to_b = to.map(|p| p.wrapping_add(b * self.to_adv.1));
-                tile(
-                    (
-                        from_b.map(|p| p.wrapping_add(k * self.from_adv.0)),
-                        step_from,
-                    ),
-                    (to_b.map(|p| p.wrapping_add(k * self.to_adv.0)), step_to),
-                );
+                let (from, to) = self.tile_at(b, k);
+                tile(from, to);
             }
         }
+    }
+
+    /// The quarters of tile `k` of band `b` on both sides.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn tile_at(&self, b: usize, k: usize) -> (([*const u8; 4], usize), ([*mut u8; 4], usize)) {
+        let on =
+            |(tile, band): (usize, usize)| k.wrapping_mul(tile).wrapping_add(b.wrapping_mul(band));
+        let (from, to) = (self.from, self.to);
+        (
+            (from.0.map(|p| p.wrapping_add(on(self.from_adv))), from.1),
+            (to.0.map(|p| p.wrapping_add(on(self.to_adv))), to.1),
+        )
     }
 
     /// [`each`](Self::each) over tiles `tiles` of bands `bands`, band by
@@ -602,22 +605,14 @@ impl TileWalk {
         ahead: Option<Prefetch>,
         tile: &mut impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
     ) {
-        let ((from, step_from), (to, step_to)) = (self.from, self.to);
         for b in bands {
-            let from_b = from.map(|p| p.wrapping_add(b * self.from_adv.1));
-            let to_b = to.map(|p| p.wrapping_add(b * self.to_adv.1));
             for k in tiles.clone() {
                 if let Some(ahead) = ahead {
                     let next = b + 1 < self.bands;
-                    ahead.ask((from_b, step_from), self.from_adv, k, (self.count, next));
+                    ahead.ask(self.tile_at(b, 0).0, self.from_adv, k, (self.count, next));
                 }
-                tile(
-                    (
-                        from_b.map(|p| p.wrapping_add(k * self.from_adv.0)),
-                        step_from,
-                    ),
-                    (to_b.map(|p| p.wrapping_add(k * self.to_adv.0)), step_to),
-                );
+                let (from, to) = self.tile_at(b, k);
+                tile(from, to);
             }
         }
     }
