@@ -1432,9 +1432,10 @@ pub(crate) const WIDE_BYTES: usize = WIDE_WORDS * 8;
 
 /// [`with_stage`] with up to 68 KiB, at most `len` `T`s (each written
 /// before use, so a small block pays for what it uses), for copies of a
-/// transpose's source rows (`Gather::block_padded`) and the runs of the
-/// joined line tiles (`stream_joined_tiles`), which a block of those
-/// copies may call: two at most at once.
+/// transpose's source rows (`Gather::block_padded`), and the runs of the
+/// joined line tiles (`stream_joined_tiles`) or the bands of copied rows
+/// (`TileGrid::copied_bands`), which a block of those copies may call:
+/// two at most at once.
 pub(crate) fn with_wide<T: Copy, R>(init: T, len: usize, f: impl FnOnce(&mut [T]) -> R) -> R {
     with_words::<WIDE_WORDS, T, R>(init, len, f)
 }

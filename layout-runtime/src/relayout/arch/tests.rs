@@ -492,13 +492,13 @@ fn tiles_of_quarters_match_a_plain_loop() {
     assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
 }
 
-/// Bands longer than a block, in one call, against the same tiles one
-/// by one: blocks of [`BLOCK_BANDS`] bands band by band where the
-/// destination's runs are a line apart, and across the bands
+/// Several bands in one call, against the same tiles one by one: bands
+/// longer than a block in blocks of [`BLOCK_BANDS`] bands, band by band,
+/// where the destination's runs are a line apart, and across the bands
 /// ([`ACROSS_TILES`], the next block's source asked for) where they are
-/// a page or more apart; bands and tiles that leave part blocks at the
-/// end, source runs on and off the lines, plain and streamed, every
-/// element size.
+/// a page or more apart, however short the bands; bands and tiles that
+/// leave part blocks at the end, source runs on and off the lines, plain
+/// and streamed, every element size.
 #[test]
 fn blocks_of_tiles_match_tile_by_tile() {
     fn check<T: Copy + PartialEq + core::fmt::Debug>(make: fn(usize) -> T, old: T) -> usize {
@@ -506,12 +506,12 @@ fn blocks_of_tiles_match_tile_by_tile() {
         let run = 64 / size;
         let mut ran = 0;
         for kernel in TileKernel::ALL {
-            for seed in 0..6 {
-                let count = [BLOCK_TILES + 1, 18 * ACROSS_TILES + 3][seed % 2];
+            for seed in 0..18 {
+                let count = [BLOCK_TILES + 1, 18 * ACROSS_TILES + 3, 3][seed / 6];
                 let nb = [1, BLOCK_BANDS + 3, 2][seed % 3];
                 // Rows of the source hold a band's tiles side by side, one
-                // element off the lines where `seed` is odd.
-                let off = seed % 2;
+                // element off the lines in every other pair of seeds.
+                let off = seed / 3 % 2;
                 let from_step = count * run + off;
                 let from = Quarters::even(off, from_step);
                 let from_band = 16 * from_step;

@@ -490,12 +490,14 @@ pub(crate) struct TileWalk {
 }
 
 impl TileWalk {
-    /// Calls `tile` with each tile's quarters on both sides, band by band
-    /// or, where bands are longer than [`BLOCK_TILES`], in blocks of
-    /// [`BLOCK_BANDS`] bands (across them where the destination's runs
-    /// are a page apart, [`ACROSS_TILES`]), each tile's source asked for ahead first if
-    /// `ASK` and the walk asks ahead (`ASK` a constant, so that where the
-    /// caller knows the walk does not, the loop carries no test).
+    /// Calls `tile` with each tile's quarters on both sides: where the
+    /// walk asks nothing ahead and the destination's runs are a page
+    /// apart, in blocks of [`BLOCK_BANDS`] bands by [`ACROSS_TILES`]
+    /// tiles walked across the bands; otherwise band by band or, where
+    /// bands are longer than [`BLOCK_TILES`], in blocks of [`BLOCK_BANDS`]
+    /// bands, each tile's source asked for ahead first if `ASK` and the
+    /// walk asks ahead (`ASK` a constant, so that where the caller knows
+    /// the walk does not, the loop carries no test).
     // Always inlined: in the AVX2 kernel's function, the loop around the
     // asm must stay a loop of that function, with no call a tile.
     #[allow(clippy::inline_always)]
@@ -505,13 +507,14 @@ impl TileWalk {
         mut tile: impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
     ) {
         let ahead = self.ahead.filter(|_| ASK);
+        let across = ahead.is_none() && self.bands > 1 && self.to.1 >= PAGE;
         // Bands longer than a block go in blocks of bands by tiles; shorter
-        // ones, and those whose tiles ask ahead along them, band by band.
-        if ahead.is_some() || self.count <= BLOCK_TILES {
+        // ones, and those whose tiles ask ahead along them, band by band
+        // (unless across).
+        if !across && (ahead.is_some() || self.count <= BLOCK_TILES) {
             self.block(0..self.bands, 0..self.count, ahead, &mut tile);
             return;
         }
-        let across = self.to.1 >= PAGE;
         let per_band = if across { ACROSS_TILES } else { BLOCK_TILES };
         let blocks = || {
             (0..self.bands).step_by(BLOCK_BANDS).flat_map(move |b0| {

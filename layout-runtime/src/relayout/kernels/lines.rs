@@ -193,6 +193,9 @@ impl Runs {
 /// turn (AMD EPYC Zen 5); four columns give each run four lines.
 const COLUMN_GROUP: usize = 4;
 
+/// Bands of [`TileGrid::copied_bands`] copied and run at a time.
+const COPIED_BANDS: usize = 8;
+
 /// The grid of 16x16 tiles of [`stream_lines`] from (`i_lo`, `j_lo`): the
 /// row side's starts, the column side's step, units `w` a position.
 #[derive(Clone, Copy)]
@@ -386,10 +389,12 @@ impl TileGrid {
 
     /// Every band along the source's rows, `first` the first band's source
     /// runs and what each band adds to them, each band's rows copied whole
-    /// into `stage` in one piece (padding between them included) and its
-    /// tiles run from the copy in one call of `kernel`, asking for nothing
-    /// ahead (tile by tile from the source where that call refuses).
-    /// `false`, nothing written, where a band's rows span more than `stage`
+    /// into `stage` in one piece (padding between them included), up to
+    /// [`COPIED_BANDS`] bands a span apart, and their tiles run from the
+    /// copy in one call of `kernel`, asking for nothing ahead (tile by tile
+    /// from the source where that call refuses). Where `stage` holds one
+    /// band and the wide scratch buffer two or more, the copies go there.
+    /// `false`, nothing written, where a band's rows span more than either
     /// holds from its first line boundary on.
     ///
     /// The tiles read their 16 rows a line at a time across the rows, an
@@ -402,18 +407,59 @@ impl TileGrid {
         self,
         dst: &mut [T],
         src: &[T],
+        band: Band,
+        (stage, kernel): (&mut [T], arch::TileKernel),
+        tile: &impl Fn(&mut [T], Runs, Runs, usize, usize),
+    ) -> bool {
+        // Where the stage holds one band, the wide scratch buffer
+        // (streaming relayouts only, as this is) if it holds two or more.
+        let span = self.band_span(band.0).map_or(usize::MAX, |(_, span)| span);
+        let line = line_elements::<T>();
+        let two = span.saturating_mul(2).saturating_add(line);
+        let want = span
+            .saturating_mul(COPIED_BANDS)
+            .saturating_add(line)
+            .min(arch::WIDE_BYTES / core::mem::size_of::<T>().max(1));
+        if self.tiles_i > 1 && stage.len() < two && want >= two {
+            if let Some(&init) = src.first() {
+                let done = arch::with_wide(init, want, |wide| {
+                    self.copied_bands_in(dst, src, band, (wide, kernel), tile)
+                });
+                if done {
+                    return true;
+                }
+            }
+        }
+        self.copied_bands_in(dst, src, band, (stage, kernel), tile)
+    }
+
+    /// What a band of [`copied_bands`](Self::copied_bands) whose first
+    /// band's runs are `first` reads: from its first row's start to its
+    /// last row's end, the same span for every band: where it starts, and
+    /// its length.
+    fn band_span(self, first: arch::Quarters) -> Option<(usize, usize)> {
+        let starts = (0..16).map(|k| first.start(k));
+        let (lo, top) = (starts.clone().min()?, starts.max()?);
+        Some((
+            lo,
+            top.saturating_sub(lo)
+                .saturating_add(16 * self.w * self.tiles_j),
+        ))
+    }
+
+    /// [`copied_bands`](Self::copied_bands) through `stage`.
+    fn copied_bands_in<T: Copy>(
+        self,
+        dst: &mut [T],
+        src: &[T],
         (first, from_band): Band,
         (stage, kernel): (&mut [T], arch::TileKernel),
         tile: &impl Fn(&mut [T], Runs, Runs, usize, usize),
     ) -> bool {
         let (w, col_step, tiles_j) = (self.w, self.col_step, self.tiles_j);
-        // What a band reads: from its first row's start to its last row's
-        // end, the same span for every band.
-        let starts = (0..16).map(|k| first.start(k));
-        let (Some(lo), Some(top)) = (starts.clone().min(), starts.max()) else {
+        let Some((lo, span)) = self.band_span(first) else {
             return false;
         };
-        let span = top.saturating_sub(lo).saturating_add(16 * w * tiles_j);
         let last = from_band
             .checked_mul(self.tiles_i.saturating_sub(1))
             .and_then(|x| x.checked_add(lo))
@@ -429,13 +475,24 @@ impl TileGrid {
             bases: first.bases.map(|b| b.wrapping_sub(lo)),
             step: first.step,
         };
-        for ti in 0..self.tiles_i {
-            let at = lo + ti * from_band;
-            stage[..span].copy_from_slice(&src[at..][..span]);
+        // Up to COPIED_BANDS bands a call, a span apart in the stage, so
+        // that the tiles go across them (`arch::ACROSS_TILES`).
+        let per = (stage.len() / span.max(1)).clamp(1, COPIED_BANDS);
+        let mut ti = 0;
+        while ti < self.tiles_i {
+            let n = per.min(self.tiles_i - ti);
+            for g in 0..n {
+                let at = lo + (ti + g) * from_band;
+                stage[g * span..][..span].copy_from_slice(&src[at..][..span]);
+            }
             let i0 = self.i_lo + 16 * ti;
             let to = arch::Quarters::even(self.d + self.j_lo * col_step + i0 * w, col_step);
             let to = (to, 16 * col_step);
-            let one = arch::Bands::ONE;
+            let bands = arch::Bands {
+                count: n,
+                to_adv: 16 * w,
+                from_adv: span,
+            };
             let done = arch::tile16_quarters_run(
                 kernel,
                 dst,
@@ -443,26 +500,29 @@ impl TileGrid {
                 stage,
                 (runs, 16 * w),
                 tiles_j,
-                one,
+                bands,
                 true,
                 None,
             );
             #[cfg(test)]
             super::tests::STAGED.with(|n| n.set(n.get() + usize::from(done)));
-            if done {
-                continue;
+            if !done {
+                for ti in ti..ti + n {
+                    let i0 = self.i_lo + 16 * ti;
+                    for tj in 0..tiles_j {
+                        let j0 = self.j_lo + 16 * tj;
+                        let to = arch::Quarters::even(self.d + j0 * col_step + i0 * w, col_step);
+                        let from = arch::Quarters {
+                            bases: first
+                                .bases
+                                .map(|b| b.wrapping_add(ti * from_band + 16 * w * tj)),
+                            step: first.step,
+                        };
+                        tile(dst, Runs::Quarters(to), Runs::Quarters(from), i0, j0);
+                    }
+                }
             }
-            for tj in 0..tiles_j {
-                let j0 = self.j_lo + 16 * tj;
-                let to = arch::Quarters::even(self.d + j0 * col_step + i0 * w, col_step);
-                let from = arch::Quarters {
-                    bases: first
-                        .bases
-                        .map(|b| b.wrapping_add(ti * from_band + 16 * w * tj)),
-                    step: first.step,
-                };
-                tile(dst, Runs::Quarters(to), Runs::Quarters(from), i0, j0);
-            }
+            ti += n;
         }
         true
     }

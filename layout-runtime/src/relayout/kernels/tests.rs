@@ -348,6 +348,11 @@ fn line_tiles_match_a_plain_loop() {
             (2, 40, 96),
             (3, 32, 80),
             (1, 48, 272),
+            // Copied eight bands at a time from the wide buffer, the last
+            // group short: rows close together, and rows a page apart on
+            // the other side (the tiles go across the bands).
+            (1, 200, 64),
+            (1, 1100, 64),
         ] {
             for (d, s) in [(0, 0), (3 * w, 5 * w), (1, 2)] {
                 for rows_dst in [true, false] {
