@@ -492,6 +492,38 @@ fn tiles_of_quarters_match_a_plain_loop() {
     assert!(ran.iter().all(|&n| (n > 0) == line_tiles()), "{ran:?}");
 }
 
+/// What a call of [`tile16_quarters_run`] of `count` tiles by `nb` bands
+/// must write into `len` elements of `old`: each tile by
+/// [`tile16_quarters`], the runs of tile `k` of band `b` `k * adv + b *
+/// band` on from the first's on each side.
+fn tile_by_tile<T: Copy>(
+    kernel: TileKernel,
+    (len, old): (usize, T),
+    (to, to_adv, to_band): (Quarters, usize, usize),
+    src: &[T],
+    (from, from_adv, from_band): (Quarters, usize, usize),
+    (count, nb): (usize, usize),
+) -> Vec<T> {
+    let shift = |q: Quarters, by: usize| Quarters {
+        bases: q.bases.map(|x| x + by),
+        step: q.step,
+    };
+    let mut want = std::vec![old; len];
+    for b in 0..nb {
+        for k in 0..count {
+            assert!(tile16_quarters(
+                kernel,
+                &mut want,
+                shift(to, b * to_band + k * to_adv),
+                src,
+                shift(from, b * from_band + k * from_adv),
+                false
+            ));
+        }
+    }
+    want
+}
+
 /// Several bands in one call, against the same tiles one by one: bands
 /// longer than a block in blocks of [`BLOCK_BANDS`] bands, band by band,
 /// where the destination's runs are a line apart, and across the bands
@@ -549,26 +581,20 @@ fn blocks_of_tiles_match_tile_by_tile() {
                         None,
                     );
                     stream_fence();
-                    let mut want = std::vec![old; len];
-                    if done {
+                    let want = if done {
                         ran += 1;
-                        let shift = |q: Quarters, by: usize| Quarters {
-                            bases: q.bases.map(|b| b + by),
-                            step: q.step,
-                        };
-                        for b in 0..nb {
-                            for k in 0..count {
-                                assert!(tile16_quarters(
-                                    kernel,
-                                    &mut want,
-                                    shift(to, b * to_band + k * to_adv),
-                                    &src,
-                                    shift(from, b * from_band + k * run),
-                                    false
-                                ));
-                            }
-                        }
-                    }
+                        let to = (to, to_adv, to_band);
+                        tile_by_tile(
+                            kernel,
+                            (len, old),
+                            to,
+                            &src,
+                            (from, run, from_band),
+                            (count, nb),
+                        )
+                    } else {
+                        std::vec![old; len]
+                    };
                     assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
                     assert_eq!(done, kernel.available());
                 }
@@ -709,28 +735,14 @@ fn bands_of_tiles_match_tile_by_tile() {
                         ahead,
                     );
                     stream_fence();
-                    let mut want = std::vec![old; len];
-                    if done {
+                    let want = if done {
                         ran += 1;
-                        let shift = |q: Quarters, adv: usize, k: usize| Quarters {
-                            bases: q.bases.map(|b| b + k * adv),
-                            step: q.step,
-                        };
-                        for b in 0..nb {
-                            let (to, from) = (shift(to, to_band, b), shift(from, from_band, b));
-                            for k in 0..count {
-                                let tile = shift(to, to_adv, k);
-                                assert!(tile16_quarters(
-                                    kernel,
-                                    &mut want,
-                                    tile,
-                                    &src,
-                                    shift(from, from_adv, k),
-                                    false
-                                ));
-                            }
-                        }
-                    }
+                        let to = (to, to_adv, to_band);
+                        let from = (from, from_adv, from_band);
+                        tile_by_tile(kernel, (len, old), to, &src, from, (count, nb))
+                    } else {
+                        std::vec![old; len]
+                    };
                     assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
                     assert_eq!(done, kernel.available());
                 }
