@@ -515,13 +515,13 @@ impl TileWalk {
             self.block(0..self.bands, 0..self.count, ahead, &mut tile);
             return;
         }
-        let per_band = if across { ACROSS_TILES } else { BLOCK_TILES };
+        let block_tiles = if across { ACROSS_TILES } else { BLOCK_TILES };
         let blocks = || {
             (0..self.bands).step_by(BLOCK_BANDS).flat_map(move |b0| {
-                (0..self.count).step_by(per_band).map(move |k0| {
+                (0..self.count).step_by(block_tiles).map(move |k0| {
                     (
                         b0..self.bands.min(b0 + BLOCK_BANDS),
-                        k0..self.count.min(k0 + per_band),
+                        k0..self.count.min(k0 + block_tiles),
                     )
                 })
             })
