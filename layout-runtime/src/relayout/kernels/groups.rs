@@ -177,18 +177,17 @@ pub(crate) fn group_rows_in_order<T: Copy>(
         None => false,
     };
     let st = &mut stage[skip..][..h + len];
-    // The next tile row asked for after the lines before have gone out
-    // and before the groups are read: asked for before the lines, or
-    // after the groups, it came later (`bf16[48629,690]` unpacked in
-    // 11.9 and 10.7 ms against 9.4-9.6; without, 12.2).
+    // The next tile row asked for after the lines before have gone out,
+    // a tile at a time as this row's tiles are read: asked for before
+    // the lines, or after the groups, it came later (`bf16[48629,690]`
+    // unpacked in 11.9 and 10.7 ms against 9.4-9.6; without, 12.2), and
+    // asked for all at once (96 lines there) later too (0.36-0.48 of the
+    // best copy against 0.49-0.65 a tile at a time, Zen 5).
     let span = (band.count + 1) * band.walk;
-    arch::prefetch_span(src, from + span, from + 2 * span);
     for t in 0..=band.count {
-        let (n, tile) = if t < band.count {
-            (cols.count, from + t * band.walk)
-        } else {
-            (last, from + band.count * band.walk)
-        };
+        let tile = from + t * band.walk;
+        arch::prefetch_span(src, tile + span, tile + span + band.walk);
+        let n = if t < band.count { cols.count } else { last };
         let block = Block {
             na: n,
             nb: rows.count,
