@@ -2,6 +2,7 @@
 
 use super::bits::{BitElement, Bits, Checks, Fit, GatherBits, PackBits, ScatterBits, UnpackBits};
 use super::iter::{Offsets, Slots};
+use super::kernels::Asked;
 use super::route::{Route, Side};
 use super::RelayoutError;
 use crate::{AnyLayout, Layout};
@@ -368,6 +369,7 @@ impl Layout {
             dst: logical_row_major,
             bits,
             far,
+            asked: Asked::default(),
             stage: UnpackBits::stage_for(far, bits),
         };
         Route::over(&walked, &other).run(&walked, &other, &mut v);
