@@ -1,6 +1,7 @@
 extern crate std;
 
 use super::*;
+use crate::relayout::kernels::to_line_in;
 use std::vec::Vec;
 
 /// Every size, offset and stride against the plain loop; nothing
@@ -110,7 +111,7 @@ fn line_tiles_match_a_plain_loop() {
                     for stream in [false, true] {
                         let pitch = run * (1 + seed % 3) + usize::from(!aligned) * (seed % 5);
                         let mut got = std::vec![old; 17 * pitch + 2 * run];
-                        let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                        let lead = to_line_in(&got, 0);
                         let at = lead + usize::from(!aligned) * (1 + seed % 3);
                         // Rows in a scrambled order, none overlapping.
                         let to: [usize; 16] = core::array::from_fn(|r| at + (r * 7 % 16) * pitch);
@@ -207,7 +208,7 @@ fn blended_line_tiles_match_a_plain_loop() {
             ] {
                 let pitch = run * (1 + seed % 3);
                 let mut got = std::vec![old; 17 * pitch + 2 * run];
-                let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                let lead = to_line_in(&got, 0);
                 let to: [usize; 16] = core::array::from_fn(|r| lead + (r * 7 % 16) * pitch);
                 let done = TileKernel::best().is_some_and(|kernel| {
                     tile16_blend_run(kernel, &mut got, (&to, 0), &src, (&from, &alt, 0), rows, 1)
@@ -233,7 +234,7 @@ fn blended_line_tiles_match_a_plain_loop() {
         // done. (The end is 16 runs from the first line boundary, so that
         // the late run passes it wherever the buffer starts.)
         let mut dst = std::vec![old; 17 * run];
-        let lead = (64 - dst.as_ptr().addr() % 64) % 64 / size;
+        let lead = to_line_in(&dst, 0);
         let to: [usize; 16] = core::array::from_fn(|r| lead + r * run);
         let mut late = to;
         late[15] += run;
@@ -312,7 +313,7 @@ fn blended_runs_match_a_plain_loop() {
             let pitch = run * (1 + seed % 3);
             let to_adv = 16 * pitch + run * (seed % 2);
             let mut got = std::vec![old; count * to_adv + 17 * pitch + 2 * run];
-            let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+            let lead = to_line_in(&got, 0);
             let to: [usize; 16] = core::array::from_fn(|r| lead + (r * 7 % 16) * pitch);
             let runs = ((&to, to_adv), (&from, &alt, from_adv));
             let done = TileKernel::best().is_some_and(|kernel| {
@@ -340,7 +341,7 @@ fn blended_runs_match_a_plain_loop() {
         // The last round past the end of either slice, or an advance off
         // the lines: nothing done; no round: done, nothing written.
         let mut dst = std::vec![old; 3 * 17 * run];
-        let lead = (64 - dst.as_ptr().addr() % 64) % 64 / size;
+        let lead = to_line_in(&dst, 0);
         let to: [usize; 16] = core::array::from_fn(|r| lead + r * run);
         let from: [usize; 16] = core::array::from_fn(|c| c * run);
         for kernel in TileKernel::ALL {
@@ -430,7 +431,7 @@ fn tiles_of_quarters_match_a_plain_loop() {
                     for stream in [false, true] {
                         let pitch = run * (1 + seed % 3) + usize::from(!aligned) * (seed % 5);
                         let mut got = std::vec![old; 20 * pitch + 2 * run];
-                        let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                        let lead = to_line_in(&got, 0);
                         let at = lead + usize::from(!aligned) * (1 + seed % 3);
                         // Destination quarters in order, with a gap of
                         // a row after the first two on odd seeds.
@@ -562,7 +563,7 @@ fn blocks_of_tiles_match_tile_by_tile() {
                 let len = nb * to_band.max(16 * to_step) + count * to_adv + 2 * run;
                 for stream in [false, true] {
                     let mut got = std::vec![old; len];
-                    let lead = (64 - got.as_ptr().addr() % 64) % 64 * run / 64;
+                    let lead = to_line_in(&got, 0);
                     let to = Quarters::even(lead, to_step);
                     let bands = Bands {
                         count: nb,
@@ -619,7 +620,7 @@ fn refusals<T: Copy + PartialEq + core::fmt::Debug>(
 ) {
     let run = 64 / core::mem::size_of::<T>();
     let mut dst = std::vec![old; 17 * run + (count - 1) * run];
-    let lead = (64 - dst.as_ptr().addr() % 64) % 64 * run / 64;
+    let lead = to_line_in(&dst, 0);
     let to = Quarters::even(lead, run);
     let band = |dst: &mut [T], adv: usize, src: &[T], stream: bool| {
         tile16_quarters_run(
@@ -715,7 +716,7 @@ fn bands_of_tiles_match_tile_by_tile() {
                     let to_band = (16 * to_step + count * to_adv).next_multiple_of(run);
                     let len = 16 * to_step + (count - 1) * to_adv + (nb - 1) * to_band + 3 * run;
                     let mut got = std::vec![old; len];
-                    let lead = (64 - got.as_ptr().addr() % 64) % 64 * run / 64;
+                    let lead = to_line_in(&got, 0);
                     let to = Quarters::even(lead, to_step);
                     let bands = Bands {
                         count: nb,
@@ -793,7 +794,7 @@ fn groups_of_tiles_match_a_plain_loop() {
         fill: T,
         old: T,
     ) -> usize {
-        let (size, run) = (core::mem::size_of::<T>(), 64 / core::mem::size_of::<T>());
+        let run = 64 / core::mem::size_of::<T>();
         let mut ran = 0;
         for kernel in TileKernel::ALL {
             for seed in 0..10_usize {
@@ -820,7 +821,7 @@ fn groups_of_tiles_match_a_plain_loop() {
                 let len = count * to_adv + 2 * run;
                 for stream in [false, true] {
                     let mut got = std::vec![old; len];
-                    let lead = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                    let lead = to_line_in(&got, 0);
                     let tiles: Vec<GroupTile> = (0..n)
                         .map(|g| GroupTile {
                             to: core::array::from_fn(|r| lead + r * row + g * run),
@@ -1894,7 +1895,7 @@ fn group_bands_match_a_plain_loop() {
                         let src: Vec<T> = (0..rows).map(make).collect();
                         let len = at + (tiles - 1) * dt + groups * dg + 64;
                         let mut got = std::vec![old; len + 64];
-                        let base = (64 - got.as_ptr().addr() % 64) % 64 / size;
+                        let base = to_line_in(&got, 0);
                         let to = base + at;
                         let band = GroupBand {
                             from: 0,
@@ -1962,7 +1963,7 @@ fn group_bands_refuse_what_they_cannot_write() {
             ahead: Ahead::Rows(0),
         };
         let mut got = std::vec![old; 16 * step];
-        let base = (64 - got.as_ptr().addr() % 64) % 64 / size;
+        let base = to_line_in(&got, 0);
         for bad in [
             GroupBand {
                 to: base + 1,

@@ -474,13 +474,17 @@ pub(crate) const BLOCK_TILES: usize = 64;
 /// 8 by 8, 8 by 16, 16 by 4, 32 by 4 and 32 by 8 ran 5.2-6.3.
 pub(crate) const ACROSS_TILES: usize = 8;
 
+/// A tile's 16 runs on one side, as pointers: the four quarters' bases
+/// and the step between a quarter's runs (see [`quarter_run`]).
+type QuarterRuns<P> = ([P; 4], usize);
+
 /// The tiles of [`tile16_quarters_run`] in bytes: the first tile's
 /// quarters on each side, what a tile and a band add to every run's
 /// start, how many tiles a band and how many bands, and how the tiles ask
 /// ahead.
 pub(crate) struct TileWalk {
-    pub(crate) from: ([*const u8; 4], usize),
-    pub(crate) to: ([*mut u8; 4], usize),
+    pub(crate) from: QuarterRuns<*const u8>,
+    pub(crate) to: QuarterRuns<*mut u8>,
     /// `(tile, band)` advances of the source and of the destination.
     pub(crate) from_adv: (usize, usize),
     pub(crate) to_adv: (usize, usize),
@@ -504,7 +508,7 @@ impl TileWalk {
     #[inline(always)]
     pub(crate) fn each<const ASK: bool>(
         &self,
-        mut tile: impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
+        mut tile: impl FnMut(QuarterRuns<*const u8>, QuarterRuns<*mut u8>),
     ) {
         let ahead = self.ahead.filter(|_| ASK);
         let across = ahead.is_none() && self.bands > 1 && self.to.1 >= PAGE;
@@ -551,7 +555,7 @@ impl TileWalk {
         tiles: core::ops::Range<usize>,
         next: Option<(core::ops::Range<usize>, core::ops::Range<usize>)>,
         ends: bool,
-        tile: &mut impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
+        tile: &mut impl FnMut(QuarterRuns<*const u8>, QuarterRuns<*mut u8>),
     ) {
         // The next block's source lines: 16 rows a band, a line a tile
         // along each row; `row` and `col` walk them.
@@ -567,11 +571,7 @@ impl TileWalk {
                         break;
                     }
                     let (from, _) = self.tile_at(nb0 + row / 16, nk0 + col);
-                    let run = quarter_run(from.0, from.1, row % 16, <*const u8>::wrapping_add);
-                    prefetch_near_at(run);
-                    if ends {
-                        prefetch_near_at(run.wrapping_add(63));
-                    }
+                    ask_run(from, row % 16, ends, prefetch_near_at);
                     col += 1;
                     if col == ncols {
                         (row, col) = (row + 1, 0);
@@ -586,8 +586,7 @@ impl TileWalk {
     /// The quarters of tile `k` of band `b` on both sides.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    fn tile_at(&self, b: usize, k: usize) -> (([*const u8; 4], usize), ([*mut u8; 4], usize)) {
+    fn tile_at(&self, b: usize, k: usize) -> (QuarterRuns<*const u8>, QuarterRuns<*mut u8>) {
         let on =
             |(tile, band): (usize, usize)| k.wrapping_mul(tile).wrapping_add(b.wrapping_mul(band));
         let (from, to) = (self.from, self.to);
@@ -606,7 +605,7 @@ impl TileWalk {
         bands: core::ops::Range<usize>,
         tiles: core::ops::Range<usize>,
         ahead: Option<Prefetch>,
-        tile: &mut impl FnMut(([*const u8; 4], usize), ([*mut u8; 4], usize)),
+        tile: &mut impl FnMut(QuarterRuns<*const u8>, QuarterRuns<*mut u8>),
     ) {
         for b in bands {
             for k in tiles.clone() {
@@ -656,7 +655,7 @@ impl Prefetch {
     #[inline]
     pub(crate) fn ask(
         self,
-        from: ([*const u8; 4], usize),
+        from: QuarterRuns<*const u8>,
         (adv, band_adv): (usize, usize),
         k: usize,
         (count, next): (usize, bool),
@@ -669,20 +668,29 @@ impl Prefetch {
         } else {
             return;
         };
-        let bases = from.0.map(|p| p.wrapping_add(shift));
+        let runs = (from.0.map(|p| p.wrapping_add(shift)), from.1);
         for c in 0..16 {
-            let run = quarter_run(bases, from.1, c, <*const u8>::wrapping_add);
-            prefetch_at(run);
-            if self.ends {
-                prefetch_at(run.wrapping_add(63));
-            }
+            ask_run(runs, c, self.ends, prefetch_at);
         }
+    }
+}
+
+/// Asks (`ask`) for the line run `c` of `runs` starts in and, where runs
+/// start off a line (`ends`), the next, which it ends in.
+// Always inlined, as the walks that call it: no call inside a tile loop.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn ask_run(runs: QuarterRuns<*const u8>, c: usize, ends: bool, ask: fn(*const u8)) {
+    let run = quarter_run(runs.0, runs.1, c, <*const u8>::wrapping_add);
+    ask(run);
+    if ends {
+        ask(run.wrapping_add(63));
     }
 }
 
 /// Whether some of the 16 runs of a tile's quarters start off a line,
 /// and so end in the next one.
-fn off_lines((bases, step): ([*const u8; 4], usize)) -> bool {
+fn off_lines((bases, step): QuarterRuns<*const u8>) -> bool {
     bases.iter().any(|p| p.addr() % 64 != 0) || step % 64 != 0
 }
 

@@ -420,8 +420,9 @@ impl TileGrid {
         // Where the stage holds one band, the wide scratch buffer
         // (streaming relayouts only, as this is) if it holds two or more.
         let line = line_elements::<T>();
-        let span = self.band_span(band.0).map_or(usize::MAX, |(_, span)| span);
-        let stride = span.saturating_add(line - 1) / line * line;
+        let stride = self
+            .band_span::<T>(band.0)
+            .map_or(usize::MAX, |(_, _, stride)| stride);
         let two = stride.saturating_mul(2).saturating_add(line);
         let want = stride
             .saturating_mul(COPIED_BANDS)
@@ -442,15 +443,19 @@ impl TileGrid {
 
     /// What a band of [`copied_bands`](Self::copied_bands) whose first
     /// band's runs are `first` reads: from its first row's start to its
-    /// last row's end, the same span for every band: where it starts, and
-    /// its length.
-    fn band_span(self, first: arch::Quarters) -> Option<(usize, usize)> {
+    /// last row's end, the same span for every band: where it starts, its
+    /// length, and its length in whole lines (how far apart bands copied
+    /// together lie, each on the lines where the first starts).
+    fn band_span<T>(self, first: arch::Quarters) -> Option<(usize, usize, usize)> {
         let starts = (0..16).map(|k| first.start(k));
         let (lo, top) = (starts.clone().min()?, starts.max()?);
+        let span = top
+            .saturating_sub(lo)
+            .saturating_add(16 * self.w * self.tiles_j);
         Some((
             lo,
-            top.saturating_sub(lo)
-                .saturating_add(16 * self.w * self.tiles_j),
+            span,
+            span.checked_next_multiple_of(line_elements::<T>())?,
         ))
     }
 
@@ -464,7 +469,7 @@ impl TileGrid {
         tile: &impl Fn(&mut [T], Runs, Runs, usize, usize),
     ) -> bool {
         let (w, col_step, tiles_j) = (self.w, self.col_step, self.tiles_j);
-        let Some((lo, span)) = self.band_span(first) else {
+        let Some((lo, span, stride)) = self.band_span::<T>(first) else {
             return false;
         };
         let last = from_band
@@ -482,10 +487,8 @@ impl TileGrid {
             bases: first.bases.map(|b| b.wrapping_sub(lo)),
             step: first.step,
         };
-        // Up to COPIED_BANDS bands a call, each on the lines where the
-        // first starts, so that the tiles go across them
-        // (`arch::ACROSS_TILES`).
-        let stride = span.next_multiple_of(line_elements::<T>());
+        // Up to COPIED_BANDS bands a call, `stride` apart, so that the
+        // tiles go across them (`arch::ACROSS_TILES`).
         let per = (stage.len() / stride.max(1)).clamp(1, COPIED_BANDS);
         let mut ti = 0;
         while ti < self.tiles_i {
