@@ -525,6 +525,51 @@ fn tile_by_tile<T: Copy>(
     want
 }
 
+/// One call of [`tile16_quarters_run`] of `count` tiles by `nb` bands,
+/// streamed or not and asking `ahead` as given, into `len` elements of
+/// `old` whose first run starts a line (runs `to_step` apart in a
+/// quarter): what it wrote checked against [`tile_by_tile`] where it ran,
+/// against nothing written where it refused, and that it ran wherever
+/// the kernel is available. Whether it ran.
+fn bands_match_tiles<T: Copy + PartialEq + core::fmt::Debug>(
+    kernel: TileKernel,
+    (len, old): (usize, T),
+    (to_step, to_adv, to_band): (usize, usize, usize),
+    src: &[T],
+    (from, from_adv, from_band): (Quarters, usize, usize),
+    (count, nb): (usize, usize),
+    (stream, ahead, seed): (bool, Option<usize>, usize),
+) -> bool {
+    let mut got = std::vec![old; len];
+    let to = Quarters::even(to_line_in(&got, 0), to_step);
+    let bands = Bands {
+        count: nb,
+        to_adv: to_band,
+        from_adv: from_band,
+    };
+    let done = tile16_quarters_run(
+        kernel,
+        &mut got,
+        (to, to_adv),
+        src,
+        (from, from_adv),
+        count,
+        bands,
+        stream,
+        ahead,
+    );
+    stream_fence();
+    let want = if done {
+        let (to, from) = ((to, to_adv, to_band), (from, from_adv, from_band));
+        tile_by_tile(kernel, (len, old), to, src, from, (count, nb))
+    } else {
+        std::vec![old; len]
+    };
+    assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
+    assert_eq!(done, kernel.available());
+    done
+}
+
 /// Several bands in one call, against the same tiles one by one: bands
 /// longer than a block in blocks of [`BLOCK_BANDS`] bands, band by band,
 /// where the destination's runs are a line apart, and across the bands
@@ -562,42 +607,12 @@ fn blocks_of_tiles_match_tile_by_tile() {
                 let to_band = if far { 16 * to_step } else { count * to_adv };
                 let len = nb * to_band.max(16 * to_step) + count * to_adv + 2 * run;
                 for stream in [false, true] {
-                    let mut got = std::vec![old; len];
-                    let lead = to_line_in(&got, 0);
-                    let to = Quarters::even(lead, to_step);
-                    let bands = Bands {
-                        count: nb,
-                        to_adv: to_band,
-                        from_adv: from_band,
-                    };
-                    let done = tile16_quarters_run(
-                        kernel,
-                        &mut got,
-                        (to, to_adv),
-                        &src,
-                        (from, run),
-                        count,
-                        bands,
-                        stream,
-                        None,
-                    );
-                    stream_fence();
-                    let want = if done {
+                    let to = (to_step, to_adv, to_band);
+                    let from = (from, run, from_band);
+                    let ask = (stream, None, seed);
+                    if bands_match_tiles(kernel, (len, old), to, &src, from, (count, nb), ask) {
                         ran += 1;
-                        let to = (to, to_adv, to_band);
-                        tile_by_tile(
-                            kernel,
-                            (len, old),
-                            to,
-                            &src,
-                            (from, run, from_band),
-                            (count, nb),
-                        )
-                    } else {
-                        std::vec![old; len]
-                    };
-                    assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
-                    assert_eq!(done, kernel.available());
+                    }
                 }
             }
         }
@@ -715,37 +730,13 @@ fn bands_of_tiles_match_tile_by_tile() {
                     // Bands a whole number of lines apart, after each other.
                     let to_band = (16 * to_step + count * to_adv).next_multiple_of(run);
                     let len = 16 * to_step + (count - 1) * to_adv + (nb - 1) * to_band + 3 * run;
-                    let mut got = std::vec![old; len];
-                    let lead = to_line_in(&got, 0);
-                    let to = Quarters::even(lead, to_step);
-                    let bands = Bands {
-                        count: nb,
-                        to_adv: to_band,
-                        from_adv: from_band,
-                    };
                     let ahead = [None, Some(1), Some(2), Some(3)][seed % 4];
-                    let done = tile16_quarters_run(
-                        kernel,
-                        &mut got,
-                        (to, to_adv),
-                        &src,
-                        (from, from_adv),
-                        count,
-                        bands,
-                        stream,
-                        ahead,
-                    );
-                    stream_fence();
-                    let want = if done {
+                    let to = (to_step, to_adv, to_band);
+                    let from = (from, from_adv, from_band);
+                    let ask = (stream, ahead, seed);
+                    if bands_match_tiles(kernel, (len, old), to, &src, from, (count, nb), ask) {
                         ran += 1;
-                        let to = (to, to_adv, to_band);
-                        let from = (from, from_adv, from_band);
-                        tile_by_tile(kernel, (len, old), to, &src, from, (count, nb))
-                    } else {
-                        std::vec![old; len]
-                    };
-                    assert_eq!(got, want, "{kernel:?}, seed {seed}, stream {stream}");
-                    assert_eq!(done, kernel.available());
+                    }
                 }
                 if count > 1 {
                     // The source of one band exactly.
